@@ -1,0 +1,58 @@
+"""The ``mrrstats`` command line.
+
+Each subcommand lives in its own private module ``mrrstats._cmd_<name>`` that
+defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+Bad input ends the program with exit code 2 and a one-line message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ._errors import InputError
+
+__all__ = ["main", "build_parser"]
+
+# Subcommand name -> module. Add a line here to register a new subcommand.
+_COMMANDS = {
+    "evaluate": "mrrstats._cmd_evaluate",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="mrrstats",
+        description="Statistics of Mean Reciprocal Rank and companion ranking metrics.",
+    )
+    parser.add_argument("--version", action="version", version=f"mrrstats {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, module_name in _COMMANDS.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 on success, 2 on bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except (InputError, ValueError, TypeError, OSError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"mrrstats: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # pragma: no cover - interactive only
+        print("mrrstats: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
