@@ -14,6 +14,12 @@ from ._errors import InputError
 from .io import read_score_matrix
 
 # -- foundation: reading, ranks, metrics, evaluate ---------------------------
+from . import datasets
+from .evaluation import QUERIES, Evaluation, QueryCounts, evaluate
+from .io import Qrels, Run, read_qrels, read_run
+from .measures import Measure, parse_measure, parse_measures
+from .metrics import score_ranked_run, score_rankings
+from .ranking import TIES, RankedRun, rank_run
 # -- random-ranking baselines and link prediction (mrrstats.baselines, .linkpred)
 # -- significance and uncertainty (mrrstats.significance, .multiple, .power, .compare)
 # -- agreement between measures (mrrstats.agreement)

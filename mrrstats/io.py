@@ -7,16 +7,23 @@ an :class:`~mrrstats.InputError` that names the file, the line and the problem.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
+import math
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from ._errors import InputError
+from ._hashing import duplicate_pairs, hash_strings
 
-__all__ = ["read_score_matrix"]
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix"]
 
 _QUERY_COLUMN_NAMES = ("query", "topic", "qid", "query_id", "topic_id")
 
@@ -128,3 +135,544 @@ def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
     frame.attrs["source"] = source
     frame.attrs["dropped_queries"] = dropped
     return frame
+
+
+# ---------------------------------------------------------------------------
+# Qrels and runs
+# ---------------------------------------------------------------------------
+
+_QUERY_ALIASES = ("query", "query_id", "q_id", "qid", "topic", "topic_id")
+_DOC_ALIASES = ("doc", "doc_id", "docno", "docid", "document", "pid")
+_GRADE_ALIASES = ("grade", "relevance", "rel", "label", "score", "judgement", "judgment")
+_SCORE_ALIASES = ("score", "sim", "similarity")
+_DUPLICATES = ("raise", "first", "max")
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgements, sorted by query then document id.
+
+    Attributes
+    ----------
+    query, doc : numpy.ndarray of str
+        Query and document ids, one entry per judgement.
+    grade : numpy.ndarray of int64
+        The judged grade; ``>= rel`` (and ``> 0``) is relevant. Negative grades
+        are kept (non-relevant; trec_eval treats them as judged but unusable).
+    source : str
+        File name, or a description of the in-memory object it came from.
+    """
+
+    query: np.ndarray
+    doc: np.ndarray
+    grade: np.ndarray
+    source: str = "<qrels>"
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return int(self.grade.size)
+
+    @property
+    def query_ids(self) -> np.ndarray:
+        """Sorted unique query ids."""
+        return pd.unique(self.query)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Columns ``query, doc, grade``."""
+        return pd.DataFrame({"query": self.query, "doc": self.doc, "grade": self.grade})
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A retrieval run: for each query, scored documents.
+
+    Rows are kept in file order; ranking conventions are applied later
+    (:func:`mrrstats.rank_run`). String columns are pyarrow arrays so that runs
+    of millions of rows stay cheap.
+
+    Attributes
+    ----------
+    name : str
+        The run's name: the file name without directories and ``.gz`` (or the
+        ``name`` given to the reader).
+    query, doc : pyarrow.StringArray
+        Query and document id of each row.
+    score : numpy.ndarray of float64
+        Retrieval score (higher is better).
+    rank : pyarrow.StringArray or None
+        The run's own rank column, unparsed (only ``ties="rank"`` reads it).
+    tag : str or None
+        The run tag of the last column (one per file).
+    source : str
+        File name or a description of the object the run came from.
+    """
+
+    name: str
+    query: pa.Array
+    doc: pa.Array
+    score: np.ndarray
+    rank: pa.Array | None = None
+    tag: str | None = None
+    source: str = "<run>"
+    _meta: dict = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return int(self.score.size)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Columns ``query, doc, rank, score`` in file order."""
+        frame = pd.DataFrame({"query": self.query.to_numpy(zero_copy_only=False),
+                              "doc": self.doc.to_numpy(zero_copy_only=False)})
+        if self.rank is not None:
+            frame["rank"] = self.rank.to_numpy(zero_copy_only=False)
+        frame["score"] = self.score
+        return frame
+
+
+def _open_text(path, source: str):
+    """Open a plain or gzipped text file (decided by its first two bytes)."""
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+    except FileNotFoundError:
+        raise InputError("file not found", source=source) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", source=source) from None
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    return open(path, encoding="utf-8", newline="")
+
+
+def _run_name(path) -> str:
+    name = Path(path).name
+    return name[:-3] if name.endswith(".gz") else name
+
+
+def _is_pathlike(obj) -> bool:
+    return isinstance(obj, (str, os.PathLike))
+
+
+def _check_duplicates_option(duplicates: str) -> None:
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"`duplicates` must be one of {_DUPLICATES}, got {duplicates!r}")
+
+
+def _parse_grade(text: str, source: str, line: int) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"grade {text!r} is not a number", source=source, line=line) from None
+    if not math.isfinite(value) or value != int(value):
+        raise InputError(f"grade {text!r} is not an integer", source=source, line=line)
+    return int(value)
+
+
+def _dedupe_pairs(query, doc, value, lines, duplicates, source, what):
+    """Find repeated (query, doc) pairs; raise or keep the first / highest."""
+    frame = pd.DataFrame({"q": query, "d": doc})
+    dup = frame.duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return np.arange(len(query))
+    if duplicates == "raise":
+        first_dup = np.flatnonzero(frame.duplicated(keep="first").to_numpy())[0]
+        q, d = query[first_dup], doc[first_dup]
+        line = None if lines is None else int(lines[first_dup])
+        raise InputError(
+            f"{what} lists query {q!r}, document {d!r} more than once (pass "
+            "duplicates='first' or duplicates='max' to keep one)", source=source, line=line)
+    if duplicates == "first":
+        keep = ~frame.duplicated(keep="first").to_numpy()
+        return np.flatnonzero(keep)
+    # "max": highest value, ties -> first occurrence
+    order = np.lexsort((np.arange(len(query)), -np.asarray(value, dtype=np.float64)))
+    sub = frame.iloc[order]
+    keep_sorted = ~sub.duplicated(keep="first").to_numpy()
+    return np.sort(order[keep_sorted])
+
+
+def _qrels_from_arrays(query, doc, grade, source, lines, duplicates) -> Qrels:
+    query = np.asarray(query, dtype=object)
+    doc = np.asarray(doc, dtype=object)
+    grade = np.asarray(grade, dtype=np.int64)
+    if grade.size == 0:
+        raise InputError("no judgements found (empty qrels)", source=source)
+    keep = _dedupe_pairs(query, doc, grade, lines, duplicates, source, "qrels")
+    query, doc, grade = query[keep], doc[keep], grade[keep]
+    order = np.lexsort((doc.astype(str), query.astype(str)))
+    return Qrels(query[order], doc[order], grade[order], source)
+
+
+def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
+    """Read relevance judgements: a TREC qrels file, a DataFrame or a nested dict.
+
+    Parameters
+    ----------
+    source : str, path-like, pandas.DataFrame, dict or Qrels
+        * a TREC qrels file ``query iter doc grade`` (plain or gzipped, any
+          whitespace; lines starting with ``#`` are comments; grades are
+          integers and may be negative);
+        * a DataFrame with columns for query (``query``/``query_id``/``q_id``/
+          ``qid``), document (``doc``/``doc_id``/``docno``) and grade
+          (``grade``/``relevance``/``score``...), the shapes of ir_measures and ranx;
+        * a dict ``{query: {doc: grade}}`` (pytrec_eval / ranx shape).
+    duplicates : {"raise", "first", "max"}, keyword-only
+        A (query, doc) pair judged twice is an error by default; ``"first"``
+        keeps the first judgement, ``"max"`` the highest grade.
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    InputError
+        With the file, line and problem: too few or too many fields, a grade
+        that is not an integer, a duplicate pair, an empty file.
+    """
+    _check_duplicates_option(duplicates)
+    if isinstance(source, Qrels):
+        return source
+    if isinstance(source, pd.DataFrame):
+        return _qrels_from_frame(source, duplicates)
+    if isinstance(source, dict):
+        return _qrels_from_dict(source, duplicates)
+    if not _is_pathlike(source):
+        raise TypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
+                        f"got {type(source).__name__}")
+    name = os.fspath(source)
+    queries, docs, grades, lines = [], [], [], []
+    with _open_text(source, name) as fh:
+        try:
+            for lineno, raw in enumerate(fh, 1):
+                text = raw.strip()
+                if not text or text.startswith("#"):
+                    continue
+                parts = text.split()
+                if len(parts) != 4:
+                    raise InputError(
+                        f"expected 4 fields (query iter doc grade), found {len(parts)}",
+                        source=name, line=lineno)
+                queries.append(parts[0])
+                docs.append(parts[2])
+                grades.append(_parse_grade(parts[3], name, lineno))
+                lines.append(lineno)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text ({exc.reason})", source=name) from None
+        except (EOFError, gzip.BadGzipFile, OSError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"cannot read compressed file ({exc})", source=name) from None
+    return _qrels_from_arrays(queries, docs, grades, name, np.asarray(lines), duplicates)
+
+
+def _pick_column(frame: pd.DataFrame, aliases, what: str, source: str) -> str:
+    lower = {str(c).lower(): c for c in frame.columns}
+    for alias in aliases:
+        if alias in lower:
+            return lower[alias]
+    raise InputError(f"no {what} column; expected one of {', '.join(aliases)}, "
+                     f"found {', '.join(map(str, frame.columns))}", source=source)
+
+
+def _qrels_from_frame(frame: pd.DataFrame, duplicates: str) -> Qrels:
+    source = frame.attrs.get("source", "<DataFrame qrels>")
+    qcol = _pick_column(frame, _QUERY_ALIASES, "query", source)
+    dcol = _pick_column(frame, _DOC_ALIASES, "document", source)
+    gcol = _pick_column(frame, [a for a in _GRADE_ALIASES if a not in (str(qcol).lower(),
+                                                                      str(dcol).lower())],
+                        "grade", source)
+    grades = pd.to_numeric(frame[gcol], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(grades) | (grades != np.round(grades))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"row {i}: grade {frame[gcol].iloc[i]!r} is not an integer",
+                         source=source)
+    return _qrels_from_arrays(frame[qcol].astype(str).to_numpy(object),
+                              frame[dcol].astype(str).to_numpy(object),
+                              grades.astype(np.int64), source, None, duplicates)
+
+
+def _qrels_from_dict(mapping: dict, duplicates: str) -> Qrels:
+    source = "<dict qrels>"
+    queries, docs, grades = [], [], []
+    for q, judged in mapping.items():
+        if not isinstance(judged, dict):
+            raise InputError(f"query {q!r}: expected a dict {{doc: grade}}, "
+                             f"got {type(judged).__name__}", source=source)
+        for d, g in judged.items():
+            if isinstance(g, bool) or not isinstance(g, (int, np.integer, float, np.floating)):
+                raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not a number",
+                                 source=source)
+            if not math.isfinite(g) or g != int(g):
+                raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not an integer",
+                                 source=source)
+            queries.append(str(q))
+            docs.append(str(d))
+            grades.append(int(g))
+    return _qrels_from_arrays(queries, docs, grades, source, None, duplicates)
+
+
+# -- runs --------------------------------------------------------------------
+
+_RUN_COLUMNS = ["query", "iter", "doc", "rank", "score", "tag"]
+
+
+def read_run(source, *, name: str | None = None, duplicates: str = "raise",
+             mixed_tags: str = "raise") -> Run:
+    """Read a retrieval run: a TREC run file, a DataFrame or a nested dict.
+
+    Parameters
+    ----------
+    source : str, path-like, pandas.DataFrame, dict or Run
+        * a TREC run file ``query Q0 doc rank score tag`` (plain or gzipped,
+          any whitespace, in any row order; lines starting with ``#`` are
+          comments; fields after the tag are ignored, as trec_eval does);
+        * a DataFrame with query, document and score columns (optionally
+          ``rank``), the shapes of ir_measures and ranx;
+        * a dict ``{query: {doc: score}}`` (pytrec_eval / ranx shape).
+    name : str, optional, keyword-only
+        The run's name; defaults to the file name without directories and
+        ``.gz`` (``"run"`` for in-memory input).
+    duplicates : {"raise", "first", "max"}, keyword-only
+        A document listed twice for the same query is an error by default
+        (trec_eval refuses such runs); ``"first"`` keeps the first row,
+        ``"max"`` the highest-scoring one.
+    mixed_tags : {"raise", "allow"}, keyword-only
+        A file whose tag column holds several run names is an error by default.
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line and the problem: too few fields, a score that
+        is not a number, NaN or infinite, a duplicate document, mixed run tags,
+        an empty file.
+
+    Notes
+    -----
+    Files whose fields are separated by single spaces or single tabs are read
+    by pyarrow's multi-threaded CSV reader; anything else (mixed whitespace,
+    extra columns, comments) by a line-by-line reader that also produces the
+    line-numbered error messages.
+    """
+    _check_duplicates_option(duplicates)
+    if mixed_tags not in ("raise", "allow"):
+        raise ValueError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
+    if isinstance(source, Run):
+        return source
+    if isinstance(source, pd.DataFrame):
+        return _run_from_frame(source, name, duplicates)
+    if isinstance(source, dict):
+        return _run_from_dict(source, name, duplicates)
+    if not _is_pathlike(source):
+        raise TypeError("`run` must be a file path, a DataFrame, a dict or Run, "
+                        f"got {type(source).__name__}")
+    src = os.fspath(source)
+    run_name = name if name is not None else _run_name(source)
+    run = _read_run_fast(source, src, run_name)
+    if run is not None:
+        problem = _fast_run_problem(run, duplicates, mixed_tags)
+        if problem is None:
+            return run
+    return _read_run_lines(source, src, run_name, duplicates, mixed_tags)
+
+
+def _sniff_delimiter(path, source: str) -> str | None:
+    """Single-character delimiter if the first data line uses one cleanly."""
+    with _open_text(path, source) as fh:
+        try:
+            for raw in fh:
+                line = raw.rstrip("\r\n")
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                for delim in (" ", "\t"):
+                    parts = line.split(delim)
+                    if len(parts) == 6 and all(parts) and all(
+                            not any(ch.isspace() for ch in p) for p in parts):
+                        return delim
+                return None
+        except (UnicodeDecodeError, EOFError, OSError):
+            return None
+    return None
+
+
+def _read_run_fast(path, source: str, name: str) -> Run | None:
+    delim = _sniff_delimiter(path, source)
+    if delim is None:
+        return None
+    invalid: list[str] = []
+
+    def handler(row):
+        invalid.append(row.text or "")
+        return "skip"
+
+    try:
+        stream = pa.input_stream(os.fspath(path), compression="detect")
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                stream = pa.input_stream(os.fspath(path), compression="gzip")
+        table = pacsv.read_csv(
+            stream,
+            read_options=pacsv.ReadOptions(column_names=_RUN_COLUMNS, block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False,
+                                              double_quote=False, escape_char=False,
+                                              newlines_in_values=False,
+                                              invalid_row_handler=handler),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=["query", "doc", "rank", "score", "tag"],
+                column_types={"query": pa.string(), "doc": pa.string(), "rank": pa.string(),
+                              "score": pa.float64(), "tag": pa.string()},
+                strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError):
+        return None
+    if any(not t.lstrip().startswith("#") for t in invalid):
+        return None  # malformed rows: the line reader gives the precise message
+    if table.num_rows == 0:
+        return None
+    query = table["query"].combine_chunks()
+    tags = pc.unique(table["tag"]).to_pylist()
+    run = Run(name=name, query=query, doc=table["doc"].combine_chunks(),
+              score=table["score"].to_numpy(), rank=table["rank"].combine_chunks(),
+              tag=tags[-1] if tags else None, source=source)
+    run._meta["tags"] = tags
+    return run
+
+
+def _fast_run_problem(run: Run, duplicates: str, mixed_tags: str) -> str | None:
+    """Return a reason to re-read with the line reader, or None if the run is clean."""
+    if mixed_tags == "raise" and len(run._meta.get("tags", [])) > 1:
+        return "mixed tags"
+    if not np.isfinite(run.score).all():
+        return "non-finite score"
+    encoded = pc.dictionary_encode(run.query)
+    if pc.any(pc.starts_with(encoded.dictionary, "#")).as_py():
+        return "comment line parsed as data"
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    doc_hashes = hash_strings(run.doc)
+    # Kept for rank_run, which needs both again.
+    run._meta["query_dictionary"] = encoded.dictionary
+    run._meta["query_codes"] = codes
+    run._meta["doc_hashes"] = doc_hashes
+    if duplicate_pairs(run.query, run.doc, codes=codes, doc_hashes=doc_hashes):
+        if duplicates == "raise":
+            return "duplicates"
+        return "duplicates"  # the line reader applies 'first' / 'max'
+    return None
+
+
+def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: str) -> Run:
+    queries, docs, ranks, scores, lines = [], [], [], [], []
+    first_tag = None
+    last_tag = None
+    with _open_text(path, source) as fh:
+        try:
+            for lineno, raw in enumerate(fh, 1):
+                text = raw.strip()
+                if not text or text.startswith("#"):
+                    continue
+                parts = text.split()
+                if len(parts) < 6:
+                    raise InputError(
+                        f"expected 6 fields (query Q0 doc rank score tag), found {len(parts)}",
+                        source=source, line=lineno)
+                try:
+                    score = float(parts[4])
+                except ValueError:
+                    raise InputError(f"score {parts[4]!r} is not a number", source=source,
+                                     line=lineno) from None
+                if not math.isfinite(score):
+                    raise InputError(f"score {parts[4]!r} is not finite", source=source,
+                                     line=lineno)
+                tag = parts[5]
+                if first_tag is None:
+                    first_tag = (tag, lineno)
+                elif tag != first_tag[0] and mixed_tags == "raise":
+                    raise InputError(
+                        f"run tag {tag!r} differs from {first_tag[0]!r} (line {first_tag[1]}); "
+                        "a run file must hold one run (split it, or pass mixed_tags='allow')",
+                        source=source, line=lineno)
+                last_tag = tag
+                queries.append(parts[0])
+                docs.append(parts[2])
+                ranks.append(parts[3])
+                scores.append(score)
+                lines.append(lineno)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
+        except (EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"cannot read compressed file ({exc})", source=source) from None
+    if not queries:
+        raise InputError("no result lines found (empty run)", source=source)
+    scores_arr = np.asarray(scores, dtype=np.float64)
+    keep = _dedupe_pairs(np.asarray(queries, dtype=object), np.asarray(docs, dtype=object),
+                         scores_arr, np.asarray(lines), duplicates, source,
+                         "run")
+    q = np.asarray(queries, dtype=object)[keep]
+    d = np.asarray(docs, dtype=object)[keep]
+    r = np.asarray(ranks, dtype=object)[keep]
+    run = Run(name=name, query=pa.array(q, type=pa.string()), doc=pa.array(d, type=pa.string()),
+              score=scores_arr[keep], rank=pa.array(r, type=pa.string()), tag=last_tag,
+              source=source)
+    return run
+
+
+def _run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
+    query = np.asarray(query, dtype=object)
+    doc = np.asarray(doc, dtype=object)
+    score = np.asarray(score, dtype=np.float64)
+    if score.size == 0:
+        raise InputError("no results found (empty run)", source=source)
+    bad = ~np.isfinite(score)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"query {query[i]!r}, document {doc[i]!r}: score {score[i]} is not "
+                         "finite", source=source)
+    keep = _dedupe_pairs(query, doc, score, None, duplicates, source, "run")
+    rank_arr = None
+    if rank is not None:
+        rank_arr = pa.array(np.asarray(rank).astype(str)[keep], type=pa.string())
+    return Run(name=name, query=pa.array(query[keep].astype(str), type=pa.string()),
+               doc=pa.array(doc[keep].astype(str), type=pa.string()), score=score[keep],
+               rank=rank_arr, tag=None, source=source)
+
+
+def _run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
+    source = frame.attrs.get("source", "<DataFrame run>")
+    qcol = _pick_column(frame, _QUERY_ALIASES, "query", source)
+    dcol = _pick_column(frame, _DOC_ALIASES, "document", source)
+    scol = _pick_column(frame, _SCORE_ALIASES, "score", source)
+    scores = pd.to_numeric(frame[scol], errors="coerce").to_numpy(dtype=np.float64)
+    nan_in = np.isnan(scores) & frame[scol].notna().to_numpy()
+    if nan_in.any():
+        i = int(np.flatnonzero(nan_in)[0])
+        raise InputError(f"row {i}: score {frame[scol].iloc[i]!r} is not a number",
+                         source=source)
+    rank = frame["rank"].to_numpy() if "rank" in frame.columns else None
+    return _run_from_arrays(frame[qcol].astype(str).to_numpy(object),
+                            frame[dcol].astype(str).to_numpy(object), scores, rank,
+                            name or "run", source, duplicates)
+
+
+def _run_from_dict(mapping: dict, name, duplicates) -> Run:
+    source = "<dict run>"
+    queries, docs, scores = [], [], []
+    for q, scored in mapping.items():
+        if not isinstance(scored, dict):
+            raise InputError(f"query {q!r}: expected a dict {{doc: score}}, "
+                             f"got {type(scored).__name__}", source=source)
+        for d, s in scored.items():
+            if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
+                raise InputError(f"query {q!r}, document {d!r}: score {s!r} is not a number",
+                                 source=source)
+            queries.append(str(q))
+            docs.append(str(d))
+            scores.append(float(s))
+    return _run_from_arrays(queries, docs, scores, None, name or "run", source, duplicates)

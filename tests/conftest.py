@@ -24,3 +24,19 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture
 def shared():
     return shared_path
+
+
+# -- conformance bookkeeping: how many reference values were compared ---------
+CONFORMANCE: dict[str, int] = {}
+
+
+def record_conformance(label: str, n_values: int) -> None:
+    CONFORMANCE[label] = CONFORMANCE.get(label, 0) + int(n_values)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if CONFORMANCE:
+        total = sum(CONFORMANCE.values())
+        terminalreporter.write_sep("-", f"trec_eval conformance: {total} values compared")
+        for label, n in sorted(CONFORMANCE.items()):
+            terminalreporter.write_line(f"  {label}: {n}")

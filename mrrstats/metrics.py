@@ -1,0 +1,349 @@
+"""Per-query metrics, vectorised over flat per-query rankings.
+
+Definitions follow trec_eval (``recip_rank``, ``map``, ``map_cut``, ``ndcg``,
+``ndcg_cut``, ``P``, ``recall``, ``success``), so that values match it per
+query to its printed precision; see :mod:`mrrstats.measures` for the table of
+names. With ``rank`` the position of a document (1-based), ``rel(d)`` whether
+its grade is at least the relevance threshold, ``R`` the number of judged
+relevant documents of the query and ``k`` the cutoff:
+
+* ``RR@k = 1 / rank_1`` for the first relevant document if ``rank_1 <= k``, else 0;
+* ``AP@k = (1/R) sum_{rank(d) <= k, rel(d)} P@rank(d)``;
+* ``nDCG@k = DCG@k / IDCG@k`` with ``DCG@k = sum_{rank <= k} g / log2(rank + 1)``,
+  gain ``g`` = the grade (0 for grades <= 0 and unjudged documents) and IDCG
+  the DCG of the judged grades sorted best first, cut at ``k``;
+* ``P@k = #relevant in top k / k``; ``R@k = #relevant in top k / R``;
+  ``Success@k = 1`` if a relevant document is in the top k.
+
+Queries with ``R = 0`` score 0 on every measure (``Rank`` is ``inf``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from ._special import harmonic
+from .measures import Measure, parse_measures
+from .ranking import Judged, RankedRun
+
+__all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
+
+_INF_DEPTH = np.iinfo(np.int64).max // 4
+
+
+def _log_comb(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
+
+
+class _Layout:
+    """Row bookkeeping shared by every measure of one ranking."""
+
+    def __init__(self, offsets, grades, judged: Judged, group_bounds, max_depth):
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.grades = np.asarray(grades, dtype=np.float64)
+        self.n_q = self.offsets.size - 1
+        lens = np.diff(self.offsets)
+        self.qidx = np.repeat(np.arange(self.n_q), lens)
+        self.pos = np.arange(self.grades.size, dtype=np.int64) - self.offsets[:-1][self.qidx] + 1
+        self.judged = judged
+        self.max_depth = _INF_DEPTH if max_depth is None else int(max_depth)
+        self.group_bounds = None if group_bounds is None else np.asarray(group_bounds, np.int64)
+        self._rel: dict[int, dict] = {}
+        self._gain = None
+        self._ideal = None
+
+    # -- deterministic rankings --------------------------------------------
+    def rel_info(self, t: int) -> dict:
+        info = self._rel.get(t)
+        if info is not None:
+            return info
+        relmask = self.grades >= t
+        rows = np.flatnonzero(relmask)
+        rq = self.qidx[rows]
+        rpos = self.pos[rows]
+        starts = np.flatnonzero(np.concatenate(([True], rq[1:] != rq[:-1]))) if rows.size \
+            else np.zeros(0, np.int64)
+        first = np.full(self.n_q, np.inf)
+        first[rq[starts]] = rpos[starts]
+        run_len = np.diff(np.append(starts, rows.size))
+        count = np.arange(rows.size) - np.repeat(starts, run_len) + 1  # 1.. within query
+        info = {"mask": relmask, "rq": rq, "rpos": rpos, "first": first, "count": count,
+                "num_rel": self.judged.num_rel(t).astype(np.float64)}
+        if self.group_bounds is not None:
+            info.update(self._group_rel(relmask))
+        self._rel[t] = info
+        return info
+
+    def gains(self) -> np.ndarray:
+        if self._gain is None:
+            g = np.where(self.grades > 0, self.grades, 0.0)  # NaN > 0 is False
+            if self.group_bounds is not None:  # expected gain: the tie group's mean
+                gs = self.group_bounds[:-1]
+                size = np.diff(self.group_bounds)
+                g = np.repeat(np.add.reduceat(g, gs) / size, size) if g.size else g
+            self._gain = g
+        return self._gain
+
+    def ideal(self, k) -> np.ndarray:
+        j = self.judged
+        if self._ideal is None:
+            jq = np.repeat(np.arange(j.query_ids.size), np.diff(j.offsets))
+            jpos = np.arange(j.grades.size) - j.offsets[:-1][jq] + 1
+            pos_gain = j.grades > 0
+            self._ideal = (jq[pos_gain], jpos[pos_gain],
+                           j.grades[pos_gain] / np.log2(jpos[pos_gain] + 1.0))
+        jq, jpos, w = self._ideal
+        keep = jpos <= (k if k is not None else _INF_DEPTH)
+        return np.bincount(jq[keep], weights=w[keep], minlength=self.n_q)
+
+    # -- tie groups (ties="realistic" / "expected") ---------------------------
+    def groups(self):
+        gb = self.group_bounds
+        gs = gb[:-1]
+        return gs, np.diff(gb), self.qidx[gs], self.pos[gs]
+
+    def _group_rel(self, relmask) -> dict:
+        gs, gm, gq, gstart = self.groups()
+        gr = np.add.reduceat(relmask.astype(np.int64), gs) if gs.size else np.zeros(0, np.int64)
+        has = np.flatnonzero(gr > 0)
+        hq = gq[has]
+        firsts = has[np.concatenate(([True], hq[1:] != hq[:-1]))] if has.size else has
+        return {"gr": gr, "first_group": firsts}
+
+
+def _divide(num, den):
+    out = np.zeros_like(num, dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _deterministic(m: Measure, L: _Layout, t: int) -> np.ndarray:
+    depth = min(m.k if m.k is not None else _INF_DEPTH, L.max_depth)
+    if m.name == "nDCG":
+        g = L.gains()
+        keep = (g > 0) & (L.pos <= depth)
+        dcg = np.bincount(L.qidx[keep], weights=g[keep] / np.log2(L.pos[keep] + 1.0),
+                          minlength=L.n_q)
+        return _divide(dcg, L.ideal(m.k))
+    info = L.rel_info(t)
+    first = info["first"]
+    if m.name == "RR":
+        return np.where(first <= depth, 1.0 / first, 0.0)
+    if m.name == "Rank":
+        return np.where(first <= depth, first, np.inf)
+    if m.name == "Success":
+        return (first <= depth).astype(np.float64)
+    sel = info["rpos"] <= depth
+    if m.name in ("P", "R"):
+        hits = np.bincount(info["rq"][sel], minlength=L.n_q).astype(np.float64)
+        return hits / m.k if m.name == "P" else _divide(hits, info["num_rel"])
+    if m.name == "AP":
+        prec = info["count"][sel] / info["rpos"][sel]
+        total = np.bincount(info["rq"][sel], weights=prec, minlength=L.n_q)
+        return _divide(total, info["num_rel"])
+    raise AssertionError(m.name)  # pragma: no cover
+
+
+def _first_group(L: _Layout, t: int):
+    info = L.rel_info(t)
+    gs, gm, gq, gstart = L.groups()
+    fg = info["first_group"]
+    return gq[fg], gstart[fg].astype(np.float64), gm[fg].astype(np.float64), \
+        info["gr"][fg].astype(np.float64)
+
+
+def _realistic(m: Measure, L: _Layout, t: int) -> np.ndarray:
+    if m.name not in ("RR", "Rank", "Success"):
+        raise ValueError(
+            f"ties='realistic' defines the rank of the first relevant document only; {m} is "
+            "not a function of that rank. Use ties='expected' (exact expectation over random "
+            "tie-breaking), 'optimistic' or 'pessimistic'.")
+    depth = min(m.k if m.k is not None else _INF_DEPTH, L.max_depth)
+    q, s, size, r = _first_group(L, t)
+    rank = np.full(L.n_q, np.inf)
+    # optimistic s, pessimistic s + size - r: realistic is their mean
+    rank[q] = s + (size - r) / 2.0
+    if m.name == "Rank":
+        return np.where(rank <= depth, rank, np.inf)
+    if m.name == "Success":
+        return (rank <= depth).astype(np.float64)
+    return np.where(rank <= depth, 1.0 / rank, 0.0)
+
+
+def _expected(m: Measure, L: _Layout, t: int) -> np.ndarray:
+    depth = min(m.k if m.k is not None else _INF_DEPTH, L.max_depth)
+    if m.name == "nDCG":
+        return _deterministic_gain(m, L, depth)
+    info = L.rel_info(t)
+    gs, gm, gq, gstart = L.groups()
+    gr = info["gr"]
+    if m.name in ("P", "R"):
+        # expected relevant documents in the top `depth`: r * (#positions of the group kept) / m
+        kept = np.clip(depth - gstart + 1, 0, gm)
+        hits = np.bincount(gq, weights=gr * kept / gm, minlength=L.n_q)
+        return hits / m.k if m.name == "P" else _divide(hits, info["num_rel"])
+    if m.name == "AP":
+        return _expected_ap(L, info, depth)
+    q, s, size, r = _first_group(L, t)
+    out = np.zeros(L.n_q)
+    if m.name == "Rank":
+        if m.k is not None or L.max_depth != _INF_DEPTH:
+            raise ValueError("Rank with a cutoff is not defined under ties='expected' "
+                             "(the expectation would mix finite and infinite ranks)")
+        out[:] = np.inf
+        # E[first success among r in m random positions] = (m + 1) / (r + 1)
+        out[q] = s - 1 + (size + 1) / (r + 1)
+        return out
+    # Number of positions j = 1..J of the group that are within the cutoff and can hold
+    # the first relevant document (j <= size - r + 1).
+    avail = np.clip(depth - s + 1, 0, size)
+    if m.name == "Success":
+        # 1 - P(no relevant in the first `avail` positions) (hypergeometric)
+        none = np.where(avail <= size - r,
+                        np.exp(_log_comb(size - r, np.minimum(avail, size - r))
+                               - _log_comb(size, avail)), 0.0)
+        out[q] = np.where(avail > 0, 1.0 - none, 0.0)
+        return out
+    # RR: E[1/(s - 1 + K) ; s - 1 + K <= depth], P(K = j) = C(size-j, r-1) / C(size, r)
+    J = np.minimum(avail, size - r + 1).astype(np.int64)
+    one = r == 1
+    val = np.zeros(q.size)
+    if one.any():  # uniform K: (H(s-1+J) - H(s-1)) / size
+        s1 = s[one].astype(np.int64)
+        val[one] = (harmonic(s1 - 1 + J[one]) - harmonic(s1 - 1)) / size[one]
+        single = one & (size == 1)
+        val[single] = np.where(J[single] > 0, 1.0 / s[single], 0.0)
+    many = np.flatnonzero(~one & (J > 0))
+    if many.size:
+        Jm = J[many]
+        rep = np.repeat(np.arange(many.size), Jm)
+        j = np.arange(Jm.sum()) - np.repeat(np.cumsum(Jm) - Jm, Jm) + 1.0
+        mm, rr, ss = size[many][rep], r[many][rep], s[many][rep]
+        p = np.exp(_log_comb(mm - j, rr - 1) - _log_comb(mm, rr))
+        val[many] = np.bincount(rep, weights=p / (ss - 1 + j), minlength=many.size)
+    out[q] = val
+    return out
+
+
+def _deterministic_gain(m: Measure, L: _Layout, depth) -> np.ndarray:
+    g = L.gains()
+    keep = (g > 0) & (L.pos <= depth)
+    dcg = np.bincount(L.qidx[keep], weights=g[keep] / np.log2(L.pos[keep] + 1.0),
+                      minlength=L.n_q)
+    return _divide(dcg, L.ideal(m.k))
+
+
+def _expected_ap(L: _Layout, info: dict, depth) -> np.ndarray:
+    """Tie-aware AP (McSherry & Najork 2008), summed per document position.
+
+    A relevant document of a tie group of size m with r relevant, c documents
+    ranked above the group and rc of them relevant, placed uniformly at position
+    p of the group, has expected precision (rc + 1 + (p-1)(r-1)/(m-1)) / (c + p).
+    Each position p of the group carries that term times r/m.
+    """
+    gs, gm, gq, gstart = L.groups()
+    gr = info["gr"].astype(np.float64)
+    excl = np.cumsum(gr) - gr
+    first_of_q = np.searchsorted(gq, gq, side="left")
+    rc = excl - excl[first_of_q]
+    rows_r = np.repeat(gr, gm)
+    rows_m = np.repeat(gm.astype(np.float64), gm)
+    rows_rc = np.repeat(rc, gm)
+    rows_c = np.repeat(gstart - 1, gm).astype(np.float64)
+    p = (L.pos - np.repeat(gstart, gm) + 1).astype(np.float64)
+    keep = (rows_r > 0) & (L.pos <= depth)
+    r, mm, rcc, c, pp = rows_r[keep], rows_m[keep], rows_rc[keep], rows_c[keep], p[keep]
+    inner = rcc + 1 + (pp - 1) * (r - 1) / np.maximum(mm - 1, 1)
+    term = (r / mm) * inner / (c + pp)
+    total = np.bincount(L.qidx[keep], weights=term, minlength=L.n_q)
+    return _divide(total, info["num_rel"])
+
+
+def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "trec_eval",
+                     group_bounds=None, max_depth=None, rel: int = 1) -> dict[str, np.ndarray]:
+    """Per-query values of several measures on flat rankings (internal workhorse).
+
+    ``offsets``/``grades`` describe rankings in rank order; ``group_bounds`` the
+    tie groups for ``ties`` "realistic"/"expected". Returns canonical measure
+    name -> array of per-query values.
+    """
+    measures = parse_measures(measures)
+    L = _Layout(offsets, grades, judged, group_bounds if ties in ("realistic", "expected")
+                else None, max_depth)
+    out: dict[str, np.ndarray] = {}
+    for m in measures:
+        t = max(int(m.rel if m.rel is not None else rel), 1)
+        if ties == "realistic":
+            values = _realistic(m, L, t)
+        elif ties == "expected":
+            values = _expected(m, L, t)
+        else:
+            values = _deterministic(m, L, t)
+        out[str(m)] = values
+    return out
+
+
+def score_ranked_run(ranked: RankedRun, measures, *, rel: int = 1) -> pd.DataFrame:
+    """Per-query measures of a :class:`RankedRun` (rows: its queries)."""
+    values = compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
+                              judged=ranked.judged, ties=ranked.ties,
+                              group_bounds=ranked.group_bounds, max_depth=ranked.max_depth,
+                              rel=rel)
+    frame = pd.DataFrame(values, index=pd.Index(ranked.query_ids, name="query"))
+    frame.columns.name = "measure"
+    return frame
+
+
+def score_rankings(rankings: Sequence, measures, *, judged: Sequence, rel: int = 1,
+                   query_ids=None) -> pd.DataFrame:
+    """Measures of rankings given as grade lists (for perturbations and teaching).
+
+    Parameters
+    ----------
+    rankings : sequence of array-like
+        Per query, the grade of each retrieved document in rank order; NaN (or
+        any value <= 0) for non-relevant or unjudged documents.
+    measures : str, Measure or sequence of them
+    judged : sequence of array-like, keyword-only
+        Per query, all judged grades of the query (for the number of relevant
+        documents and the ideal DCG).
+    rel : int, keyword-only
+        Minimum grade that is relevant (default 1).
+    query_ids : sequence of str, optional, keyword-only
+        Row labels; default ``0, 1, ...``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per query, one column per canonical measure name.
+
+    Examples
+    --------
+    >>> from mrrstats import score_rankings
+    >>> score_rankings([[0, 1, 0, 1]], ["RR", "AP", "P@2"], judged=[[1, 1, 0]]).round(4)
+    measure   RR    AP  P@2
+    query
+    0        0.5  0.50  0.5
+    """
+    if len(rankings) != len(judged):
+        raise ValueError(f"`rankings` has {len(rankings)} queries but `judged` {len(judged)}")
+    lens = np.array([len(r) for r in rankings], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(lens)))
+    grades = np.concatenate([np.asarray(r, dtype=np.float64) for r in rankings]) \
+        if len(rankings) else np.zeros(0)
+    jl = [np.sort(np.asarray(j, dtype=np.int64))[::-1] for j in judged]
+    jlens = np.array([j.size for j in jl], dtype=np.int64)
+    joff = np.concatenate(([0], np.cumsum(jlens)))
+    jgr = np.concatenate(jl) if jl else np.zeros(0, np.int64)
+    ids = np.arange(len(rankings)) if query_ids is None else np.asarray(query_ids, dtype=object)
+    values = compute_measures(measures, offsets=offsets, grades=grades,
+                              judged=Judged(np.asarray(ids, dtype=object), joff, jgr), rel=rel)
+    frame = pd.DataFrame(values, index=pd.Index(ids, name="query"))
+    frame.columns.name = "measure"
+    return frame

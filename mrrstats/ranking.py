@@ -1,0 +1,396 @@
+"""Turning a run and qrels into per-query rankings, with every tie convention named.
+
+A :class:`RankedRun` is the run sorted into per-query rankings: flat arrays
+(query offsets, grades in rank order) that every metric is computed from
+with vectorised numpy. Which document comes first when scores tie is the
+``ties`` convention:
+
+============== =================================================================
+``ties``       order within a query, and who uses it
+============== =================================================================
+"trec_eval"    score descending, ties broken by document id descending (byte
+               order); the rank column is ignored. trec_eval, pytrec_eval and
+               ir_measures' default backend.
+"rank"         the run's own rank column ascending (ties: document id
+               descending); the MS MARCO evaluation script.
+"optimistic"   score descending, tied documents ordered best grade first: the
+               first relevant document gets rank 1 + #(scored strictly higher).
+"pessimistic"  score descending, tied documents ordered worst grade first: the
+               first relevant document gets rank #(scored at least as high)
+               minus the relevant documents tied with it, plus 1.
+"realistic"    the mean of the optimistic and pessimistic rank of the first
+               relevant document (PyKEEN's default, TGB, OGB >= 1.3.4). Defined
+               for rank-based measures: RR, RR@k, Success@k, Rank.
+"expected"     the exact expectation of each measure over uniformly random
+               tie-breaking. For RR with one relevant document among tied ranks
+               o..p this is (H(p) - H(o-1)) / (p - o + 1); for several relevant
+               tied documents the first-relevant position follows
+               P(K = j) = C(m-j, r-1) / C(m, r). Linear measures (P, R, nDCG)
+               use the tie group's mean gain; AP uses the closed form of
+               McSherry & Najork (ECIR 2008).
+============== =================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._errors import InputError
+from ._hashing import hash_strings, pair_keys
+from .io import Qrels, Run, read_qrels, read_run
+
+__all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
+
+TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
+
+
+@dataclass(frozen=True, eq=False)
+class Judged:
+    """The judged grades of each query, sorted best first (for num_rel and ideal DCG).
+
+    Attributes
+    ----------
+    query_ids : numpy.ndarray of str
+        Sorted query ids.
+    offsets : numpy.ndarray of int64
+        ``grades[offsets[i]:offsets[i+1]]`` are query ``i``'s grades.
+    grades : numpy.ndarray of int64
+        Grades, descending within each query.
+    """
+
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    grades: np.ndarray
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """Number of judged documents with grade >= ``rel`` (and > 0), per query."""
+        t = max(int(rel), 1)
+        q = np.repeat(np.arange(self.query_ids.size), np.diff(self.offsets))
+        return np.bincount(q[self.grades >= t], minlength=self.query_ids.size)
+
+    def num_judged(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def take(self, index: np.ndarray) -> Judged:
+        """Judged sets for the given query positions (-1: a query with no judgements)."""
+        index = np.asarray(index, dtype=np.int64)
+        lens = np.where(index >= 0, np.diff(self.offsets)[np.maximum(index, 0)], 0)
+        offsets = np.concatenate(([0], np.cumsum(lens)))
+        starts = np.where(index >= 0, self.offsets[:-1][np.maximum(index, 0)], 0)
+        rows = np.repeat(starts - offsets[:-1], lens) + np.arange(offsets[-1])
+        ids = np.where(index >= 0, self.query_ids[np.maximum(index, 0)], None)
+        return Judged(ids, offsets, self.grades[rows])
+
+
+def judged_from_qrels(qrels: Qrels) -> Judged:
+    """Group a :class:`Qrels` into per-query grade lists (cached on the qrels)."""
+    cached = qrels._cache.get("judged")
+    if cached is not None:
+        return cached
+    q = qrels.query
+    ids, codes = np.unique(q.astype(str), return_inverse=True)
+    order = np.lexsort((-qrels.grade, codes))
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=ids.size))))
+    judged = Judged(ids.astype(object), offsets.astype(np.int64), qrels.grade[order])
+    qrels._cache["judged"] = judged
+    return judged
+
+
+@dataclass(frozen=True, eq=False)
+class RankedRun:
+    """A run sorted into per-query rankings under one tie convention.
+
+    Attributes
+    ----------
+    name : str
+        The run's name.
+    ties : str
+        The tie convention used (see the module documentation).
+    query_ids : numpy.ndarray of str
+        The run's queries, sorted (byte order, as trec_eval prints them).
+    offsets : numpy.ndarray of int64
+        Rows ``offsets[i]:offsets[i+1]`` belong to query ``i``, in rank order.
+    grades : numpy.ndarray of float64
+        The qrels grade of each ranked document; NaN for documents that are not
+        in the qrels.
+    group_bounds : numpy.ndarray of int64 or None
+        For ``ties`` "realistic" and "expected": start row of every group of
+        tied documents, followed by the total row count. ``None`` otherwise
+        (each document is its own group).
+    judged : Judged
+        Judged grades of each query in ``query_ids`` (empty for queries
+        without judgements).
+    max_depth : int or None
+        Only the first ``max_depth`` documents of each query count
+        (``trec_eval -M``).
+    order : numpy.ndarray of int64
+        Row of the original run for each ranked row.
+    """
+
+    name: str
+    ties: str
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    grades: np.ndarray
+    group_bounds: np.ndarray | None
+    judged: Judged
+    max_depth: int | None
+    order: np.ndarray
+    run: Run = field(repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.query_ids.size)
+
+    def depth(self) -> np.ndarray:
+        """Number of ranked documents per query (after ``max_depth``)."""
+        lens = np.diff(self.offsets)
+        return lens if self.max_depth is None else np.minimum(lens, self.max_depth)
+
+    def rankings(self) -> list[np.ndarray]:
+        """Per query, the grades in rank order (NaN: not in the qrels), cut at ``max_depth``."""
+        out = []
+        for i in range(self.n_queries):
+            stop = self.offsets[i + 1]
+            if self.max_depth is not None:
+                stop = min(stop, self.offsets[i] + self.max_depth)
+            out.append(self.grades[self.offsets[i]:stop].copy())
+        return out
+
+    def judged_lists(self) -> list[np.ndarray]:
+        """Per query, all judged grades (best first)."""
+        j = self.judged
+        return [j.grades[j.offsets[i]:j.offsets[i + 1]].copy() for i in range(self.n_queries)]
+
+    # Alias used by the agreement/perturbation code.
+    judged_grades = judged_lists
+
+    def doc_ids(self) -> list[np.ndarray]:
+        """Per query, the document ids in rank order (cut at ``max_depth``)."""
+        docs = self.run.doc.take(pa.array(self.order)).to_numpy(zero_copy_only=False)
+        out = []
+        for i in range(self.n_queries):
+            stop = self.offsets[i + 1]
+            if self.max_depth is not None:
+                stop = min(stop, self.offsets[i] + self.max_depth)
+            out.append(docs[self.offsets[i]:stop])
+        return out
+
+
+def _ties_iv(ties: str) -> str:
+    if ties not in TIES:
+        raise ValueError(f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, "
+                         f"got {ties!r}")
+    return ties
+
+
+def _max_depth_iv(max_depth):
+    if max_depth is None:
+        return None
+    if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) \
+            or max_depth < 1:
+        raise ValueError(f"`max_depth` must be a positive integer or None, got {max_depth!r}")
+    return int(max_depth)
+
+
+def _query_codes(run: Run):
+    """Sorted query ids of the run and each row's code into them."""
+    if "query_codes" in run._meta:
+        dictionary = run._meta["query_dictionary"]
+        codes = run._meta["query_codes"]
+    else:
+        enc = pc.dictionary_encode(run.query)
+        dictionary = enc.dictionary
+        codes = enc.indices.to_numpy(zero_copy_only=False)
+    ids = np.asarray(dictionary.to_pylist(), dtype=object)
+    order = np.argsort(ids.astype(str), kind="stable")
+    rank_of = np.empty(ids.size, dtype=np.int64)
+    rank_of[order] = np.arange(ids.size)
+    return ids[order], rank_of[codes]
+
+
+def _doc_hashes(run: Run) -> np.ndarray:
+    h = run._meta.get("doc_hashes")
+    if h is None:
+        h = hash_strings(run.doc)
+        run._meta["doc_hashes"] = h
+    return h
+
+
+def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: Run):
+    """Grade of every run row (NaN if the (query, doc) pair is not judged)."""
+    grades = np.full(codes.size, np.nan)
+    qq = qrels.query.astype(str)
+    pos = np.searchsorted(query_ids.astype(str), qq)
+    pos_c = np.minimum(pos, max(query_ids.size - 1, 0))
+    in_run = (pos < query_ids.size) & (query_ids.astype(str)[pos_c] == qq) if query_ids.size \
+        else np.zeros(qq.size, bool)
+    if not in_run.any():
+        return grades
+    sel = np.flatnonzero(in_run)
+    qdocs = pa.array(qrels.doc[sel].astype(str), type=pa.string())
+    qkeys = pair_keys(pos[sel], hash_strings(qdocs))
+    rkeys = pair_keys(codes, _doc_hashes(run))
+    index = pd.Index(qkeys)
+    if not index.is_unique:  # pragma: no cover - needs a 64-bit hash collision
+        return _lookup_grades_exact(qrels, query_ids, codes, run)
+    hit = index.get_indexer(rkeys)
+    rows = np.flatnonzero(hit >= 0)
+    if rows.size:
+        got = run.doc.take(pa.array(rows)).to_numpy(zero_copy_only=False)
+        want = qdocs.take(pa.array(hit[rows])).to_numpy(zero_copy_only=False)
+        ok = got == want
+        if not ok.all():  # pragma: no cover - hash collision
+            return _lookup_grades_exact(qrels, query_ids, codes, run)
+        grades[rows] = qrels.grade[sel][hit[rows]]
+    return grades
+
+
+def _lookup_grades_exact(qrels, query_ids, codes, run):  # pragma: no cover - fallback
+    table = {(q, d): g for q, d, g in zip(qrels.query, qrels.doc, qrels.grade, strict=True)}
+    docs = run.doc.to_numpy(zero_copy_only=False)
+    qs = query_ids[codes]
+    return np.array([table.get((q, d), np.nan) for q, d in zip(qs, docs, strict=True)],
+                    dtype=np.float64)
+
+
+def _primary_order(codes: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Stable order: query code ascending, key descending (file order among equals)."""
+    n = codes.size
+    if n <= 1:
+        return np.arange(n)
+    dc = np.diff(codes)
+    dk = np.diff(key)
+    if np.all((dc > 0) | ((dc == 0) & (dk <= 0))):
+        return np.arange(n)
+    # Grouped by query (in any query order) with keys already descending?
+    change = np.flatnonzero(dc != 0) + 1
+    starts = np.concatenate(([0], change))
+    if starts.size == np.unique(codes[starts]).size and np.all((dc != 0) | (dk <= 0)):
+        block_order = np.argsort(codes[starts], kind="stable")
+        lens = np.diff(np.append(starts, n))
+        s, l = starts[block_order], lens[block_order]
+        new_starts = np.concatenate(([0], np.cumsum(l)[:-1]))
+        return np.repeat(s - new_starts, l) + np.arange(n)
+    return np.lexsort((-key, codes))
+
+
+def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.ndarray:
+    """Order rows inside groups of equal (query, key) whose grades differ."""
+    n = perm.size
+    if n <= 1:
+        return perm
+    same = (codes_s[1:] == codes_s[:-1]) & (key_s[1:] == key_s[:-1])
+    if not same.any():
+        return perm
+    gid = np.concatenate(([0], np.cumsum(~same)))
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    sizes = np.diff(np.append(starts, n))
+    g = np.where(np.isnan(grades_s), -np.inf, grades_s)
+    gmin = np.minimum.reduceat(g, starts)
+    gmax = np.maximum.reduceat(g, starts)
+    bad = (sizes > 1) & (gmin != gmax)
+    if not bad.any():
+        return perm
+    rows = np.flatnonzero(bad[gid])
+    docs = run.doc.take(pa.array(perm[rows]))
+    columns = {"g": pa.array(gid[rows]), "d": docs}
+    keys = [("g", "ascending")]
+    if ties in ("optimistic", "pessimistic"):
+        eff = np.where(np.isnan(grades_s[rows]), 0.0, np.maximum(grades_s[rows], 0.0))
+        columns["e"] = pa.array(eff)
+        keys.append(("e", "descending" if ties == "optimistic" else "ascending"))
+    keys.append(("d", "descending"))
+    sub = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
+    perm = perm.copy()
+    perm[rows] = perm[rows][sub]
+    return perm
+
+
+def _rank_key(run: Run) -> np.ndarray:
+    if run.rank is None:
+        raise ValueError("ties='rank' needs the run's rank column, and this run has none")
+    try:
+        values = pc.cast(run.rank, pa.float64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        texts = run.rank.to_numpy(zero_copy_only=False)
+        for i, t in enumerate(texts):
+            try:
+                float(t)
+            except (TypeError, ValueError):
+                q = run.query[i].as_py()
+                d = run.doc[i].as_py()
+                raise InputError(f"rank {t!r} of query {q!r}, document {d!r} (row {i + 1}) "
+                                 "is not a number", source=run.source) from None
+        raise
+    if not np.isfinite(values).all():
+        i = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise InputError(f"rank {run.rank[i].as_py()!r} (row {i + 1}) is not finite",
+                         source=run.source)
+    return -values
+
+
+def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = None) -> RankedRun:
+    """Sort a run into per-query rankings and attach the qrels grades.
+
+    Parameters
+    ----------
+    qrels : Qrels or anything :func:`mrrstats.read_qrels` accepts
+    run : Run or anything :func:`mrrstats.read_run` accepts
+    ties : str, keyword-only
+        Tie convention; see the module documentation. Default ``"trec_eval"``.
+    max_depth : int, optional, keyword-only
+        Keep only the first ``max_depth`` documents of each query after sorting
+        (``trec_eval -M``).
+
+    Returns
+    -------
+    RankedRun
+
+    Examples
+    --------
+    >>> import mrrstats
+    >>> qrels = {"q1": {"a": 1, "b": 0}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.9}}
+    >>> mrrstats.rank_run(qrels, run).rankings()  # c first; tie a/b: "b" > "a"
+    [array([nan,  0.,  1.])]
+    >>> mrrstats.rank_run(qrels, run, ties="optimistic").rankings()
+    [array([nan,  1.,  0.])]
+    """
+    ties = _ties_iv(ties)
+    max_depth = _max_depth_iv(max_depth)
+    qrels = read_qrels(qrels)
+    run = read_run(run)
+    query_ids, codes = _query_codes(run)
+    grades = _lookup_grades(qrels, query_ids, codes, run)
+    key = _rank_key(run) if ties == "rank" else run.score
+    perm = _primary_order(codes, key)
+    codes_s, key_s, grades_s = codes[perm], key[perm], grades[perm]
+    group_bounds = None
+    if ties in ("realistic", "expected"):
+        n = perm.size
+        same = (codes_s[1:] == codes_s[:-1]) & (key_s[1:] == key_s[:-1])
+        starts = np.flatnonzero(np.concatenate(([True], ~same)))
+        group_bounds = np.append(starts, n).astype(np.int64)
+        # Deterministic order inside groups (trec_eval's) for rankings()/doc_ids().
+        perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, "trec_eval")
+    else:
+        perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, ties)
+    grades_s = grades[perm]
+    counts = np.bincount(codes, minlength=query_ids.size)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    judged_all = judged_from_qrels(qrels)
+    jpos = np.searchsorted(judged_all.query_ids.astype(str), query_ids.astype(str))
+    jpos_c = np.minimum(jpos, max(judged_all.query_ids.size - 1, 0))
+    found = (jpos < judged_all.query_ids.size) & \
+        (judged_all.query_ids.astype(str)[jpos_c] == query_ids.astype(str))
+    judged = judged_all.take(np.where(found, jpos, -1))
+    judged = Judged(query_ids, judged.offsets, judged.grades)
+    return RankedRun(name=run.name, ties=ties, query_ids=query_ids, offsets=offsets,
+                     grades=grades_s, group_bounds=group_bounds, judged=judged,
+                     max_depth=max_depth, order=perm, run=run)
