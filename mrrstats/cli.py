@@ -18,6 +18,7 @@ __all__ = ["main", "build_parser"]
 # Subcommand name -> module. Add a line here to register a new subcommand.
 _COMMANDS = {
     "evaluate": "mrrstats._cmd_evaluate",
+    "agreement": "mrrstats._cmd_agreement",
 }
 
 

@@ -38,7 +38,7 @@ __all__ = ["evaluate", "Evaluation", "QueryCounts", "QUERIES"]
 QUERIES = ("both", "qrels", "msmarco")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class QueryCounts:
     """Which queries were evaluated, and which were not (nothing is dropped silently).
 
@@ -63,6 +63,10 @@ class QueryCounts:
     def to_dict(self) -> dict:
         return {"evaluated": self.evaluated, "qrels_only": len(self.qrels_only),
                 "run_only": len(self.run_only), "no_relevant": len(self.no_relevant)}
+
+    def __repr__(self) -> str:
+        d = self.to_dict()
+        return ("QueryCounts(" + ", ".join(f"{k}={v}" for k, v in d.items()) + ")")
 
     def __str__(self) -> str:
         d = self.to_dict()
@@ -310,9 +314,8 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
         per_q = score_ranked_run(ranked, measures, rel=rel)
         run_ids = ranked.query_ids.astype(str)
         judged_mask = np.isin(run_ids, qrels_ids)
-        run_only = tuple(run_ids[~judged_mask])
-        qrels_only_mask = ~np.isin(qrels_ids, run_ids)
-        qrels_only = tuple(qrels_ids[qrels_only_mask])
+        run_only = tuple(str(q) for q in run_ids[~judged_mask])
+        qrels_only = tuple(str(q) for q in qrels_ids[~np.isin(qrels_ids, run_ids)])
         per_q = per_q.loc[judged_mask]
         depth = ranked.depth()[judged_mask]
         info = _rel_retrieved(ranked, rel)[judged_mask]
@@ -326,7 +329,7 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
         values[name] = per_q
         evaluated = per_q.index.astype(str).to_numpy()
         pos = np.searchsorted(qrels_ids, evaluated)
-        no_rel = tuple(evaluated[num_rel_all[pos] == 0])
+        no_rel = tuple(str(q) for q in evaluated[num_rel_all[pos] == 0])
         counts[name] = QueryCounts(len(evaluated), qrels_only, run_only, no_rel)
         # query statistics (for baselines and reports)
         ret = pd.Series(depth, index=run_ids[judged_mask])

@@ -1,0 +1,76 @@
+"""``mrrstats evaluate``: per-query and aggregate measures of runs, trec_eval-exact."""
+
+from __future__ import annotations
+
+import sys
+
+import pandas as pd
+
+from .evaluation import QUERIES, evaluate
+from .ranking import TIES
+
+HELP = "Evaluate runs against qrels (RR, AP, nDCG, P, R, Success; trec_eval-exact)."
+
+
+def add_arguments(p) -> None:
+    p.add_argument("qrels", nargs="?", help="TREC qrels file (plain or .gz)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (plain or .gz)")
+    p.add_argument("--example", action="store_true",
+                   help="use the bundled TREC CAsT 2021 qrels and five baseline runs")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure name, repeatable: RR, RR@10, 'RR(rel=2)@10', AP, AP@100, "
+                        "nDCG, nDCG@10, P@10, R@100, Success@10, Rank (default: RR)")
+    p.add_argument("--ties", choices=TIES, default=None,
+                   help="tie convention (default trec_eval; rank under --queries msmarco)")
+    p.add_argument("--rel", type=int, default=1,
+                   help="minimum grade that counts as relevant (trec_eval -l; default 1)")
+    p.add_argument("--queries", choices=QUERIES, default="both",
+                   help="which queries count: both (trec_eval default), qrels (trec_eval -c), "
+                        "msmarco (MS MARCO script convention)")
+    p.add_argument("--max-depth", type=int, default=None, metavar="M",
+                   help="only the first M documents per query count (trec_eval -M)")
+    p.add_argument("--per-query", action="store_true", help="also print per-query values")
+    p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
+                   help="output format (tsv: long 'run query measure value', aggregates as "
+                        "query 'all')")
+
+
+def resolve_inputs(args):
+    """(qrels, runs) from positional arguments or --example (shared with other commands)."""
+    if getattr(args, "example", False):
+        from .datasets import cast2021
+
+        data = cast2021()
+        if args.qrels or args.runs:
+            raise ValueError("give either --example or QRELS RUN..., not both")
+        return data.qrels, list(data.runs)
+    if not args.qrels or not args.runs:
+        raise ValueError("need QRELS and at least one RUN (or --example)")
+    return args.qrels, list(args.runs)
+
+
+def run(args) -> int:
+    qrels, runs = resolve_inputs(args)
+    ev = evaluate(qrels, runs, args.measures, ties=args.ties, rel=args.rel,
+                  queries=args.queries, max_depth=args.max_depth)
+    out = sys.stdout
+    if args.format == "tsv":  # always per query plus 'all' rows, like trec_eval -q
+        out.write(ev.to_tsv(per_query=True))
+        return 0
+    if args.format == "json":
+        out.write(ev.to_json(per_query=args.per_query) + "\n")
+        return 0
+    s = ev.settings
+    out.write(f"# ties={s['ties']} rel={s['rel']} queries={s['queries']}"
+              + (f" max_depth={s['max_depth']}" if s["max_depth"] else "") + "\n")
+    with pd.option_context("display.width", 200, "display.max_columns", 50,
+                           "display.float_format", "{:.4f}".format):
+        out.write(ev.aggregate().to_string() + "\n")
+        out.write("\nqueries per run:\n")
+        for run_name in ev.runs:
+            out.write(f"  {run_name}: {ev.counts[run_name]}\n")
+        if args.per_query:
+            for run_name in ev.runs:
+                out.write(f"\n{run_name}\n")
+                out.write(ev.values[run_name].to_string() + "\n")
+    return 0

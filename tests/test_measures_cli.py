@@ -1,0 +1,134 @@
+"""Measure names, query selection presets and the evaluate command line."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from conftest import shared_path
+
+import mrrstats
+from mrrstats import Measure, parse_measure
+from mrrstats.cli import main
+
+
+@pytest.mark.parametrize("name", ["RR", "RR@10", "RR(rel=2)@10", "AP", "AP@100", "nDCG",
+                                  "nDCG@10", "P@5", "R@100", "Success@1", "Rank",
+                                  "nDCG(rel=3)"])
+def test_canonical_names_round_trip(name):
+    m = parse_measure(name)
+    assert str(m) == name
+    assert parse_measure(str(m)) == m
+    assert eval(repr(m), {"Measure": lambda s: parse_measure(s)}) == m
+
+
+def test_aliases_and_trec_eval_names():
+    assert str(parse_measure("mrr@10")) == "RR@10"
+    assert str(parse_measure("map")) == "AP"
+    assert parse_measure("nDCG@10").trec_eval_name == "ndcg_cut_10"
+    assert parse_measure("AP@5").trec_eval_name == "map_cut_5"
+    assert parse_measure("R@20").trec_eval_name == "recall_20"
+    assert Measure("RR").trec_eval_name == "recip_rank"
+
+
+@pytest.mark.parametrize("bad, match", [
+    ("MRRR", "unknown measure 'MRRR'"),
+    ("P", "needs a cutoff"),
+    ("RR@0", "positive integer"),
+    ("RR@x", "positive integer"),
+    ("RR(gain=2)", "unknown parameter"),
+    ("RR(rel=0)", "`rel`"),
+    ("", "cannot parse"),
+])
+def test_bad_measure_names(bad, match):
+    with pytest.raises(ValueError, match=match):
+        parse_measure(bad)
+
+
+def test_measure_rel_overrides_evaluation_rel():
+    qrels = {"q": {"a": 1, "b": 2}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    ev = mrrstats.evaluate(qrels, run, ["RR", "RR(rel=2)", "nDCG"], rel=1)
+    agg = ev.aggregate().iloc[0]
+    assert agg["RR"] == 1.0 and agg["RR(rel=2)"] == 0.5
+    # nDCG gains are the grades whatever rel: DCG = 1 + 2/log2(3), IDCG = 2 + 1/log2(3)
+    import math
+    assert agg["nDCG"] == pytest.approx((1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
+
+
+def test_msmarco_preset():
+    # q1: rank column puts d2 (listed with grade 0: relevant for MS MARCO) at rank 2
+    #     although its score is the lowest -> RR@10 = 1/2 (trec_eval order: rank 3, and
+    #     grade 0 is not relevant: RR = 0).
+    # q2: relevant doc at rank 11 -> RR@10 = 0. q3: judged, missing from the run -> 0.
+    # Mean over all 3 qrels queries: 0.5 / 3.
+    qrels = pd.DataFrame({"query": ["q1", "q2", "q3"], "doc": ["d2", "e11", "x"],
+                          "grade": [0, 1, 1]})
+    rows = [("q1", "d1", 1, 3.0), ("q1", "d2", 2, 1.0), ("q1", "d3", 3, 2.0)]
+    rows += [("q2", f"e{i}", i, 100.0 - i) for i in range(1, 15)]
+    rows += [("q4", "z", 1, 1.0)]
+    run = pd.DataFrame(rows, columns=["query", "doc", "rank", "score"])
+    ev = mrrstats.evaluate(qrels, run, queries="msmarco")
+    assert ev.measure_names == ["RR@10"] and ev.settings["ties"] == "rank"
+    assert ev.aggregate().iloc[0, 0] == pytest.approx(0.5 / 3)
+    counts = ev.counts[ev.runs[0]]
+    assert counts.evaluated == 3 and counts.qrels_only == ("q3",) and counts.run_only == ("q4",)
+    default = mrrstats.evaluate(qrels, run, ["RR@10"])
+    assert default.aggregate().iloc[0, 0] == 0.0 and default.counts[default.runs[0]].evaluated == 2
+
+
+def test_evaluate_validation_messages():
+    with pytest.raises(ValueError, match="`queries`"):
+        mrrstats.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, queries="all")
+    with pytest.raises(ValueError, match="`ties`"):
+        mrrstats.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ties="random")
+    with pytest.raises(ValueError, match="`rel`"):
+        mrrstats.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, rel=0)
+    with pytest.raises(ValueError, match="`max_depth`"):
+        mrrstats.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, max_depth=0)
+
+
+def test_counts_report_no_relevant_queries():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 0}}
+    ev = mrrstats.evaluate(qrels, {"q1": {"a": 1.0}, "q2": {"b": 1.0}}, ["RR", "AP"])
+    assert ev.counts["run"].no_relevant == ("q2",)
+    assert ev.values["run"].loc["q2"].tolist() == [0.0, 0.0]
+
+
+def test_cli_tsv_is_long_and_matches_trec_eval(capsys):
+    qrels = shared_path("trec_eval_test", "qrels.test")
+    run = shared_path("trec_eval_test", "results.test")
+    assert main(["evaluate", str(qrels), str(run), "-m", "RR", "-m", "P@10",
+                 "--format", "tsv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "run\tquery\tmeasure\tvalue"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert all(r[0] == "results.test" for r in rows)
+    assert len(rows) == 3 * 2 + 2  # 3 queries x 2 measures + 2 aggregates
+    agg = {r[2]: float(r[3]) for r in rows if r[1] == "all"}
+    # out.test: recip_rank all 0.4064, P_10 all 0.3000
+    assert agg["RR"] == pytest.approx(0.4064, abs=5e-5)
+    assert agg["P@10"] == pytest.approx(0.3, abs=5e-5)
+
+
+def test_cli_json_and_table(capsys):
+    assert main(["evaluate", "--example", "-m", "RR@10", "--format", "json",
+                 "--per-query"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["settings"]["ties"] == "trec_eval"
+    assert len(data["runs"]) == 5
+    entry = data["runs"]["org_manual_ance_bert.run"]
+    assert entry["counts"] == {"evaluated": 158, "qrels_only": 0, "run_only": 81,
+                               "no_relevant": 0}
+    assert len(entry["per_query"]) == 158
+    assert main(["evaluate", "--example", "-m", "RR", "--ties", "expected"]) == 0
+    out = capsys.readouterr().out
+    assert "ties=expected" in out and "81 in run only" in out
+
+
+def test_cli_usage_errors(capsys):
+    assert main(["evaluate"]) == 2
+    assert "need QRELS" in capsys.readouterr().err
+    assert main(["evaluate", "--example", "-m", "XYZ"]) == 2
+    assert "unknown measure" in capsys.readouterr().err
