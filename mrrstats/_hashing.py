@@ -20,6 +20,7 @@ __all__ = ["hash_strings", "pair_keys", "duplicate_pairs"]
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
+_BLOCK = 1 << 18
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -42,8 +43,31 @@ def _as_array(arr) -> pa.Array:
     return arr
 
 
+_WORD_MASKS = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1],
+                       dtype=np.uint64)
+
+
+def _word_term(w: np.ndarray, j: int) -> np.ndarray:
+    """Mix word number ``j`` of every string (in place on ``w``)."""
+    w ^= np.uint64((0x632BE59BD9B4E019 * (j + 1)) & 0xFFFFFFFFFFFFFFFF)
+    w *= _M1
+    w ^= w >> np.uint64(32)
+    w *= _M2
+    return w
+
+
+# Contribution of an absent (all-zero) word j, subtracted so that a string's hash
+# depends only on its own bytes and length, not on the longest string in the array.
+_ABSENT = [int(_word_term(np.zeros(1, np.uint64), j)[0]) for j in range(64)]
+
+
 def hash_strings(arr) -> np.ndarray:
-    """64-bit hash of every string in a pyarrow string array (or sequence of str)."""
+    """64-bit hash of every string in a pyarrow string array (or sequence of str).
+
+    ``h = mix(len + sum_j (t_j(word_j) - t_j(0)))`` over the little-endian 8-byte
+    words of each string (zero-padded), computed with one gather per word
+    position; equal strings always hash equally.
+    """
     arr = _as_array(arr)
     n = len(arr)
     if n == 0:
@@ -54,40 +78,46 @@ def hash_strings(arr) -> np.ndarray:
     off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
     bufs = arr.buffers()
     offsets = np.frombuffer(bufs[1], dtype=off_type, count=n + 1,
-                            offset=arr.offset * np.dtype(off_type).itemsize).astype(np.int64)
-    start = offsets[:-1]
-    lens = np.diff(offsets)
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+                            offset=arr.offset * np.dtype(off_type).itemsize)
     lo, hi = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(bufs[2], dtype=np.uint8, count=hi, offset=0) if hi else \
+        np.zeros(0, np.uint8)
     padded = np.zeros(hi - lo + 8, dtype=np.uint8)
     padded[: hi - lo] = data[lo:hi]
-    start = start - lo
+    start = offsets[:-1] - lo if lo else offsets[:-1]
+    lens = offsets[1:] - offsets[:-1]
     # Overlapping, unaligned little-endian 8-byte words starting at every byte.
     words = np.ndarray(shape=(padded.size - 7,), dtype=np.uint64, buffer=padded, strides=(1,))
-    h = lens.astype(np.uint64) * _M1
-    maxlen = int(lens.max()) if n else 0
-    last = words.size - 1
-    for j in range(0, maxlen, 8):
-        idx = np.minimum(start + j, last)
-        w = words[idx]
-        rem = np.clip(lens - j, 0, 8).astype(np.uint64)
-        full = rem == 8
-        mask = np.where(full, np.uint64(0xFFFFFFFFFFFFFFFF),
-                        (np.uint64(1) << (rem * np.uint64(8))) - np.uint64(1))
-        w &= mask
-        # Only strings that reach this word are updated, so that a string's hash
-        # does not depend on the lengths of the other strings in the array.
-        step = (h ^ w) * _M1
-        step ^= step >> np.uint64(29)
-        h = step if j == 0 and bool((lens > 0).all()) else np.where(lens > j, step, h)
-    return _mix(h)
+    out = np.empty(n, dtype=np.uint64)
+    n_words = (int(lens.max()) + 7) // 8
+    absent = [np.uint64(_ABSENT[j] if j < len(_ABSENT) else
+                        int(_word_term(np.zeros(1, np.uint64), j)[0])) for j in range(n_words)]
+    # Blocks keep the temporaries in cache.
+    for b0 in range(0, n, _BLOCK):
+        b1 = min(n, b0 + _BLOCK)
+        st = start[b0:b1].astype(np.int64)
+        ln = lens[b0:b1]
+        h = out[b0:b1]
+        np.multiply(ln, _M3, out=h, dtype=np.uint64, casting="unsafe")
+        for j in range(n_words):
+            idx = st + 8 * j if j else st
+            if j:
+                np.minimum(idx, words.size - 1, out=idx)
+            w = words[idx]
+            w &= _WORD_MASKS[np.clip(ln - 8 * j, 0, 8)]
+            h += _word_term(w, j)
+            h -= absent[j]
+        _mix(h)
+    return out
 
 
 def pair_keys(codes: np.ndarray, string_hashes: np.ndarray) -> np.ndarray:
     """Combine integer codes (e.g. query codes) with string hashes into one key."""
-    k = codes.astype(np.uint64) * _M2
-    k ^= string_hashes
-    return _mix(k)
+    k = codes.astype(np.uint64)
+    k *= _M2
+    k += string_hashes
+    k ^= k >> np.uint64(31)
+    return k
 
 
 def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:

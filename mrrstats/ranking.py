@@ -239,15 +239,22 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     index = pd.Index(qkeys)
     if not index.is_unique:  # pragma: no cover - needs a 64-bit hash collision
         return _lookup_grades_exact(qrels, query_ids, codes, run)
-    hit = index.get_indexer(rkeys)
-    rows = np.flatnonzero(hit >= 0)
+    # A bit table over the low key bits filters the run rows cheaply; only the
+    # candidates go through the hash-table look-up.
+    bits = max(16, min(26, int(np.ceil(np.log2(max(qkeys.size, 1)))) + 6))
+    mask = np.uint64((1 << bits) - 1)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(qkeys & mask).astype(np.int64)] = True
+    cand = np.flatnonzero(table[(rkeys & mask).astype(np.int64)])
+    hit_c = index.get_indexer(rkeys[cand])
+    rows = cand[hit_c >= 0]
+    hit = hit_c[hit_c >= 0]
     if rows.size:
         got = run.doc.take(pa.array(rows)).to_numpy(zero_copy_only=False)
-        want = qdocs.take(pa.array(hit[rows])).to_numpy(zero_copy_only=False)
-        ok = got == want
-        if not ok.all():  # pragma: no cover - hash collision
+        want = qdocs.take(pa.array(hit)).to_numpy(zero_copy_only=False)
+        if not (got == want).all():  # pragma: no cover - hash collision
             return _lookup_grades_exact(qrels, query_ids, codes, run)
-        grades[rows] = qrels.grade[sel][hit[rows]]
+        grades[rows] = qrels.grade[sel][hit]
     return grades
 
 
@@ -281,25 +288,32 @@ def _primary_order(codes: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.ndarray:
-    """Order rows inside groups of equal (query, key) whose grades differ."""
+    """Order rows inside groups of equal (query, key) whose grades differ.
+
+    Only such groups need the document ids: in a group whose members all have
+    the same grade, every order gives the same grade sequence.
+    """
     n = perm.size
     if n <= 1:
         return perm
-    same = (codes_s[1:] == codes_s[:-1]) & (key_s[1:] == key_s[:-1])
-    if not same.any():
-        return perm
-    gid = np.concatenate(([0], np.cumsum(~same)))
-    starts = np.flatnonzero(np.concatenate(([True], ~same)))
-    sizes = np.diff(np.append(starts, n))
+    same = codes_s[1:] == codes_s[:-1]
+    same &= key_s[1:] == key_s[:-1]
     g = np.where(np.isnan(grades_s), -np.inf, grades_s)
-    gmin = np.minimum.reduceat(g, starts)
-    gmax = np.maximum.reduceat(g, starts)
-    bad = (sizes > 1) & (gmin != gmax)
-    if not bad.any():
+    differ = same & (g[1:] != g[:-1])
+    if not differ.any():
         return perm
-    rows = np.flatnonzero(bad[gid])
+    # Group boundaries: row i+1 starts a new group where same[i] is False.
+    cuts = np.flatnonzero(~same) + 1
+    at = np.flatnonzero(differ) + 1  # a row whose grade differs from the previous one
+    k = np.unique(np.searchsorted(cuts, at, side="right"))
+    bounds = np.concatenate(([0], cuts, [n]))
+    lo, hi = bounds[k], bounds[k + 1]
+    sizes = hi - lo
+    rows = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + \
+        np.arange(sizes.sum())
+    gid = np.repeat(np.arange(k.size), sizes)
     docs = run.doc.take(pa.array(perm[rows]))
-    columns = {"g": pa.array(gid[rows]), "d": docs}
+    columns = {"g": pa.array(gid), "d": docs}
     keys = [("g", "ascending")]
     if ties in ("optimistic", "pessimistic"):
         eff = np.where(np.isnan(grades_s[rows]), 0.0, np.maximum(grades_s[rows], 0.0))
@@ -307,7 +321,7 @@ def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.nda
         keys.append(("e", "descending" if ties == "optimistic" else "ascending"))
     keys.append(("d", "descending"))
     sub = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
-    perm = perm.copy()
+    perm = perm.copy() if not perm.flags.writeable else perm
     perm[rows] = perm[rows][sub]
     return perm
 
@@ -370,7 +384,12 @@ def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = Non
     grades = _lookup_grades(qrels, query_ids, codes, run)
     key = _rank_key(run) if ties == "rank" else run.score
     perm = _primary_order(codes, key)
-    codes_s, key_s, grades_s = codes[perm], key[perm], grades[perm]
+    identity = perm.size == 0 or (perm[0] == 0 and perm[-1] == perm.size - 1
+                                  and bool(np.all(perm[1:] > perm[:-1])))
+    if identity:  # already in order (the common case): no gathers
+        codes_s, key_s, grades_s = codes, key, grades
+    else:
+        codes_s, key_s, grades_s = codes[perm], key[perm], grades[perm]
     group_bounds = None
     if ties in ("realistic", "expected"):
         n = perm.size
@@ -381,7 +400,7 @@ def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = Non
         perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, "trec_eval")
     else:
         perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, ties)
-    grades_s = grades[perm]
+    grades_s = grades[perm]  # (ties resolved: perm may have changed inside groups)
     counts = np.bincount(codes, minlength=query_ids.size)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     judged_all = judged_from_qrels(qrels)
