@@ -30,6 +30,9 @@ def add_arguments(p) -> None:
     p.add_argument("--max-depth", type=int, default=None, metavar="M",
                    help="only the first M documents per query count (trec_eval -M)")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
+    p.add_argument("--stat", choices=("mean", "median"), default="mean",
+                   help="aggregate over queries: mean (MRR, MAP, ...; default) or median "
+                        "(median RR, ...); Rank is always aggregated by its median")
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="output format (tsv: long 'run query measure value', aggregates as "
                         "query 'all')")
@@ -55,17 +58,18 @@ def run(args) -> int:
                   queries=args.queries, max_depth=args.max_depth)
     out = sys.stdout
     if args.format == "tsv":  # always per query plus 'all' rows, like trec_eval -q
-        out.write(ev.to_tsv(per_query=True))
+        out.write(ev.to_tsv(per_query=True, stat=args.stat))
         return 0
     if args.format == "json":
-        out.write(ev.to_json(per_query=args.per_query) + "\n")
+        out.write(ev.to_json(per_query=args.per_query, stat=args.stat) + "\n")
         return 0
     s = ev.settings
     out.write(f"# ties={s['ties']} rel={s['rel']} queries={s['queries']}"
-              + (f" max_depth={s['max_depth']}" if s["max_depth"] else "") + "\n")
+              + (f" max_depth={s['max_depth']}" if s["max_depth"] else "")
+              + f" aggregate={args.stat}\n")
     with pd.option_context("display.width", 200, "display.max_columns", 50,
                            "display.float_format", "{:.4f}".format):
-        out.write(ev.aggregate().to_string() + "\n")
+        out.write(ev.aggregate(args.stat).to_string() + "\n")
         out.write("\nqueries per run:\n")
         for run_name in ev.runs:
             out.write(f"  {run_name}: {ev.counts[run_name]}\n")

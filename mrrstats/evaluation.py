@@ -165,10 +165,10 @@ class Evaluation:
         return pd.concat({run: self.values[run] for run in self.runs}, names=["run", "query"])
 
     # -- output formats used by the CLI --------------------------------------
-    def to_tsv(self, *, per_query: bool = True) -> str:
+    def to_tsv(self, *, per_query: bool = True, stat: str = "mean") -> str:
         """Long, stable TSV: ``run  query  measure  value``; aggregates have query ``all``."""
         lines = ["run\tquery\tmeasure\tvalue"]
-        agg = self.aggregate()
+        agg = self.aggregate(stat)
         for run in self.runs:
             if per_query:
                 v = self.values[run]
@@ -179,9 +179,10 @@ class Evaluation:
                 lines.append(f"{run}\tall\t{name}\t{_fmt(agg.loc[run, name])}")
         return "\n".join(lines) + "\n"
 
-    def to_dict(self, *, per_query: bool = False) -> dict:
-        agg = self.aggregate()
-        out = {"settings": dict(self.settings), "measures": self.measure_names, "runs": {}}
+    def to_dict(self, *, per_query: bool = False, stat: str = "mean") -> dict:
+        agg = self.aggregate(stat)
+        out = {"settings": dict(self.settings), "aggregate": stat,
+               "measures": self.measure_names, "runs": {}}
         for run in self.runs:
             entry = {"aggregate": {k: _json_num(v) for k, v in agg.loc[run].items()},
                      "counts": self.counts[run].to_dict()}
@@ -192,8 +193,8 @@ class Evaluation:
             out["runs"][run] = entry
         return out
 
-    def to_json(self, *, per_query: bool = False) -> str:
-        return json.dumps(self.to_dict(per_query=per_query), indent=2)
+    def to_json(self, *, per_query: bool = False, stat: str = "mean") -> str:
+        return json.dumps(self.to_dict(per_query=per_query, stat=stat), indent=2)
 
 
 def _fmt(value) -> str:

@@ -132,3 +132,18 @@ def test_cli_usage_errors(capsys):
     assert "need QRELS" in capsys.readouterr().err
     assert main(["evaluate", "--example", "-m", "XYZ"]) == 2
     assert "unknown measure" in capsys.readouterr().err
+
+
+def test_median_rr_aggregate(capsys):
+    # Median RR of org_convdr over the 158 judged turns equals the median of its per-query RR.
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, data.runs[:1], ["RR", "Rank"])
+    per_q = ev.values[ev.runs[0]]
+    med = ev.aggregate("median").iloc[0]
+    assert med["RR"] == per_q["RR"].median()
+    assert ev.aggregate().iloc[0]["Rank"] == per_q["Rank"].median()  # Rank: median always
+    assert main(["evaluate", str(data.qrels), str(data.runs[0]), "-m", "RR", "--stat",
+                 "median", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["aggregate"] == "median"
+    assert out["runs"][ev.runs[0]]["aggregate"]["RR"] == pytest.approx(med["RR"])
