@@ -21,5 +21,27 @@ from .measures import Measure, parse_measure, parse_measures
 from .metrics import score_ranked_run, score_rankings
 from .ranking import TIES, RankedRun, rank_run
 # -- random-ranking baselines and link prediction (mrrstats.baselines, .linkpred)
+from .baselines import (FirstRelevantRank, RandomBaselineResult, RandomMetricMoments,
+                        adjusted_mrr, evaluation_baseline, expected_ap, expected_mrr,
+                        expected_rank, expected_rr, expected_success, random_baseline_counts,
+                        random_baseline_test, random_metric_moments, variance_mrr,
+                        variance_rank, variance_rr, variance_success)
+from .linkpred import LinkPredictionRanks, ranks_from_negatives, ranks_from_scores
 # -- significance and uncertainty (mrrstats.significance, .multiple, .power, .compare)
+from .significance import (ConfidenceInterval, bootstrap_ci, bootstrap_test, effect_sizes,
+                           paired_ttest, randomization_test, residual_variance, sign_test,
+                           wilcoxon_test)
+from .multiple import (PairwiseResult, anova_tukey_hsd, discriminative_power, pairwise_tests,
+                       randomized_tukey_hsd, westfall_young)
+from .power import randomization_power, topic_set_size, ttest_power
+from .compare import Comparison, compare  # noqa: E402  (the function shadows the module name)
 # -- agreement between measures (mrrstats.agreement)
+from .agreement import (DecisionAgreement, agreement_matrix, decision_agreement,
+                        discriminative_power_table, per_query_correlation,
+                        perfect_rr_disagreement, ranking_agreement, swapped_pairs, tau_ap)
+from .diagnostics import mrr_vs_map, rr_diagnostics
+from .perturb import add_relevant, move_first_relevant, perturbation_summary, swap_relevant
+# -- plots and reports (mrrstats.plots, .report, .examples)
+from . import plots  # matplotlib is imported lazily inside each plot function
+from . import examples
+from .report import ReportData, ReportResult, load_report, make_report

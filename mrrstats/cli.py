@@ -18,7 +18,10 @@ __all__ = ["main", "build_parser"]
 # Subcommand name -> module. Add a line here to register a new subcommand.
 _COMMANDS = {
     "evaluate": "mrrstats._cmd_evaluate",
+    "baseline": "mrrstats._cmd_baseline",
     "agreement": "mrrstats._cmd_agreement",
+    "compare": "mrrstats._cmd_compare",
+    "report": "mrrstats._cmd_report",
 }
 
 

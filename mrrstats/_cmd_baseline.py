@@ -1,0 +1,218 @@
+"""``mrrstats baseline``: observed MRR against a uniformly random ranker.
+
+Two kinds of input:
+
+* ``mrrstats baseline QRELS RUN... --random retrieved|judged``: the runs are
+  evaluated exactly as ``mrrstats evaluate`` does (``RR``, or ``RR@k`` with
+  ``-k``); ``--random`` is required and says what a random ranker is:
+  ``retrieved`` permutes each retrieved list (N = documents retrieved,
+  R = relevant retrieved), ``judged`` ranks the judged pool at random
+  (N = judged documents, R = judged relevant).
+* ``mrrstats baseline --ranks FILE``: per-query ranks computed elsewhere (for
+  instance link-prediction ranks). The file is whitespace- or comma-separated
+  with the columns ``query rank n_candidates [n_relevant]``, one query per
+  line; an optional header line starts with ``query``; ``#`` starts a
+  comment. ``rank`` is the rank of the first relevant candidate (>= 1; may be
+  fractional, e.g. a realistic rank ``2.5``; ``inf`` when none was found, RR 0);
+  ``n_candidates`` counts every ranked candidate, the relevant ones included;
+  ``n_relevant`` defaults to 1.
+
+For each run (or the ranks file) it prints the observed MRR, the expected MRR
+and its standard deviation under random ranking, the adjusted MRR
+``(M - E)/(1 - E)``, the z-score ``(M - E)/sd`` and the p-value of "better
+than random" (exact when feasible, else Monte Carlo with ``(b+1)/(B+1)``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._errors import InputError
+
+HELP = "Observed MRR vs a uniformly random ranker: expected MRR, sd, adjusted MRR, z, p-value."
+
+
+def add_arguments(p) -> None:
+    p.add_argument("qrels", nargs="?", help="TREC qrels file (with RUN...)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files")
+    p.add_argument("--example", action="store_true",
+                   help="use the bundled TREC CAsT 2021 qrels and five baseline runs")
+    p.add_argument("--ranks", metavar="FILE",
+                   help="per-query ranks instead of QRELS RUN: one line per query with "
+                        "'query rank n_candidates [n_relevant]', whitespace- or "
+                        "comma-separated; rank = first relevant rank (>= 1, may be "
+                        "fractional, 'inf' if none found); n_candidates includes the "
+                        "relevant ones; n_relevant defaults to 1; optional header line "
+                        "starting with 'query'; '#' starts a comment")
+    p.add_argument("--random", choices=("retrieved", "judged"), default=None,
+                   help="required with QRELS RUN: 'retrieved' = random permutation of each "
+                        "retrieved list; 'judged' = random ranking of the judged pool")
+    p.add_argument("-k", "--cutoff", type=int, default=None, metavar="K",
+                   help="use RR@K (0 beyond rank K) instead of RR")
+    p.add_argument("--rel", type=int, default=1,
+                   help="minimum grade that counts as relevant (QRELS RUN only; default 1)")
+    p.add_argument("--alternative", choices=("greater", "less", "two-sided"),
+                   default="greater", help="alternative hypothesis (default: greater, i.e. "
+                                           "better than random)")
+    p.add_argument("--method", choices=("auto", "exact", "monte-carlo"), default="auto",
+                   help="p-value method (default auto: exact when feasible)")
+    p.add_argument("--n-resamples", type=int, default=9999, metavar="B",
+                   help="Monte-Carlo random rankings (default 9999)")
+    p.add_argument("--seed", type=int, default=None, help="seed for Monte Carlo")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="output format (default table)")
+
+
+def read_ranks_file(path) -> pd.DataFrame:
+    """Read a ranks file (see the module documentation) into a validated frame."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", source=source) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
+    rows, lines = [], []
+    first = True
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = [f.strip() for f in line.split(",")] if "," in line else line.split()
+        if first and fields[0].lower() == "query":
+            first = False
+            names = [f.lower() for f in fields]
+            if names[:3] != ["query", "rank", "n_candidates"] or \
+                    (len(names) == 4 and names[3] != "n_relevant") or len(names) > 4:
+                raise InputError("header must be 'query rank n_candidates [n_relevant]'",
+                                 source=source, line=lineno)
+            continue
+        first = False
+        if len(fields) not in (3, 4):
+            raise InputError(f"expected 3 or 4 fields (query rank n_candidates [n_relevant]), "
+                             f"got {len(fields)}", source=source, line=lineno)
+        q = fields[0]
+        try:
+            rank = float(fields[1])
+        except ValueError:
+            raise InputError(f"rank {fields[1]!r} is not a number", source=source,
+                             line=lineno) from None
+        try:
+            n = int(fields[2])
+            r = int(fields[3]) if len(fields) == 4 else 1
+        except ValueError:
+            raise InputError("n_candidates and n_relevant must be integers", source=source,
+                             line=lineno) from None
+        if math.isnan(rank) or rank < 1:
+            raise InputError(f"rank must be >= 1 or inf, got {fields[1]}", source=source,
+                             line=lineno)
+        if n < 1 or not 1 <= r <= n:
+            raise InputError(f"need n_candidates >= 1 and 1 <= n_relevant <= n_candidates, "
+                             f"got {n} and {r}", source=source, line=lineno)
+        if math.isfinite(rank) and rank > n - r + 1:
+            raise InputError(f"rank {fields[1]} exceeds n_candidates - n_relevant + 1 = "
+                             f"{n - r + 1}", source=source, line=lineno)
+        rows.append((q, rank, n, r))
+        lines.append(lineno)
+    if not rows:
+        raise InputError("no ranks in file", source=source)
+    frame = pd.DataFrame(rows, columns=["query", "rank", "n_candidates", "n_relevant"])
+    dup = frame["query"].duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise InputError(f"query {frame['query'].iloc[i]!r} appears twice", source=source,
+                         line=lines[i])
+    return frame
+
+
+def _rows_from_ranks(args, rng) -> dict:
+    from .baselines import random_baseline_test
+
+    frame = read_ranks_file(args.ranks)
+    rank = frame["rank"].to_numpy(np.float64)
+    k = args.cutoff
+    rr = np.where(np.isfinite(rank), 1.0 / rank, 0.0)
+    if k is not None:
+        rr = np.where(rank <= k, rr, 0.0)
+    res = random_baseline_test(rr, frame["n_candidates"].to_numpy(),
+                               frame["n_relevant"].to_numpy(), k=k,
+                               alternative=args.alternative, method=args.method,
+                               n_resamples=args.n_resamples, rng=rng)
+    return {Path(args.ranks).name: res.to_dict()}
+
+
+def _rows_from_runs(args, rng) -> dict:
+    from ._cmd_evaluate import resolve_inputs
+    from .baselines import evaluation_baseline
+    from .evaluation import evaluate
+
+    if args.random is None:
+        raise ValueError("--random retrieved|judged is required with QRELS RUN: say whether "
+                         "a random ranker permutes the retrieved list or ranks the judged pool")
+    qrels, runs = resolve_inputs(args)
+    measure = "RR" if args.cutoff is None else f"RR@{args.cutoff}"
+    ev = evaluate(qrels, runs, [measure], rel=args.rel)
+    table = evaluation_baseline(ev, random=args.random, measure=measure,
+                                alternative=args.alternative, method=args.method,
+                                n_resamples=args.n_resamples, rng=rng)
+    return {str(run): {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                       for k, v in row.items()}
+            for run, row in table.to_dict(orient="index").items()}
+
+
+def _plain(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return None if math.isnan(v) else (str(v) if math.isinf(v) else v)
+    return v
+
+
+def run(args) -> int:
+    if args.cutoff is not None and args.cutoff < 1:
+        raise ValueError(f"-k/--cutoff must be >= 1, got {args.cutoff}")
+    if args.n_resamples < 1:
+        raise ValueError(f"--n-resamples must be >= 1, got {args.n_resamples}")
+    rng = np.random.default_rng(args.seed)
+    if args.ranks is not None:
+        if args.qrels or args.runs or args.example:
+            raise ValueError("give either --ranks FILE or QRELS RUN..., not both")
+        if args.random is not None:
+            raise ValueError("--random applies to QRELS RUN input only (a ranks file carries "
+                             "its own candidate counts)")
+        rows = _rows_from_ranks(args, rng)
+        model = "ranks file"
+    else:
+        rows = _rows_from_runs(args, rng)
+        model = f"random={args.random}"
+    out = sys.stdout
+    if args.format == "json":
+        payload = {"random": args.random if args.ranks is None else None,
+                   "alternative": args.alternative, "seed": args.seed,
+                   "results": {name: {k: _plain(v) for k, v in row.items()}
+                               for name, row in rows.items()}}
+        out.write(json.dumps(payload, indent=2) + "\n")
+        return 0
+    any_row = next(iter(rows.values()))
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "system"
+    frame = frame[["queries", "observed", "expected", "std", "adjusted", "z", "pvalue",
+                   "method"]]
+    frame.columns = ["queries", f"M{any_row['measure']}", "E[random]", "sd[random]",
+                     "adjusted", "z", "p", "method"]
+    mc = [r for r in rows.values() if r["method"] == "monte-carlo"]
+    out.write(f"# {any_row['measure']} vs a uniformly random ranker ({model}); "
+              f"alternative={args.alternative}"
+              + (f"; Monte Carlo B={args.n_resamples} seed={args.seed}" if mc else "")
+              + "\n")
+    with pd.option_context("display.width", 200, "display.max_columns", 20,
+                           "display.float_format", "{:.4g}".format):
+        out.write(frame.to_string() + "\n")
+    return 0

@@ -1,0 +1,135 @@
+"""``mrrstats compare``: pairwise significance tests between systems, with correction."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
+        "max-T) with multiple-comparison correction, CIs and effect sizes.")
+
+_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t", "tukey",
+          "maxt", "anova-hsd")
+_CORRECTIONS = ("holm", "bh", "bonferroni", "none")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("qrels", nargs="?", help="TREC qrels file (omit with --scores)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (two or more)")
+    p.add_argument("--scores", nargs="+", metavar="[NAME=]FILE.csv",
+                   help="per-query score matrix CSVs (header of system names, one row per "
+                        "query) instead of QRELS RUN...; the measure name is NAME, or the "
+                        "-m given in the same position, or the file stem")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure, repeatable (RR, RR@10, AP, nDCG@10, P@10, ...; default RR)")
+    p.add_argument("--test", choices=_TESTS, default="randomization",
+                   help="significance test (default randomization: paired sign-flip)")
+    p.add_argument("--correction", choices=_CORRECTIONS, default="holm",
+                   help="multiple-comparison adjustment across pairs (default holm; "
+                        "tukey/maxt/anova-hsd adjust by construction)")
+    p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+                   default="two-sided", help="sidedness (default two-sided)")
+    p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
+                   help="resamples for randomization/bootstrap tests and CIs (default 10000)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed (default: fresh entropy, printed in the caption/JSON)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--confidence-level", type=float, default=0.95,
+                   help="confidence level of the intervals (0.95)")
+    p.add_argument("--missing", choices=("raise", "drop"), default="raise",
+                   help="a query some system lacks: error (default) or drop it")
+    p.add_argument("--ties", default=None,
+                   help="tie convention for QRELS RUN input (default trec_eval)")
+    p.add_argument("--rel", type=int, default=1,
+                   help="minimum relevant grade for QRELS RUN input (default 1)")
+    p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table",
+                   help="output format (default table: one row per pair)")
+    p.add_argument("--progress", action="store_true",
+                   help="report progress on stderr (default: only when stderr is a terminal)")
+
+
+def _score_frames(args):
+    from .io import read_score_matrix
+
+    names = list(args.measures or [])
+    if names and len(names) != len(args.scores):
+        raise ValueError(f"-m given {len(names)} times for {len(args.scores)} --scores files; "
+                         "give one per file, or none and use NAME=FILE or file stems")
+    frames = {}
+    for i, spec in enumerate(args.scores):
+        name = None
+        path = spec
+        if "=" in spec and not Path(spec).exists():
+            name, path = spec.split("=", 1)
+        if name is None:
+            name = names[i] if names else Path(path).stem
+        if name in frames:
+            raise ValueError(f"measure name {name!r} given twice; use NAME=FILE to rename")
+        frames[name] = read_score_matrix(path, missing="raise")
+    return frames
+
+
+def _merge(parts, seed):
+    import dataclasses
+
+    results = {}
+    for part in parts:
+        if part.systems != parts[0].systems:
+            raise ValueError(f"measure {part.measures[0]!r} compares systems "
+                             f"{list(part.systems)}, but {parts[0].measures[0]!r} compares "
+                             f"{list(parts[0].systems)}")
+        for m, r in part.results.items():
+            results[m] = dataclasses.replace(r, seed=seed)
+    return dataclasses.replace(parts[0], results=results, measures=tuple(results), seed=seed)
+
+
+def run(args) -> int:
+    from .compare import compare
+    from .significance import _rng_iv
+
+    progress = args.progress or sys.stderr.isatty()
+    if args.scores:
+        if args.qrels or args.runs:
+            raise ValueError("give either QRELS RUN... or --scores FILE..., not both")
+        scores = _score_frames(args)
+    else:
+        if not args.qrels or len(args.runs) < 2:
+            raise ValueError("need QRELS and at least two RUN files (or --scores FILE.csv)")
+        from .evaluation import evaluate
+
+        if progress:
+            print(f"mrrstats compare: evaluating {len(args.runs)} runs ...", file=sys.stderr)
+        kwargs = {"rel": args.rel}
+        if args.ties is not None:
+            kwargs["ties"] = args.ties
+        scores = evaluate(args.qrels, args.runs, args.measures or ["RR"], **kwargs)
+    gen, seed = _rng_iv(args.seed)
+    if not isinstance(scores, dict):
+        scores = {m: scores.scores(m) for m in scores.measure_names}
+    parts = []
+    for i, (name, frame) in enumerate(scores.items()):
+        t0 = time.perf_counter()
+        if progress:
+            print(f"mrrstats compare: [{i + 1}/{len(scores)}] {name}: {args.test} test, "
+                  f"{frame.shape[1]} systems, {frame.shape[0]} queries, "
+                  f"B = {args.n_resamples} ...", file=sys.stderr, end="", flush=True)
+        # One Generator for all measures, consumed in order: the same numbers as
+        # compare(dict_of_frames, rng=seed).
+        parts.append(compare({name: frame}, test=args.test, correction=args.correction,
+                             alpha=args.alpha, n_resamples=args.n_resamples,
+                             confidence_level=args.confidence_level,
+                             alternative=args.alternative, rng=gen, missing=args.missing))
+        if progress:
+            print(f" {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    res = _merge(parts, seed)
+    out = sys.stdout
+    if args.format == "json":
+        out.write(res.to_json() + "\n")
+    elif args.format == "markdown":
+        out.write(res.to_markdown())
+    elif args.format == "latex":
+        out.write(res.to_latex())
+    else:
+        out.write(res.to_string())
+    return 0

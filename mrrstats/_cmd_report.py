@@ -1,0 +1,141 @@
+"""``mrrstats report``: a reproducible report folder (tables, per-query data, notebook, HTML).
+
+Three kinds of input:
+
+* ``mrrstats report QRELS RUN [RUN ...] --out DIR``: evaluate the runs and
+  compare them;
+* ``mrrstats report --example [--out reports/cast2021]``: the bundled TREC
+  CAsT 2021 organiser baselines, with RR, nDCG@10 and AP, BM25 as the
+  baseline and seed 2021 unless told otherwise;
+* ``mrrstats report --scores [NAME=]FILE.csv [...] --out DIR``: per-query score
+  matrices (one per measure; no random-ranking baseline, which needs candidate
+  counts).
+
+See :func:`mrrstats.make_report` for what the folder contains.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HELP = ("Write a reproducible report folder: comparison, baseline and agreement tables "
+        "(Markdown, LaTeX), per-query CSV, settings.json, executed notebook and HTML.")
+
+_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t", "tukey",
+          "maxt", "anova-hsd")
+_CORRECTIONS = ("holm", "bh", "bonferroni", "none")
+EXAMPLE_OUT = "reports/cast2021"
+EXAMPLE_MEASURES = ("RR", "nDCG@10", "AP")
+EXAMPLE_BASELINE = "org_manual_bm25.run"
+EXAMPLE_SEED = 2021
+EXAMPLE_TITLE = "TREC CAsT 2021 organiser baselines"
+
+
+def add_arguments(p) -> None:
+    from .evaluation import QUERIES
+    from .ranking import TIES
+
+    p.add_argument("qrels", nargs="?", help="TREC qrels file (plain or .gz)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (two or more)")
+    p.add_argument("--example", action="store_true",
+                   help="use the bundled TREC CAsT 2021 qrels and five baseline runs "
+                        f"(default --out {EXAMPLE_OUT}, -m RR -m nDCG@10 -m AP, --baseline "
+                        f"{EXAMPLE_BASELINE}, --seed {EXAMPLE_SEED})")
+    p.add_argument("--scores", nargs="+", metavar="[NAME=]FILE.csv",
+                   help="per-query score matrices (header of system names, one row per "
+                        "query) instead of QRELS RUN...; the measure name is NAME or the "
+                        "file name up to its first dot")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help=f"output folder (required, except with --example: {EXAMPLE_OUT})")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure to compare, repeatable (default RR and nDCG@10; with "
+                        "--scores: every matrix)")
+    p.add_argument("--baseline", metavar="RUN", default=None,
+                   help="compare every system with this one (a run name, or one of the RUN "
+                        "paths given)")
+    p.add_argument("--test", choices=_TESTS, default="randomization",
+                   help="significance test (default randomization: paired sign-flip)")
+    p.add_argument("--correction", choices=_CORRECTIONS, default="holm",
+                   help="multiple-comparison adjustment (default holm; tukey/maxt/anova-hsd "
+                        "adjust by construction)")
+    p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+                   default="two-sided", help="sidedness of the tests (default two-sided)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--confidence-level", type=float, default=0.95,
+                   help="confidence level of the intervals (0.95)")
+    p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
+                   help="resamples of the tests, intervals and Monte-Carlo baselines "
+                        "(default 10000)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed (default: fresh entropy, recorded in settings.json)")
+    p.add_argument("--random", choices=("retrieved", "judged"), default="retrieved",
+                   help="random ranker of the baseline table: a random permutation of each "
+                        "retrieved list (default) or a random ranking of the judged pool")
+    p.add_argument("--ties", choices=TIES, default="trec_eval",
+                   help="tie convention for QRELS RUN input (default trec_eval)")
+    p.add_argument("--rel", type=int, default=1,
+                   help="minimum grade that counts as relevant (default 1)")
+    p.add_argument("--queries", choices=QUERIES, default="both",
+                   help="which queries count (default both: judged and retrieved)")
+    p.add_argument("--missing", choices=("raise", "drop"), default="raise",
+                   help="a query some system lacks: error (default) or drop it")
+    p.add_argument("--title", default=None, help="title of the notebook and HTML page")
+    p.add_argument("--no-notebook", action="store_true",
+                   help="write only tables/, per_query.csv and settings.json (no kernel)")
+    p.add_argument("--timeout", type=int, default=600,
+                   help="seconds allowed per notebook cell (default 600)")
+    p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+
+
+def _baseline_name(baseline, runs):
+    """A RUN path given as --baseline becomes that run's name."""
+    if baseline is None:
+        return None
+    from .io import _run_name
+
+    for r in runs:
+        if str(r) == baseline or Path(str(r)) == Path(baseline):
+            return _run_name(r)
+    return baseline
+
+
+def run(args) -> int:
+    from .report import make_report
+
+    kwargs = dict(test=args.test, correction=args.correction, alpha=args.alpha,
+                  alternative=args.alternative, n_resamples=args.n_resamples,
+                  confidence_level=args.confidence_level, random=args.random,
+                  ties=args.ties, rel=args.rel, queries=args.queries, missing=args.missing,
+                  rng=args.seed, title=args.title, notebook=not args.no_notebook,
+                  timeout=args.timeout, progress=not args.quiet,
+                  measures=args.measures, baseline=args.baseline)
+    if args.example:
+        if args.qrels or args.runs or args.scores:
+            raise ValueError("give either --example or QRELS RUN... / --scores, not both")
+        from .datasets import cast2021
+
+        data = cast2021()
+        kwargs["measures"] = args.measures or list(EXAMPLE_MEASURES)
+        kwargs["baseline"] = _baseline_name(args.baseline, data.runs) or EXAMPLE_BASELINE
+        kwargs["rng"] = EXAMPLE_SEED if args.seed is None else args.seed
+        kwargs["title"] = args.title or EXAMPLE_TITLE
+        out = args.out or EXAMPLE_OUT
+        res = make_report(data.qrels, data.runs, out=out, **kwargs)
+    elif args.scores:
+        if args.qrels or args.runs:
+            raise ValueError("give either QRELS RUN... or --scores FILE..., not both")
+        if not args.out:
+            raise ValueError("--out DIR is required")
+        res = make_report(scores=list(args.scores), out=args.out, **kwargs)
+    else:
+        if not args.qrels or len(args.runs) < 2:
+            raise ValueError("need QRELS and at least two RUN files (or --scores FILE.csv, "
+                             "or --example)")
+        if not args.out:
+            raise ValueError("--out DIR is required")
+        kwargs["baseline"] = _baseline_name(args.baseline, args.runs)
+        res = make_report(args.qrels, list(args.runs), out=args.out, **kwargs)
+    print(res.path)
+    for name in res.files:
+        print(f"  {name}")
+    return 0

@@ -1,0 +1,968 @@
+"""Agreement between measures: would the conclusion change with another metric?
+
+Compare the system rankings, the per-query values and the significance
+decisions that different measures (RR, AP, nDCG, P@10, ...) produce on the same
+systems and queries.
+
+Every function takes ``scores``: the per-query scores of the same systems on the
+same queries under several measures, given as
+
+* an :class:`~mrrstats.Evaluation` (all of its measures are used, except
+  ``Rank``, which is a rank rather than a score), or
+* a mapping ``{measure name: frame}`` where each frame has one row per query and
+  one column per system (the layout of :func:`mrrstats.read_score_matrix`), or
+  ``{measure name: path of a score-matrix CSV}``.
+
+All measures must cover the same systems and the same queries; missing values
+are an error (drop or fill them before, e.g. ``read_score_matrix(...,
+missing="drop")``). A system's score under a measure is its mean over the queries
+(MRR, MAP, ...); system rankings are by that mean, higher is better.
+
+Floating-point sums make equal means differ in the last bits (the mean P@10 of
+two systems with the same total is not always bit-identical), so the means are
+rounded to ``decimals=12`` places before they are ranked: equal totals are ties.
+Pass ``decimals=None`` to rank the raw means.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._special import harmonic
+
+__all__ = [
+    "tau_ap",
+    "ranking_agreement",
+    "agreement_matrix",
+    "swapped_pairs",
+    "per_query_correlation",
+    "perfect_rr_disagreement",
+    "decision_agreement",
+    "DecisionAgreement",
+    "discriminative_power_table",
+]
+
+_TAU_AP_TIES = ("agreement", "accuracy", "raise")
+
+
+# --------------------------------------------------------------------------
+# input normalisation shared by the public functions
+# --------------------------------------------------------------------------
+
+def _score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataFrame]:
+    """Normalise ``scores`` into ``{measure: frame}`` with aligned rows and columns."""
+    if hasattr(scores, "per_query") and callable(getattr(scores, "scores", None)):
+        per_query = scores.per_query
+        names = list(dict.fromkeys(per_query["measure"].astype(str)))
+        # "Rank" (first-relevant rank, lower is better, inf if none) is no score
+        frames = {m: scores.scores(m) for m in names if not m.startswith("Rank")}
+    elif isinstance(scores, Mapping):
+        frames = {}
+        for name, value in scores.items():
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"`{param}` keys must be non-empty measure names (str), "
+                                f"got {name!r}")
+            if isinstance(value, (str, os.PathLike)):
+                from .io import read_score_matrix
+
+                value = read_score_matrix(value)
+            if not isinstance(value, pd.DataFrame):
+                raise TypeError(f"`{param}[{name!r}]` must be a DataFrame (rows = queries, "
+                                f"columns = systems) or a path, got {type(value).__name__}")
+            frames[name] = value
+    else:
+        raise TypeError(f"`{param}` must be an Evaluation or a mapping "
+                        f"{{measure: DataFrame}}, got {type(scores).__name__}")
+    if not frames:
+        raise ValueError(f"`{param}` holds no measure")
+    first_name, first = next(iter(frames.items()))
+    systems = pd.Index(first.columns)
+    queries = pd.Index(first.index)
+    if systems.has_duplicates or queries.has_duplicates:
+        raise ValueError(f"`{param}[{first_name!r}]` has duplicate systems or queries")
+    if len(systems) < 2:
+        raise ValueError(f"`{param}` must hold at least 2 systems, got {len(systems)}")
+    if len(queries) < 1:
+        raise ValueError(f"`{param}` holds no query")
+    out: dict[str, pd.DataFrame] = {}
+    for name, frame in frames.items():
+        if set(frame.columns) != set(systems) or len(frame.columns) != len(systems):
+            raise ValueError(f"`{param}`: measure {name!r} has different systems than "
+                             f"{first_name!r}; all measures must cover the same systems")
+        if set(frame.index) != set(queries) or len(frame.index) != len(queries):
+            raise ValueError(f"`{param}`: measure {name!r} has different queries than "
+                             f"{first_name!r}; all measures must cover the same queries")
+        aligned = frame.loc[queries, systems].astype(np.float64)
+        if aligned.isna().to_numpy().any():
+            raise ValueError(f"`{param}`: measure {name!r} has missing values; drop or "
+                             "fill them first (e.g. read_score_matrix(..., missing='drop'))")
+        if np.isinf(aligned.to_numpy()).any():
+            raise ValueError(f"`{param}`: measure {name!r} has infinite values; give "
+                             "scores where higher is better (not ranks)")
+        aligned.index.name = "query"
+        aligned.columns.name = "system"
+        out[name] = aligned
+    return out
+
+
+def _means(frames: dict[str, pd.DataFrame], decimals) -> pd.DataFrame:
+    """System means per measure: rows = systems, columns = measures (rounded)."""
+    means = pd.DataFrame({m: f.mean(axis=0) for m, f in frames.items()})
+    if decimals is not None:
+        means = means.round(decimals)
+    return means
+
+
+def _check_decimals(decimals):
+    if decimals is not None and (isinstance(decimals, bool)
+                                 or not isinstance(decimals, (int, np.integer))):
+        raise TypeError(f"`decimals` must be an int or None, got {decimals!r}")
+    return decimals
+
+
+def _check_atol(atol):
+    if isinstance(atol, bool) or not isinstance(atol, (int, float, np.floating)) or not (
+            0 <= atol < 1):
+        raise ValueError(f"`atol` must be a number in [0, 1), got {atol!r}")
+    return float(atol)
+
+
+def _check_alpha(alpha):
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not (
+            0 < alpha < 1):
+        raise ValueError(f"`alpha` must be in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+def _check_measure(frames, name, param):
+    if name not in frames:
+        raise ValueError(f"`{param}` must be one of {list(frames)}, got {name!r}")
+    return name
+
+
+# --------------------------------------------------------------------------
+# tau_AP
+# --------------------------------------------------------------------------
+
+def _tau_ap_iv(truth, estimate, ties, symmetric):
+    out = []
+    for name, x in (("truth", truth), ("estimate", estimate)):
+        try:
+            arr = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"`{name}` must be a 1-d array of numbers") from None
+        if arr.ndim != 1:
+            raise ValueError(f"`{name}` must be 1-dimensional, got shape {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"`{name}` must be finite (no NaN or inf)")
+        out.append(arr)
+    t, e = out
+    if t.size != e.size:
+        raise ValueError(f"`truth` and `estimate` must have the same length, got {t.size} "
+                         f"and {e.size}")
+    if t.size < 2:
+        raise ValueError(f"`truth` and `estimate` need at least 2 items, got {t.size}")
+    if ties not in _TAU_AP_TIES:
+        raise ValueError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
+    if not isinstance(symmetric, (bool, np.bool_)):
+        raise TypeError(f"`symmetric` must be True or False, got {symmetric!r}")
+    t_tied = np.unique(t).size < t.size
+    e_tied = np.unique(e).size < e.size
+    if ties == "raise" and (t_tied or e_tied):
+        which = "truth" if t_tied else "estimate"
+        raise ValueError(f"`{which}` has tied values and `ties`='raise'; use "
+                         "ties='agreement' or ties='accuracy'")
+    if ties == "accuracy" and (t_tied or (symmetric and e_tied)):
+        which = "truth" if t_tied else "estimate"
+        raise ValueError(f"`{which}` has tied values: ties='accuracy' needs an untied "
+                         "true ranking (with symmetric=True both rankings act as truth); "
+                         "use ties='agreement'")
+    return t, e, ties, bool(symmetric)
+
+
+def _tau_ap_one_way(t: np.ndarray, e: np.ndarray, ties: str) -> float:
+    """tau_AP of the list sorted by ``e`` (evaluated) against ``t`` (truth)."""
+    n = t.size
+    # above[i, j]: item j is strictly above item i in the evaluated list.
+    above = e[None, :] > e[:, None]
+    p = above.sum(axis=1)  # number of items strictly above i
+    # c[i]: items above i in the evaluated list that the truth also puts above i.
+    c = (above & (t[None, :] > t[:, None])).sum(axis=1)
+    if ties in ("agreement", "raise"):
+        # tau_AP,b one way (Urbano & Marrero 2017): an item is compared with the
+        # items strictly above its tie group, normalised by their number; items
+        # of the top group are skipped. Without ties this is Yilmaz's tau_AP.
+        keep = p > 0
+        if not keep.any():
+            return float("nan")
+        return float(2.0 * np.sum(c[keep] / p[keep]) / keep.sum() - 1.0)
+    # "accuracy": tau_AP,a = expectation of tau_AP over uniformly random orders
+    # of the tied items of the evaluated list (the truth has no ties).
+    g = (e[None, :] == e[:, None]).sum(axis=1)  # size of i's tie group
+    # Term I: c[i] concordant items above the group, times E[1/(position-1)] with
+    # position-1 uniform on p..p+g-1: (H(p+g-1) - H(p-1)) / g.
+    keep = p > 0
+    term1 = np.sum(c[keep] * (harmonic(p[keep] + g[keep] - 1) - harmonic(p[keep] - 1))
+                   / g[keep])
+    # Term II: within a group of size g starting after p items, the item placed
+    # k-th (k = 0..g-1) has k group members above it, each concordant with
+    # probability 1/2: sum_k k / (2 (p + k)) per group = [(g-1) - p (H(p+g-1) - H(p))]
+    # / 2, spread over the g members of the group.
+    term2 = np.sum(((g - 1) - p * (harmonic(p + g - 1) - harmonic(p))) / (2.0 * g))
+    return float(2.0 / (n - 1) * (term1 + term2) - 1.0)
+
+
+def tau_ap(truth, estimate, *, ties: str = "agreement", symmetric: bool = False) -> float:
+    r"""AP rank correlation tau_AP (Yilmaz, Aslam & Robertson, 2008).
+
+    A top-weighted Kendall-type correlation: disagreements at the top of the
+    evaluated ranking cost more than disagreements at the bottom. Items are
+    ranked by decreasing value (e.g. system means: higher is better).
+
+    Parameters
+    ----------
+    truth : array_like, shape (n,)
+        Scores defining the reference ("true") ranking, e.g. the system means
+        under the measure you trust.
+    estimate : array_like, shape (n,)
+        Scores of the same items defining the evaluated ranking, e.g. the
+        system means under the measure you compare with the reference.
+    ties : {"agreement", "accuracy", "raise"}, keyword-only
+        How tied scores are handled (Urbano & Marrero, 2017):
+
+        * ``"agreement"`` (default): the one-way tau_AP,b. An item is compared
+          only with the items strictly above its tie group in the evaluated
+          list, normalised by their number; items in the top group are
+          skipped and the sum is normalised by the number of remaining items.
+          Items tied in ``truth`` count as not concordant. With
+          ``symmetric=True`` this is exactly Urbano & Marrero's tau_AP,b (R
+          package ``ircor``, ``tauAP_b``).
+        * ``"accuracy"``: tau_AP,a, the expected tau_AP over all orders of the
+          items tied in ``estimate``, each order equally likely. ``truth``
+          must have no ties.
+        * ``"raise"``: the original definition, which needs untied rankings;
+          ties raise ``ValueError``.
+
+        Without ties the three agree with Yilmaz et al.'s definition.
+    symmetric : bool, keyword-only
+        If True return the mean of ``tau_ap(truth, estimate)`` and
+        ``tau_ap(estimate, truth)``, for when neither ranking is the truth.
+
+    Returns
+    -------
+    float
+        tau_AP in [-1, 1]; NaN when every item of the evaluated list is tied
+        (``ties="agreement"``).
+
+    Notes
+    -----
+    With the evaluated list sorted by ``estimate`` and no ties,
+
+    .. math::
+
+        \tau_{AP} = \frac{2}{N-1} \sum_{i=2}^{N} \frac{C(i)}{i-1} - 1
+
+    where :math:`C(i)` is the number of items above rank :math:`i` in the
+    evaluated list that are also above that item in the true list. Each
+    :math:`C(i)/(i-1)` is the precision of the true order among the items
+    above rank :math:`i`, so tau_AP is the mean of these precisions rescaled to
+    [-1, 1]. It is 1 for identical rankings and -1 for reversed ones. It is
+    not symmetric: swapping ``truth`` and ``estimate`` changes its value in
+    general (the weights follow the evaluated list). Kendall's tau weighs every
+    pair equally; tau_AP punishes swaps among the best systems.
+
+    The computation is :math:`O(N^2)` in time and memory.
+
+    References
+    ----------
+    .. [1] E. Yilmaz, J. A. Aslam and S. Robertson, "A new rank correlation
+       coefficient for information retrieval", SIGIR 2008, pp. 587-594.
+    .. [2] J. Urbano and M. Marrero, "The treatment of ties in AP correlation",
+       ICTIR 2017, pp. 321-324.
+
+    Examples
+    --------
+    >>> from mrrstats import tau_ap
+    >>> truth = [4, 3, 2, 1]             # items A > B > C > D
+    >>> swapped_top = [3, 4, 2, 1]       # B > A > C > D
+    >>> swapped_bottom = [4, 3, 1, 2]    # A > B > D > C
+    >>> print(round(tau_ap(truth, swapped_top), 4), round(tau_ap(truth, swapped_bottom), 4))
+    0.3333 0.7778
+    """
+    t, e, ties, symmetric = _tau_ap_iv(truth, estimate, ties, symmetric)
+    forward = _tau_ap_one_way(t, e, ties)
+    if not symmetric:
+        return forward
+    return (forward + _tau_ap_one_way(e, t, ties)) / 2.0
+
+
+# --------------------------------------------------------------------------
+# system-ranking agreement
+# --------------------------------------------------------------------------
+
+def _ranking_agreement_iv(scores, ties, decimals):
+    frames = _score_frames(scores)
+    if ties not in _TAU_AP_TIES:
+        raise ValueError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
+    return frames, ties, _check_decimals(decimals)
+
+
+def _pair_signs(x: np.ndarray) -> np.ndarray:
+    """sign(x[i] - x[j]) for i < j, flattened."""
+    i, j = np.triu_indices(x.size, k=1)
+    return np.sign(x[i] - x[j])
+
+
+def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None = 12
+                      ) -> pd.DataFrame:
+    r"""Agreement between the system rankings that pairs of measures produce.
+
+    Systems are ranked by their mean score under each measure; for every
+    ordered pair of measures (including a measure with itself) the rankings
+    are compared with Kendall's tau-b, tau_AP and Spearman's rho, and the
+    system pairs whose order swaps are counted.
+
+    Parameters
+    ----------
+    scores : Evaluation or mapping
+        Per-query scores of the same systems and queries under at least one
+        measure (see the module documentation).
+    ties : {"agreement", "accuracy", "raise"}, keyword-only
+        Tie handling of tau_AP, see :func:`tau_ap`. With ``"accuracy"``,
+        ``tau_ap`` is NaN when ``measure_a`` (the truth) has tied means and
+        ``tau_ap_symmetric`` when either measure has; ``"raise"`` raises on
+        tied means. Kendall's tau-b and Spearman's rho (average ranks) handle
+        ties by their definitions.
+    decimals : int or None, keyword-only
+        Round the system means to this many decimals before ranking (default
+        12) so that equal totals are ties despite floating-point error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ordered pair of measures, columns:
+
+        ``measure_a``, ``measure_b``
+            The two measures. For tau_AP, ``measure_a`` is the truth and
+            ``measure_b`` the evaluated ranking.
+        ``n_systems``
+            Number of systems ranked.
+        ``tau``, ``tau_pvalue``
+            Kendall's tau-b and its two-sided p-value from
+            ``scipy.stats.kendalltau`` (exact for small untied samples,
+            otherwise the normal approximation; scipy's ``method="auto"``).
+        ``tau_ap``
+            tau_AP of the ranking by ``measure_b`` against the ranking by
+            ``measure_a`` as truth.
+        ``tau_ap_symmetric``
+            Mean of tau_AP in both directions (the same for (a, b) and (b, a)).
+        ``rho``, ``rho_pvalue``
+            Spearman's rho and its p-value (``scipy.stats.spearmanr``).
+        ``n_pairs``
+            Number of system pairs, :math:`N(N-1)/2`.
+        ``n_swaps``
+            System pairs that the two measures order strictly oppositely.
+        ``n_ties_a``, ``n_ties_b``
+            System pairs tied under ``measure_a`` and under ``measure_b``.
+
+    Notes
+    -----
+    The p-values treat the systems as a random sample and ignore that their
+    scores are computed on the same queries; read them as descriptive. The
+    matrix view is :func:`agreement_matrix`; the swapped pairs themselves are
+    listed by :func:`swapped_pairs`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mrrstats import ranking_agreement
+    >>> rr = pd.DataFrame({"s1": [1.0, 0.5, 1.0], "s2": [0.5, 0.5, 1.0],
+    ...                    "s3": [1.0, 1.0, 1.0]})
+    >>> ap = pd.DataFrame({"s1": [0.9, 0.4, 0.8], "s2": [0.6, 0.2, 0.7],
+    ...                    "s3": [0.5, 0.6, 0.3]})
+    >>> agree = ranking_agreement({"RR": rr, "AP": ap})
+    >>> row = agree.query("measure_a == 'RR' and measure_b == 'AP'").iloc[0]
+    >>> print(round(row.tau, 4), row.n_swaps)
+    -0.3333 2
+    """
+    frames, ties, decimals = _ranking_agreement_iv(scores, ties, decimals)
+    means = _means(frames, decimals)
+    names = list(frames)
+    n = means.shape[0]
+    signs = {m: _pair_signs(means[m].to_numpy()) for m in names}
+    rows = []
+    for a in names:
+        x = means[a].to_numpy()
+        for b in names:
+            y = means[b].to_numpy()
+            kt = stats.kendalltau(x, y, variant="b")
+            if np.ptp(x) == 0 or np.ptp(y) == 0:
+                rho, rho_p = np.nan, np.nan
+            else:
+                sr = stats.spearmanr(x, y)
+                rho, rho_p = float(sr.statistic), float(sr.pvalue)
+            if ties == "accuracy" and np.unique(x).size < n:
+                tap = np.nan  # tau_AP,a needs an untied truth
+            else:
+                tap = tau_ap(x, y, ties=ties)
+            if ties == "accuracy" and (np.unique(x).size < n or np.unique(y).size < n):
+                tap_sym = np.nan
+            else:
+                tap_sym = tau_ap(x, y, ties=ties, symmetric=True)
+            sa, sb = signs[a], signs[b]
+            rows.append({
+                "measure_a": a, "measure_b": b, "n_systems": n,
+                "tau": float(kt.statistic), "tau_pvalue": float(kt.pvalue),
+                "tau_ap": tap, "tau_ap_symmetric": tap_sym,
+                "rho": rho, "rho_pvalue": rho_p,
+                "n_pairs": int(sa.size), "n_swaps": int(np.sum(sa * sb < 0)),
+                "n_ties_a": int(np.sum(sa == 0)), "n_ties_b": int(np.sum(sb == 0)),
+            })
+    return pd.DataFrame(rows)
+
+
+_MATRIX_VALUES = ("tau", "tau_pvalue", "tau_ap", "tau_ap_symmetric", "rho", "rho_pvalue",
+                  "n_swaps", "n_ties_a", "n_ties_b")
+
+
+def _agreement_matrix_iv(agreement, value):
+    if not isinstance(agreement, pd.DataFrame) or not {"measure_a", "measure_b"} <= set(
+            agreement.columns):
+        raise TypeError("`agreement` must be the DataFrame returned by ranking_agreement")
+    if value not in _MATRIX_VALUES or value not in agreement.columns:
+        raise ValueError(f"`value` must be one of {_MATRIX_VALUES}, got {value!r}")
+    return agreement, value
+
+
+def agreement_matrix(agreement: pd.DataFrame, value: str = "tau") -> pd.DataFrame:
+    """Measure-by-measure matrix of one column of :func:`ranking_agreement`.
+
+    Parameters
+    ----------
+    agreement : pandas.DataFrame
+        The output of :func:`ranking_agreement`.
+    value : str
+        Column to show: ``"tau"``, ``"tau_pvalue"``, ``"tau_ap"``,
+        ``"tau_ap_symmetric"``, ``"rho"``, ``"rho_pvalue"``, ``"n_swaps"``,
+        ``"n_ties_a"`` or ``"n_ties_b"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows = ``measure_a``, columns = ``measure_b``, in the order of the
+        input. For ``"tau_ap"`` the rows are the truth and the columns the
+        evaluated rankings, so the matrix is not symmetric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mrrstats import agreement_matrix, ranking_agreement
+    >>> rr = pd.DataFrame({"s1": [1.0, 0.5], "s2": [0.5, 0.5], "s3": [1.0, 1.0]})
+    >>> ap = pd.DataFrame({"s1": [0.9, 0.4], "s2": [0.6, 0.2], "s3": [0.5, 0.6]})
+    >>> m = agreement_matrix(ranking_agreement({"RR": rr, "AP": ap}), "n_swaps")
+    >>> print(m.rename_axis(index=None, columns=None))
+        RR  AP
+    RR   0   1
+    AP   1   0
+    """
+    agreement, value = _agreement_matrix_iv(agreement, value)
+    order = list(dict.fromkeys(agreement["measure_a"]))
+    order += [m for m in dict.fromkeys(agreement["measure_b"]) if m not in order]
+    matrix = agreement.pivot(index="measure_a", columns="measure_b", values=value)
+    matrix = matrix.reindex(index=[m for m in order if m in matrix.index],
+                            columns=[m for m in order if m in matrix.columns])
+    return matrix
+
+
+def _swapped_pairs_iv(scores, measure_a, measure_b, decimals):
+    frames = _score_frames(scores)
+    _check_measure(frames, measure_a, "measure_a")
+    _check_measure(frames, measure_b, "measure_b")
+    return frames, _check_decimals(decimals)
+
+
+def swapped_pairs(scores, measure_a: str, measure_b: str, *, decimals: int | None = 12
+                  ) -> pd.DataFrame:
+    """The system pairs whose order swaps between two measures.
+
+    Parameters
+    ----------
+    scores : Evaluation or mapping
+        Per-query scores (see the module documentation).
+    measure_a, measure_b : str
+        The two measures to compare.
+    decimals : int or None, keyword-only
+        Rounding of the system means before comparing them (see
+        :func:`ranking_agreement`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per swapped pair, columns ``system_1``, ``system_2`` (the
+        system better under ``measure_a`` first), ``mean_a_1``, ``mean_a_2``,
+        ``mean_b_1``, ``mean_b_2``, ``diff_a`` (``mean_a_1 - mean_a_2``, > 0)
+        and ``diff_b`` (``mean_b_1 - mean_b_2``, < 0), sorted by ``diff_a``
+        descending (the most surprising swaps first). Pairs tied under either
+        measure are not swaps. ``frame.attrs`` holds ``measure_a`` and
+        ``measure_b``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mrrstats import swapped_pairs
+    >>> rr = pd.DataFrame({"s1": [1.0, 0.5], "s2": [0.5, 0.5], "s3": [1.0, 1.0]})
+    >>> ap = pd.DataFrame({"s1": [0.9, 0.4], "s2": [0.6, 0.2], "s3": [0.5, 0.6]})
+    >>> print(swapped_pairs({"RR": rr, "AP": ap}, "RR", "AP")[["system_1", "system_2"]])
+      system_1 system_2
+    0       s3       s1
+    """
+    frames, decimals = _swapped_pairs_iv(scores, measure_a, measure_b, decimals)
+    means = _means(frames, decimals)
+    systems = means.index.to_numpy()
+    xa = means[measure_a].to_numpy()
+    xb = means[measure_b].to_numpy()
+    i, j = np.triu_indices(systems.size, k=1)
+    da, db = xa[i] - xa[j], xb[i] - xb[j]
+    hit = da * db < 0
+    i, j, da = i[hit], j[hit], da[hit]
+    first = np.where(da > 0, i, j)
+    second = np.where(da > 0, j, i)
+    out = pd.DataFrame({
+        "system_1": systems[first], "system_2": systems[second],
+        "mean_a_1": xa[first], "mean_a_2": xa[second],
+        "mean_b_1": xb[first], "mean_b_2": xb[second],
+    })
+    out["diff_a"] = out["mean_a_1"] - out["mean_a_2"]
+    out["diff_b"] = out["mean_b_1"] - out["mean_b_2"]
+    out = out.sort_values(["diff_a", "system_1", "system_2"],
+                          ascending=[False, True, True]).reset_index(drop=True)
+    out.attrs.update(measure_a=measure_a, measure_b=measure_b)
+    return out
+
+
+# --------------------------------------------------------------------------
+# per-query agreement
+# --------------------------------------------------------------------------
+
+def _corr(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson correlation; NaN when either input is constant."""
+    x = x - x.mean()
+    y = y - y.mean()
+    den = np.sqrt(np.dot(x, x) * np.dot(y, y))
+    if den == 0:
+        return float("nan")
+    return float(np.clip(np.dot(x, y) / den, -1.0, 1.0))
+
+
+def _per_query_correlation_iv(scores, by):
+    frames = _score_frames(scores)
+    if by not in ("system", "pooled"):
+        raise ValueError(f"`by` must be 'system' or 'pooled', got {by!r}")
+    return frames, by
+
+
+def per_query_correlation(scores, *, by: str = "system") -> pd.DataFrame:
+    """Correlation of the per-query values of pairs of measures.
+
+    Parameters
+    ----------
+    scores : Evaluation or mapping
+        Per-query scores (see the module documentation).
+    by : {"system", "pooled"}, keyword-only
+        ``"system"``: one correlation per system over its queries;
+        ``"pooled"``: one correlation over all (system, query) values.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per unordered pair of measures (and system), columns
+        ``measure_a``, ``measure_b``, ``system`` (``"(pooled)"`` when
+        ``by="pooled"``), ``n`` (number of values), ``pearson``, ``spearman``
+        (Pearson on average ranks) and ``kendall`` (tau-b, scipy). A
+        correlation is NaN when either measure is constant over the values
+        (e.g. a system with RR = 1 on every query).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mrrstats import per_query_correlation
+    >>> rr = pd.DataFrame({"s1": [1.0, 0.5, 0.25], "s2": [1.0, 1.0, 0.5]})
+    >>> ap = pd.DataFrame({"s1": [0.6, 0.5, 0.1], "s2": [0.9, 0.3, 0.4]})
+    >>> out = per_query_correlation({"RR": rr, "AP": ap})
+    >>> print(out[["system", "spearman"]].round(3).to_string(index=False))
+    system  spearman
+        s1       1.0
+        s2       0.0
+    """
+    frames, by = _per_query_correlation_iv(scores, by)
+    names = list(frames)
+    first = frames[names[0]]
+    groups = ([("(pooled)", slice(None))] if by == "pooled"
+              else [(s, s) for s in first.columns])
+    rows = []
+    for k, a in enumerate(names):
+        for b in names[k + 1:]:
+            for label, col in groups:
+                x = np.ravel(frames[a].loc[:, col].to_numpy())
+                y = np.ravel(frames[b].loc[:, col].to_numpy())
+                rows.append({
+                    "measure_a": a, "measure_b": b, "system": label, "n": x.size,
+                    "pearson": _corr(x, y),
+                    "spearman": _corr(stats.rankdata(x), stats.rankdata(y)),
+                    "kendall": float(stats.kendalltau(x, y, variant="b").statistic),
+                })
+    return pd.DataFrame(rows, columns=["measure_a", "measure_b", "system", "n", "pearson",
+                                       "spearman", "kendall"])
+
+
+def _perfect_rr_disagreement_iv(scores, rr, others, atol):
+    frames = _score_frames(scores)
+    _check_measure(frames, rr, "rr")
+    if others is None:
+        others = [m for m in frames if m != rr]
+    elif isinstance(others, str):
+        others = [others]
+    others = list(others)
+    for m in others:
+        if m not in frames or m == rr:
+            raise ValueError(f"`others` must name measures of `scores` other than {rr!r}, "
+                             f"got {m!r}")
+    if not others:
+        raise ValueError("`others` is empty: `scores` needs a measure besides RR")
+    atol = _check_atol(atol)
+    return frames, others, atol
+
+
+def perfect_rr_disagreement(scores, *, rr: str = "RR", others=None, atol: float = 1e-9
+                            ) -> pd.DataFrame:
+    """How often RR says "perfect" (RR = 1) while another measure says otherwise.
+
+    RR = 1 whenever the first document is relevant, whatever happens below it;
+    AP and nDCG are 1 only if the whole ranking is ideal. This counts, per
+    system, the queries with RR = 1 on which another measure is below 1.
+
+    Parameters
+    ----------
+    scores : Evaluation or mapping
+        Per-query scores including the RR measure (see the module
+        documentation).
+    rr : str, keyword-only
+        Name of the RR measure in ``scores`` (default ``"RR"``).
+    others : sequence of str or None, keyword-only
+        Measures to compare with; default every other measure.
+    atol : float, keyword-only
+        A value counts as 1 when it is ``>= 1 - atol`` (default 1e-9, for
+        floating-point round-off).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (measure, system), columns ``measure``, ``system``,
+        ``n_queries``, ``n_rr_one`` (queries with RR = 1), ``n_other_below_one``
+        (of those, queries where ``measure`` < 1), ``share_below_one``
+        (``n_other_below_one / n_rr_one``, NaN when ``n_rr_one`` is 0) and
+        ``mean_other_when_rr_one`` (mean of ``measure`` over the RR = 1
+        queries).
+
+    Notes
+    -----
+    A cutoff measure such as P@10 is below 1 whenever fewer than 10 relevant
+    documents exist, so it disagrees almost always; compare RR with AP and
+    nDCG to see what RR hides.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mrrstats import perfect_rr_disagreement
+    >>> rr = pd.DataFrame({"s1": [1.0, 1.0, 0.5], "s2": [1.0, 0.2, 1.0]})
+    >>> ap = pd.DataFrame({"s1": [1.0, 0.7, 0.4], "s2": [0.5, 0.1, 1.0]})
+    >>> out = perfect_rr_disagreement({"RR": rr, "AP": ap})
+    >>> print(out[["system", "n_rr_one", "n_other_below_one"]].to_string(index=False))
+    system  n_rr_one  n_other_below_one
+        s1         2                  1
+        s2         2                  1
+    """
+    frames, others, atol = _perfect_rr_disagreement_iv(scores, rr, others, atol)
+    one = frames[rr] >= 1.0 - atol
+    rows = []
+    for m in others:
+        other = frames[m]
+        below = one & (other < 1.0 - atol)
+        n_one = one.sum(axis=0)
+        n_below = below.sum(axis=0)
+        mean_other = other.where(one).mean(axis=0)
+        for s in other.columns:
+            rows.append({
+                "measure": m, "system": s, "n_queries": int(other.shape[0]),
+                "n_rr_one": int(n_one[s]), "n_other_below_one": int(n_below[s]),
+                "share_below_one": (n_below[s] / n_one[s]) if n_one[s] else np.nan,
+                "mean_other_when_rr_one": float(mean_other[s]),
+            })
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------
+# decision agreement and discriminative power (tests from mrrstats.multiple)
+# --------------------------------------------------------------------------
+
+_OUTCOMES = ("both significant", "neither significant", "significant only under a",
+             "significant only under b", "reversed")
+
+
+@dataclass(frozen=True, eq=False)
+class DecisionAgreement:
+    """Whether two measures lead to the same decisions on every pair of systems.
+
+    Attributes
+    ----------
+    measure_a, measure_b : str
+        The two measures.
+    pairs : pandas.DataFrame
+        One row per pair of systems (see :func:`decision_agreement`).
+    n_pairs : int
+        Number of system pairs.
+    n_same_direction : int
+        Pairs whose mean difference has the same sign under both measures.
+    n_significant_a, n_significant_b : int
+        Pairs significant under each measure (after the correction).
+    n_both : int
+        Pairs significant under both, in the same direction.
+    n_only_a, n_only_b : int
+        Pairs significant under one measure only.
+    n_reversed : int
+        Pairs significant under both measures in opposite directions.
+    flip_share : float
+        Share of the significant decisions that change with the measure:
+        ``(n_only_a + n_only_b + n_reversed) / (pairs significant under at
+        least one measure)``; NaN when no pair is significant.
+    test, correction : str
+        The test and the multiple-comparison correction used.
+    alpha : float
+        Significance level.
+    n_resamples : int or None
+        Resamples of the test (None for the t-test).
+    seed : int
+        Seed of the resamples, shared by both measures.
+    """
+
+    measure_a: str
+    measure_b: str
+    pairs: pd.DataFrame = field(repr=False)
+    n_pairs: int
+    n_same_direction: int
+    n_significant_a: int
+    n_significant_b: int
+    n_both: int
+    n_only_a: int
+    n_only_b: int
+    n_reversed: int
+    flip_share: float
+    test: str
+    correction: str
+    alpha: float
+    n_resamples: int | None
+    seed: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-pair table (a copy of :attr:`pairs`)."""
+        return self.pairs.copy()
+
+    def summary(self) -> pd.DataFrame:
+        """One-row table of the counts, the flip share and the settings."""
+        keys = ("measure_a", "measure_b", "n_pairs", "n_same_direction", "n_significant_a",
+                "n_significant_b", "n_both", "n_only_a", "n_only_b", "n_reversed",
+                "flip_share", "test", "correction", "alpha", "n_resamples", "seed")
+        return pd.DataFrame([{k: getattr(self, k) for k in keys}])
+
+
+def _seed_from(rng) -> int:
+    """One seed for every test of a call, drawn once from ``rng``."""
+    return int(np.random.default_rng(rng).integers(2**63 - 1))
+
+
+def _decision_agreement_iv(scores, measure_a, measure_b, alpha):
+    frames = _score_frames(scores)
+    _check_measure(frames, measure_a, "measure_a")
+    _check_measure(frames, measure_b, "measure_b")
+    if measure_a == measure_b:
+        raise ValueError("`measure_a` and `measure_b` must differ")
+    return frames, _check_alpha(alpha)
+
+
+def decision_agreement(scores, measure_a: str, measure_b: str, *,
+                       test: str = "randomization", correction: str | None = "holm",
+                       alpha: float = 0.05, n_resamples: int = 10000, batch=None,
+                       rng=None) -> DecisionAgreement:
+    """Do two measures agree on the direction and significance of every system pair?
+
+    All pairs of systems are tested under each measure with
+    :func:`mrrstats.multiple.pairwise_tests` (two-sided), corrected for
+    multiple comparisons, and the decisions are compared.
+
+    Parameters
+    ----------
+    scores : Evaluation or mapping
+        Per-query scores (see the module documentation).
+    measure_a, measure_b : str
+        The two measures, e.g. ``"RR"`` and ``"nDCG@10"``.
+    test : str, keyword-only
+        Test of :func:`~mrrstats.multiple.pairwise_tests`: ``"t"``,
+        ``"wilcoxon"``, ``"sign"``, ``"randomization"`` (default),
+        ``"bootstrap"``, ``"bootstrap-t"``, ``"tukey"``, ``"maxt"`` or
+        ``"anova-hsd"``.
+    correction : {"holm", "bonferroni", "bh", "none"} or None, keyword-only
+        Multiple-comparison correction, applied within each measure (ignored
+        by ``tukey``, ``maxt`` and ``anova-hsd``, which control the
+        family-wise error themselves).
+    alpha : float, keyword-only
+        Significance level (default 0.05).
+    n_resamples : int, keyword-only
+        Resamples of the resampling tests.
+    batch : int or None, keyword-only
+        Resamples per batch (memory bound); does not change the result.
+    rng : None, int or numpy.random.Generator, keyword-only
+        Seed. One seed is drawn from it and used for both measures, so the two
+        measures see the same resamples and their decisions differ only
+        because the measures differ.
+
+    Returns
+    -------
+    DecisionAgreement
+        Counts, the flip share and ``pairs``: one row per pair of systems with
+        columns ``system_1``, ``system_2``, and for each measure (suffix
+        ``_a``, ``_b``) ``diff`` (mean of ``system_1`` minus mean of
+        ``system_2``), ``pvalue``, ``pvalue_adjusted``, ``significant`` and
+        ``decision`` (+1: ``system_1`` significantly better, -1: significantly
+        worse, 0: not significant); then ``same_direction`` and ``outcome``:
+        ``"both significant"`` (same direction), ``"neither significant"``,
+        ``"significant only under a"``, ``"significant only under b"`` or
+        ``"reversed"`` (significant under both, opposite directions).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from mrrstats import decision_agreement
+    >>> x = np.random.default_rng(0).uniform(size=(40, 3)) + np.array([0.0, 0.3, 0.6])
+    >>> a = pd.DataFrame(x, columns=["s1", "s2", "s3"])
+    >>> b = pd.DataFrame(x[:, ::-1], columns=["s1", "s2", "s3"])  # order reversed
+    >>> res = decision_agreement({"A": a, "B": b}, "A", "B", test="t", rng=1)
+    >>> print(res.n_pairs, res.n_reversed, res.flip_share)
+    3 3 1.0
+    """
+    from .multiple import pairwise_tests
+
+    frames, alpha = _decision_agreement_iv(scores, measure_a, measure_b, alpha)
+    seed = _seed_from(rng)
+    results = {}
+    for m in (measure_a, measure_b):
+        results[m] = pairwise_tests(frames[m], test=test, correction=correction, alpha=alpha,
+                                    alternative="two-sided", n_resamples=n_resamples,
+                                    ci="none", batch=batch, rng=seed)
+    ra, rb = results[measure_a], results[measure_b]
+    pairs = pd.DataFrame({"system_1": np.asarray(ra.a), "system_2": np.asarray(ra.b)})
+    for suffix, r in (("a", ra), ("b", rb)):
+        if list(np.asarray(r.a)) != list(pairs.system_1) or list(np.asarray(r.b)) != list(
+                pairs.system_2):
+            raise RuntimeError("pairwise_tests returned pairs in different orders")
+        diff = np.asarray(r.difference, dtype=np.float64)
+        sig = np.asarray(r.reject, dtype=bool)
+        pairs[f"diff_{suffix}"] = diff
+        pairs[f"pvalue_{suffix}"] = np.asarray(r.pvalue, dtype=np.float64)
+        pairs[f"pvalue_adjusted_{suffix}"] = np.asarray(r.pvalue_adjusted, dtype=np.float64)
+        pairs[f"significant_{suffix}"] = sig
+        pairs[f"decision_{suffix}"] = np.where(sig, np.sign(diff), 0).astype(int)
+    da, db = pairs["decision_a"].to_numpy(), pairs["decision_b"].to_numpy()
+    pairs["same_direction"] = np.sign(pairs["diff_a"]) == np.sign(pairs["diff_b"])
+    outcome = np.select(
+        [(da != 0) & (da == db), (da == 0) & (db == 0), (da != 0) & (db == 0),
+         (da == 0) & (db != 0)],
+        list(_OUTCOMES[:4]), default=_OUTCOMES[4])
+    pairs["outcome"] = outcome
+    counts = {o: int(np.sum(outcome == o)) for o in _OUTCOMES}
+    n_any = len(pairs) - counts["neither significant"]
+    flips = counts["significant only under a"] + counts["significant only under b"] + counts[
+        "reversed"]
+    return DecisionAgreement(
+        measure_a=measure_a, measure_b=measure_b, pairs=pairs, n_pairs=len(pairs),
+        n_same_direction=int(pairs["same_direction"].sum()),
+        n_significant_a=int(np.sum(da != 0)), n_significant_b=int(np.sum(db != 0)),
+        n_both=counts["both significant"], n_only_a=counts["significant only under a"],
+        n_only_b=counts["significant only under b"], n_reversed=counts["reversed"],
+        flip_share=flips / n_any if n_any else float("nan"),
+        test=str(ra.test), correction=str(ra.correction), alpha=float(alpha),
+        n_resamples=ra.n_resamples, seed=seed)
+
+
+def _discriminative_power_table_iv(scores, alpha):
+    return _score_frames(scores), _check_alpha(alpha)
+
+
+def discriminative_power_table(scores, *, test: str = "randomization",
+                               correction: str | None = None, alpha: float = 0.05,
+                               n_resamples: int = 10000, batch=None, rng=None
+                               ) -> pd.DataFrame:
+    """Discriminative power of each measure, side by side (Sakai, 2006).
+
+    Parameters
+    ----------
+    scores : Evaluation or mapping
+        Per-query scores (see the module documentation).
+    test, correction, alpha, n_resamples, batch
+        As for :func:`mrrstats.multiple.discriminative_power` (two-sided).
+        Sakai's definition uses no correction (the default here).
+    rng : None, int or numpy.random.Generator, keyword-only
+        One seed is drawn from it and used for every measure (common random
+        numbers: the measures see the same resamples).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per measure (index ``measure``) with ``n_systems``,
+        ``n_queries``, ``n_pairs``, ``n_significant``,
+        ``discriminative_power`` (share of pairs significant at ``alpha``),
+        ``min_significant_difference`` (smallest absolute mean difference
+        among the significant pairs), ``test``, ``correction``, ``alpha``,
+        ``n_resamples`` and ``seed``.
+
+    References
+    ----------
+    .. [1] T. Sakai, "Evaluating evaluation metrics based on the bootstrap",
+       SIGIR 2006, pp. 525-532.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from mrrstats import discriminative_power_table
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(size=(40, 3)) + np.array([0.0, 0.3, 0.6])
+    >>> noisy = x + rng.normal(scale=1.0, size=x.shape)
+    >>> scores = {"clean": pd.DataFrame(x), "noisy": pd.DataFrame(noisy)}
+    >>> out = discriminative_power_table(scores, test="t")
+    >>> print(out["n_significant"].tolist())
+    [3, 1]
+    """
+    from .multiple import discriminative_power
+
+    frames, alpha = _discriminative_power_table_iv(scores, alpha)
+    seed = _seed_from(rng)
+    rows = []
+    for m, frame in frames.items():
+        res = discriminative_power(frame, test=test, alpha=alpha, correction=correction,
+                                   alternative="two-sided", n_resamples=n_resamples,
+                                   batch=batch, rng=seed)
+        rows.append({
+            "measure": m, "n_systems": frame.shape[1], "n_queries": frame.shape[0],
+            "n_pairs": int(res.n_pairs), "n_significant": int(res.n_significant),
+            "discriminative_power": float(res.discriminative_power),
+            "min_significant_difference": float(res.min_significant_difference),
+            "test": str(res.test), "correction": str(res.correction), "alpha": float(alpha),
+            "n_resamples": getattr(getattr(res, "pairwise", None), "n_resamples", None),
+            "seed": seed,
+        })
+    return pd.DataFrame(rows).set_index("measure")

@@ -1,0 +1,444 @@
+r"""``compare``: the verb users call to compare systems on one or more measures.
+
+:func:`compare` runs :func:`mrrstats.pairwise_tests` for every measure and
+returns a :class:`Comparison` that prints as a table of pairs and exports
+Markdown, LaTeX (significance superscripts, best value bold, a caption that
+names every setting) and a stable JSON contract.
+
+The JSON contract (``Comparison.to_dict()`` / ``to_json()``): an object with
+
+* ``settings``: ``test``, ``correction``, ``alpha``, ``alternative``,
+  ``n_resamples``, ``confidence_level``, ``ci_method``, ``seed``, ``missing``;
+* ``measures`` (list of names) and ``systems`` (list of names);
+* ``means``: ``{measure: {system: mean}}``;
+* ``pairs``: a list with one object per pair and measure, with keys ``a``,
+  ``b``, ``measure``, ``mean_a``, ``mean_b``, ``diff`` (``mean_a - mean_b``),
+  ``ci_low``, ``ci_high``, ``statistic``, ``pvalue``, ``pvalue_adjusted``,
+  ``reject``, ``test``, ``correction``, plus ``pvalue_se``, ``d_z``, ``es_e``,
+  ``wins``, ``ties``, ``losses``, ``prob_superiority``, ``n_queries``.
+
+Numbers that are undefined or unbounded (NaN, one-sided infinite bounds) are
+``null``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .multiple import (
+    _FAMILY_TESTS,
+    _correction_iv,
+    _test_name_iv,
+    pairwise_tests,
+)
+from .significance import _alpha_iv, _alternative_iv, _confidence_level_iv, _int_iv, _rng_iv
+
+__all__ = ["Comparison", "compare"]
+
+_TEST_LABELS = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "randomization": "paired randomization test",
+    "bootstrap": "paired bootstrap shift test",
+    "bootstrap-t": "studentised paired bootstrap test",
+    "tukey": "randomised Tukey HSD",
+    "maxt": "Westfall-Young step-down max-T",
+    "anova-hsd": "Tukey HSD (two-way ANOVA)",
+}
+_CORRECTION_LABELS = {
+    "holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
+    "none": "no correction", "tukey-hsd": "Tukey HSD family-wise",
+    "westfall-young": "Westfall-Young family-wise", "tukey-hsd-anova": "Tukey HSD family-wise",
+}
+
+
+def _higher_is_better(measure) -> bool:
+    """Every measure is better when higher, except ``Rank`` (first relevant rank)."""
+    return not str(measure).split("(")[0].split("@")[0] == "Rank"
+
+
+def _letters(k):
+    """a, b, ..., z, aa, ab, ... for k systems."""
+    out = []
+    for i in range(k):
+        s = ""
+        i += 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            s = chr(97 + r) + s
+        out.append(s)
+    return out
+
+
+def _num(x):
+    """JSON number or null."""
+    if x is None:
+        return None
+    if isinstance(x, bool | np.bool_):
+        return bool(x)
+    if isinstance(x, int | np.integer):
+        return int(x)
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(s):
+    return "".join(_LATEX_ESCAPES.get(c, c) for c in str(s))
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Result of :func:`compare`.
+
+    Attributes
+    ----------
+    results : dict of str -> PairwiseResult
+        Per measure, the all-pairs result (see :func:`mrrstats.pairwise_tests`).
+    measures : tuple of str
+    systems : tuple of str
+    test, correction, alternative, ci_method, missing : str
+        ``correction`` is the requested one; tests that control the
+        family-wise error themselves record theirs in each result.
+    alpha, confidence_level : float
+    n_resamples : int
+    seed : int or None
+        Seed or entropy that reproduces the result (None when a Generator was passed).
+    """
+
+    results: dict = field(repr=False)
+    measures: tuple
+    systems: tuple
+    test: str
+    correction: str
+    alpha: float
+    alternative: str
+    n_resamples: int
+    confidence_level: float
+    ci_method: str
+    missing: str
+    seed: int | None
+
+    # -- tables ----------------------------------------------------------
+    def to_frame(self):
+        """One row per pair and measure (columns as in the JSON ``pairs``)."""
+        frames = [self.results[m].to_frame() for m in self.measures]
+        frame = pd.concat(frames, ignore_index=True)
+        frame["n_queries"] = np.concatenate(
+            [np.full(len(self.results[m]), self.results[m].n_queries) for m in self.measures])
+        return frame
+
+    def means(self):
+        """DataFrame of means: one row per system, one column per measure."""
+        data = {}
+        for m in self.measures:
+            r = self.results[m]
+            mean = dict(zip(r.a, r.mean_a, strict=True))
+            mean.update(zip(r.b, r.mean_b, strict=True))
+            data[m] = [mean[s] for s in self.systems]
+        frame = pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
+        frame.columns.name = "measure"
+        return frame
+
+    def wins_matrix(self, measure):
+        """Boolean DataFrame: ``[x, y]`` is True when system x beats y significantly."""
+        r = self.results[measure]
+        k = len(self.systems)
+        pos = {s: i for i, s in enumerate(self.systems)}
+        W = np.zeros((k, k), dtype=bool)
+        hib = _higher_is_better(measure)
+        for a, b, diff, rej in zip(r.a, r.b, r.difference, r.reject, strict=True):
+            if not rej or diff == 0:
+                continue
+            a_better = (diff > 0) == hib
+            if self.alternative == "greater" and not a_better:
+                continue
+            if self.alternative == "less" and a_better:
+                continue
+            if a_better:
+                W[pos[a], pos[b]] = True
+            else:
+                W[pos[b], pos[a]] = True
+        return pd.DataFrame(W, index=list(self.systems), columns=list(self.systems))
+
+    def caption(self):
+        """One sentence naming the test, sidedness, correction, alpha, B and seed."""
+        r0 = self.results[self.measures[0]]
+        corr = _CORRECTION_LABELS.get(r0.correction, r0.correction)
+        side = {"two-sided": "two-sided", "greater": "one-sided (row system better)",
+                "less": "one-sided (row system worse)"}[self.alternative]
+        parts = [f"{_TEST_LABELS[self.test]}, {side}", f"{corr} correction"
+                 if r0.correction not in ("none",) else "no multiple-comparison correction",
+                 f"alpha = {self.alpha:g}"]
+        if r0.n_resamples is not None:
+            if r0.exact:
+                parts.append(f"exact enumeration ({r0.n_resamples} sign vectors)")
+            else:
+                parts.append(f"B = {self.n_resamples}")
+        if self.seed is not None and (r0.n_resamples is not None
+                                      or self.ci_method in ("bca", "percentile", "basic")):
+            parts.append(f"seed = {self.seed}")
+        elif self.seed is None and r0.n_resamples is not None:
+            parts.append("seed: caller's Generator")
+        letters = ("Superscripts: the systems (by letter) that the row system beats "
+                   "significantly after correction; best value in bold.")
+        return "Mean per query; " + "; ".join(parts) + ". " + letters
+
+    def _cells(self, fmt_value, fmt_sup, fmt_bold, digits):
+        letters = _letters(len(self.systems))
+        means = self.means()
+        rows = []
+        for i, s in enumerate(self.systems):
+            row = [letters[i], s]
+            for m in self.measures:
+                col = means[m]
+                v = col.iloc[i]
+                best = col.max() if _higher_is_better(m) else col.min()
+                text = fmt_value(f"{v:.{digits}f}")
+                if v == best:
+                    text = fmt_bold(text)
+                beaten = self.wins_matrix(m).iloc[i].to_numpy()
+                sup = "".join(letters[j] for j in np.flatnonzero(beaten))
+                if sup:
+                    text += fmt_sup(sup)
+                row.append(text)
+            rows.append(row)
+        return rows
+
+    def to_markdown(self, *, digits=4):
+        """Markdown table: one row per system, a column per measure, with superscripts."""
+        rows = self._cells(lambda t: t, lambda s: f"<sup>{s}</sup>", lambda t: f"**{t}**",
+                           digits)
+        head = ["", "system", *self.measures]
+        lines = ["| " + " | ".join(head) + " |",
+                 "|" + "|".join([":--", ":--"] + ["--:"] * len(self.measures)) + "|"]
+        for row in rows:
+            lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
+        lines.append("")
+        lines.append(self.caption())
+        return "\n".join(lines) + "\n"
+
+    def to_latex(self, *, digits=4, label=None):
+        """LaTeX ``table`` (booktabs): superscript letters, best value bold, full caption."""
+        rows = self._cells(lambda t: t, lambda s: f"$^{{\\mathrm{{{s}}}}}$",
+                           lambda t: f"\\textbf{{{t}}}", digits)
+        cols = "ll" + "r" * len(self.measures)
+        out = ["\\begin{table}", "\\centering", f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
+               " & System & " + " & ".join(_latex_escape(m) for m in self.measures)
+               + " \\\\", "\\midrule"]
+        for row in rows:
+            out.append(" & ".join([row[0], _latex_escape(row[1]), *row[2:]]) + " \\\\")
+        out += ["\\bottomrule", "\\end{tabular}",
+                f"\\caption{{{_latex_escape(self.caption())}}}"]
+        if label:
+            out.append(f"\\label{{{label}}}")
+        out.append("\\end{table}")
+        return "\n".join(out) + "\n"
+
+    def to_string(self, *, digits=4):
+        """Plain-text table of all pairs (the CLI's ``--format table``)."""
+        frame = self.to_frame()
+        cols = ["measure", "a", "b", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
+                "pvalue", "pvalue_adjusted", "reject", "d_z", "wins", "ties", "losses"]
+        with pd.option_context("display.width", 250, "display.max_columns", 50,
+                               "display.max_rows", 100000,
+                               "display.float_format", f"{{:.{digits}f}}".format):
+            body = frame[cols].to_string(index=False)
+        return body + "\n\n" + self.caption() + "\n"
+
+    def __str__(self):
+        return self.to_string()
+
+    # -- JSON ------------------------------------------------------------
+    def to_dict(self):
+        """The stable JSON contract (see the module documentation)."""
+        pairs = []
+        for m in self.measures:
+            r = self.results[m]
+            for q in range(len(r)):
+                pairs.append({
+                    "a": r.a[q], "b": r.b[q], "measure": m,
+                    "mean_a": _num(r.mean_a[q]), "mean_b": _num(r.mean_b[q]),
+                    "diff": _num(r.difference[q]),
+                    "ci_low": _num(r.ci_low[q]), "ci_high": _num(r.ci_high[q]),
+                    "statistic": _num(r.statistic[q]),
+                    "pvalue": _num(r.pvalue[q]), "pvalue_se": _num(r.pvalue_se[q]),
+                    "pvalue_adjusted": _num(r.pvalue_adjusted[q]),
+                    "reject": bool(r.reject[q]),
+                    "test": r.test, "correction": r.correction,
+                    "d_z": _num(r.d_z[q]), "es_e": _num(r.es_e[q]),
+                    "wins": int(r.wins[q]), "ties": int(r.ties[q]), "losses": int(r.losses[q]),
+                    "prob_superiority": _num(r.prob_superiority[q]),
+                    "n_queries": int(r.n_queries),
+                })
+        means = self.means()
+        return {
+            "settings": {
+                "test": self.test, "correction": self.correction, "alpha": self.alpha,
+                "alternative": self.alternative, "n_resamples": self.n_resamples,
+                "confidence_level": self.confidence_level, "ci_method": self.ci_method,
+                "seed": self.seed, "missing": self.missing,
+            },
+            "measures": list(self.measures),
+            "systems": list(self.systems),
+            "means": {m: {s: _num(means.loc[s, m]) for s in self.systems}
+                      for m in self.measures},
+            "dropped_queries": {m: list(self.results[m].dropped_queries)
+                                for m in self.measures},
+            "pairs": pairs,
+        }
+
+    def to_json(self, *, indent=2):
+        """``json.dumps(self.to_dict())`` (strict JSON: no NaN or Infinity)."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+
+def _measure_frames(scores, measure):
+    """Normalise the ``scores`` argument to an ordered dict measure -> DataFrame."""
+    if isinstance(scores, pd.DataFrame):
+        name = measure if measure is not None else scores.attrs.get("measure", "score")
+        if not isinstance(name, str):
+            raise TypeError("`measure` must be a single name when `scores` is a DataFrame")
+        return {name: scores}
+    if isinstance(scores, Mapping):
+        if not scores:
+            raise ValueError("`scores` is an empty dict")
+        frames = {}
+        for k, v in scores.items():
+            if not isinstance(v, pd.DataFrame):
+                raise TypeError(f"`scores[{k!r}]` must be a DataFrame (rows = queries, "
+                                "columns = systems)")
+            frames[str(k)] = v
+        if measure is not None:
+            wanted = [measure] if isinstance(measure, str) else list(measure)
+            missing = [m for m in wanted if m not in frames]
+            if missing:
+                raise ValueError(f"`measure` {missing} not in `scores` (have {list(frames)})")
+            frames = {m: frames[m] for m in wanted}
+        return frames
+    if hasattr(scores, "scores") and callable(scores.scores) and hasattr(scores,
+                                                                         "measure_names"):
+        names = list(scores.measure_names)
+        if measure is not None:
+            names = [measure] if isinstance(measure, str) else list(measure)
+        return {str(m): scores.scores(m) for m in names}
+    raise TypeError("`scores` must be a DataFrame (rows = queries, columns = systems), a dict "
+                    "measure -> DataFrame, or an Evaluation")
+
+
+def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
+            n_resamples=10000, confidence_level=0.95, alternative="two-sided", rng=None,
+            measure=None, ci=None, zero_tolerance=0.0, missing="raise", batch=None,
+            test_options=None):
+    r"""Compare systems pairwise on one or more measures, with correction and CIs.
+
+    Parameters
+    ----------
+    scores : DataFrame, dict of str -> DataFrame, or Evaluation
+        Per-query scores: a DataFrame with one row per query and one column
+        per system; a dict mapping measure names to such frames; or an
+        :class:`mrrstats.Evaluation` (every evaluated measure, via
+        ``Evaluation.scores(measure)``).
+    test : str, keyword-only
+        ``"t"``, ``"wilcoxon"``, ``"sign"``, ``"randomization"``,
+        ``"bootstrap"``, ``"bootstrap-t"``, ``"tukey"``, ``"maxt"`` or
+        ``"anova-hsd"`` (see :func:`mrrstats.pairwise_tests`).
+    correction : {"holm", "bonferroni", "bh", "none"} or None, keyword-only
+        Adjustment across the pairs of each measure (the family is one
+        measure's pairs). Superseded by ``"tukey"``, ``"maxt"`` and
+        ``"anova-hsd"``, which control the family-wise error themselves.
+    alpha : float, keyword-only
+    n_resamples : int, keyword-only
+    confidence_level : float, keyword-only
+    alternative : {"two-sided", "less", "greater"}, keyword-only
+        One-sided alternatives are about the first system of each pair
+        (``a`` precedes ``b`` in column order).
+    rng : None, int or numpy.random.Generator, keyword-only
+        One Generator serves all measures, in order.
+    measure : str or list of str, optional, keyword-only
+        Name of the measure of a single DataFrame (default
+        ``frame.attrs["measure"]`` or ``"score"``), or the measures to take
+        from a dict or an Evaluation (default all).
+    ci : str or None, keyword-only
+        Interval of the mean differences (see :func:`mrrstats.pairwise_tests`).
+    zero_tolerance : float, keyword-only
+    missing : {"raise", "drop"}, keyword-only
+        A query missing for some system (NaN, e.g. a run that lacks it in an
+        Evaluation) is an error by default; ``"drop"`` removes it from that
+        measure for all systems and lists it in ``dropped_queries``.
+    batch : int or None, keyword-only
+        Resamples in memory at once (never changes results).
+    test_options : dict, optional
+        Passed to :func:`mrrstats.pairwise_tests`.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, mrrstats
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.random(40)
+    >>> df = pd.DataFrame({"bm25": base, "dense": np.clip(base + 0.2, 0, 1),
+    ...                    "rerank": np.clip(base + rng.normal(0.2, 0.1, 40), 0, 1)})
+    >>> res = mrrstats.compare(df, measure="RR", rng=1, n_resamples=2000)
+    >>> print(res.to_frame()[["a", "b", "reject"]].to_string(index=False))
+       a      b  reject
+    bm25  dense    True
+    bm25 rerank    True
+    dense rerank   False
+    """
+    (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed) = _compare_iv(
+        scores, test, correction, alpha, n_resamples, confidence_level, alternative, rng,
+        measure, missing)
+    results = {}
+    systems = None
+    for m, frame in frames.items():
+        r = pairwise_tests(frame, test=test, correction=correction, alpha=alpha,
+                           alternative=alternative, n_resamples=n_resamples,
+                           confidence_level=cl, ci=ci, zero_tolerance=zero_tolerance,
+                           batch=batch, missing=missing, test_options=test_options, rng=gen)
+        results[m] = dataclasses.replace(r, measure=m, seed=seed)
+        if systems is None:
+            systems = r.systems
+        elif tuple(r.systems) != tuple(systems):
+            raise ValueError(f"measure {m!r} has systems {list(r.systems)}, but "
+                             f"{list(frames)[0]!r} has {list(systems)}: every measure must "
+                             "compare the same systems")
+    first = results[next(iter(results))]
+    return Comparison(results, tuple(results), tuple(systems), test, correction, alpha,
+                      alternative, n_resamples, cl, first.ci_method, missing, seed)
+
+
+def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, alternative,
+                rng, measure, missing):
+    test = _test_name_iv(test)
+    correction = _correction_iv(correction)
+    alpha = _alpha_iv(alpha)
+    n_resamples = _int_iv(n_resamples, "n_resamples")
+    cl = _confidence_level_iv(confidence_level)
+    _alternative_iv(alternative)
+    if test in _FAMILY_TESTS and alternative != "two-sided":
+        raise ValueError(f"`alternative` must be 'two-sided' for test={test!r}")
+    if missing not in ("raise", "drop"):
+        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+    if measure is not None and not isinstance(measure, str):
+        if not all(isinstance(m, str) for m in measure):
+            raise TypeError("`measure` must be a string or a list of strings")
+    frames = _measure_frames(scores, measure)
+    gen, seed = _rng_iv(rng)
+    return frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed
+

@@ -1,0 +1,671 @@
+r"""Link-prediction ranks: from score matrices, sampled negatives or given ranks.
+
+In link prediction (knowledge-graph completion, OGB, TGB) every query has one
+true candidate; the *rank* of the true candidate among the candidates is
+reported with one of four tie conventions (:data:`TIES`):
+
+=============== =============================================================
+``ties``        rank of the true candidate
+=============== =============================================================
+"optimistic"    :math:`o = 1 + \#\{c : s_c > s_{true}\}`
+"pessimistic"   :math:`p = \#\{c : s_c \ge s_{true}\}` (the true one included)
+"realistic"     :math:`(o + p)/2`: PyKEEN's default, TGB, and OGB >= 1.3.4;
+                reciprocal rank :math:`2/(o + p)`
+"expected"      ties broken uniformly at random: the rank is uniform on
+                :math:`o, \dots, p`, its expectation :math:`(o + p)/2`, and the
+                expected reciprocal rank is exactly
+                :math:`(H(p) - H(o - 1))/(p - o + 1)`, which is *not*
+                :math:`2/(o + p)` when :math:`o < p`
+=============== =============================================================
+
+Filtering (the filtered protocol of Bordes et al., 2013) removes the other
+known true answers from the candidates: they neither outrank the true
+candidate nor count in ``n_candidates`` (``N_i``), which counts the true
+candidate itself. All counting is done on the scores in their own dtype
+(comparisons are exact) and ranks are returned in float64.
+
+Score matrices are processed in chunks of rows (``batch``), so a
+FB15k-237-sized float32 matrix (20,466 x 14,541, 1.2 GB) needs about 3 MB of
+extra memory (0.3% of the matrix, mostly the per-query results); see
+``benchmarks/bench_linkpred.py``.
+
+References
+----------
+.. [1] A. Bordes, N. Usunier, A. Garcia-Duran, J. Weston and O. Yakhnenko,
+   "Translating Embeddings for Modeling Multi-relational Data", NeurIPS 2013.
+.. [2] M. Berrendorf, E. Faerman, L. Vermue and V. Tresp, "On the Ambiguity of
+   Rank-Based Evaluation of Entity Alignment or Link Prediction Methods",
+   arXiv:2002.06914, 2020 (optimistic, pessimistic and realistic ranks).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._special import expected_inverse_uniform
+
+__all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
+
+#: Tie conventions for link-prediction ranks.
+TIES = ("optimistic", "pessimistic", "realistic", "expected")
+_NONFINITE = ("raise", "exclude")
+_CHUNK_ELEMENTS = 1 << 18  # default chunk: 262,144 scores (1 MB of float32: fits in L2)
+
+
+def _ties_iv(ties) -> str:
+    if ties not in TIES:
+        raise ValueError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
+    return ties
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class LinkPredictionRanks:
+    r"""Per-query ranks of the true candidate, with every tie convention.
+
+    Attributes
+    ----------
+    optimistic : numpy.ndarray of float64
+        :math:`o_i`: 1 + number of (non-excluded) candidates scoring strictly
+        higher than the true one.
+    pessimistic : numpy.ndarray of float64
+        :math:`p_i`: number of candidates scoring at least as high, the true
+        one included (:math:`p_i \ge o_i`; equal when nothing ties).
+    n_candidates : numpy.ndarray of int64 or None
+        :math:`N_i`: candidates ranked for query ``i``, the true one included,
+        filtered and excluded ones not. None when unknown (ranks brought in
+        without counts); random baselines then need it.
+
+    Notes
+    -----
+    Build it with :func:`ranks_from_scores`, :func:`ranks_from_negatives` or
+    :meth:`from_ranks`; combine batches with :meth:`concatenate`.
+    """
+
+    optimistic: np.ndarray
+    pessimistic: np.ndarray
+    n_candidates: np.ndarray | None = None
+
+    def __post_init__(self):
+        o = np.asarray(self.optimistic, dtype=np.float64).ravel()
+        p = np.asarray(self.pessimistic, dtype=np.float64).ravel()
+        if o.shape != p.shape:
+            raise ValueError(f"`optimistic` ({o.size}) and `pessimistic` ({p.size}) ranks "
+                             "must have the same length")
+        if not (np.all(np.isfinite(o)) and np.all(np.isfinite(p))):
+            raise ValueError("ranks must be finite")
+        if np.any(o < 1) or np.any(p < o):
+            raise ValueError("ranks must satisfy 1 <= optimistic <= pessimistic")
+        object.__setattr__(self, "optimistic", _readonly(o))
+        object.__setattr__(self, "pessimistic", _readonly(p))
+        if self.n_candidates is not None:
+            n = np.asarray(self.n_candidates).ravel()
+            if n.shape != o.shape:
+                raise ValueError(f"`n_candidates` must have one entry per query ({o.size}), "
+                                 f"got {n.size}")
+            if n.size and (np.any(n != np.round(n)) or np.any(n < p)):
+                raise ValueError("`n_candidates` must be whole numbers >= the pessimistic rank")
+            object.__setattr__(self, "n_candidates", _readonly(n.astype(np.int64)))
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_ranks(cls, ranks, *, pessimistic=None, n_candidates=None) -> LinkPredictionRanks:
+        """Ranks computed elsewhere (PyKEEN, OGB, TGB, your own code).
+
+        Parameters
+        ----------
+        ranks : array_like
+            One rank per query (>= 1). Without ``pessimistic`` the ranks are
+            taken as already resolved: every tie convention returns them
+            unchanged (so realistic ranks ending in ``.5`` stay as they are).
+        pessimistic : array_like, optional, keyword-only
+            Pessimistic ranks; then ``ranks`` are the optimistic ones and both
+            must be whole numbers.
+        n_candidates : array_like of int, optional, keyword-only
+            Candidates per query, the true one included (needed for the
+            random baselines).
+
+        Returns
+        -------
+        LinkPredictionRanks
+
+        Examples
+        --------
+        >>> from mrrstats import LinkPredictionRanks
+        >>> r = LinkPredictionRanks.from_ranks([1, 2, 3], pessimistic=[1, 4, 3],
+        ...                                    n_candidates=[10, 10, 10])
+        >>> r.rank("realistic").tolist(), round(r.mrr("realistic"), 4)
+        ([1.0, 3.0, 3.0], 0.5556)
+        """
+        o = np.asarray(ranks, dtype=np.float64).ravel()
+        if pessimistic is None:
+            p = o
+        else:
+            p = np.asarray(pessimistic, dtype=np.float64).ravel()
+            if p.shape == o.shape and (np.any(o != np.round(o)) or np.any(p != np.round(p))):
+                raise ValueError("with `pessimistic`, both rank arrays must be whole numbers")
+        if n_candidates is not None:
+            n = np.asarray(n_candidates, dtype=np.float64).ravel()
+            if n.size and (not np.all(np.isfinite(n)) or np.any(n != np.round(n))):
+                raise ValueError("`n_candidates` must be whole numbers")
+            n_candidates = n
+        return cls(o, p, n_candidates)
+
+    @classmethod
+    def concatenate(cls, parts) -> LinkPredictionRanks:
+        """Join the ranks of several batches of queries, in order."""
+        parts = list(parts)
+        if not parts:
+            raise ValueError("`parts` is empty")
+        known = [p.n_candidates is not None for p in parts]
+        if any(known) and not all(known):
+            raise ValueError("some parts have `n_candidates` and some do not")
+        n = np.concatenate([p.n_candidates for p in parts]) if all(known) else None
+        return cls(np.concatenate([p.optimistic for p in parts]),
+                   np.concatenate([p.pessimistic for p in parts]), n)
+
+    # -- per-query values ---------------------------------------------------
+    @property
+    def n_queries(self) -> int:
+        return int(self.optimistic.size)
+
+    def __len__(self) -> int:
+        return self.n_queries
+
+    @property
+    def realistic(self) -> np.ndarray:
+        """Realistic ranks :math:`(o + p)/2` (PyKEEN, TGB, OGB >= 1.3.4)."""
+        return 0.5 * (self.optimistic + self.pessimistic)
+
+    def rank(self, ties: str = "realistic") -> np.ndarray:
+        """Per-query rank; ``"expected"`` gives the expected rank :math:`(o + p)/2`."""
+        ties = _ties_iv(ties)
+        if ties == "optimistic":
+            return self.optimistic.copy()
+        if ties == "pessimistic":
+            return self.pessimistic.copy()
+        return self.realistic
+
+    def reciprocal_rank(self, ties: str = "realistic") -> np.ndarray:
+        r"""Per-query reciprocal rank under ``ties``.
+
+        ``"realistic"`` is :math:`2/(o + p)` (what PyKEEN, OGB and TGB average
+        into MRR); ``"expected"`` is the exact expectation of ``1/rank`` when
+        the tie is broken uniformly at random, :math:`(H(p) - H(o-1))/(p-o+1)`.
+        """
+        ties = _ties_iv(ties)
+        if ties != "expected":
+            return 1.0 / self.rank(ties)
+        o, p = self.optimistic, self.pessimistic
+        out = 1.0 / o
+        tied = p > o
+        if np.any(tied):
+            out[tied] = expected_inverse_uniform(o[tied].astype(np.int64),
+                                                 p[tied].astype(np.int64))
+        return out
+
+    def hits(self, k: int, ties: str = "realistic") -> np.ndarray:
+        r"""Per-query Hits@k: 1 if the rank is at most ``k``.
+
+        ``"realistic"`` tests the realistic rank (as OGB and TGB do);
+        ``"expected"`` gives the probability :math:`P(\mathrm{rank} \le k)`
+        under random tie-breaking, :math:`\min(1, \max(0, (k - o + 1)/(p - o + 1)))`.
+        """
+        ties = _ties_iv(ties)
+        k = _k_iv(k)
+        if ties != "expected":
+            return (self.rank(ties) <= k).astype(np.float64)
+        o, p = self.optimistic, self.pessimistic
+        share = np.clip((k - o + 1.0) / (p - o + 1.0), 0.0, 1.0)
+        return np.where(p > o, share, (o <= k).astype(np.float64))
+
+    # -- aggregates ---------------------------------------------------------
+    def mrr(self, ties: str = "realistic") -> float:
+        """Mean reciprocal rank under ``ties``."""
+        return float(np.mean(self.reciprocal_rank(ties))) if self.n_queries else math.nan
+
+    def hits_at(self, k: int, ties: str = "realistic") -> float:
+        """Hits@k (the fraction of queries with rank <= ``k``)."""
+        return float(np.mean(self.hits(k, ties))) if self.n_queries else math.nan
+
+    def mean_rank(self, ties: str = "realistic") -> float:
+        """Mean rank under ``ties`` (``"expected"`` equals ``"realistic"``)."""
+        return float(np.mean(self.rank(ties))) if self.n_queries else math.nan
+
+    # -- random baselines ---------------------------------------------------
+    def _need_counts(self) -> np.ndarray:
+        if self.n_candidates is None:
+            raise ValueError("random baselines need `n_candidates`; pass it to from_ranks()")
+        return self.n_candidates
+
+    def expected_mrr(self) -> float:
+        r"""MRR of a uniformly random ranker on the same candidates, mean of :math:`H(N_i)/N_i`."""
+        from .baselines import expected_mrr
+
+        return expected_mrr(self._need_counts())
+
+    def adjusted_mrr(self, ties: str = "realistic") -> float:
+        """Adjusted MRR :math:`(M - E)/(1 - E)` (0: random, 1: perfect)."""
+        from .baselines import adjusted_mrr
+
+        return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
+
+    def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
+                      method: str = "auto", n_resamples: int = 9999, rng=None):
+        """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
+        from .baselines import random_baseline_test
+
+        return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),
+                                    alternative=alternative, method=method,
+                                    n_resamples=n_resamples, rng=rng)
+
+    def summary(self, ks=(1, 3, 10), ties: str = "realistic") -> pd.Series:
+        """MRR, mean rank and Hits@k under ``ties`` (plus baselines when N is known)."""
+        out = {"queries": float(self.n_queries), "MRR": self.mrr(ties),
+               "mean_rank": self.mean_rank(ties)}
+        for k in ks:
+            out[f"Hits@{k}"] = self.hits_at(k, ties)
+        if self.n_candidates is not None:
+            out["expected_MRR"] = self.expected_mrr()
+            out["adjusted_MRR"] = self.adjusted_mrr(ties)
+        s = pd.Series(out, name=ties)
+        return s
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per query: optimistic, pessimistic and realistic rank, expected RR, N."""
+        frame = pd.DataFrame({"optimistic": self.optimistic, "pessimistic": self.pessimistic,
+                              "realistic": self.realistic,
+                              "expected_rr": self.reciprocal_rank("expected")})
+        if self.n_candidates is not None:
+            frame["n_candidates"] = self.n_candidates
+        frame.index.name = "query"
+        return frame
+
+
+def _k_iv(k):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"`k` must be a positive integer, got {k!r}")
+    return int(k)
+
+
+# --------------------------------------------------------------------------
+# the counting kernel
+# --------------------------------------------------------------------------
+
+class _RowCounter:
+    """Counts True values per row of a reusable boolean buffer, fast.
+
+    Rows are padded with zeros to a multiple of ``8 * g`` bytes; each group
+    of ``g <= 255`` 64-bit words is summed as integers, so every byte lane
+    holds a count <= 255 without carrying into its neighbour; the lanes are
+    then added up. This is several times faster than ``count_nonzero(axis=1)``.
+    """
+
+    def __init__(self, rows: int, width: int):
+        self.width = width
+        words = max(1, -(-width // 8))
+        self.g = min(255, words)
+        padded = max(1, -(-width // (8 * self.g))) * 8 * self.g
+        self.buf = np.zeros((rows, padded), dtype=bool)
+
+    def view(self, k: int) -> np.ndarray:
+        return self.buf[:k, :self.width]
+
+    def count(self, k: int) -> np.ndarray:
+        w = self.buf[:k].view(np.uint64).reshape(k, -1, self.g)
+        lanes = np.add.reduce(w, axis=2)
+        return lanes.view(np.uint8).reshape(k, -1).sum(axis=1, dtype=np.int64)
+
+
+def _invalid_entries(C, true_col, er, ec, start, nonfinite):
+    """NaN / -inf entries of a chunk that are neither the true candidate nor excluded.
+
+    Returns ``(rows, is_neginf)`` (chunk-local rows), or raises for
+    ``nonfinite="raise"`` naming the first entry in row-major order.
+    """
+    k, m = C.shape
+    bad = np.isnan(C) | np.isneginf(C)
+    if true_col is not None:
+        bad[np.arange(k), true_col] = False
+    br, bc = np.divmod(np.flatnonzero(bad), m)
+    if er.size and br.size:  # invalid but already filtered: fine
+        keep = ~np.isin(br * m + bc, er * m + ec)
+        br, bc = br[keep], bc[keep]
+    if br.size and nonfinite == "raise":
+        kind = "NaN" if np.isnan(C[br[0], bc[0]]) else "-inf"
+        raise ValueError(
+            f"`scores` is {kind} at row {start + int(br[0])}, column {int(bc[0])}; "
+            "pass nonfinite='exclude' to treat NaN and -inf scores as excluded candidates")
+    return br, np.isneginf(C[br, bc])
+
+
+def _workers_iv(workers) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) \
+            or (workers < 1 and workers != -1):
+        raise ValueError(f"`workers` must be a positive integer or -1 (all cores), got "
+                         f"{workers!r}")
+    return (os.cpu_count() or 1) if workers == -1 else int(workers)
+
+
+def _batch_iv(batch, width: int) -> int:
+    if batch is None:
+        return max(1, _CHUNK_ELEMENTS // max(width, 1))
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise ValueError(f"`batch` must be a positive integer (rows per chunk) or None, got "
+                         f"{batch!r}")
+    return int(batch)
+
+
+def _scores_iv(scores, name: str) -> np.ndarray:
+    S = np.asarray(scores)
+    if S.ndim != 2:
+        raise ValueError(f"`{name}` must be a 2-D array (queries x candidates), got "
+                         f"{S.ndim} dimension(s)")
+    if S.dtype == bool or not (np.issubdtype(S.dtype, np.floating)
+                               or np.issubdtype(S.dtype, np.integer)):
+        raise TypeError(f"`{name}` must hold real numbers (float or int), got dtype {S.dtype}")
+    return S
+
+
+def _run_chunks(n_rows, batch, workers, process):
+    """Apply ``process(start, stop, counter_slot)`` to every chunk, maybe in threads.
+
+    Raises the error of the first failing chunk (in row order) whatever the
+    number of workers.
+    """
+    starts = list(range(0, n_rows, batch))
+    if workers <= 1 or len(starts) <= 1:
+        for s in starts:
+            process(s, min(n_rows, s + batch), 0)
+        return
+    workers = min(workers, len(starts))
+    errors: dict[int, BaseException] = {}
+
+    def work(w):
+        for s in starts[w::workers]:
+            try:
+                process(s, min(n_rows, s + batch), w)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, in row order
+                errors[s] = exc
+                return
+
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        list(ex.map(work, range(workers)))
+    if errors:
+        raise errors[min(errors)]
+
+
+def _exclude_iv(exclude, shape, true_index):
+    """Normalise ``exclude`` to a boolean mask or to sorted, de-duplicated pairs."""
+    n, m = shape
+    if exclude is None:
+        return None, None
+    if hasattr(exclude, "tocoo"):  # scipy.sparse
+        if tuple(exclude.shape) != (n, m):
+            raise ValueError(f"`exclude` (sparse) must have the shape of `scores` {(n, m)}, "
+                             f"got {tuple(exclude.shape)}")
+        coo = exclude.tocoo()
+        nz = coo.data != 0
+        pairs = np.stack([coo.row[nz], coo.col[nz]], axis=1)
+    else:
+        arr = np.asarray(exclude)
+        if arr.dtype == bool:
+            if arr.shape != (n, m):
+                raise ValueError(f"`exclude` as a boolean mask must have the shape of `scores` "
+                                 f"{(n, m)}, got {arr.shape}")
+            return "mask", arr
+        if arr.size == 0:
+            return None, None
+        if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError("`exclude` must be a boolean mask of the shape of `scores`, a "
+                             "scipy.sparse matrix, or an (n, 2) integer array of "
+                             "(row, candidate) pairs")
+        pairs = arr
+    pairs = np.asarray(pairs, dtype=np.int64)
+    if pairs.size:
+        if pairs[:, 0].min() < 0 or pairs[:, 0].max() >= n or pairs[:, 1].min() < 0 \
+                or pairs[:, 1].max() >= m:
+            raise ValueError(f"`exclude` pairs must lie within the {n} x {m} score matrix")
+    rows, cols = pairs[:, 0], pairs[:, 1]
+    if true_index is not None:  # the true candidate is never excluded from its own query
+        keep = cols != true_index[rows]
+        rows, cols = rows[keep], cols[keep]
+    lin = np.unique(rows * m + cols)
+    return "pairs", (lin // m, lin % m)
+
+
+def _nonfinite_iv(nonfinite):
+    if nonfinite not in _NONFINITE:
+        raise ValueError(f"`nonfinite` must be 'raise' or 'exclude', got {nonfinite!r}")
+    return nonfinite
+
+
+def _ranks_from_scores_iv(scores, true_index, exclude, nonfinite, batch, workers):
+    S = _scores_iv(scores, "scores")
+    n, m = S.shape
+    idx = np.asarray(true_index)
+    if idx.ndim != 1 or idx.size != n:
+        raise ValueError(f"`true_index` must be 1-D with one entry per row of `scores` ({n}), "
+                         f"got shape {idx.shape}")
+    if idx.size and not np.issubdtype(idx.dtype, np.integer):
+        raise TypeError(f"`true_index` must hold integers, got dtype {idx.dtype}")
+    idx = idx.astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= m):
+        raise ValueError(f"`true_index` must lie in [0, {m}) (column indices of `scores`)")
+    kind, ex = _exclude_iv(exclude, (n, m), idx)
+    return (S, idx, kind, ex, _nonfinite_iv(nonfinite), _batch_iv(batch, m),
+            _workers_iv(workers))
+
+
+def _true_scores_valid(t, start, name):
+    if np.issubdtype(t.dtype, np.floating):
+        bad = np.isnan(t) | np.isneginf(t)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{name} of query {start + i} is {t[i]}: its rank is undefined")
+
+
+def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", batch=None,
+                      workers=1) -> LinkPredictionRanks:
+    r"""Rank of the true candidate in every row of a dense score matrix.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_queries, n_candidates)
+        Higher is better; float (16/32/64) or integer; a numpy array, a
+        memory map or anything ``numpy.asarray`` reads without copying (for
+        example a CPU torch tensor). Never copied as a whole.
+    true_index : array_like of int, shape (n_queries,)
+        Column of the true candidate in each row.
+    exclude : optional, keyword-only
+        Candidates to remove from the ranking (filtered setting): a boolean
+        mask of the shape of ``scores``, a ``scipy.sparse`` matrix, or an
+        ``(n, 2)`` integer array of ``(row, candidate)`` pairs. The true
+        candidate is never removed from its own row, so the set of all known
+        true answers can be passed as is. Duplicates are harmless.
+    nonfinite : {"raise", "exclude"}, keyword-only
+        NaN and -inf scores (outside ``exclude``) raise a ``ValueError``
+        naming the first one (default), or, with ``"exclude"``, are removed
+        like filtered candidates. +inf is an ordinary (largest) score. A true
+        candidate scoring NaN or -inf always raises.
+    batch : int, optional, keyword-only
+        Rows per chunk (default: about 2**18 scores per chunk, so that a chunk
+        stays in a core's L2 cache between passes). Results do not depend on it.
+    workers : int, keyword-only
+        Threads processing chunks (default 1; -1: all cores). Results do not
+        depend on it.
+
+    Returns
+    -------
+    LinkPredictionRanks
+        With :math:`N_i` = candidates of row ``i`` minus removed ones (the
+        true candidate counts).
+
+    Notes
+    -----
+    Per row, with :math:`t` the true score and :math:`\mathcal{C}_i` the
+    remaining candidates: :math:`o = 1 + \#\{c : s_c > t\}`,
+    :math:`p = N_i - \#\{c : s_c < t\}`. Each chunk is compared twice with the
+    true scores into a reusable boolean buffer and counted; removed candidates
+    are corrected for individually, so filtering costs time proportional to
+    the number of filtered pairs, not to the matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mrrstats import ranks_from_scores
+    >>> scores = np.array([[0.9, 0.5, 0.5, 0.1],
+    ...                    [0.2, 0.8, 0.8, 0.8]])
+    >>> r = ranks_from_scores(scores, [1, 3], exclude=[(0, 0)])
+    >>> r.optimistic.tolist(), r.pessimistic.tolist(), r.n_candidates.tolist()
+    ([1.0, 1.0], [2.0, 3.0], [3, 4])
+    >>> r.reciprocal_rank("realistic").round(4).tolist()
+    [0.6667, 0.5]
+    >>> r.reciprocal_rank("expected").round(4).tolist()
+    [0.75, 0.6111]
+    """
+    S, idx, kind, ex, nonfinite, batch, workers = _ranks_from_scores_iv(
+        scores, true_index, exclude, nonfinite, batch, workers)
+    n, m = S.shape
+    return _rank_chunks(S, idx, None, kind, ex, nonfinite, batch, workers, m)
+
+
+def _rank_chunks(S, idx, positive, kind, ex, nonfinite, batch, workers, base_n):
+    """Optimistic / pessimistic ranks and N for every row, chunk by chunk.
+
+    Per chunk: ``>`` and ``<`` against the true scores into a reusable boolean
+    buffer, each counted per row, and (float scores) one min-reduce that
+    detects NaN / -inf; all three passes read the chunk while it is in cache.
+    Filtered pairs are corrected for once, outside the loop.
+    """
+    n, m = S.shape
+    if idx is not None:
+        t_all = S[np.arange(n), idx]
+        _true_scores_valid(t_all, 0, "the score of the true candidate")
+    else:
+        t_all = positive
+        _true_scores_valid(t_all, 0, "`positive`")
+    gt = np.empty(n, dtype=np.int64)
+    lt = np.empty(n, dtype=np.int64)
+    removed = np.zeros(n, dtype=np.int64)
+    check = bool(np.issubdtype(S.dtype, np.floating))
+    rows = min(batch, max(n, 1))
+    counters = [_RowCounter(rows, m) for _ in range(max(1, workers))]
+    empty = np.zeros(0, dtype=np.int64)
+    if kind == "pairs":
+        pr, pc = ex
+        bounds = np.searchsorted(pr, np.arange(0, n + batch, batch))
+
+    def process(s, e, w):
+        k = e - s
+        C = S[s:e]
+        t = t_all[s:e]
+        tcol = t[:, None]
+        counter = counters[w]
+        v = counter.view(k)
+        np.greater(C, tcol, out=v)
+        gt[s:e] = counter.count(k)
+        np.less(C, tcol, out=v)
+        lt[s:e] = counter.count(k)
+        er = ec = empty
+        if kind == "mask":
+            er, ec = np.divmod(np.flatnonzero(ex[s:e]), m)  # 7x faster than 2-D nonzero
+            if idx is not None and er.size:
+                keep = ec != idx[s:e][er]
+                er, ec = er[keep], ec[keep]
+            if er.size:
+                vals = C[er, ec]
+                tr = t[er]
+                gt[s:e] -= np.bincount(er[vals > tr], minlength=k)
+                lt[s:e] -= np.bincount(er[vals < tr], minlength=k)
+                removed[s:e] += np.bincount(er, minlength=k)
+        if check and C.size:
+            with np.errstate(invalid="ignore"):
+                lowest = np.minimum.reduce(C, axis=None)
+            if not lowest > -np.inf:  # NaN or -inf somewhere in this chunk (rare path)
+                if kind == "pairs":
+                    i = s // batch
+                    er, ec = pr[bounds[i]:bounds[i + 1]] - s, pc[bounds[i]:bounds[i + 1]]
+                tc = None if idx is None else idx[s:e]
+                br, neg = _invalid_entries(C, tc, er, ec, s, nonfinite)
+                if br.size:
+                    lt[s:e] -= np.bincount(br[neg], minlength=k)  # -inf counted as lower
+                    removed[s:e] += np.bincount(br, minlength=k)
+
+    _run_chunks(n, batch, workers, process)
+    if kind == "pairs" and pr.size:
+        vals = S[pr, pc]
+        tr = t_all[pr]
+        gt -= np.bincount(pr[vals > tr], minlength=n)
+        lt -= np.bincount(pr[vals < tr], minlength=n)
+        removed += np.bincount(pr, minlength=n)
+    N = base_n - removed
+    return LinkPredictionRanks(1.0 + gt, (N - lt).astype(np.float64), N)
+
+
+def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
+    S = _scores_iv(negatives, "negatives")
+    n, m = S.shape
+    pos = np.asarray(positive)
+    if pos.ndim == 2 and pos.shape[1] == 1:
+        pos = pos[:, 0]
+    if pos.ndim != 1 or pos.size != n:
+        raise ValueError(f"`positive` must hold one score per row of `negatives` ({n}), got "
+                         f"shape {pos.shape}")
+    if pos.dtype == bool or not (np.issubdtype(pos.dtype, np.floating)
+                                 or np.issubdtype(pos.dtype, np.integer)):
+        raise TypeError(f"`positive` must hold real numbers, got dtype {pos.dtype}")
+    return S, pos, _nonfinite_iv(nonfinite), _batch_iv(batch, m), _workers_iv(workers)
+
+
+def ranks_from_negatives(positive, negatives, *, nonfinite="raise", batch=None,
+                         workers=1) -> LinkPredictionRanks:
+    r"""Ranks against sampled negatives, as in OGB and TGB link prediction.
+
+    Parameters
+    ----------
+    positive : array_like, shape (n_queries,)
+        Score of the true candidate of each query.
+    negatives : array_like, shape (n_queries, n_negatives)
+        Scores of the sampled negative candidates.
+    nonfinite, batch, workers
+        As in :func:`ranks_from_scores` (removed negatives do not count in
+        :math:`N_i`).
+
+    Returns
+    -------
+    LinkPredictionRanks
+        :math:`N_i = 1 + ` number of negatives (minus removed ones).
+
+    Notes
+    -----
+    OGB's and TGB's evaluators compute ``optimistic_rank = (neg > pos).sum(1)``,
+    ``pessimistic_rank = (neg >= pos).sum(1)`` and report
+    ``0.5 * (optimistic_rank + pessimistic_rank) + 1``: exactly this object's
+    realistic rank, whose reciprocal they average into MRR; their Hits@k is
+    ``realistic <= k``.
+
+    Examples
+    --------
+    >>> from mrrstats import ranks_from_negatives
+    >>> r = ranks_from_negatives([0.5, 0.9], [[0.7, 0.5, 0.1], [0.1, 0.2, 0.3]])
+    >>> r.realistic.tolist(), r.n_candidates.tolist()
+    ([2.5, 1.0], [4, 4])
+    """
+    S, pos, nonfinite, batch, workers = _ranks_from_negatives_iv(positive, negatives,
+                                                                 nonfinite, batch, workers)
+    n, m = S.shape
+    if np.issubdtype(S.dtype, np.floating) and not np.issubdtype(pos.dtype, np.floating):
+        pos = pos.astype(np.float64)
+    return _rank_chunks(S, None, pos, None, None, nonfinite, batch, workers, m + 1)

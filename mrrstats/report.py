@@ -1,0 +1,1097 @@
+r"""Reproducible reports: tables, per-query data, settings and an executed notebook.
+
+:func:`make_report` evaluates TREC runs (or reads per-query score matrices),
+runs every analysis of the package on them and writes a folder that can be
+sent to a reviewer or attached to a paper::
+
+    out/
+      report.ipynb       the executed notebook (tables and figures)
+      report.html        the same, self-contained: figures embedded, no network needed
+      per_query.csv      one row per system and query: every measure (and, for runs,
+                         the counts num_ret, num_rel, num_rel_ret, num_judged)
+      settings.json      every convention, the seed, B, package versions and the
+                         SHA-256 of each input file
+      tables/            Markdown (.md) and LaTeX (.tex) tables:
+        comparison       means with significance superscripts (mrrstats.compare)
+        pairs            every pair: difference, CI, raw and adjusted p-values
+        versus_baseline  every system against --baseline (if given)
+        random_baseline  observed MRR against a uniformly random ranking (runs only)
+        rr_summary       MRR, median RR, share of RR = 1 and = 0, mean first ranks
+        agreement        Kendall's tau, tau_AP and Spearman's rho between measures
+      tables/comparison.json   the stable JSON contract of Comparison.to_json()
+
+Everything in ``tables/``, ``per_query.csv`` and ``settings.json`` is computed
+in Python from ``per_query.csv`` and ``settings.json`` alone
+(:func:`load_report`), contains no timestamps and is byte-identical when the
+report is made again from the same inputs with the same seed and package
+versions. The notebook calls :func:`load_report` on its own folder, checks
+that it reproduces the tables on disk and draws the figures; it can be
+re-run by itself (``jupyter nbconvert --execute report.ipynb``) wherever
+``mrrstats`` is installed, without the original runs.
+
+Random numbers: one :class:`numpy.random.Generator` seeded with ``rng`` serves,
+in this order, the significance test of every measure (in measure order) and
+then the Monte-Carlo random-ranking test of every system (in system order).
+The figures draw their own resamples from the same seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ReportData", "ReportResult", "make_report", "load_report", "REPORT_FILES"]
+
+FORMAT_VERSION = 1
+_RANDOM_MODELS = ("retrieved", "judged")
+_STAT_COLUMNS = ("num_ret", "num_rel", "num_rel_ret", "num_judged")
+_VERSION_PACKAGES = ("mrrstats", "numpy", "scipy", "pandas", "statsmodels", "matplotlib")
+_DIGITS = 4
+#: Files every report folder contains (tables that do not apply are omitted).
+REPORT_FILES = ("report.ipynb", "report.html", "per_query.csv", "settings.json",
+                "tables/comparison.md", "tables/comparison.tex", "tables/comparison.json",
+                "tables/pairs.md", "tables/pairs.tex")
+
+
+# --------------------------------------------------------------------------
+# small formatting helpers (deterministic: fixed digits, no locale)
+# --------------------------------------------------------------------------
+
+def _f(x, digits=_DIGITS):
+    """Fixed-point number; '--' for NaN, '∞' for infinity."""
+    if x is None:
+        return "--"
+    x = float(x)
+    if math.isnan(x):
+        return "--"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    s = f"{x:.{digits}f}"
+    return "0." + "0" * digits if s == "-0." + "0" * digits else s
+
+
+def _p(p):
+    """p-value: 3 decimals, or 2 significant digits in scientific notation below 0.001."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "--"
+    p = float(p)
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def _pct(x):
+    return _f(100.0 * float(x), 1) + "%"
+
+
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def _tex(s):
+    return "".join(_LATEX_ESCAPES.get(c, c) for c in str(s))
+
+
+def _tex_cell(s):
+    s = str(s)
+    if s.startswith("-") and s[1:2].isdigit():
+        return "$-$" + s[1:]
+    return _tex(s).replace("∞", r"$\infty$")
+
+
+def _markdown_table(header, rows, align, caption):
+    """Pipe table; ``align`` is a string of 'l'/'r' per column."""
+    esc = [[str(c).replace("|", "\\|") for c in row] for row in rows]
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(":--" if a == "l" else "--:" for a in align) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in esc]
+    return "\n".join(lines) + "\n\n" + caption + "\n"
+
+
+def _latex_table(header, rows, align, caption, label):
+    out = ["\\begin{table}", "\\centering", f"\\begin{{tabular}}{{{align}}}", "\\toprule",
+           " & ".join(_tex(h) for h in header) + " \\\\", "\\midrule"]
+    out += [" & ".join(_tex_cell(c) for c in row) + " \\\\" for row in rows]
+    out += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{_tex(caption)}}}",
+            f"\\label{{{label}}}", "\\end{table}"]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# results
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class ReportData:
+    """Everything a report shows, recomputed from ``per_query.csv`` and ``settings.json``.
+
+    Attributes
+    ----------
+    scores : dict of str -> pandas.DataFrame
+        Per measure, the per-query scores (index ``query``, one column per
+        system), every measure in ``per_query.csv``.
+    query_stats : pandas.DataFrame or None
+        Runs only: ``system, query, num_ret, num_rel, num_rel_ret, num_judged``.
+    settings : dict
+        The content of ``settings.json``.
+    comparison : Comparison
+        :func:`mrrstats.compare` on the compared measures.
+    versus_baseline : pandas.DataFrame or None
+        Every system against ``settings["baseline"]`` (None without one).
+    random_baseline : pandas.DataFrame or None
+        Observed MRR against a uniformly random ranking, per system (runs only).
+    rr_summary : pandas.DataFrame or None
+        :func:`mrrstats.rr_diagnostics` of the RR measure (None without one).
+    agreement : pandas.DataFrame or None
+        :func:`mrrstats.ranking_agreement` between the compared measures
+        (None with fewer than two measures or three systems).
+    notes : tuple of str
+        Warnings raised by the analysis (for example, too few resamples for
+        the correction to reject anything); also printed under the
+        comparison and pairs tables.
+    """
+
+    scores: dict = field(repr=False)
+    query_stats: pd.DataFrame | None = field(repr=False)
+    settings: dict = field(repr=False)
+    comparison: object = field(repr=False)
+    versus_baseline: pd.DataFrame | None = field(repr=False)
+    random_baseline: pd.DataFrame | None = field(repr=False)
+    rr_summary: pd.DataFrame | None = field(repr=False)
+    agreement: pd.DataFrame | None = field(repr=False)
+    notes: tuple = ()
+
+    @property
+    def measures(self) -> list:
+        """The compared measures (the columns of the comparison table)."""
+        return list(self.settings["measures"])
+
+    @property
+    def systems(self) -> list:
+        return list(self.comparison.systems)
+
+    @property
+    def rr_measure(self):
+        """Name of the RR-type measure used for baselines and distributions, or None."""
+        return self.settings.get("rr_measure")
+
+    def evaluation(self):
+        """The per-query values as an :class:`mrrstats.Evaluation` (runs input only).
+
+        Rebuilt from ``per_query.csv`` and ``settings.json``, for functions
+        that want an Evaluation (e.g. the random-ranking references of
+        :mod:`mrrstats.plots`).
+        """
+        if self.query_stats is None:
+            raise ValueError("this report was made from score matrices: there is no "
+                             "Evaluation (no candidate counts)")
+        from .evaluation import Evaluation, QueryCounts
+        from .measures import parse_measures
+
+        names = list(self.settings["evaluated_measures"])
+        values = {}
+        for s in self.systems:
+            frame = pd.DataFrame({m: self.scores[m][s] for m in names})
+            frame = frame.dropna(how="all")
+            frame.index.name = "query"
+            frame.columns.name = "measure"
+            values[s] = frame
+        counts = {}
+        for s, c in self.settings["input"]["query_counts"].items():
+            counts[s] = QueryCounts(int(c["evaluated"]), ("?",) * int(c["qrels_only"]),
+                                    ("?",) * int(c["run_only"]),
+                                    ("?",) * int(c["no_relevant"]))
+        stats = self.query_stats.rename(columns={"system": "run"})
+        ev = self.settings["evaluation"]
+        settings = {k: ev[k] for k in ("ties", "rel", "queries", "max_depth")}
+        return Evaluation(measures=parse_measures(names), runs=tuple(self.systems),
+                          values=values, counts=counts, query_stats=stats, settings=settings)
+
+    # -- tables -------------------------------------------------------------
+    def tables(self) -> dict:
+        """``{relative file name: text}`` of every table file of the report."""
+        out = {}
+        cmp_ = self.comparison
+        md_notes = "".join(f"\n**Warning.** {n}\n" for n in self.notes)
+        tex_notes = "".join(f"% Warning: {n}\n" for n in self.notes)
+        out["comparison.md"] = cmp_.to_markdown(digits=_DIGITS) + md_notes
+        out["comparison.tex"] = tex_notes + cmp_.to_latex(digits=_DIGITS,
+                                                          label="tab:comparison")
+        out["comparison.json"] = cmp_.to_json() + "\n"
+        header, rows, align, caption = self._pairs_rows()
+        out["pairs.md"] = _markdown_table(header, rows, align, caption) + md_notes
+        out["pairs.tex"] = tex_notes + _latex_table(header, rows, align, caption, "tab:pairs")
+        for name, builder in (("versus_baseline", self._versus_baseline_rows),
+                              ("random_baseline", self._random_baseline_rows),
+                              ("rr_summary", self._rr_summary_rows),
+                              ("agreement", self._agreement_rows)):
+            built = builder()
+            if built is None:
+                continue
+            header, rows, align, caption = built
+            out[f"{name}.md"] = _markdown_table(header, rows, align, caption)
+            out[f"{name}.tex"] = _latex_table(header, rows, align, caption, f"tab:{name}")
+        return out
+
+    def _test_phrase(self):
+        from .compare import _CORRECTION_LABELS, _TEST_LABELS
+
+        c = self.comparison
+        r0 = c.results[c.measures[0]]
+        corr = _CORRECTION_LABELS.get(r0.correction, r0.correction)
+        side = {"two-sided": "two-sided", "greater": "one-sided (a better)",
+                "less": "one-sided (a worse)"}[c.alternative]
+        text = f"{_TEST_LABELS[c.test]}, {side}"
+        if r0.n_resamples is not None:
+            text += (f", exact ({r0.n_resamples} sign vectors)" if r0.exact
+                     else f", B = {c.n_resamples}, seed = {self.settings['seed']}")
+        return text, corr, r0.correction
+
+    def _pairs_rows(self):
+        c = self.comparison
+        frame = c.to_frame()
+        cl = c.confidence_level
+        rows = []
+        for r in frame.itertuples(index=False):
+            rows.append([r.measure, r.a, r.b, _f(r.mean_a), _f(r.mean_b), _f(r.diff),
+                         f"[{_f(r.ci_low)}, {_f(r.ci_high)}]", _p(r.pvalue),
+                         _p(r.pvalue_adjusted), "yes" if r.reject else "no", _f(r.d_z, 2),
+                         f"{r.wins}/{r.ties}/{r.losses}"])
+        header = ["measure", "a", "b", "mean a", "mean b", "a - b",
+                  f"{cl:.0%} CI ({c.ci_method})", "p", "p adj.", "reject", "d_z",
+                  "W/T/L"]
+        test, corr, _ = self._test_phrase()
+        caption = (f"Every pair of systems: mean difference a - b with its {cl:.0%} "
+                   f"confidence interval ({c.ci_method}), raw p-value of the {test}, "
+                   f"p-value adjusted over the pairs of each measure ({corr}), decision at "
+                   f"alpha = {c.alpha:g}, standardised effect d_z (mean difference / sd of "
+                   "the differences) and queries won/tied/lost by a.")
+        return header, rows, "lll" + "r" * 9, caption
+
+    def _versus_baseline_rows(self):
+        vb = self.versus_baseline
+        if vb is None:
+            return None
+        c = self.comparison
+        cl = c.confidence_level
+        rows = [[r.measure, r.system, _f(r.mean), _f(r.baseline_mean), _f(r.diff),
+                 f"[{_f(r.ci_low)}, {_f(r.ci_high)}]", _p(r.pvalue), _p(r.pvalue_adjusted),
+                 "yes" if r.reject else "no"] for r in vb.itertuples(index=False)]
+        base = self.settings["baseline"]
+        header = ["measure", "system", "mean", f"mean {base}", "diff",
+                  f"{cl:.0%} CI ({c.ci_method})", "p", "p adj.", "reject"]
+        test, corr, rcorr = self._test_phrase()
+        if rcorr in ("none",):
+            fam = "no multiple-comparison correction"
+        elif c.test in ("tukey", "maxt", "anova-hsd"):
+            fam = (f"p-values adjusted by the {corr} procedure over all pairs of systems "
+                   "(conservative for comparisons with one baseline)")
+        else:
+            fam = (f"p-values adjusted with {corr} over the {len(self.systems) - 1} "
+                   "comparisons with the baseline of each measure")
+        caption = (f"Each system against the baseline {base}: difference system - baseline "
+                   f"with its {cl:.0%} confidence interval, raw p-value of the {test}; "
+                   f"{fam}; reject at alpha = {c.alpha:g}.")
+        return header, rows, "ll" + "r" * 7, caption
+
+    def _random_baseline_rows(self):
+        rb = self.random_baseline
+        if rb is None:
+            return None
+        s = self.settings["random_baseline"]
+        rows = []
+        for name, r in rb.iterrows():
+            rows.append([name, str(int(r.queries)), _f(r.observed), _f(r.expected),
+                         _f(r["std"]), _f(r.adjusted), _f(r.z, 2), _p(r.pvalue), r.method])
+        m = s["measure"]
+        header = ["system", "queries", f"M{m}" if m.startswith("RR") else m,
+                  "E (random)", "sd (random)", "adjusted", "z", "p", "p method"]
+        model = ("a uniformly random permutation of each retrieved list (N = documents "
+                 "retrieved, R = relevant documents retrieved, per query)"
+                 if s["random"] == "retrieved" else
+                 "a uniformly random ranking of each query's judged pool (N = judged "
+                 "documents, R = judged relevant documents)")
+        methods = set(rb["method"])
+        pm = []
+        if "exact" in methods:
+            pm.append("exact (convolution of the per-query null distributions)")
+        if "monte-carlo" in methods:
+            pm.append(f"Monte Carlo (b + 1)/(B + 1) with B = {s['n_resamples']}, "
+                      f"seed = {self.settings['seed']}")
+        caption = (f"Observed mean {m} against {model}. E and sd: exact expectation and "
+                   f"standard deviation of the mean under random ranking; adjusted = "
+                   f"(M - E)/(1 - E) (0 = random, 1 = perfect); z = (M - E)/sd; p: "
+                   f"one-sided test of 'better than random', {' or '.join(pm)}.")
+        return header, rows, "lr" + "r" * 6 + "l", caption
+
+    def _rr_summary_rows(self):
+        rs = self.rr_summary
+        if rs is None:
+            return None
+        m = self.rr_measure
+        rows = []
+        for name, r in rs.iterrows():
+            rows.append([name, _f(r.mrr), _f(r.median_rr), _pct(r.share_rr_one),
+                         _pct(r.share_rr_zero), _f(r.harmonic_mean_rank, 2),
+                         _f(r.geometric_mean_rank, 2), _f(r.arithmetic_mean_rank, 2)])
+        header = ["system", f"M{m}", f"median {m}", f"{m} = 1", f"{m} = 0", "HM rank",
+                  "GM rank", "AM rank"]
+        n_degenerate = int(rs["median_is_one"].sum())
+        note = (f" The median {m} is exactly 1 for {n_degenerate} of {len(rs)} systems: "
+                "a median cannot separate them." if n_degenerate else "")
+        caption = (f"Distribution of {m} per system over {int(rs['n_queries'].iloc[0])} "
+                   f"queries: mean, median, share of queries with the first result relevant "
+                   f"({m} = 1) and with no relevant result ({m} = 0), and the harmonic, "
+                   f"geometric and arithmetic means of the first relevant rank 1/{m} over "
+                   f"the queries with one (the harmonic mean rank is 1/M{m} restricted to "
+                   f"them).{note}")
+        return header, rows, "l" + "r" * 7, caption
+
+    def _agreement_rows(self):
+        ag = self.agreement
+        if ag is None:
+            return None
+        ms = self.measures
+        rows = []
+        for i, a in enumerate(ms):
+            for b in ms[i + 1:]:
+                ab = ag[(ag.measure_a == a) & (ag.measure_b == b)].iloc[0]
+                ba = ag[(ag.measure_a == b) & (ag.measure_b == a)].iloc[0]
+                rows.append([a, b, _f(ab.tau, 3), _f(ab.tau_ap, 3), _f(ba.tau_ap, 3),
+                             _f(ab.rho, 3), f"{int(ab.n_swaps)}/{int(ab.n_pairs)}"])
+        n = int(ag["n_systems"].iloc[0])
+        header = ["measure a", "measure b", "tau", "tau_AP (a truth)", "tau_AP (b truth)",
+                  "rho", "swapped pairs"]
+        caption = (f"Agreement between the rankings of the {n} systems by their mean score "
+                   "under two measures: Kendall's tau-b, tau_AP (Yilmaz, Aslam and Robertson "
+                   "2008; top-weighted, with either measure's ranking as the truth), "
+                   "Spearman's rho and the number of system pairs the two measures order "
+                   f"oppositely. Means rounded to 12 decimals before ranking, so equal "
+                   f"totals tie. With {n} systems these numbers are coarse: read them as "
+                   "descriptive.")
+        return header, rows, "ll" + "r" * 5, caption
+
+    def per_query_frame(self) -> pd.DataFrame:
+        """The content of ``per_query.csv``."""
+        return _per_query_frame(self.scores, self.query_stats,
+                                list(self.settings["evaluated_measures"]), self.systems)
+
+
+@dataclass(frozen=True, eq=False)
+class ReportResult:
+    """What :func:`make_report` wrote.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The output folder.
+    files : tuple of str
+        Files written, relative to ``path``, sorted.
+    data : ReportData
+        The numbers behind the tables.
+    seconds : dict of str -> float
+        Wall-clock time of each step (``"analysis"``, ``"notebook"``, ``"html"``).
+    """
+
+    path: Path
+    files: tuple
+    data: ReportData = field(repr=False)
+    seconds: dict = field(repr=False)
+
+
+# --------------------------------------------------------------------------
+# per-query data <-> CSV
+# --------------------------------------------------------------------------
+
+def _per_query_frame(scores, query_stats, measures, systems):
+    """Wide frame: system, query, [num_ret, num_rel, num_rel_ret, num_judged], measures."""
+    parts = []
+    for s in systems:
+        cols = {m: scores[m][s] for m in measures}
+        frame = pd.DataFrame(cols)
+        frame = frame.dropna(how="all")
+        frame.index = frame.index.astype(str)
+        frame.index.name = "query"
+        frame = frame.reset_index()
+        frame.insert(0, "system", s)
+        parts.append(frame)
+    wide = pd.concat(parts, ignore_index=True)
+    if query_stats is not None:
+        st = query_stats[["system", "query", *_STAT_COLUMNS]].copy()
+        st["query"] = st["query"].astype(str)
+        wide = wide.merge(st, on=["system", "query"], how="left", validate="one_to_one")
+        if wide[list(_STAT_COLUMNS)].isna().any().any():
+            raise ValueError("query statistics are missing for some (system, query) pairs")
+        wide = wide[["system", "query", *_STAT_COLUMNS, *measures]]
+        for c in _STAT_COLUMNS:
+            wide[c] = wide[c].astype(np.int64)
+    return wide
+
+
+def _write_per_query(frame, path):
+    # Full precision (repr) floats, '\n' line ends: byte-identical for equal inputs.
+    text = frame.to_csv(index=False, lineterminator="\n", float_format=None)
+    Path(path).write_text(text, encoding="utf-8", newline="")
+
+
+def _read_per_query(path, measures, systems, with_stats):
+    # Every column as text, numbers converted by Python's float(): exact round trip of
+    # the repr() digits written by _write_per_query, whatever pandas' float parser.
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in ["system", "query", *measures] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: columns {missing} missing")
+    for m in measures:
+        frame[m] = np.array([float(v) if v != "" else np.nan for v in frame[m]],
+                            dtype=np.float64)
+    scores = {}
+    for m in measures:
+        wide = frame.pivot(index="query", columns="system", values=m)
+        order = list(dict.fromkeys(frame["query"]))
+        wide = wide.reindex(index=order, columns=systems).astype(np.float64)
+        wide = wide.dropna(how="all")
+        wide.index.name = "query"
+        wide.columns.name = None
+        wide.attrs["measure"] = m
+        scores[m] = wide
+    stats = None
+    if with_stats:
+        stats = frame[["system", "query", *_STAT_COLUMNS]].copy()
+        for c in _STAT_COLUMNS:
+            stats[c] = stats[c].astype(np.int64)
+    return scores, stats
+
+
+# --------------------------------------------------------------------------
+# analysis (shared by make_report and load_report)
+# --------------------------------------------------------------------------
+
+def _say(progress, msg, end="\n", prefix=True):
+    if progress:
+        print(f"mrrstats report: {msg}" if prefix else msg, file=sys.stderr, end=end,
+              flush=True)
+
+
+def _is_rr(name):
+    from .measures import parse_measure
+
+    try:
+        return parse_measure(name).name == "RR"
+    except (ValueError, TypeError):
+        return False
+
+
+def _analyse(scores, query_stats, settings, progress=False):
+    """Compute every table's numbers from the per-query data and the settings."""
+    import dataclasses
+
+    from .agreement import ranking_agreement
+    from .baselines import random_baseline_test
+    from .compare import compare
+    from .diagnostics import rr_diagnostics
+
+    cs = settings["comparison"]
+    measures = list(settings["measures"])
+    gen = np.random.default_rng(settings["seed"])
+    parts = {}
+    notes = []
+    n_steps = len(measures) + (1 if settings.get("random_baseline") else 0)
+    for i, m in enumerate(measures):
+        frame = scores[m]
+        t0 = time.perf_counter()
+        _say(progress, f"[{i + 1}/{n_steps}] {m}: {cs['test']} test, {frame.shape[1]} systems, "
+             f"{frame.shape[0]} queries, B = {cs['n_resamples']} ...", end="")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            parts[m] = compare({m: frame}, test=cs["test"], correction=cs["correction"],
+                               alpha=cs["alpha"], n_resamples=cs["n_resamples"],
+                               confidence_level=cs["confidence_level"],
+                               alternative=cs["alternative"], missing=cs["missing"], rng=gen)
+        for w in caught:
+            note = f"{m}: {w.message}"
+            if note not in notes:
+                notes.append(note)
+                warnings.warn(note, w.category, stacklevel=2)
+        _say(progress, f" {time.perf_counter() - t0:.1f} s", prefix=False)
+    first = parts[measures[0]]
+    for m, p in parts.items():
+        if p.systems != first.systems:
+            raise ValueError(f"measure {m!r} compares systems {list(p.systems)}, but "
+                             f"{measures[0]!r} compares {list(first.systems)}")
+    results = {m: dataclasses.replace(p.results[m], seed=settings["seed"])
+               for m, p in parts.items()}
+    comparison = dataclasses.replace(first, results=results, measures=tuple(measures),
+                                     seed=settings["seed"])
+
+    versus = None
+    if settings.get("baseline") is not None:
+        versus = _versus_baseline(comparison, settings["baseline"])
+
+    rr_name = settings.get("rr_measure")
+    rr_summary = None
+    if rr_name is not None:
+        rr_frame = scores[rr_name]
+        if cs["missing"] == "drop":
+            rr_frame = rr_frame.dropna()
+        rr_summary = rr_diagnostics(rr_frame)
+
+    random_table = None
+    rb = settings.get("random_baseline")
+    if rb:
+        t0 = time.perf_counter()
+        _say(progress, f"[{n_steps}/{n_steps}] random-ranking baseline ({rb['random']} model, "
+             f"{rb['measure']}) for {len(comparison.systems)} systems ...", end="")
+        from .measures import parse_measure
+
+        k = parse_measure(rb["measure"]).k
+        n_col, r_col = (("num_ret", "num_rel_ret") if rb["random"] == "retrieved"
+                        else ("num_judged", "num_rel"))
+        rows = {}
+        for s in comparison.systems:
+            st = query_stats[query_stats["system"] == s].set_index("query")
+            rr = scores[rb["measure"]][s].reindex(st.index)
+            if rr.isna().any():
+                raise ValueError(f"system {s!r}: no {rb['measure']} for some queries")
+            res = random_baseline_test(rr.to_numpy(np.float64), st[n_col].to_numpy(),
+                                       st[r_col].to_numpy(), k=k,
+                                       alternative=rb["alternative"], method=rb["method"],
+                                       n_resamples=rb["n_resamples"], rng=gen)
+            d = res.to_dict()
+            d["measure"] = rb["measure"]
+            rows[s] = d
+        random_table = pd.DataFrame.from_dict(rows, orient="index")
+        random_table.index.name = "system"
+        _say(progress, f" {time.perf_counter() - t0:.1f} s", prefix=False)
+
+    agreement = None
+    if len(measures) >= 2 and len(comparison.systems) >= 3:
+        frames = {m: scores[m] for m in measures}
+        if cs["missing"] == "drop":
+            common = None
+            for f in frames.values():
+                idx = f.dropna().index
+                common = idx if common is None else common.intersection(idx, sort=False)
+            frames = {m: f.loc[common] for m, f in frames.items()}
+        agreement = ranking_agreement(frames)
+    return ReportData(scores=scores, query_stats=query_stats, settings=settings,
+                      comparison=comparison, versus_baseline=versus,
+                      random_baseline=random_table, rr_summary=rr_summary,
+                      agreement=agreement, notes=tuple(notes))
+
+
+def _versus_baseline(comparison, baseline):
+    """Rows of the all-pairs result that involve ``baseline``, oriented system - baseline."""
+    from .multiple import _FAMILY_TESTS, _adjust
+
+    rows = []
+    for m in comparison.measures:
+        r = comparison.results[m]
+        idx, sign = [], []
+        for q, (a, b) in enumerate(zip(r.a, r.b, strict=True)):
+            if a == baseline:
+                idx.append(q)
+                sign.append(-1.0)
+            elif b == baseline:
+                idx.append(q)
+                sign.append(1.0)
+        idx = np.asarray(idx, dtype=np.int64)
+        sign = np.asarray(sign)
+        p = r.pvalue[idx]
+        if r.test in _FAMILY_TESTS:
+            p_adj, reject = r.pvalue_adjusted[idx], r.reject[idx]
+        else:
+            p_adj, reject = _adjust(p, r.correction, r.alpha)
+        lo = np.where(sign > 0, r.ci_low[idx], -r.ci_high[idx])
+        hi = np.where(sign > 0, r.ci_high[idx], -r.ci_low[idx])
+        for j, q in enumerate(idx):
+            system = r.a[q] if r.b[q] == baseline else r.b[q]
+            mean = r.mean_a[q] if r.b[q] == baseline else r.mean_b[q]
+            base_mean = r.mean_b[q] if r.b[q] == baseline else r.mean_a[q]
+            rows.append({"measure": m, "system": system, "mean": float(mean),
+                         "baseline_mean": float(base_mean), "diff": float(mean - base_mean),
+                         "ci_low": float(lo[j]), "ci_high": float(hi[j]),
+                         "pvalue": float(p[j]), "pvalue_adjusted": float(p_adj[j]),
+                         "reject": bool(reject[j])})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------
+# settings
+# --------------------------------------------------------------------------
+
+def _versions():
+    import importlib.metadata as md
+
+    out = {"python": ".".join(map(str, sys.version_info[:3]))}
+    for pkg in _VERSION_PACKAGES:
+        if pkg == "mrrstats":
+            from . import __version__
+
+            out[pkg] = __version__
+            continue
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:  # pragma: no cover - all are dependencies
+            out[pkg] = None
+    return out
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _file_record(source, **extra):
+    """Name and SHA-256 of an input file; in-memory inputs have neither."""
+    if isinstance(source, (str, os.PathLike)):
+        p = Path(source)
+        return {**extra, "file": p.name, "sha256": _sha256(p)}
+    return {**extra, "file": None, "sha256": None, "source": type(source).__name__}
+
+
+def _dump_json(obj):
+    return json.dumps(obj, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+# --------------------------------------------------------------------------
+# the notebook
+# --------------------------------------------------------------------------
+
+def _template():
+    import nbformat
+
+    text = (resources.files("mrrstats") / "templates" / "report.ipynb").read_text(
+        encoding="utf-8")
+    return nbformat.reads(text, as_version=4)
+
+
+def _inject_parameters(nb, params):
+    """Replace the cell tagged ``parameters`` by one tagged ``injected-parameters``."""
+    import nbformat
+
+    lines = ["# Parameters injected by mrrstats.make_report"]
+    lines += [f"{k} = {v!r}" for k, v in params.items()]
+    cell = nbformat.v4.new_code_cell("\n".join(lines))
+    cell.metadata["tags"] = ["injected-parameters"]
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "code" and "parameters" in c.metadata.get("tags", []):
+            nb.cells[i] = cell
+            return nb
+    first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"),
+                      len(nb.cells))
+    nb.cells.insert(first_code, cell)
+    return nb
+
+
+def _execute(nb, out, timeout, progress):
+    from nbclient import NotebookClient
+
+    code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    state = {"t0": time.perf_counter()}
+
+    cr = "\r" if sys.stderr.isatty() else ""
+
+    def on_start(cell, cell_index, **_):
+        if progress and cell.cell_type == "code":
+            k = code_cells.index(cell_index) + 1
+            print(f"{cr}mrrstats report: executing notebook cell {k}/{len(code_cells)} ",
+                  file=sys.stderr, end="" if cr else "\n", flush=True)
+
+    from jupyter_client.manager import KernelManager
+
+    # IPC sockets where available (in a private temporary folder): no TCP ports, and
+    # no "running over TCP without encryption" warning from the kernel.
+    ipc_dir = tempfile.mkdtemp(prefix="mrrstats-") if os.name == "posix" else None
+    km = KernelManager(kernel_name="python3", transport="ipc" if ipc_dir else "tcp")
+    if ipc_dir:
+        km.ip = os.path.join(ipc_dir, "kernel")
+    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                            allow_errors=False, record_timing=False, on_cell_start=on_start,
+                            resources={"metadata": {"path": str(out)}})
+    env = dict(os.environ)
+    pkg_parent = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
+    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    try:
+        client.execute(env=env)
+    finally:
+        if km.has_kernel:  # we own the kernel manager, so nbclient leaves it running
+            km.shutdown_kernel(now=False)
+        if ipc_dir:
+            shutil.rmtree(ipc_dir, ignore_errors=True)
+        if progress:
+            print(f"{cr}mrrstats report: executed {len(code_cells)} notebook cells in "
+                  f"{time.perf_counter() - state['t0']:.1f} s", file=sys.stderr, flush=True)
+    return nb
+
+
+_HTML_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
+{#- mrrstats: a self-contained page. No script or style is fetched from the network:
+    require.js, MathJax, mermaid and widget loaders are left out (the report uses none);
+    the CSS is inlined by the lab template and figures are base64 data URIs. -#}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block data_png scoped -%}
+<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">
+<img src="data:image/png;base64,{{ output.data['image/png'] | escape_html }}"
+ alt="{{ output.metadata.get('image/png', {}).get('alt', 'Figure') | escape_html }}"
+{%- set width = output | get_metadata('width', 'image/png') -%}
+{%- if width is not none %} width={{ width | escape_html }}{%- endif -%}
+{%- set height = output | get_metadata('height', 'image/png') -%}
+{%- if height is not none %} height={{ height | escape_html }}{%- endif -%}
+>
+</div>
+{%- endblock data_png -%}
+"""
+
+
+def _add_alt_text(nb):
+    """Give every figure an alt text naming its number and section (for the HTML)."""
+    section, n = "", 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            heads = [ln.lstrip("#").strip() for ln in cell.source.splitlines()
+                     if ln.startswith("#")]
+            if heads:
+                section = heads[0]
+            continue
+        for out in cell.get("outputs", []):
+            if "image/png" in out.get("data", {}):
+                n += 1
+                meta = out.setdefault("metadata", {}).setdefault("image/png", {})
+                meta.setdefault("alt", f"Figure {n}" + (f" of section '{section}'"
+                                                        if section else ""))
+    return nb
+
+
+def _to_html(nb, title):
+    from jinja2 import DictLoader
+    from nbconvert import HTMLExporter
+
+    # Figures are already base64 data URIs in the outputs. embed_images=True is not
+    # needed (no Markdown cell links an image file) and would break inline HTML such as
+    # the significance superscripts (<sup>ab</sup>) of the tables (nbconvert 7.17).
+    exporter = HTMLExporter(extra_loaders=[DictLoader({"mrrstats.html.j2": _HTML_TEMPLATE})],
+                            template_file="mrrstats.html.j2", embed_images=False,
+                            exclude_input_prompt=True, exclude_output_prompt=True)
+    nb.metadata["title"] = title
+    _add_alt_text(nb)
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
+    return body
+
+
+# --------------------------------------------------------------------------
+# input validation
+# --------------------------------------------------------------------------
+
+def _score_inputs(scores):
+    """Normalise ``scores`` to an ordered list of (measure name, source)."""
+    if isinstance(scores, (str, os.PathLike, pd.DataFrame)):
+        scores = [scores]
+    if isinstance(scores, Mapping):
+        items = [(str(k), v) for k, v in scores.items()]
+    elif isinstance(scores, (list, tuple)):
+        items = []
+        for spec in scores:
+            if isinstance(spec, pd.DataFrame):
+                name = spec.attrs.get("measure")
+                if name is None:
+                    raise ValueError("`scores`: a DataFrame needs frame.attrs['measure'] or "
+                                     "pass a dict {measure: frame}")
+                items.append((str(name), spec))
+            elif isinstance(spec, (str, os.PathLike)):
+                s = os.fspath(spec)
+                if "=" in s and not Path(s).exists():
+                    name, path = s.split("=", 1)
+                    items.append((name, path))
+                else:
+                    items.append((Path(s).name.split(".")[0], s))
+            else:
+                raise TypeError("`scores` must be a path, a list of paths (NAME=PATH "
+                                "allowed), or a dict measure -> path or DataFrame")
+    else:
+        raise TypeError("`scores` must be a path, a list of paths (NAME=PATH allowed), or "
+                        "a dict measure -> path or DataFrame")
+    if not items:
+        raise ValueError("`scores` is empty")
+    names = [n for n, _ in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"`scores` gives measure names {names}: each must be unique")
+    return items
+
+
+def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
+                    alternative, n_resamples, confidence_level, random, ties, rel, queries,
+                    missing, rng, timeout):
+    from .multiple import _correction_iv, _test_name_iv
+    from .significance import _alpha_iv, _alternative_iv, _confidence_level_iv, _int_iv
+
+    if out is None or not isinstance(out, (str, os.PathLike)):
+        raise TypeError("`out` must be a folder path")
+    if scores is not None:
+        if qrels is not None or runs is not None:
+            raise ValueError("give either `qrels` and `runs`, or `scores`, not both")
+        items = _score_inputs(scores)
+    else:
+        if qrels is None or runs is None:
+            raise ValueError("`qrels` and `runs` are required (or pass `scores`)")
+        items = None
+    if isinstance(measures, str):
+        measures = [measures]
+    if measures is not None:
+        measures = list(measures)
+        if not measures or not all(isinstance(m, str) for m in measures):
+            raise TypeError("`measures` must be a measure name or a list of them")
+    test = _test_name_iv(test)
+    correction = _correction_iv(correction)
+    alpha = _alpha_iv(alpha)
+    _alternative_iv(alternative)
+    n_resamples = _int_iv(n_resamples, "n_resamples")
+    confidence_level = _confidence_level_iv(confidence_level)
+    if random not in _RANDOM_MODELS:
+        raise ValueError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
+    if missing not in ("raise", "drop"):
+        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+    if rng is not None and (isinstance(rng, bool) or not isinstance(rng, numbers.Integral)
+                            or rng < 0):
+        raise TypeError("`rng` must be None or a non-negative integer seed (a report must "
+                        f"record the seed that regenerates it), got {rng!r}")
+    if baseline is not None and not isinstance(baseline, str):
+        raise TypeError(f"`baseline` must be a system name, got {baseline!r}")
+    timeout = _int_iv(timeout, "timeout")
+    return (items, Path(out), measures, test, correction, alpha, n_resamples,
+            confidence_level, timeout)
+
+
+# --------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------
+
+def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
+                baseline=None, test="randomization", correction="holm", alpha=0.05,
+                alternative="two-sided", n_resamples=10000, confidence_level=0.95,
+                random="retrieved", ties="trec_eval", rel=1, queries="both", missing="raise",
+                rng=None, title=None, notebook=True, timeout=600, progress=True
+                ) -> ReportResult:
+    r"""Evaluate, test and write a reproducible report folder.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame, dict or Qrels, optional
+        Relevance judgements (with ``runs``).
+    runs : list of paths or runs, or dict name -> run, optional
+        Two or more runs (see :func:`mrrstats.evaluate`).
+    scores : path, list of paths, or dict measure -> path or DataFrame, keyword-only
+        Per-query score matrices instead of ``qrels``/``runs`` (one CSV per
+        measure, the layout of :func:`mrrstats.read_score_matrix`). A path may
+        be written ``NAME=PATH`` to name its measure; otherwise the name is the
+        file name up to its first dot. Without candidate counts there is no
+        random-ranking baseline table.
+    out : path, keyword-only
+        Output folder (created; existing report files in it are replaced).
+    measures : str or list of str, optional, keyword-only
+        Measures to compare. With runs the default is ``RR`` and ``nDCG@10``,
+        and ``RR`` is evaluated as well when no RR-type measure is listed (for
+        the random-ranking baseline and the RR distribution). With ``scores``
+        the default is every matrix given, in order.
+    baseline : str, optional, keyword-only
+        A system name: adds the table and figure of every system against it.
+    test, correction, alpha, alternative, n_resamples, confidence_level
+        As in :func:`mrrstats.compare` (keyword-only).
+    random : {"retrieved", "judged"}, keyword-only
+        The random ranker of the baseline table (see
+        :func:`mrrstats.random_baseline_counts`); default ``"retrieved"``: a
+        random permutation of each retrieved list.
+    ties, rel, queries : keyword-only
+        Evaluation conventions (see :func:`mrrstats.evaluate`).
+    missing : {"raise", "drop"}, keyword-only
+        A query missing for some system: error, or drop it from the tests.
+    rng : int or None, keyword-only
+        Seed. None draws fresh entropy, recorded in ``settings.json`` so that
+        the report can be regenerated.
+    title : str, optional, keyword-only
+    notebook : bool, keyword-only
+        Execute the notebook and export the HTML (default True); False writes
+        only the tables, ``per_query.csv`` and ``settings.json``.
+    timeout : int, keyword-only
+        Seconds allowed per notebook cell.
+    progress : bool, keyword-only
+        Print progress on stderr.
+
+    Returns
+    -------
+    ReportResult
+
+    Notes
+    -----
+    Re-running with the same inputs, options and seed (and the same package
+    versions) writes byte-identical ``tables/``, ``per_query.csv`` and
+    ``settings.json``; the notebook and HTML differ only in the embedded
+    timestamp and figure encoding.
+
+    Examples
+    --------
+    >>> import tempfile, mrrstats
+    >>> data = mrrstats.datasets.cast2021()
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     res = mrrstats.make_report(data.qrels, data.runs[:3], out=tmp, measures="RR",
+    ...                                n_resamples=999, rng=1, notebook=False,
+    ...                                progress=False)
+    ...     print(res.files[:3])
+    ('per_query.csv', 'settings.json', 'tables/comparison.json')
+    """
+    (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
+     timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
+                                alpha, alternative, n_resamples, confidence_level, random,
+                                ties, rel, queries, missing, rng, timeout)
+    from .significance import _rng_iv
+
+    seconds = {}
+    t0 = time.perf_counter()
+    _, seed = _rng_iv(rng)
+    if items is None:
+        from .evaluation import evaluate
+
+        eval_measures = list(measures) if measures is not None else ["RR", "nDCG@10"]
+        n_compared = len(eval_measures)
+        rr_measure = next((m for m in eval_measures if _is_rr(m)), None)
+        if rr_measure is None:
+            eval_measures.append("RR")
+        _say(progress, f"evaluating {len(runs) if hasattr(runs, '__len__') else '?'} runs "
+             f"({', '.join(eval_measures)}) ...")
+        ev = evaluate(qrels, runs, eval_measures, ties=ties, rel=rel, queries=queries)
+        names = ev.measure_names
+        measures = names[:n_compared]
+        rr_measure = next(m for m in names if _is_rr(m))
+        score_frames = {m: ev.scores(m) for m in names}
+        stats = ev.query_stats.rename(columns={"run": "system"})
+        run_list = list(runs.values()) if isinstance(runs, Mapping) else (
+            list(runs) if isinstance(runs, (list, tuple)) else [runs])
+        inputs = {"kind": "runs", "qrels": _file_record(qrels),
+                  "runs": [_file_record(src, name=name)
+                           for name, src in zip(ev.runs, run_list, strict=True)],
+                  "query_counts": {r: ev.counts[r].to_dict() for r in ev.runs}}
+        evaluation = dict(ev.settings)
+        random_settings = {"random": random, "measure": rr_measure, "alternative": "greater",
+                           "method": "auto", "n_resamples": n_resamples}
+    else:
+        from .io import read_score_matrix
+
+        score_frames = {}
+        records = []
+        for name, src in items:
+            frame = src if isinstance(src, pd.DataFrame) else read_score_matrix(src)
+            score_frames[name] = frame
+            records.append(_file_record(src, measure=name))
+        names = list(score_frames)
+        if measures is None:
+            measures = list(names)
+        unknown = [m for m in measures if m not in score_frames]
+        if unknown:
+            raise ValueError(f"`measures` {unknown} not among the score matrices {names}")
+        rr_measure = next((m for m in names if _is_rr(m)), None)
+        stats = None
+        inputs = {"kind": "scores", "scores": records}
+        evaluation = None
+        random_settings = None
+    systems = list(score_frames[measures[0]].columns)
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"`baseline` {baseline!r} is not a system; have {systems}")
+    settings = {
+        "format": FORMAT_VERSION,
+        "title": title,
+        "input": inputs,
+        "systems": systems,
+        "measures": list(measures),
+        "evaluated_measures": list(names),
+        "rr_measure": rr_measure,
+        "evaluation": evaluation,
+        "comparison": {"test": test, "correction": correction, "alpha": alpha,
+                       "alternative": alternative, "n_resamples": n_resamples,
+                       "confidence_level": confidence_level, "missing": missing},
+        "baseline": baseline,
+        "random_baseline": random_settings,
+        "random_baseline_note": None if random_settings else (
+            "score matrices carry no candidate counts (the number of ranked candidates "
+            "and of relevant ones per query); make the report from QRELS RUN... input"),
+        "agreement": {"ties": "agreement", "decimals": 12},
+        "seed": seed,
+        "rng_order": "one numpy Generator(PCG64) seeded with `seed`: the test of each "
+                     "measure in order, then the random-ranking test of each system in order",
+        "versions": _versions(),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(exist_ok=True)
+    per_query = _per_query_frame(score_frames, stats, names, systems)
+    _write_per_query(per_query, out / "per_query.csv")
+    (out / "settings.json").write_text(_dump_json(settings), encoding="utf-8", newline="")
+    # Everything below is computed from the two files just written, exactly as
+    # load_report (and the notebook) will.
+    data = load_report(out, progress=progress)
+    written = ["per_query.csv", "settings.json"]
+    for name in sorted(p.name for p in (out / "tables").iterdir() if p.is_file()):
+        (out / "tables" / name).unlink()
+    for name, text in data.tables().items():
+        (out / "tables" / name).write_text(text, encoding="utf-8", newline="")
+        written.append(f"tables/{name}")
+    seconds["analysis"] = time.perf_counter() - t0
+    if notebook:
+        title = title or "mrrstats report"
+        t1 = time.perf_counter()
+        nb = _inject_parameters(_template(), {"report_dir": ".", "title": title})
+        _execute(nb, out, timeout, progress)
+        import nbformat
+
+        nbformat.write(nb, str(out / "report.ipynb"))
+        seconds["notebook"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        (out / "report.html").write_text(_to_html(nb, title), encoding="utf-8")
+        seconds["html"] = time.perf_counter() - t2
+        written += ["report.ipynb", "report.html"]
+    _say(progress, f"wrote {len(written)} files to {out} in "
+         f"{sum(seconds.values()):.1f} s")
+    return ReportResult(out, tuple(sorted(written)), data, seconds)
+
+
+def load_report(path, *, progress=False) -> ReportData:
+    """Recompute a report's numbers from its ``per_query.csv`` and ``settings.json``.
+
+    Parameters
+    ----------
+    path : path
+        A folder written by :func:`make_report`.
+    progress : bool, keyword-only
+        Print progress on stderr.
+
+    Returns
+    -------
+    ReportData
+        ``ReportData.tables()`` equals the files in ``path/tables``.
+    """
+    path = Path(path)
+    settings = json.loads((path / "settings.json").read_text(encoding="utf-8"))
+    if settings.get("format") != FORMAT_VERSION:
+        raise ValueError(f"{path / 'settings.json'}: unknown report format "
+                         f"{settings.get('format')!r}")
+    scores, stats = _read_per_query(path / "per_query.csv", settings["evaluated_measures"],
+                                    settings["systems"], settings["input"]["kind"] == "runs")
+    return _analyse(scores, stats, settings, progress=progress)

@@ -1,0 +1,148 @@
+"""Tests of mrrstats.compare: inputs, the JSON contract, tables and reproducibility."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import shared_path
+
+import mrrstats
+from mrrstats.io import read_score_matrix
+
+PAIR_KEYS = {"a", "b", "measure", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "pvalue",
+             "pvalue_adjusted", "test", "correction"}
+
+
+@pytest.fixture(scope="module")
+def frames():
+    rr = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
+    ap = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_ap.csv"))
+    cols = list(rr.columns[[0, 7, 14, 21, 50]])
+    return {"RR": rr[cols], "AP": ap[cols]}
+
+
+def test_compare_dataframe_and_dict(frames):
+    res = mrrstats.compare(frames["RR"], measure="RR", n_resamples=2000, rng=3)
+    assert res.measures == ("RR",) and len(res.to_frame()) == 10
+    both = mrrstats.compare(frames, n_resamples=2000, rng=3)
+    assert both.measures == ("RR", "AP") and len(both.to_frame()) == 20
+    # one Generator serves the measures in order: the first measure is identical
+    np.testing.assert_array_equal(both.results["RR"].pvalue, res.results["RR"].pvalue)
+    pw = mrrstats.pairwise_tests(frames["RR"], n_resamples=2000, rng=3)
+    np.testing.assert_array_equal(res.results["RR"].pvalue_adjusted, pw.pvalue_adjusted)
+    np.testing.assert_array_equal(res.results["RR"].ci_low, pw.ci_low)
+    only_ap = mrrstats.compare(frames, measure="AP", test="t")
+    assert only_ap.measures == ("AP",)
+
+
+def test_compare_evaluation():
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, data.runs[:3], ["RR", "nDCG@10"])
+    res = mrrstats.compare(ev, test="t")
+    assert res.measures == ("RR", "nDCG@10")
+    direct = mrrstats.pairwise_tests(ev.scores("nDCG@10"), test="t")
+    np.testing.assert_allclose(res.results["nDCG@10"].pvalue, direct.pvalue)
+    assert res.systems == tuple(ev.scores("RR").columns)
+
+
+def test_json_contract(frames):
+    res = mrrstats.compare(frames, test="randomization", correction="bh", n_resamples=1000,
+                           rng=12)
+    doc = json.loads(res.to_json())
+    assert isinstance(doc["pairs"], list) and len(doc["pairs"]) == 20
+    for pair in doc["pairs"]:
+        assert PAIR_KEYS <= set(pair)
+        assert pair["diff"] == pytest.approx(pair["mean_a"] - pair["mean_b"])
+        assert pair["ci_low"] <= pair["diff"] <= pair["ci_high"] or pair["test"] != "t"
+        assert pair["pvalue"] <= pair["pvalue_adjusted"] + 1e-15
+        assert pair["test"] == "randomization" and pair["correction"] == "bh"
+    s = doc["settings"]
+    assert (s["test"], s["correction"], s["alpha"], s["n_resamples"], s["seed"]) == (
+        "randomization", "bh", 0.05, 1000, 12)
+    assert doc["means"]["RR"][res.systems[0]] == pytest.approx(frames["RR"].iloc[:, 0].mean())
+    assert res.to_dict() == doc
+
+
+def test_json_nulls_for_unbounded():
+    x = pd.DataFrame({"a": [0.5, 1.0, 0.2, 0.3], "b": [0.1, 0.5, 0.2, 0.1]})
+    doc = json.loads(mrrstats.compare(x, test="t", alternative="greater").to_json())
+    assert doc["pairs"][0]["ci_high"] is None and doc["pairs"][0]["ci_low"] is not None
+
+
+@pytest.mark.parametrize("test", ["randomization", "bootstrap", "tukey", "maxt"])
+def test_same_seed_same_numbers_any_batch(frames, test):
+    ref = mrrstats.compare(frames, test=test, n_resamples=800, rng=5).to_json()
+    for batch in (1, 33):
+        assert mrrstats.compare(frames, test=test, n_resamples=800, rng=5,
+                                batch=batch).to_json() == ref
+
+
+def test_markdown_and_latex(frames):
+    res = mrrstats.compare(frames, test="t", correction="holm")
+    md = res.to_markdown()
+    tex = res.to_latex()
+    means = res.means()
+    for m in res.measures:
+        best = means[m].idxmax()
+        assert f"**{means.loc[best, m]:.4f}**" in md
+        assert f"\\textbf{{{means.loc[best, m]:.4f}}}" in tex
+    # superscripts: exactly the systems each row beats significantly (after Holm)
+    letters = "abcde"
+    rr = res.results["RR"]
+    for i, s in enumerate(res.systems):
+        beaten = {letters[res.systems.index(o)]
+                  for a, b, d, rej in zip(rr.a, rr.b, rr.difference, rr.reject, strict=True)
+                  for me, o in ((a, b), (b, a)) if rej and me == s
+                  and ((d > 0) if me == a else (d < 0))}
+        row = [line for line in md.splitlines() if line.startswith(f"| {letters[i]} |")][0]
+        cell = row.split("|")[3]
+        sup = re.search(r"<sup>(\w+)</sup>", cell)
+        assert set(sup.group(1) if sup else "") == beaten
+    caption = res.caption()
+    for word in ("paired t-test", "two-sided", "Holm", "alpha = 0.05"):
+        assert word in caption and word in tex
+    assert "\\begin{tabular}{llrr}" in tex and "\\caption{" in tex
+
+
+def test_caption_names_resampling_and_seed(frames):
+    res = mrrstats.compare(frames["RR"], test="tukey", n_resamples=500, rng=77)
+    cap = res.caption()
+    assert "randomised Tukey HSD" in cap and "B = 500" in cap and "seed = 77" in cap
+    assert res.results["score"].correction == "tukey-hsd"
+
+
+def test_rank_lower_is_better():
+    x = pd.DataFrame({"a": [1.0, 1, 2, 1, 1, 1, 1, 2], "b": [5.0, 6, 7, 8, 5, 9, 6, 7]})
+    res = mrrstats.compare(x, measure="Rank", test="t")
+    wins = res.wins_matrix("Rank")
+    assert wins.loc["a", "b"] and not wins.loc["b", "a"]
+    assert "**1.2500**" in res.to_markdown()
+
+
+def test_missing_and_misaligned_queries(frames):
+    rr = frames["RR"].copy()
+    rr.iloc[4, 1] = np.nan
+    with pytest.raises(ValueError, match="missing value for system"):
+        mrrstats.compare(rr, test="t")
+    res = mrrstats.compare(rr, test="t", missing="drop")
+    assert res.results["score"].dropped_queries == (rr.index[4],)
+    assert json.loads(res.to_json())["dropped_queries"]["score"] == [rr.index[4]]
+    other = frames["AP"].iloc[:, :3]
+    with pytest.raises(ValueError, match="every measure must compare the same systems"):
+        mrrstats.compare({"RR": frames["RR"], "AP": other}, test="t")
+
+
+def test_compare_validation(frames):
+    with pytest.raises(ValueError, match="`test` must be one of"):
+        mrrstats.compare(frames, test="z-test")
+    assert mrrstats.compare(frames, test="anova").test == "anova-hsd"  # a listed alias
+    with pytest.raises(ValueError, match="`alternative` must be 'two-sided' for test='maxt'"):
+        mrrstats.compare(frames, test="maxt", alternative="less")
+    with pytest.raises(TypeError, match="`scores` must be a DataFrame"):
+        mrrstats.compare([[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match=r"`measure` \['P@10'\] not in `scores`"):
+        mrrstats.compare(frames, measure="P@10")

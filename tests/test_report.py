@@ -1,0 +1,199 @@
+"""The report: regeneration of the committed example, determinism, content, validation."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+import mrrstats
+from mrrstats import cli
+from mrrstats.examples import trec7_scores
+from mrrstats.report import load_report, make_report
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "reports" / "cast2021"
+REPRODUCED = ["per_query.csv", "settings.json"]
+
+
+def _tables(folder):
+    return sorted(p.name for p in (folder / "tables").iterdir())
+
+
+def _settings_with_current_versions(committed_text, regenerated_text):
+    """The committed settings.json with its "versions" block replaced by this environment's.
+
+    Everything else must match byte for byte; the versions only differ when the
+    test runs with other package versions than the ones that made the example.
+    """
+    old = json.loads(committed_text)["versions"]
+    new = json.loads(regenerated_text)["versions"]
+    old_block = json.dumps({"versions": old}, indent=2)[2:-2]
+    new_block = json.dumps({"versions": new}, indent=2)[2:-2]
+    assert committed_text.count(old_block) == 1
+    return committed_text.replace(old_block, new_block)
+
+
+def test_example_report_regenerates_byte_identical(tmp_path):
+    out = tmp_path / "cast2021"
+    assert cli.main(["report", "--example", "--out", str(out), "--quiet"]) == 0
+
+    # tables/, per_query.csv and settings.json reproduce the committed ones byte for byte
+    assert _tables(out) == _tables(EXAMPLE)
+    for name in _tables(EXAMPLE):
+        assert (out / "tables" / name).read_bytes() == (EXAMPLE / "tables" / name).read_bytes(), name
+    assert (out / "per_query.csv").read_bytes() == (EXAMPLE / "per_query.csv").read_bytes()
+    committed = (EXAMPLE / "settings.json").read_text(encoding="utf-8")
+    regenerated = (out / "settings.json").read_text(encoding="utf-8")
+    assert regenerated == _settings_with_current_versions(committed, regenerated)
+
+    # settings.json: conventions, seed, B, versions and the SHA-256 of every input file
+    s = json.loads(regenerated)
+    data = mrrstats.datasets.cast2021()
+    assert s["seed"] == 2021 and s["comparison"]["n_resamples"] == 10000
+    assert s["comparison"]["test"] == "randomization" and s["comparison"]["correction"] == "holm"
+    assert s["evaluation"] == {"ties": "trec_eval", "rel": 1, "queries": "both", "max_depth": None}
+    assert s["measures"] == ["RR", "nDCG@10", "AP"] and s["baseline"] == "org_manual_bm25.run"
+    assert s["random_baseline"]["random"] == "retrieved"
+    assert set(s["versions"]) == {"python", "mrrstats", "numpy", "scipy", "pandas",
+                                  "statsmodels", "matplotlib"}
+    assert s["versions"]["numpy"] == np.__version__ and s["versions"]["pandas"] == pd.__version__
+    files = [s["input"]["qrels"]] + s["input"]["runs"]
+    paths = [data.qrels] + list(data.runs)
+    for rec, path in zip(files, paths, strict=True):
+        assert rec["file"] == path.name
+        assert rec["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+    # the executed notebook: parameters injected as the first code cell, no errors
+    nb = nbformat.read(out / "report.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].metadata["tags"] == ["injected-parameters"]
+    assert "title = 'TREC CAsT 2021 organiser baselines'" in code[0].source
+    outputs = [o for c in code for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    n_png = sum("image/png" in o.get("data", {}) for o in outputs)
+    assert n_png >= 6
+
+    # the HTML: every figure embedded as a PNG data URI, nothing fetched from the network
+    html = (out / "report.html").read_text(encoding="utf-8")
+    pngs = re.findall(r'<img[^>]+src="data:image/png;base64,([^"]+)"', html)
+    assert len(pngs) == n_png
+    for b64 in pngs:
+        assert base64.b64decode(b64)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not re.search(r'<(script|img|iframe|link)\b[^>]*\b(src|href)\s*=\s*["\']?(https?:)?//',
+                         html, flags=re.I)
+    assert not re.search(r"@import\s+url\(\s*['\"]?https?:", html)
+    # the tables appear in the page
+    assert "org_manual_ance_bert.run" in html and "<sup>abe</sup>" in html
+
+
+def _score_files(tmp_path, systems):
+    paths = {}
+    for m, stem in (("RR", "rr"), ("AP", "ap")):
+        frame = trec7_scores(m)[systems]
+        p = tmp_path / f"adhoc7_{stem}.csv"
+        frame.to_csv(p, index=False)  # the layout of the bundled matrices (no query column)
+        paths[m] = p
+    return paths
+
+
+def test_scores_report_is_deterministic_and_uses_compare(tmp_path):
+    systems = [f"run{i}" for i in (3, 9, 15, 36, 50, 77)]
+    paths = _score_files(tmp_path, systems)
+    args = dict(scores=[f"RR={paths['RR']}", f"AP={paths['AP']}"], n_resamples=2000, rng=7,
+                notebook=False, progress=False)
+    a = make_report(out=tmp_path / "a", **args)
+    b = make_report(out=tmp_path / "b", **args)
+    assert a.files == b.files
+    for name in a.files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+    # the comparison table is mrrstats.compare's, with the documented Generator order
+    direct = mrrstats.compare({"RR": trec7_scores("RR")[systems],
+                               "AP": trec7_scores("AP")[systems]}, n_resamples=2000, rng=7)
+    assert (tmp_path / "a" / "tables" / "comparison.md").read_text() == direct.to_markdown()
+
+    # per_query.csv holds the input values exactly
+    pq = pd.read_csv(tmp_path / "a" / "per_query.csv", dtype=str)
+    assert list(pq.columns) == ["system", "query", "RR", "AP"]
+    pq["RR"] = [float(v) for v in pq["RR"]]  # Python's float(): exact for repr() digits
+    rr = pq.pivot(index="query", columns="system", values="RR")
+    expected = trec7_scores("RR")[systems]
+    np.testing.assert_array_equal(rr.loc[expected.index, systems].to_numpy(),
+                                  expected.to_numpy())
+
+    # no candidate counts: no random-ranking table, and settings.json says why
+    assert "tables/random_baseline.md" not in a.files
+    s = json.loads((tmp_path / "a" / "settings.json").read_text())
+    assert s["random_baseline"] is None and "candidate counts" in s["random_baseline_note"]
+    assert [r["file"] for r in s["input"]["scores"]] == ["adhoc7_rr.csv", "adhoc7_ap.csv"]
+    assert s["input"]["scores"][0]["sha256"] == hashlib.sha256(
+        paths["RR"].read_bytes()).hexdigest()
+    # RR vs AP agreement over the 6 systems is ranking_agreement's
+    agree = mrrstats.ranking_agreement({"RR": trec7_scores("RR")[systems],
+                                        "AP": trec7_scores("AP")[systems]})
+    row = agree[(agree.measure_a == "RR") & (agree.measure_b == "AP")].iloc[0]
+    text = (tmp_path / "a" / "tables" / "agreement.md").read_text()
+    assert f"| RR | AP | {row.tau:.3f} | {row.tau_ap:.3f} |" in text
+
+
+def test_committed_example_tables_match_the_library():
+    """The numbers in the committed tables come from the public functions."""
+    data = load_report(EXAMPLE)
+    for name, text in data.tables().items():
+        assert (EXAMPLE / "tables" / name).read_text(encoding="utf-8") == text
+    ex = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(ex.qrels, ex.runs, ["RR", "nDCG@10", "AP"])
+    # per-query values are the Evaluation's
+    for m in ("RR", "nDCG@10", "AP"):
+        got = data.scores[m]
+        want = ev.scores(m).loc[got.index, list(got.columns)]
+        np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+    # the deterministic columns of the random-ranking table are evaluation_baseline's
+    # (its p-values use another part of the random stream, so they are not compared)
+    ref = mrrstats.evaluation_baseline(ev, random="retrieved", rng=0)
+    got = data.random_baseline.loc[list(ref.index)]
+    for col in ("observed", "expected", "std", "adjusted", "z"):
+        np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float),
+                                   rtol=1e-12)
+    # versus-baseline rows: system - baseline, Holm over the k - 1 comparisons
+    vb = data.versus_baseline
+    rr = vb[vb.measure == "RR"].set_index("system")
+    means = ev.scores("RR").mean()
+    for s, row in rr.iterrows():
+        assert row["diff"] == pytest.approx(means[s] - means["org_manual_bm25.run"], abs=1e-12)
+    holm = multipletests(rr["pvalue"].to_numpy(), method="holm")[1]
+    np.testing.assert_allclose(rr["pvalue_adjusted"].to_numpy(), holm, rtol=1e-12)
+    assert len(rr) == len(ev.runs) - 1
+
+
+def test_make_report_validation(tmp_path):
+    data = mrrstats.datasets.cast2021()
+    with pytest.raises(TypeError, match="`out`"):
+        make_report(data.qrels, data.runs, out=None)
+    with pytest.raises(TypeError, match="`rng`"):
+        make_report(data.qrels, data.runs, out=tmp_path, rng=np.random.default_rng(1))
+    with pytest.raises(ValueError, match="`random`"):
+        make_report(data.qrels, data.runs, out=tmp_path, random="pool")
+    with pytest.raises(ValueError, match="not both"):
+        make_report(data.qrels, data.runs, scores=["x.csv"], out=tmp_path)
+    with pytest.raises(ValueError, match="`qrels` and `runs` are required"):
+        make_report(data.qrels, out=tmp_path)
+    with pytest.raises(ValueError, match="`baseline` 'bm25' is not a system"):
+        make_report(data.qrels, data.runs[:2], out=tmp_path, baseline="bm25", notebook=False,
+                    progress=False, n_resamples=99, rng=1)
+
+
+def test_cli_report_errors(capsys):
+    assert cli.main(["report", "--out", "x"]) == 2
+    assert "need QRELS and at least two RUN files" in capsys.readouterr().err
+    assert cli.main(["report", "--example", "--scores", "a.csv"]) == 2
+    assert "not both" in capsys.readouterr().err
