@@ -751,8 +751,11 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen):
     else:
         obs = -S
     tol = 100 * np.finfo(np.float64).eps * np.abs(S) + 4 * n * _U64 * 2 * absum
-    gamma = n * _U32 / (1 - n * _U32)
-    margin = 2.0 * (gamma * (1 + _U32) + _U32) * absum * 1.01 + 2 * tol
+    if n * _U32 < 0.25:
+        gamma = n * _U32 / (1 - n * _U32)
+        margin = 2.0 * (gamma * (1 + _U32) + _U32) * absum * 1.01 + 2 * tol
+    else:  # millions of queries: no useful float32 bound, decide everything in float64
+        margin = np.full(P, np.inf)
     thresh = obs - tol
     D32 = D.T.astype(np.float32)  # (n, P)
     if exact:
