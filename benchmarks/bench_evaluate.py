@@ -32,8 +32,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -190,8 +188,8 @@ def main() -> None:
     fastest_peer = min((r["seconds"] for t, r in results.items()
                         if not t.startswith("mrrstats")), default=float("nan"))
     ours = results.get("mrrstats", {}).get("seconds", float("nan"))
-    lines = ["| tool | seconds (best of %d) | x slower than mrrstats | peak RSS MB | "
-             "per-query values compared | differing (>1e-9) | max abs diff |" % a.repeat,
+    lines = [f"| tool | seconds (best of {a.repeat}) | x slower than mrrstats | peak RSS MB | "
+             "per-query values compared | differing (>1e-9) | max abs diff |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for tool, r in results.items():
         n, bad, worst = compare(ref, r["values"]) if ref else (0, 0, 0.0)

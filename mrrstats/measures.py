@@ -76,7 +76,8 @@ class Measure:
         if self.name not in _SPEC:
             raise ValueError(f"unknown measure {self.name!r}; known: {', '.join(_SPEC)}")
         if self.k is not None and (not isinstance(self.k, int) or self.k < 1):
-            raise ValueError(f"cutoff `k` of {self.name} must be a positive integer, got {self.k!r}")
+            raise ValueError(f"cutoff `k` of {self.name} must be a positive integer, "
+                             f"got {self.k!r}")
         if _SPEC[self.name][0] and self.k is None:
             raise ValueError(f"measure {self.name} needs a cutoff, e.g. {self.name}@10")
         if self.rel is not None and (not isinstance(self.rel, int) or self.rel < 1):
