@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InputError
+from .io import read_text
 
 HELP = "Observed MRR vs a uniformly random ranker: expected MRR, sd, adjusted MRR, z, p-value."
 
@@ -72,12 +73,7 @@ def add_arguments(p) -> None:
 def read_ranks_file(path) -> pd.DataFrame:
     """Read a ranks file (see the module documentation) into a validated frame."""
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", source=source) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
+    text = read_text(path, source)
     rows, lines = [], []
     first = True
     for lineno, raw in enumerate(text.splitlines(), start=1):

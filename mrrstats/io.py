@@ -32,6 +32,19 @@ def _source_name(path) -> str:
     return os.fspath(path)
 
 
+def read_text(path, source: str | None = None) -> str:
+    """Whole UTF-8 text of a small file; a missing or undecodable file is an InputError."""
+    source = _source_name(path) if source is None else source
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", source=source) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", source=source) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
+
+
 def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
     """Read a per-topic score matrix CSV: one column per system, one row per topic.
 
@@ -65,12 +78,7 @@ def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
     if missing not in ("raise", "drop"):
         raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     source = _source_name(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", source=source) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
+    text = read_text(path, source)
     rows = list(csv.reader(io.StringIO(text)))
     # Remember the physical line of each row (blank lines are skipped).
     numbered = [(i + 1, r) for i, r in enumerate(rows) if r and any(c.strip() for c in r)]
@@ -243,6 +251,25 @@ def _open_text(path, source: str):
     return open(path, encoding="utf-8", newline="")
 
 
+def _data_lines(fh, source: str, min_fields: int, max_fields: int | None, layout: str):
+    """Yield (line number, fields) of a whitespace-separated file, skipping blank
+    lines and ``#`` comments; a line with too few or too many fields is an error."""
+    try:
+        for lineno, raw in enumerate(fh, 1):
+            text = raw.strip()
+            if not text or text.startswith("#"):
+                continue
+            parts = text.split()
+            if len(parts) < min_fields or (max_fields is not None and len(parts) > max_fields):
+                raise InputError(f"expected {min_fields} fields ({layout}), found {len(parts)}",
+                                 source=source, line=lineno)
+            yield lineno, parts
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(f"cannot read compressed file ({exc})", source=source) from None
+
+
 def _run_name(path) -> str:
     name = Path(path).name
     return name[:-3] if name.endswith(".gz") else name
@@ -346,26 +373,11 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     name = os.fspath(source)
     queries, docs, grades, lines = [], [], [], []
     with _open_text(source, name) as fh:
-        try:
-            for lineno, raw in enumerate(fh, 1):
-                text = raw.strip()
-                if not text or text.startswith("#"):
-                    continue
-                parts = text.split()
-                if len(parts) != 4:
-                    raise InputError(
-                        f"expected 4 fields (query iter doc grade), found {len(parts)}",
-                        source=name, line=lineno)
-                queries.append(parts[0])
-                docs.append(parts[2])
-                grades.append(_parse_grade(parts[3], name, lineno))
-                lines.append(lineno)
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8 text ({exc.reason})", source=name) from None
-        except (EOFError, gzip.BadGzipFile, OSError) as exc:
-            if isinstance(exc, InputError):
-                raise
-            raise InputError(f"cannot read compressed file ({exc})", source=name) from None
+        for lineno, parts in _data_lines(fh, name, 4, 4, "query iter doc grade"):
+            queries.append(parts[0])
+            docs.append(parts[2])
+            grades.append(_parse_grade(parts[3], name, lineno))
+            lines.append(lineno)
     return _qrels_from_arrays(queries, docs, grades, name, np.asarray(lines), duplicates)
 
 
@@ -573,42 +585,29 @@ def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: s
     first_tag = None
     last_tag = None
     with _open_text(path, source) as fh:
-        try:
-            for lineno, raw in enumerate(fh, 1):
-                text = raw.strip()
-                if not text or text.startswith("#"):
-                    continue
-                parts = text.split()
-                if len(parts) < 6:
-                    raise InputError(
-                        f"expected 6 fields (query Q0 doc rank score tag), found {len(parts)}",
-                        source=source, line=lineno)
-                try:
-                    score = float(parts[4])
-                except ValueError:
-                    raise InputError(f"score {parts[4]!r} is not a number", source=source,
-                                     line=lineno) from None
-                if not math.isfinite(score):
-                    raise InputError(f"score {parts[4]!r} is not finite", source=source,
-                                     line=lineno)
-                tag = parts[5]
-                if first_tag is None:
-                    first_tag = (tag, lineno)
-                elif tag != first_tag[0] and mixed_tags == "raise":
-                    raise InputError(
-                        f"run tag {tag!r} differs from {first_tag[0]!r} (line {first_tag[1]}); "
-                        "a run file must hold one run (split it, or pass mixed_tags='allow')",
-                        source=source, line=lineno)
-                last_tag = tag
-                queries.append(parts[0])
-                docs.append(parts[2])
-                ranks.append(parts[3])
-                scores.append(score)
-                lines.append(lineno)
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
-        except (EOFError, gzip.BadGzipFile) as exc:
-            raise InputError(f"cannot read compressed file ({exc})", source=source) from None
+        for lineno, parts in _data_lines(fh, source, 6, None, "query Q0 doc rank score tag"):
+            try:
+                score = float(parts[4])
+            except ValueError:
+                raise InputError(f"score {parts[4]!r} is not a number", source=source,
+                                 line=lineno) from None
+            if not math.isfinite(score):
+                raise InputError(f"score {parts[4]!r} is not finite", source=source,
+                                 line=lineno)
+            tag = parts[5]
+            if first_tag is None:
+                first_tag = (tag, lineno)
+            elif tag != first_tag[0] and mixed_tags == "raise":
+                raise InputError(
+                    f"run tag {tag!r} differs from {first_tag[0]!r} (line {first_tag[1]}); "
+                    "a run file must hold one run (split it, or pass mixed_tags='allow')",
+                    source=source, line=lineno)
+            last_tag = tag
+            queries.append(parts[0])
+            docs.append(parts[2])
+            ranks.append(parts[3])
+            scores.append(score)
+            lines.append(lineno)
     if not queries:
         raise InputError("no result lines found (empty run)", source=source)
     scores_arr = np.asarray(scores, dtype=np.float64)
