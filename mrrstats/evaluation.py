@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._special import no_hugepage_madvise
 from .io import Qrels, Run, read_qrels, read_run
 from .measures import parse_measures
 from .metrics import score_ranked_run
@@ -296,6 +297,11 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     [0.5, 0.5]
     """
     ties, rel, measures = _evaluate_iv(ties, rel, queries, max_depth, measures)
+    with no_hugepage_madvise():
+        return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth)
+
+
+def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth) -> Evaluation:
     qrels = read_qrels(qrels)
     if queries == "msmarco":
         qrels = _msmarco_qrels(qrels)
@@ -350,6 +356,11 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
 def _rel_retrieved(ranked, rel: int) -> np.ndarray:
     """Relevant documents retrieved per query (within max_depth)."""
     n_q = ranked.n_queries
+    if n_q == 0:
+        return np.zeros(0, dtype=np.int64)
+    if ranked.max_depth is None:  # every query has at least one row
+        relevant = (ranked.grades >= rel).view(np.int8)
+        return np.add.reduceat(relevant, ranked.offsets[:-1], dtype=np.int64)
     lens = np.diff(ranked.offsets)
     qidx = np.repeat(np.arange(n_q), lens)
     pos = np.arange(ranked.grades.size) - ranked.offsets[:-1][qidx] + 1

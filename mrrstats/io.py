@@ -22,6 +22,7 @@ import pyarrow.csv as pacsv
 
 from ._errors import InputError
 from ._hashing import duplicate_pairs, hash_strings
+from ._special import no_hugepage_madvise
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix"]
 
@@ -488,6 +489,11 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
                         f"got {type(source).__name__}")
     src = os.fspath(source)
     run_name = name if name is not None else _run_name(source)
+    with no_hugepage_madvise():
+        return _read_run_file(source, src, run_name, duplicates, mixed_tags)
+
+
+def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str) -> Run:
     run = _read_run_fast(source, src, run_name)
     if run is not None:
         problem = _fast_run_problem(run, duplicates, mixed_tags)

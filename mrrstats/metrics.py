@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._special import harmonic
+from ._special import harmonic, no_hugepage_madvise
 from .measures import Measure, parse_measures
 from .ranking import Judged, RankedRun
 
@@ -49,8 +49,12 @@ class _Layout:
         self.grades = np.asarray(grades, dtype=np.float64)
         self.n_q = self.offsets.size - 1
         lens = np.diff(self.offsets)
-        self.qidx = np.repeat(np.arange(self.n_q), lens)
-        self.pos = np.arange(self.grades.size, dtype=np.int64) - self.offsets[:-1][self.qidx] + 1
+        small = self.grades.size < 2**31 - 1
+        itype = np.int32 if small else np.int64
+        self.qidx = np.repeat(np.arange(self.n_q, dtype=itype), lens)
+        # 1-based position within the query
+        self.pos = np.arange(1, self.grades.size + 1, dtype=itype)
+        self.pos -= np.repeat(self.offsets[:-1].astype(itype), lens)
         self.judged = judged
         self.max_depth = _INF_DEPTH if max_depth is None else int(max_depth)
         self.group_bounds = None if group_bounds is None else np.asarray(group_bounds, np.int64)
@@ -79,6 +83,13 @@ class _Layout:
             info.update(self._group_rel(relmask))
         self._rel[t] = info
         return info
+
+    def gain_rows(self):
+        """Rows with a positive gain and their gains (sparse: judged rows are few)."""
+        if getattr(self, "_gain_rows", None) is None:
+            rows = np.flatnonzero(self.grades > 0)  # NaN > 0 is False
+            self._gain_rows = (rows, self.grades[rows])
+        return self._gain_rows
 
     def gains(self) -> np.ndarray:
         if self._gain is None:
@@ -126,9 +137,10 @@ def _divide(num, den):
 def _deterministic(m: Measure, L: _Layout, t: int) -> np.ndarray:
     depth = min(m.k if m.k is not None else _INF_DEPTH, L.max_depth)
     if m.name == "nDCG":
-        g = L.gains()
-        keep = (g > 0) & (L.pos <= depth)
-        dcg = np.bincount(L.qidx[keep], weights=g[keep] / np.log2(L.pos[keep] + 1.0),
+        rows, gain = L.gain_rows()
+        pos = L.pos[rows]
+        keep = pos <= depth
+        dcg = np.bincount(L.qidx[rows[keep]], weights=gain[keep] / np.log2(pos[keep] + 1.0),
                           minlength=L.n_q)
         return _divide(dcg, L.ideal(m.k))
     info = L.rel_info(t)
@@ -291,10 +303,11 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
 
 def score_ranked_run(ranked: RankedRun, measures, *, rel: int = 1) -> pd.DataFrame:
     """Per-query measures of a :class:`RankedRun` (rows: its queries)."""
-    values = compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
-                              judged=ranked.judged, ties=ranked.ties,
-                              group_bounds=ranked.group_bounds, max_depth=ranked.max_depth,
-                              rel=rel)
+    with no_hugepage_madvise():
+        values = compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
+                                  judged=ranked.judged, ties=ranked.ties,
+                                  group_bounds=ranked.group_bounds,
+                                  max_depth=ranked.max_depth, rel=rel)
     frame = pd.DataFrame(values, index=pd.Index(ranked.query_ids, name="query"))
     frame.columns.name = "measure"
     return frame

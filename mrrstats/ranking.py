@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 
 from ._errors import InputError
 from ._hashing import hash_strings, pair_keys
+from ._special import no_hugepage_madvise
 from .io import Qrels, Run, read_qrels, read_run
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
@@ -128,8 +129,9 @@ class RankedRun:
     max_depth : int or None
         Only the first ``max_depth`` documents of each query count
         (``trec_eval -M``).
-    order : numpy.ndarray of int64
-        Row of the original run for each ranked row.
+    order : numpy.ndarray of int64 or None
+        Row of the original run for each ranked row; None when the run's rows
+        were already in rank order.
     """
 
     name: str
@@ -140,7 +142,7 @@ class RankedRun:
     group_bounds: np.ndarray | None
     judged: Judged
     max_depth: int | None
-    order: np.ndarray
+    order: np.ndarray | None
     run: Run = field(repr=False)
 
     @property
@@ -172,7 +174,8 @@ class RankedRun:
 
     def doc_ids(self) -> list[np.ndarray]:
         """Per query, the document ids in rank order (cut at ``max_depth``)."""
-        docs = self.run.doc.take(pa.array(self.order)).to_numpy(zero_copy_only=False)
+        docs = self.run.doc if self.order is None else self.run.doc.take(pa.array(self.order))
+        docs = docs.to_numpy(zero_copy_only=False)
         out = []
         for i in range(self.n_queries):
             stop = self.offsets[i + 1]
@@ -209,8 +212,8 @@ def _query_codes(run: Run):
         codes = enc.indices.to_numpy(zero_copy_only=False)
     ids = np.asarray(dictionary.to_pylist(), dtype=object)
     order = np.argsort(ids.astype(str), kind="stable")
-    rank_of = np.empty(ids.size, dtype=np.int64)
-    rank_of[order] = np.arange(ids.size)
+    rank_of = np.empty(ids.size, dtype=np.int32)
+    rank_of[order] = np.arange(ids.size, dtype=np.int32)
     return ids[order], rank_of[codes]
 
 
@@ -244,9 +247,11 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     bits = max(16, min(26, int(np.ceil(np.log2(max(qkeys.size, 1)))) + 6))
     mask = np.uint64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=bool)
-    table[(qkeys & mask).astype(np.int64)] = True
-    cand = np.flatnonzero(table[(rkeys & mask).astype(np.int64)])
-    hit_c = index.get_indexer(rkeys[cand])
+    table[(qkeys & mask).view(np.int64)] = True
+    np.bitwise_and(rkeys, mask, out=rkeys)  # rkeys is ours: reuse its memory
+    cand = np.flatnonzero(table[rkeys.view(np.int64)])
+    rkeys = pair_keys(codes[cand], _doc_hashes(run)[cand])
+    hit_c = index.get_indexer(rkeys)
     rows = cand[hit_c >= 0]
     hit = hit_c[hit_c >= 0]
     if rows.size:
@@ -266,19 +271,23 @@ def _lookup_grades_exact(qrels, query_ids, codes, run):  # pragma: no cover - fa
                     dtype=np.float64)
 
 
-def _primary_order(codes: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Stable order: query code ascending, key descending (file order among equals)."""
+def _primary_order(codes: np.ndarray, key: np.ndarray) -> np.ndarray | None:
+    """Stable order: query code ascending, key descending (file order among equals).
+
+    Returns None when the rows are already in that order (the common case), so
+    that no permutation or gather of millions of rows is needed.
+    """
     n = codes.size
     if n <= 1:
-        return np.arange(n)
-    dc = np.diff(codes)
-    dk = np.diff(key)
-    if np.all((dc > 0) | ((dc == 0) & (dk <= 0))):
-        return np.arange(n)
+        return None
+    up = codes[1:] > codes[:-1]
+    same_q = codes[1:] == codes[:-1]
+    down = key[1:] <= key[:-1]
+    if np.all(up | (same_q & down)):
+        return None
     # Grouped by query (in any query order) with keys already descending?
-    change = np.flatnonzero(dc != 0) + 1
-    starts = np.concatenate(([0], change))
-    if starts.size == np.unique(codes[starts]).size and np.all((dc != 0) | (dk <= 0)):
+    starts = np.concatenate(([0], np.flatnonzero(~same_q) + 1))
+    if starts.size == np.unique(codes[starts]).size and np.all(~same_q | down):
         block_order = np.argsort(codes[starts], kind="stable")
         lens = np.diff(np.append(starts, n))
         s, l = starts[block_order], lens[block_order]
@@ -293,26 +302,35 @@ def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.nda
     Only such groups need the document ids: in a group whose members all have
     the same grade, every order gives the same grade sequence.
     """
-    n = perm.size
+    n = codes_s.size
     if n <= 1:
         return perm
     same = codes_s[1:] == codes_s[:-1]
     same &= key_s[1:] == key_s[:-1]
-    g = np.where(np.isnan(grades_s), -np.inf, grades_s)
-    differ = same & (g[1:] != g[:-1])
-    if not differ.any():
+    # A group needs ordering only if it holds a judged document next to a document
+    # with another grade (unjudged = NaN counts as its own grade). Judged documents
+    # are few, so look only at their neighbours.
+    judged = np.flatnonzero(~np.isnan(grades_s))
+    if judged.size == 0:
+        return perm
+    g = grades_s
+    left = judged[judged > 0]
+    left = left[same[left - 1] & ~(g[left - 1] == g[left])]
+    right = judged[judged < n - 1]
+    right = right[same[right] & ~(g[right + 1] == g[right])]
+    differ_at = np.union1d(left, right + 1)  # rows whose grade differs from the previous row
+    if differ_at.size == 0:
         return perm
     # Group boundaries: row i+1 starts a new group where same[i] is False.
     cuts = np.flatnonzero(~same) + 1
-    at = np.flatnonzero(differ) + 1  # a row whose grade differs from the previous one
-    k = np.unique(np.searchsorted(cuts, at, side="right"))
+    k = np.unique(np.searchsorted(cuts, differ_at, side="right"))
     bounds = np.concatenate(([0], cuts, [n]))
     lo, hi = bounds[k], bounds[k + 1]
     sizes = hi - lo
     rows = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + \
         np.arange(sizes.sum())
     gid = np.repeat(np.arange(k.size), sizes)
-    docs = run.doc.take(pa.array(perm[rows]))
+    docs = run.doc.take(pa.array(rows if perm is None else perm[rows]))
     columns = {"g": pa.array(gid), "d": docs}
     keys = [("g", "ascending")]
     if ties in ("optimistic", "pessimistic"):
@@ -321,8 +339,9 @@ def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.nda
         keys.append(("e", "descending" if ties == "optimistic" else "ascending"))
     keys.append(("d", "descending"))
     sub = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
-    perm = perm.copy() if not perm.flags.writeable else perm
+    perm = np.arange(n) if perm is None else perm
     perm[rows] = perm[rows][sub]
+    grades_s[rows] = grades_s[rows][sub]  # grades_s is the caller's own sorted copy
     return perm
 
 
@@ -378,21 +397,22 @@ def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = Non
     """
     ties = _ties_iv(ties)
     max_depth = _max_depth_iv(max_depth)
-    qrels = read_qrels(qrels)
-    run = read_run(run)
+    with no_hugepage_madvise():
+        return _rank_run(read_qrels(qrels), read_run(run), ties, max_depth)
+
+
+def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
     query_ids, codes = _query_codes(run)
     grades = _lookup_grades(qrels, query_ids, codes, run)
     key = _rank_key(run) if ties == "rank" else run.score
     perm = _primary_order(codes, key)
-    identity = perm.size == 0 or (perm[0] == 0 and perm[-1] == perm.size - 1
-                                  and bool(np.all(perm[1:] > perm[:-1])))
-    if identity:  # already in order (the common case): no gathers
+    if perm is None:  # already in order (the common case): no gathers
         codes_s, key_s, grades_s = codes, key, grades
     else:
         codes_s, key_s, grades_s = codes[perm], key[perm], grades[perm]
     group_bounds = None
     if ties in ("realistic", "expected"):
-        n = perm.size
+        n = codes_s.size
         same = (codes_s[1:] == codes_s[:-1]) & (key_s[1:] == key_s[:-1])
         starts = np.flatnonzero(np.concatenate(([True], ~same)))
         group_bounds = np.append(starts, n).astype(np.int64)
@@ -400,7 +420,6 @@ def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = Non
         perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, "trec_eval")
     else:
         perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, ties)
-    grades_s = grades[perm]  # (ties resolved: perm may have changed inside groups)
     counts = np.bincount(codes, minlength=query_ids.size)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     judged_all = judged_from_qrels(qrels)
