@@ -13,7 +13,6 @@ import sys
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 __all__ = ["hash_strings", "pair_keys", "duplicate_pairs"]
 
@@ -33,9 +32,12 @@ def _mix(h: np.ndarray) -> np.ndarray:
     return h
 
 
-def _as_array(arr) -> pa.Array:
+def _as_array(arr) -> pa.Array | pa.ChunkedArray:
+    """A pyarrow string array (chunked arrays are kept chunked: no copy)."""
     if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            arr = arr.cast(pa.string())
+        return arr
     if not isinstance(arr, pa.Array):
         arr = pa.array(np.asarray(arr, dtype=object).astype(str), type=pa.string())
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
@@ -69,6 +71,13 @@ def hash_strings(arr) -> np.ndarray:
     position; equal strings always hash equally.
     """
     arr = _as_array(arr)
+    if isinstance(arr, pa.ChunkedArray):
+        parts = [_hash_array(c) for c in arr.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    return _hash_array(arr)
+
+
+def _hash_array(arr: pa.Array) -> np.ndarray:
     n = len(arr)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
@@ -129,7 +138,9 @@ def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:
     query = _as_array(query)
     doc = _as_array(doc)
     if codes is None:
-        codes = pc.dictionary_encode(query).indices.to_numpy(zero_copy_only=False)
+        from .io import encode_strings
+
+        codes = encode_strings(query)[1]
     if doc_hashes is None:
         doc_hashes = hash_strings(doc)
     keys = pair_keys(codes, doc_hashes)

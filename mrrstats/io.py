@@ -204,11 +204,11 @@ class Run:
     name : str
         The run's name: the file name without directories and ``.gz`` (or the
         ``name`` given to the reader).
-    query, doc : pyarrow.StringArray
+    query, doc : pyarrow.StringArray or pyarrow.ChunkedArray
         Query and document id of each row.
     score : numpy.ndarray of float64
         Retrieval score (higher is better).
-    rank : pyarrow.StringArray or None
+    rank : pyarrow.StringArray, pyarrow.ChunkedArray or None
         The run's own rank column, unparsed (only ``ties="rank"`` reads it).
     tag : str or None
         The run tag of the last column (one per file).
@@ -217,10 +217,10 @@ class Run:
     """
 
     name: str
-    query: pa.Array
-    doc: pa.Array
+    query: pa.Array | pa.ChunkedArray
+    doc: pa.Array | pa.ChunkedArray
     score: np.ndarray
-    rank: pa.Array | None = None
+    rank: pa.Array | pa.ChunkedArray | None = None
     tag: str | None = None
     source: str = "<run>"
     _meta: dict = field(default_factory=dict, repr=False)
@@ -555,13 +555,31 @@ def _read_run_fast(path, source: str, name: str) -> Run | None:
         return None  # malformed rows: the line reader gives the precise message
     if table.num_rows == 0:
         return None
-    query = table["query"].combine_chunks()
+    # String columns stay chunked (combining them would copy every byte again).
     tags = pc.unique(table["tag"]).to_pylist()
-    run = Run(name=name, query=query, doc=table["doc"].combine_chunks(),
-              score=table["score"].to_numpy(), rank=table["rank"].combine_chunks(),
+    run = Run(name=name, query=table["query"], doc=table["doc"],
+              score=table["score"].to_numpy(), rank=table["rank"],
               tag=tags[-1] if tags else None, source=source)
     run._meta["tags"] = tags
     return run
+
+
+def encode_strings(values) -> tuple[pa.Array, np.ndarray]:
+    """(distinct values, int32 code of each row) of a string array, chunked or not."""
+    encoded = pc.dictionary_encode(values)
+    if isinstance(encoded, pa.Array):
+        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
+    chunks = encoded.chunks
+    if not chunks:
+        return pa.array([], type=pa.string()), np.zeros(0, dtype=np.int32)
+    last = chunks[-1].dictionary
+    # Arrow grows one dictionary across the chunks: each chunk's is a prefix of the last.
+    if not all(c.dictionary.equals(last.slice(0, len(c.dictionary))) for c in chunks):
+        encoded = encoded.unify_dictionaries()
+        chunks = encoded.chunks
+        last = chunks[-1].dictionary
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+    return last, codes
 
 
 def _fast_run_problem(run: Run, duplicates: str, mixed_tags: str) -> str | None:
@@ -570,13 +588,12 @@ def _fast_run_problem(run: Run, duplicates: str, mixed_tags: str) -> str | None:
         return "mixed tags"
     if not np.isfinite(run.score).all():
         return "non-finite score"
-    encoded = pc.dictionary_encode(run.query)
-    if pc.any(pc.starts_with(encoded.dictionary, "#")).as_py():
+    dictionary, codes = encode_strings(run.query)
+    if pc.any(pc.starts_with(dictionary, "#")).as_py():
         return "comment line parsed as data"
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
     doc_hashes = hash_strings(run.doc)
     # Kept for rank_run, which needs both again.
-    run._meta["query_dictionary"] = encoded.dictionary
+    run._meta["query_dictionary"] = dictionary
     run._meta["query_codes"] = codes
     run._meta["doc_hashes"] = doc_hashes
     if duplicate_pairs(run.query, run.doc, codes=codes, doc_hashes=doc_hashes):

@@ -43,7 +43,7 @@ import pyarrow.compute as pc
 from ._errors import InputError
 from ._hashing import hash_strings, pair_keys
 from ._special import no_hugepage_madvise
-from .io import Qrels, Run, read_qrels, read_run
+from .io import Qrels, Run, encode_strings, read_qrels, read_run
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
 
@@ -207,9 +207,7 @@ def _query_codes(run: Run):
         dictionary = run._meta["query_dictionary"]
         codes = run._meta["query_codes"]
     else:
-        enc = pc.dictionary_encode(run.query)
-        dictionary = enc.dictionary
-        codes = enc.indices.to_numpy(zero_copy_only=False)
+        dictionary, codes = encode_strings(run.query)
     ids = np.asarray(dictionary.to_pylist(), dtype=object)
     order = np.argsort(ids.astype(str), kind="stable")
     rank_of = np.empty(ids.size, dtype=np.int32)
@@ -237,20 +235,23 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
         return grades
     sel = np.flatnonzero(in_run)
     qdocs = pa.array(qrels.doc[sel].astype(str), type=pa.string())
-    qkeys = pair_keys(pos[sel], hash_strings(qdocs))
-    rkeys = pair_keys(codes, _doc_hashes(run))
+    qdoc_hashes = hash_strings(qdocs)
+    qkeys = pair_keys(pos[sel], qdoc_hashes)
     index = pd.Index(qkeys)
     if not index.is_unique:  # pragma: no cover - needs a 64-bit hash collision
         return _lookup_grades_exact(qrels, query_ids, codes, run)
-    # A bit table over the low key bits filters the run rows cheaply; only the
-    # candidates go through the hash-table look-up.
+    # A bit table over the low bits of the judged documents' hashes filters the run
+    # rows cheaply (no per-row key needed); only the candidates are looked up by
+    # (query, document) key.
+    doc_hashes = _doc_hashes(run)
     bits = max(16, min(26, int(np.ceil(np.log2(max(qkeys.size, 1)))) + 6))
     mask = np.uint64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=bool)
-    table[(qkeys & mask).view(np.int64)] = True
-    np.bitwise_and(rkeys, mask, out=rkeys)  # rkeys is ours: reuse its memory
-    cand = np.flatnonzero(table[rkeys.view(np.int64)])
-    rkeys = pair_keys(codes[cand], _doc_hashes(run)[cand])
+    table[(qdoc_hashes & mask).view(np.int64)] = True
+    low = np.bitwise_and(doc_hashes, mask)
+    cand = np.flatnonzero(table[low.view(np.int64)])
+    del low
+    rkeys = pair_keys(codes[cand], doc_hashes[cand])
     hit_c = index.get_indexer(rkeys)
     rows = cand[hit_c >= 0]
     hit = hit_c[hit_c >= 0]
