@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._cli_common import add_conventions
+
 HELP = "agreement between measures: tau, tau_AP, rho, swaps, discriminative power"
 
 _TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t", "tukey",
@@ -42,10 +44,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--names", nargs="+", metavar="NAME",
                         help="measure names for the --scores files (default: the last "
                              "'_' part of each file name)")
-    parser.add_argument("--ties", choices=("agreement", "accuracy", "raise"),
+    parser.add_argument("--tau-ap-ties", choices=("agreement", "accuracy", "raise"),
                         default="agreement",
                         help="tie handling of tau_AP (default: agreement, Urbano & "
                              "Marrero's tau_AP,b)")
+    add_conventions(parser)
     parser.add_argument("--test", choices=_TESTS, default="randomization",
                         help="paired test for discriminative power (default: randomization)")
     parser.add_argument("--correction", choices=("none", "holm", "bonferroni", "bh"),
@@ -102,7 +105,7 @@ def _evaluate(args):
     if len(measures) < 2:
         raise ValueError("give at least two measures (-m RR -m AP ...)")
     qrels, runs = args.inputs[0], args.inputs[1:]
-    return evaluate(qrels, runs, measures)
+    return evaluate(qrels, runs, measures, ties=args.ties, rel=args.rel, queries=args.queries)
 
 
 def _clean(value):
@@ -145,7 +148,7 @@ def run(args) -> int:
     frames = _score_frames(scores)
     measures = list(frames)
     first = frames[measures[0]]
-    agree = ranking_agreement(frames, ties=args.ties)
+    agree = ranking_agreement(frames, ties=args.tau_ap_ties)
     mats = {v: agreement_matrix(agree, v) for v in ("tau", "tau_pvalue", "tau_ap",
                                                     "tau_ap_symmetric", "rho", "n_swaps")}
     power = None
@@ -160,7 +163,7 @@ def run(args) -> int:
         out = {
             "n_systems": n_systems, "n_queries": n_queries, "n_pairs": n_pairs,
             "measures": measures, "systems": [str(s) for s in first.columns],
-            "tau_ap_ties": args.ties,
+            "tau_ap_ties": args.tau_ap_ties,
             "tau": _matrix_dict(mats["tau"]), "tau_pvalue": _matrix_dict(mats["tau_pvalue"]),
             "tau_ap": _matrix_dict(mats["tau_ap"]),
             "tau_ap_symmetric": _matrix_dict(mats["tau_ap_symmetric"]),
@@ -180,7 +183,7 @@ def run(args) -> int:
         lines.extend([title, body, ""])
 
     block("Kendall's tau-b", mats["tau"], ".3f")
-    block(f"tau_AP (rows: truth, columns: evaluated ranking; ties={args.ties})",
+    block(f"tau_AP (rows: truth, columns: evaluated ranking; ties={args.tau_ap_ties})",
           mats["tau_ap"], ".3f")
     block("Spearman's rho", mats["rho"], ".3f")
     block(f"Swapped system pairs (of {n_pairs})", mats["n_swaps"].astype(int), "d")

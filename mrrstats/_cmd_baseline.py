@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._cli_common import add_conventions, add_run_inputs
 from ._errors import InputError
 from .io import read_text
 
@@ -40,10 +41,7 @@ HELP = "Observed MRR vs a uniformly random ranker: expected MRR, sd, adjusted MR
 
 
 def add_arguments(p) -> None:
-    p.add_argument("qrels", nargs="?", help="TREC qrels file (with RUN...)")
-    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files")
-    p.add_argument("--example", action="store_true",
-                   help="use the bundled TREC CAsT 2021 qrels and five baseline runs")
+    add_run_inputs(p)
     p.add_argument("--ranks", metavar="FILE",
                    help="per-query ranks instead of QRELS RUN: one line per query with "
                         "'query rank n_candidates [n_relevant]', whitespace- or "
@@ -56,8 +54,7 @@ def add_arguments(p) -> None:
                         "retrieved list; 'judged' = random ranking of the judged pool")
     p.add_argument("-k", "--cutoff", type=int, default=None, metavar="K",
                    help="use RR@K (0 beyond rank K) instead of RR")
-    p.add_argument("--rel", type=int, default=1,
-                   help="minimum grade that counts as relevant (QRELS RUN only; default 1)")
+    add_conventions(p)
     p.add_argument("--alternative", choices=("greater", "less", "two-sided"),
                    default="greater", help="alternative hypothesis (default: greater, i.e. "
                                            "better than random)")
@@ -153,7 +150,7 @@ def _rows_from_runs(args, rng) -> dict:
                          "a random ranker permutes the retrieved list or ranks the judged pool")
     qrels, runs = resolve_inputs(args)
     measure = "RR" if args.cutoff is None else f"RR@{args.cutoff}"
-    ev = evaluate(qrels, runs, [measure], rel=args.rel)
+    ev = evaluate(qrels, runs, [measure], ties=args.ties, rel=args.rel, queries=args.queries)
     table = evaluation_baseline(ev, random=args.random, measure=measure,
                                 alternative=args.alternative, method=args.method,
                                 n_resamples=args.n_resamples, rng=rng)
@@ -190,7 +187,11 @@ def run(args) -> int:
         model = f"random={args.random}"
     out = sys.stdout
     if args.format == "json":
+        conventions = None if args.ranks is not None else {
+            "ties": args.ties or ("rank" if args.queries == "msmarco" else "trec_eval"),
+            "rel": args.rel, "queries": args.queries}
         payload = {"random": args.random if args.ranks is None else None,
+                   "conventions": conventions,
                    "alternative": args.alternative, "seed": args.seed,
                    "results": {name: {k: _plain(v) for k, v in row.items()}
                                for name, row in rows.items()}}

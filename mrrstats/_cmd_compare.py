@@ -6,6 +6,8 @@ import sys
 import time
 from pathlib import Path
 
+from ._cli_common import add_conventions, add_test_options
+
 HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
         "max-T) with multiple-comparison correction, CIs and effect sizes.")
 
@@ -23,26 +25,12 @@ def add_arguments(p) -> None:
                         "-m given in the same position, or the file stem")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure, repeatable (RR, RR@10, AP, nDCG@10, P@10, ...; default RR)")
-    p.add_argument("--test", choices=_TESTS, default="randomization",
-                   help="significance test (default randomization: paired sign-flip)")
-    p.add_argument("--correction", choices=_CORRECTIONS, default="holm",
-                   help="multiple-comparison adjustment across pairs (default holm; "
-                        "tukey/maxt/anova-hsd adjust by construction)")
-    p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
-                   default="two-sided", help="sidedness (default two-sided)")
-    p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
-                   help="resamples for randomization/bootstrap tests and CIs (default 10000)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="random seed (default: fresh entropy, printed in the caption/JSON)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    add_test_options(p, tests=_TESTS, corrections=_CORRECTIONS)
     p.add_argument("--confidence-level", type=float, default=0.95,
                    help="confidence level of the intervals (0.95)")
     p.add_argument("--missing", choices=("raise", "drop"), default="raise",
                    help="a query some system lacks: error (default) or drop it")
-    p.add_argument("--ties", default=None,
-                   help="tie convention for QRELS RUN input (default trec_eval)")
-    p.add_argument("--rel", type=int, default=1,
-                   help="minimum relevant grade for QRELS RUN input (default 1)")
+    add_conventions(p)
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table",
                    help="output format (default table: one row per pair)")
     p.add_argument("--progress", action="store_true",
@@ -100,10 +88,8 @@ def run(args) -> int:
 
         if progress:
             print(f"mrrstats compare: evaluating {len(args.runs)} runs ...", file=sys.stderr)
-        kwargs = {"rel": args.rel}
-        if args.ties is not None:
-            kwargs["ties"] = args.ties
-        scores = evaluate(args.qrels, args.runs, args.measures or ["RR"], **kwargs)
+        scores = evaluate(args.qrels, args.runs, args.measures or ["RR"], ties=args.ties,
+                          rel=args.rel, queries=args.queries)
     gen, seed = _rng_iv(args.seed)
     if not isinstance(scores, dict):
         scores = {m: scores.scores(m) for m in scores.measure_names}

@@ -6,27 +6,18 @@ import sys
 
 import pandas as pd
 
-from .evaluation import QUERIES, evaluate
-from .ranking import TIES
+from ._cli_common import add_conventions, add_run_inputs
+from .evaluation import evaluate
 
 HELP = "Evaluate runs against qrels (RR, AP, nDCG, P, R, Success; trec_eval-exact)."
 
 
 def add_arguments(p) -> None:
-    p.add_argument("qrels", nargs="?", help="TREC qrels file (plain or .gz)")
-    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (plain or .gz)")
-    p.add_argument("--example", action="store_true",
-                   help="use the bundled TREC CAsT 2021 qrels and five baseline runs")
+    add_run_inputs(p)
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure name, repeatable: RR, RR@10, 'RR(rel=2)@10', AP, AP@100, "
                         "nDCG, nDCG@10, P@10, R@100, Success@10, Rank (default: RR)")
-    p.add_argument("--ties", choices=TIES, default=None,
-                   help="tie convention (default trec_eval; rank under --queries msmarco)")
-    p.add_argument("--rel", type=int, default=1,
-                   help="minimum grade that counts as relevant (trec_eval -l; default 1)")
-    p.add_argument("--queries", choices=QUERIES, default="both",
-                   help="which queries count: both (trec_eval default), qrels (trec_eval -c), "
-                        "msmarco (MS MARCO script convention)")
+    add_conventions(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="M",
                    help="only the first M documents per query count (trec_eval -M)")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")

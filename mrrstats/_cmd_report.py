@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ._cli_common import add_conventions, add_run_inputs, add_test_options
+
 HELP = ("Write a reproducible report folder: comparison, baseline and agreement tables "
         "(Markdown, LaTeX), per-query CSV, settings.json, executed notebook and HTML.")
 
@@ -32,15 +34,10 @@ EXAMPLE_TITLE = "TREC CAsT 2021 organiser baselines"
 
 
 def add_arguments(p) -> None:
-    from .evaluation import QUERIES
-    from .ranking import TIES
-
-    p.add_argument("qrels", nargs="?", help="TREC qrels file (plain or .gz)")
-    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (two or more)")
-    p.add_argument("--example", action="store_true",
-                   help="use the bundled TREC CAsT 2021 qrels and five baseline runs "
-                        f"(default --out {EXAMPLE_OUT}, -m RR -m nDCG@10 -m AP, --baseline "
-                        f"{EXAMPLE_BASELINE}, --seed {EXAMPLE_SEED})")
+    add_run_inputs(p, runs_help="TREC run files (two or more)",
+                   example_help="use the bundled TREC CAsT 2021 qrels and five baseline runs "
+                                f"(default --out {EXAMPLE_OUT}, -m RR -m nDCG@10 -m AP, "
+                                f"--baseline {EXAMPLE_BASELINE}, --seed {EXAMPLE_SEED})")
     p.add_argument("--scores", nargs="+", metavar="[NAME=]FILE.csv",
                    help="per-query score matrices (header of system names, one row per "
                         "query) instead of QRELS RUN...; the measure name is NAME or the "
@@ -53,30 +50,13 @@ def add_arguments(p) -> None:
     p.add_argument("--baseline", metavar="RUN", default=None,
                    help="compare every system with this one (a run name, or one of the RUN "
                         "paths given)")
-    p.add_argument("--test", choices=_TESTS, default="randomization",
-                   help="significance test (default randomization: paired sign-flip)")
-    p.add_argument("--correction", choices=_CORRECTIONS, default="holm",
-                   help="multiple-comparison adjustment (default holm; tukey/maxt/anova-hsd "
-                        "adjust by construction)")
-    p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
-                   default="two-sided", help="sidedness of the tests (default two-sided)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    add_test_options(p, tests=_TESTS, corrections=_CORRECTIONS)
     p.add_argument("--confidence-level", type=float, default=0.95,
                    help="confidence level of the intervals (0.95)")
-    p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
-                   help="resamples of the tests, intervals and Monte-Carlo baselines "
-                        "(default 10000)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="random seed (default: fresh entropy, recorded in settings.json)")
     p.add_argument("--random", choices=("retrieved", "judged"), default="retrieved",
                    help="random ranker of the baseline table: a random permutation of each "
                         "retrieved list (default) or a random ranking of the judged pool")
-    p.add_argument("--ties", choices=TIES, default="trec_eval",
-                   help="tie convention for QRELS RUN input (default trec_eval)")
-    p.add_argument("--rel", type=int, default=1,
-                   help="minimum grade that counts as relevant (default 1)")
-    p.add_argument("--queries", choices=QUERIES, default="both",
-                   help="which queries count (default both: judged and retrieved)")
+    add_conventions(p, ties_default="trec_eval")
     p.add_argument("--missing", choices=("raise", "drop"), default="raise",
                    help="a query some system lacks: error (default) or drop it")
     p.add_argument("--title", default=None, help="title of the notebook and HTML page")

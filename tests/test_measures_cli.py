@@ -147,3 +147,39 @@ def test_median_rr_aggregate(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["aggregate"] == "median"
     assert out["runs"][ev.runs[0]]["aggregate"]["RR"] == pytest.approx(med["RR"])
+
+
+@pytest.mark.parametrize("command", ["evaluate", "baseline", "compare", "agreement", "report"])
+def test_every_command_spells_the_conventions_alike(command):
+    """--ties takes the same tie conventions in every command that reads runs."""
+    from mrrstats.cli import build_parser
+
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]
+    options = {opt: action for action in sub._actions for opt in action.option_strings}
+    assert tuple(options["--ties"].choices) == mrrstats.TIES
+    assert options["--rel"].default == 1
+    assert "--queries" in options
+
+
+def test_baseline_cli_honours_ties(capsys, tmp_path):
+    # One query: d0 alone at rank 1, then d1..d4 tied with d2 relevant; 10 candidates in all.
+    # Optimistic rank 2 (RR 1/2), pessimistic rank 5 (RR 1/5).
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q 0 d2 1\nq 0 d0 0\n")
+    run = tmp_path / "tied.run"
+    rows = [("d0", 0.9)] + [(f"d{i}", 0.5) for i in range(1, 5)] + \
+        [(f"x{i}", 0.1 - i / 100) for i in range(5)]
+    run.write_text("".join(f"q Q0 {d} {i + 1} {s} t\n" for i, (d, s) in enumerate(rows)))
+    outs = []
+    for ties in ("optimistic", "pessimistic"):
+        assert main(["baseline", str(qrels), str(run), "--random", "retrieved", "--ties", ties,
+                     "--format", "json", "--seed", "1"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    observed = [o["results"]["tied.run"]["observed"] for o in outs]
+    assert [o["conventions"]["ties"] for o in outs] == ["optimistic", "pessimistic"]
+    assert observed == [pytest.approx(1 / 2), pytest.approx(1 / 5)]
+    # the random-ranking expectation does not depend on ties: H(10)/10 for N = 10, R = 1
+    from mrrstats._special import harmonic
+    for o in outs:
+        assert o["results"]["tied.run"]["expected"] == pytest.approx(harmonic(10) / 10)

@@ -1,0 +1,50 @@
+"""Arguments shared by the subcommands, so that every command spells them alike."""
+
+from __future__ import annotations
+
+EXAMPLE_HELP = "use the bundled TREC CAsT 2021 qrels and five baseline runs"
+
+
+def add_run_inputs(p, *, runs_help: str = "TREC run files (plain or .gz)",
+                   example_help: str = EXAMPLE_HELP) -> None:
+    """``QRELS RUN [RUN ...]`` and ``--example``."""
+    p.add_argument("qrels", nargs="?", help="TREC qrels file (plain or .gz)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help=runs_help)
+    p.add_argument("--example", action="store_true", help=example_help)
+
+
+def add_conventions(p, *, ties_default=None, queries: bool = True) -> None:
+    """``--ties``, ``--rel`` and (optionally) ``--queries`` for QRELS RUN input."""
+    from .evaluation import QUERIES
+    from .ranking import TIES
+
+    p.add_argument("--ties", choices=TIES, default=ties_default,
+                   help="tie convention for QRELS RUN input (default trec_eval; rank under "
+                        "--queries msmarco)")
+    p.add_argument("--rel", type=int, default=1,
+                   help="minimum grade that counts as relevant (trec_eval -l; default 1)")
+    if queries:
+        p.add_argument("--queries", choices=QUERIES, default="both",
+                       help="which queries count: both (trec_eval default), qrels "
+                            "(trec_eval -c), msmarco (MS MARCO script convention)")
+
+
+def add_test_options(p, *, tests, corrections=("holm", "bh", "bonferroni", "none"),
+                     correction_default: str = "holm", n_resamples_default: int = 10000,
+                     alternative: bool = True) -> None:
+    """``--test``, ``--correction``, ``--alternative``, ``--alpha``, ``--n-resamples``,
+    ``--seed``."""
+    p.add_argument("--test", choices=tests, default="randomization",
+                   help="significance test (default randomization: paired sign-flip)")
+    p.add_argument("--correction", choices=corrections, default=correction_default,
+                   help=f"multiple-comparison adjustment across pairs (default "
+                        f"{correction_default}; tukey/maxt/anova-hsd adjust by construction)")
+    if alternative:
+        p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+                       default="two-sided", help="sidedness (default two-sided)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--n-resamples", type=int, default=n_resamples_default, metavar="B",
+                   help="resamples for randomization/bootstrap tests and CIs "
+                        f"(default {n_resamples_default})")
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed (default: fresh entropy; the seed used is reported)")
