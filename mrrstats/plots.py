@@ -43,6 +43,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from collections.abc import Mapping
@@ -102,6 +103,7 @@ _RC = {
 # --------------------------------------------------------------------------
 # style helpers
 # --------------------------------------------------------------------------
+@contextlib.contextmanager
 def style_context(**rc):
     """Context manager applying the package's matplotlib style (and any overrides).
 
@@ -114,8 +116,12 @@ def style_context(**rc):
     Returns
     -------
     contextlib.AbstractContextManager
-        ``matplotlib.rc_context`` with font sizes, no top/right spines,
-        ``pdf.fonttype = 42`` (embedded TrueType fonts) and 200 dpi output.
+        Like ``matplotlib.rc_context`` with font sizes, no top/right spines,
+        ``pdf.fonttype = 42`` (embedded TrueType fonts) and 200 dpi output,
+        except that ``interactive`` keeps the value it has on exit: when the
+        first figure of a notebook is drawn inside the context, the inline
+        backend switches interactive mode on, and restoring it would stop
+        every later figure from showing.
 
     Examples
     --------
@@ -129,7 +135,15 @@ def style_context(**rc):
 
     params = dict(_RC)
     params.update(rc)
-    return mpl.rc_context(params)
+    interactive = mpl.rcParams["interactive"]
+    try:
+        with mpl.rc_context(params):
+            try:
+                yield
+            finally:
+                interactive = mpl.rcParams["interactive"]
+    finally:
+        mpl.rcParams["interactive"] = interactive
 
 
 def _style(i: int) -> dict:

@@ -443,3 +443,19 @@ def test_paper_figures_quick(tmp_path):
     assert set(table["measure"]) == {"RR", "AP", "P@10"}
     assert table["rejection_rate"].between(0, 1).all()
     assert Path(out.stdout.split()[0]).name == "fig1_rr_distributions.pdf"
+
+
+def test_style_context_keeps_interactive_mode_set_inside():
+    """A backend that turns interactive mode on inside the context keeps it on after."""
+    import matplotlib as mpl
+
+    before = mpl.rcParams["interactive"]
+    try:
+        mpl.rcParams["interactive"] = False
+        with mp.style_context(**{"font.size": 7}):
+            assert mpl.rcParams["font.size"] == 7
+            mpl.rcParams["interactive"] = True  # what the inline backend does
+        assert mpl.rcParams["interactive"] is True
+        assert mpl.rcParams["font.size"] != 7  # everything else is restored
+    finally:
+        mpl.rcParams["interactive"] = before
