@@ -114,6 +114,7 @@ def _missing_iv(missing):
 
 
 def _confidence_level_iv(confidence_level, name="confidence_level"):
+    """A probability strictly between 0 and 1 (also used for `alpha`)."""
     try:
         cl = float(confidence_level)
     except (TypeError, ValueError):
@@ -124,13 +125,7 @@ def _confidence_level_iv(confidence_level, name="confidence_level"):
 
 
 def _alpha_iv(alpha):
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise TypeError("`alpha` must be a number in (0, 1)") from None
-    if not 0.0 < a < 1.0:
-        raise ValueError(f"`alpha` must be in (0, 1), got {alpha!r}")
-    return a
+    return _confidence_level_iv(alpha, "alpha")
 
 
 def _int_iv(value, name, minimum=1, allow_none=False):
