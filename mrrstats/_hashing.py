@@ -144,9 +144,11 @@ def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:
     if doc_hashes is None:
         doc_hashes = hash_strings(doc)
     keys = pair_keys(codes, doc_hashes)
-    s = np.sort(keys)
+    s = keys.copy() if keys.size < 2 else keys
+    s.sort()  # in place: keys is our own array, and fresh memory is not free
     if not np.any(s[1:] == s[:-1]):
         return False
+    keys = pair_keys(codes, doc_hashes)  # unsorted again, only on the rare clash path
     # Confirm exactly on the rows whose keys collide.
     clash = np.isin(keys, s[1:][s[1:] == s[:-1]])
     rows = np.flatnonzero(clash)

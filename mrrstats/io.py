@@ -11,6 +11,7 @@ import gzip
 import io
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -588,10 +589,14 @@ def _fast_run_problem(run: Run, duplicates: str, mixed_tags: str) -> str | None:
         return "mixed tags"
     if not np.isfinite(run.score).all():
         return "non-finite score"
-    dictionary, codes = encode_strings(run.query)
+    # Query codes and document hashes are independent: compute them side by side
+    # (both release the GIL); the results do not depend on the thread count.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        encoded = pool.submit(encode_strings, run.query)
+        doc_hashes = hash_strings(run.doc)
+        dictionary, codes = encoded.result()
     if pc.any(pc.starts_with(dictionary, "#")).as_py():
         return "comment line parsed as data"
-    doc_hashes = hash_strings(run.doc)
     # Kept for rank_run, which needs both again.
     run._meta["query_dictionary"] = dictionary
     run._meta["query_codes"] = codes
