@@ -129,9 +129,9 @@ class RankedRun:
     max_depth : int or None
         Only the first ``max_depth`` documents of each query count
         (``trec_eval -M``).
-    order : numpy.ndarray of int64 or None
+    order : numpy.ndarray of int64, None, or a sparse patch
         Row of the original run for each ranked row; None when the run's rows
-        were already in rank order.
+        were already in rank order (use :meth:`doc_ids` rather than reading it).
     """
 
     name: str
@@ -142,7 +142,7 @@ class RankedRun:
     group_bounds: np.ndarray | None
     judged: Judged
     max_depth: int | None
-    order: np.ndarray | None
+    order: object
     run: Run = field(repr=False)
 
     @property
@@ -174,8 +174,20 @@ class RankedRun:
 
     def doc_ids(self) -> list[np.ndarray]:
         """Per query, the document ids in rank order (cut at ``max_depth``)."""
-        docs = self.run.doc if self.order is None else self.run.doc.take(pa.array(self.order))
-        docs = docs.to_numpy(zero_copy_only=False)
+        order = self.order
+        n = self.grades.size
+        if isinstance(order, _Patch):
+            order = order.materialise(n)
+        order = np.arange(n) if order is None else np.array(order)
+        # Tie groups whose members share a grade were left in file order (it cannot
+        # change a measure); put every group in the convention's order for display.
+        lens = np.diff(self.offsets)
+        codes = np.repeat(np.arange(self.n_queries), lens)
+        key = _rank_key(self.run)[order] if self.ties == "rank" else self.run.score[order]
+        ties = self.ties if self.ties in ("rank", "optimistic", "pessimistic") else "trec_eval"
+        order = _resolve_ties(order, codes, key, self.grades.copy(), self.run, ties,
+                              all_groups=True)
+        docs = self.run.doc.take(pa.array(order)).to_numpy(zero_copy_only=False)
         out = []
         for i in range(self.n_queries):
             stop = self.offsets[i + 1]
@@ -303,17 +315,24 @@ def _primary_order(codes: np.ndarray, key: np.ndarray) -> np.ndarray | None:
     return np.lexsort((-key, codes))
 
 
-def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.ndarray:
+def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str,
+                  all_groups: bool = False) -> np.ndarray:
     """Order rows inside groups of equal (query, key) whose grades differ.
 
     Only such groups need the document ids: in a group whose members all have
-    the same grade, every order gives the same grade sequence.
+    the same grade, every order gives the same grade sequence. ``all_groups``
+    orders every tie group (for :meth:`RankedRun.doc_ids`).
     """
     n = codes_s.size
     if n <= 1:
         return perm
     same = codes_s[1:] == codes_s[:-1]
     same &= key_s[1:] == key_s[:-1]
+    if all_groups:
+        cuts = np.flatnonzero(~same) + 1
+        bounds = np.concatenate(([0], cuts, [n]))
+        big = np.flatnonzero(np.diff(bounds) > 1)
+        return _sort_groups(perm, bounds[big], bounds[big + 1], grades_s, run, ties)
     # A group needs ordering only if it holds a judged document next to a document
     # with another grade (unjudged = NaN counts as its own grade). Judged documents
     # are few, so look only at their neighbours.
@@ -328,15 +347,18 @@ def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.nda
     differ_at = np.union1d(left, right + 1)  # rows whose grade differs from the previous row
     if differ_at.size == 0:
         return perm
-    # Group boundaries: row i+1 starts a new group where same[i] is False.
-    cuts = np.flatnonzero(~same) + 1
-    k = np.unique(np.searchsorted(cuts, differ_at, side="right"))
-    bounds = np.concatenate(([0], cuts, [n]))
-    lo, hi = bounds[k], bounds[k + 1]
+    lo, hi = _group_bounds(same, differ_at)
+    return _sort_groups(perm, lo, hi, grades_s, run, ties)
+
+
+def _sort_groups(perm, lo, hi, grades_s, run: Run, ties: str):
+    """Sort rows lo[i]:hi[i] by the convention's within-tie order (doc id descending)."""
+    if lo.size == 0:
+        return perm
     sizes = hi - lo
     rows = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + \
         np.arange(sizes.sum())
-    gid = np.repeat(np.arange(k.size), sizes)
+    gid = np.repeat(np.arange(lo.size), sizes)
     docs = run.doc.take(pa.array(rows if perm is None else perm[rows]))
     columns = {"g": pa.array(gid), "d": docs}
     keys = [("g", "ascending")]
@@ -346,10 +368,44 @@ def _resolve_ties(perm, codes_s, key_s, grades_s, run: Run, ties: str) -> np.nda
         keys.append(("e", "descending" if ties == "optimistic" else "ascending"))
     keys.append(("d", "descending"))
     sub = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
-    perm = np.arange(n) if perm is None else perm
-    perm[rows] = perm[rows][sub]
     grades_s[rows] = grades_s[rows][sub]  # grades_s is the caller's own sorted copy
+    if perm is None:  # a patch on the identity: (rows, source row of each)
+        return _Patch(rows, rows[sub])
+    perm[rows] = perm[rows][sub]
     return perm
+
+
+class _Patch:
+    """Identity permutation except ``order[rows] = source`` (kept sparse)."""
+
+    def __init__(self, rows, source):
+        self.rows, self.source = rows, source
+
+    def materialise(self, n: int) -> np.ndarray:
+        order = np.arange(n)
+        order[self.rows] = self.source
+        return order
+
+
+def _group_bounds(same: np.ndarray, at: np.ndarray):
+    """[lo, hi) of the tie groups containing rows ``at`` (row i+1 continues row i's
+    group where ``same[i]``). Scans outwards from the few rows asked about; falls
+    back to all group boundaries when groups are very large."""
+    n = same.size + 1
+    lo = at.copy()
+    hi = at + 1
+    for _ in range(64):
+        grow_lo = (lo > 0) & same[np.maximum(lo - 1, 0)]
+        grow_hi = (hi < n) & same[np.minimum(hi - 1, n - 2)]
+        if not (grow_lo.any() or grow_hi.any()):
+            lo, first = np.unique(lo, return_index=True)
+            return lo, hi[first]
+        lo -= grow_lo
+        hi += grow_hi
+    cuts = np.flatnonzero(~same) + 1
+    k = np.unique(np.searchsorted(cuts, at, side="right"))
+    bounds = np.concatenate(([0], cuts, [n]))
+    return bounds[k], bounds[k + 1]
 
 
 def _rank_key(run: Run) -> np.ndarray:
@@ -436,6 +492,8 @@ def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
         (judged_all.query_ids.astype(str)[jpos_c] == query_ids.astype(str))
     judged = judged_all.take(np.where(found, jpos, -1))
     judged = Judged(query_ids, judged.offsets, judged.grades)
+    if isinstance(perm, _Patch):
+        perm = perm.materialise(grades_s.size) if grades_s.size < (1 << 16) else perm
     return RankedRun(name=run.name, ties=ties, query_ids=query_ids, offsets=offsets,
                      grades=grades_s, group_bounds=group_bounds, judged=judged,
                      max_depth=max_depth, order=perm, run=run)

@@ -124,3 +124,31 @@ def test_trec_eval_tie_break_is_docno_descending_bytes():
 def test_rank_convention_orders_by_rank_column():
     ranked = mrrstats.rank_run(QRELS, _run_frame(RUN_ROWS)[::-1], ties="rank")
     assert list(ranked.doc_ids()[0]) == ["d0", "d1", "d2", "d3", "d4"]
+
+
+def test_big_tie_groups_and_big_runs_follow_trec_eval_order():
+    """Tie groups of 200 (past the local boundary scan) in a 75,000-row run: the ranking
+    equals a plain Python sort by (score descending, doc id descending)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    rows = []
+    qrels = {}
+    for q in ("q1", "q2", "q3"):
+        docs = [f"D{int(x):07d}" for x in rng.choice(10**7, size=25_000, replace=False)]
+        scores = np.repeat(np.arange(125, dtype=float)[::-1], 200)  # groups of 200 ties
+        rows += [(q, d, s) for d, s in zip(docs, scores, strict=True)]
+        judged = rng.choice(25_000, size=40, replace=False)
+        qrels[q] = {docs[i]: int(rng.integers(0, 3)) for i in judged}
+    run = pd.DataFrame(rows, columns=["query", "doc", "score"])
+    ev = mrrstats.evaluate(qrels, run, ["RR", "AP", "nDCG@100"])
+    ranked = mrrstats.rank_run(qrels, run)
+    for qi, q in enumerate(("q1", "q2", "q3")):
+        sub = [(d, s) for qq, d, s in rows if qq == q]
+        order = sorted(sub, key=lambda x: (-x[1], tuple(-ord(c) for c in x[0])))
+        assert list(ranked.doc_ids()[qi]) == [d for d, _ in order]
+        grades = [qrels[q].get(d, np.nan) for d, _ in order]
+        want = mrrstats.score_rankings([grades], ["RR", "AP", "nDCG@100"],
+                                       judged=[list(qrels[q].values())])
+        np.testing.assert_allclose(ev.values["run"].loc[q].to_numpy(),
+                                   want.iloc[0].to_numpy(), rtol=1e-12)
