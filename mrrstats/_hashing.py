@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["hash_strings", "pair_keys", "duplicate_pairs"]
+__all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -129,6 +129,36 @@ def pair_keys(codes: np.ndarray, string_hashes: np.ndarray) -> np.ndarray:
     return k
 
 
+def take_strings(arr, rows) -> pa.Array:
+    """``arr.take(rows)`` for a (chunked) string array without concatenating its chunks.
+
+    pyarrow's ChunkedArray.take combines the chunks of variable-width arrays first,
+    which copies every string; here each chunk is indexed on its own.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if not isinstance(arr, pa.ChunkedArray):
+        return arr.take(pa.array(rows))
+    if arr.num_chunks == 1:
+        return arr.chunk(0).take(pa.array(rows))
+    lengths = np.array([len(c) for c in arr.chunks], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    which = np.searchsorted(starts, rows, side="right") - 1
+    order = np.argsort(which, kind="stable")
+    pieces, positions = [], []
+    bounds = np.searchsorted(which[order], np.arange(arr.num_chunks + 1))
+    for c in range(arr.num_chunks):
+        sel = order[bounds[c]:bounds[c + 1]]
+        if sel.size:
+            pieces.append(arr.chunk(c).take(pa.array(rows[sel] - starts[c])))
+            positions.append(sel)
+    if not pieces:
+        return pa.array([], type=arr.type)
+    taken = pa.concat_arrays(pieces)
+    back = np.empty(rows.size, dtype=np.int64)
+    back[np.concatenate(positions)] = np.arange(rows.size)
+    return taken.take(pa.array(back))
+
+
 def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:
     """Whether any (query, doc) pair occurs twice (exact, hash-filtered).
 
@@ -152,6 +182,6 @@ def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:
     # Confirm exactly on the rows whose keys collide.
     clash = np.isin(keys, s[1:][s[1:] == s[:-1]])
     rows = np.flatnonzero(clash)
-    frame = pd.DataFrame({"q": query.take(pa.array(rows)).to_numpy(zero_copy_only=False),
-                          "d": doc.take(pa.array(rows)).to_numpy(zero_copy_only=False)})
+    frame = pd.DataFrame({"q": take_strings(query, rows).to_numpy(zero_copy_only=False),
+                          "d": take_strings(doc, rows).to_numpy(zero_copy_only=False)})
     return bool(frame.duplicated().any())

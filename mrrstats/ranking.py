@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import InputError
-from ._hashing import hash_strings, pair_keys
+from ._hashing import hash_strings, pair_keys, take_strings
 from ._special import no_hugepage_madvise
 from .io import Qrels, Run, encode_strings, read_qrels, read_run
 
@@ -187,7 +187,7 @@ class RankedRun:
         ties = self.ties if self.ties in ("rank", "optimistic", "pessimistic") else "trec_eval"
         order = _resolve_ties(order, codes, key, self.grades.copy(), self.run, ties,
                               all_groups=True)
-        docs = self.run.doc.take(pa.array(order)).to_numpy(zero_copy_only=False)
+        docs = take_strings(self.run.doc, order).to_numpy(zero_copy_only=False)
         out = []
         for i in range(self.n_queries):
             stop = self.offsets[i + 1]
@@ -274,7 +274,7 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     rows = cand[hit_c >= 0]
     hit = hit_c[hit_c >= 0]
     if rows.size:
-        got = run.doc.take(pa.array(rows)).to_numpy(zero_copy_only=False)
+        got = take_strings(run.doc, rows).to_numpy(zero_copy_only=False)
         want = qdocs.take(pa.array(hit)).to_numpy(zero_copy_only=False)
         if not (got == want).all():  # pragma: no cover - hash collision
             return _lookup_grades_exact(qrels, query_ids, codes, run)
@@ -359,7 +359,7 @@ def _sort_groups(perm, lo, hi, grades_s, run: Run, ties: str):
     rows = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + \
         np.arange(sizes.sum())
     gid = np.repeat(np.arange(lo.size), sizes)
-    docs = run.doc.take(pa.array(rows if perm is None else perm[rows]))
+    docs = take_strings(run.doc, rows if perm is None else perm[rows])
     columns = {"g": pa.array(gid), "d": docs}
     keys = [("g", "ascending")]
     if ties in ("optimistic", "pessimistic"):
@@ -483,8 +483,8 @@ def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
         perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, "trec_eval")
     else:
         perm = _resolve_ties(perm, codes_s, key_s, grades_s, run, ties)
-    counts = np.bincount(codes, minlength=query_ids.size)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    # codes_s is sorted: each query's rows start where its code first appears
+    offsets = np.searchsorted(codes_s, np.arange(query_ids.size + 1)).astype(np.int64)
     judged_all = judged_from_qrels(qrels)
     jpos = np.searchsorted(judged_all.query_ids.astype(str), query_ids.astype(str))
     jpos_c = np.minimum(jpos, max(judged_all.query_ids.size - 1, 0))

@@ -173,3 +173,16 @@ def test_cli_bad_input_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "bad.run, line 2" in err and "oops" in err
+
+
+def test_take_strings_matches_pyarrow_take_on_chunked_arrays():
+    import pyarrow as pa
+
+    from mrrstats._hashing import take_strings
+
+    chunked = pa.chunked_array([["a", "b"], [], ["c"], ["d", "e", "f"]])
+    rows = np.array([5, 0, 2, 2, 3, 1])
+    assert take_strings(chunked, rows).to_pylist() == chunked.take(pa.array(rows)).to_pylist()
+    assert take_strings(chunked, np.array([], dtype=np.int64)).to_pylist() == []
+    flat = pa.array(["x", "y", "z"])
+    assert take_strings(flat, [2, 0]).to_pylist() == ["z", "x"]
