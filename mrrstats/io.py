@@ -497,7 +497,7 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
 def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str) -> Run:
     run = _read_run_fast(source, src, run_name)
     if run is not None:
-        problem = _fast_run_problem(run, duplicates, mixed_tags)
+        problem = _fast_run_problem(run, mixed_tags)
         if problem is None:
             return run
     return _read_run_lines(source, src, run_name, duplicates, mixed_tags)
@@ -583,7 +583,7 @@ def encode_strings(values) -> tuple[pa.Array, np.ndarray]:
     return last, codes
 
 
-def _fast_run_problem(run: Run, duplicates: str, mixed_tags: str) -> str | None:
+def _fast_run_problem(run: Run, mixed_tags: str) -> str | None:
     """Return a reason to re-read with the line reader, or None if the run is clean."""
     if mixed_tags == "raise" and len(run._meta.get("tags", [])) > 1:
         return "mixed tags"
@@ -602,9 +602,7 @@ def _fast_run_problem(run: Run, duplicates: str, mixed_tags: str) -> str | None:
     run._meta["query_codes"] = codes
     run._meta["doc_hashes"] = doc_hashes
     if duplicate_pairs(run.query, run.doc, codes=codes, doc_hashes=doc_hashes):
-        if duplicates == "raise":
-            return "duplicates"
-        return "duplicates"  # the line reader applies 'first' / 'max'
+        return "duplicates"  # the line reader raises, or applies 'first' / 'max'
     return None
 
 

@@ -60,6 +60,7 @@ class _Layout:
         self.group_bounds = None if group_bounds is None else np.asarray(group_bounds, np.int64)
         self._rel: dict[int, dict] = {}
         self._gain = None
+        self._gain_rows = None
         self._ideal = None
 
     # -- deterministic rankings --------------------------------------------
@@ -85,10 +86,12 @@ class _Layout:
         return info
 
     def gain_rows(self):
-        """Rows with a positive gain and their gains (sparse: judged rows are few)."""
-        if getattr(self, "_gain_rows", None) is None:
-            rows = np.flatnonzero(self.grades > 0)  # NaN > 0 is False
-            self._gain_rows = (rows, self.grades[rows])
+        """Rows with a positive (expected) gain and their gains; sparse, since judged
+        rows are few (ties="expected" spreads a group's gain over its rows)."""
+        if self._gain_rows is None:
+            g = self.grades if self.group_bounds is None else self.gains()
+            rows = np.flatnonzero(g > 0)  # NaN > 0 is False
+            self._gain_rows = (rows, g[rows])
         return self._gain_rows
 
     def gains(self) -> np.ndarray:
@@ -137,12 +140,7 @@ def _divide(num, den):
 def _deterministic(m: Measure, L: _Layout, t: int) -> np.ndarray:
     depth = min(m.k if m.k is not None else _INF_DEPTH, L.max_depth)
     if m.name == "nDCG":
-        rows, gain = L.gain_rows()
-        pos = L.pos[rows]
-        keep = pos <= depth
-        dcg = np.bincount(L.qidx[rows[keep]], weights=gain[keep] / np.log2(pos[keep] + 1.0),
-                          minlength=L.n_q)
-        return _divide(dcg, L.ideal(m.k))
+        return _ndcg(m, L, depth)
     info = L.rel_info(t)
     first = info["first"]
     if m.name == "RR":
@@ -191,7 +189,7 @@ def _realistic(m: Measure, L: _Layout, t: int) -> np.ndarray:
 def _expected(m: Measure, L: _Layout, t: int) -> np.ndarray:
     depth = min(m.k if m.k is not None else _INF_DEPTH, L.max_depth)
     if m.name == "nDCG":
-        return _deterministic_gain(m, L, depth)
+        return _ndcg(m, L, depth)
     info = L.rel_info(t)
     gs, gm, gq, gstart = L.groups()
     gr = info["gr"]
@@ -243,10 +241,12 @@ def _expected(m: Measure, L: _Layout, t: int) -> np.ndarray:
     return out
 
 
-def _deterministic_gain(m: Measure, L: _Layout, depth) -> np.ndarray:
-    g = L.gains()
-    keep = (g > 0) & (L.pos <= depth)
-    dcg = np.bincount(L.qidx[keep], weights=g[keep] / np.log2(L.pos[keep] + 1.0),
+def _ndcg(m: Measure, L: _Layout, depth) -> np.ndarray:
+    """DCG over the top ``depth`` / ideal DCG at the measure's own cutoff."""
+    rows, gain = L.gain_rows()
+    pos = L.pos[rows]
+    keep = pos <= depth
+    dcg = np.bincount(L.qidx[rows[keep]], weights=gain[keep] / np.log2(pos[keep] + 1.0),
                       minlength=L.n_q)
     return _divide(dcg, L.ideal(m.k))
 

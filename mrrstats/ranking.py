@@ -169,9 +169,6 @@ class RankedRun:
         j = self.judged
         return [j.grades[j.offsets[i]:j.offsets[i + 1]].copy() for i in range(self.n_queries)]
 
-    # Alias used by the agreement/perturbation code.
-    judged_grades = judged_lists
-
     def doc_ids(self) -> list[np.ndarray]:
         """Per query, the document ids in rank order (cut at ``max_depth``)."""
         order = self.order
@@ -239,10 +236,10 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     """Grade of every run row (NaN if the (query, doc) pair is not judged)."""
     grades = np.full(codes.size, np.nan)
     qq = qrels.query.astype(str)
-    pos = np.searchsorted(query_ids.astype(str), qq)
-    pos_c = np.minimum(pos, max(query_ids.size - 1, 0))
-    in_run = (pos < query_ids.size) & (query_ids.astype(str)[pos_c] == qq) if query_ids.size \
-        else np.zeros(qq.size, bool)
+    ids = query_ids.astype(str)
+    pos = np.searchsorted(ids, qq)
+    pos_c = np.minimum(pos, max(ids.size - 1, 0))
+    in_run = (pos < ids.size) & (ids[pos_c] == qq) if ids.size else np.zeros(qq.size, bool)
     if not in_run.any():
         return grades
     sel = np.flatnonzero(in_run)
