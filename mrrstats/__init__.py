@@ -10,41 +10,42 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from ._errors import InputError
-from .io import read_score_matrix
+import sys as _sys
 
-# -- foundation: reading, ranks, metrics, evaluate ---------------------------
+from .errors import InputError
+# -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
 from . import datasets
-from .evaluation import QUERIES, Evaluation, QueryCounts, evaluate
-from .io import Qrels, Run, read_qrels, read_run
-from .measures import Measure, parse_measure, parse_measures
-from .metrics import score_ranked_run, score_rankings
-from .ranking import TIES, RankedRun, rank_run
-# -- random-ranking baselines and link prediction (mrrstats.baselines, .linkpred)
-from .baselines import (FirstRelevantRank, RandomBaselineResult, RandomMetricMoments,
-                        adjusted_mrr, evaluation_baseline, expected_ap, expected_mrr,
-                        expected_rank, expected_rr, expected_success, random_baseline_counts,
-                        random_baseline_test, random_metric_moments, variance_mrr,
-                        variance_rank, variance_rr, variance_success)
-from .linkpred import LinkPredictionRanks, ranks_from_negatives, ranks_from_scores
-# -- significance and uncertainty (mrrstats.significance, .multiple, .power, .compare)
-from .significance import (ConfidenceInterval, bootstrap_ci, bootstrap_test, effect_sizes,
-                           paired_ttest, randomization_test, residual_variance, sign_test,
-                           wilcoxon_test)
-from .multiple import (PairwiseResult, anova_tukey_hsd, discriminative_power, pairwise_tests,
-                       randomized_tukey_hsd, westfall_young)
-from .power import randomization_power, topic_set_size, ttest_power
-from .compare import Comparison, compare  # the function shadows the module
-# -- agreement between measures (mrrstats.agreement)
-from .agreement import (DecisionAgreement, agreement_matrix, decision_agreement,
-                        discriminative_power_table, per_query_correlation,
-                        perfect_rr_disagreement, ranking_agreement, swapped_pairs, tau_ap)
-from .diagnostics import mrr_vs_map, rr_diagnostics
-from .perturb import add_relevant, move_first_relevant, perturbation_summary, swap_relevant
-# -- plots and reports (mrrstats.plots, .report, .examples)
-from . import plots  # matplotlib is imported lazily inside each plot function
-from . import examples
-from .report import ReportData, ReportResult, load_report, make_report
+from .io import Qrels, Run, read_qrels, read_run, read_score_matrix
+# -- the data model (mrrstats.model) and per-query metrics (mrrstats.metrics) --
+from .model import TIES, RankedRun, rank_run
+from .metrics import (QUERIES, Evaluation, Measure, QueryCounts, evaluate, parse_measure,
+                      parse_measures, score_ranked_run, score_rankings)
+# -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
+from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult,
+                        RandomMetricMoments, adjusted_mrr, evaluation_baseline, expected_ap,
+                        expected_mrr, expected_rank, expected_rr, expected_success,
+                        random_baseline_counts, random_baseline_test, random_metric_moments,
+                        ranks_from_negatives, ranks_from_scores, variance_mrr, variance_rank,
+                        variance_rr, variance_success)
+# -- significance and uncertainty (mrrstats.stats) -----------------------------
+from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_hsd,
+                    bootstrap_ci, bootstrap_test, compare, discriminative_power, effect_sizes,
+                    paired_ttest, pairwise_tests, randomization_power, randomization_test,
+                    randomized_tukey_hsd, residual_variance, sign_test, topic_set_size,
+                    ttest_power, westfall_young, wilcoxon_test)
+# -- MRR against other measures (mrrstats.agreement) ---------------------------
+from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
+                        discriminative_power_table, move_first_relevant, mrr_vs_map,
+                        per_query_correlation, perfect_rr_disagreement, perturbation_summary,
+                        ranking_agreement, rr_diagnostics, swap_relevant, swapped_pairs, tau_ap)
+# -- plots and reports (mrrstats.report) ---------------------------------------
+from .report import ReportData, ReportResult, load_report, make_report, plots
+
+# Module paths kept from 0.1 (deprecated aliases): ``import mrrstats.plots`` and
+# ``import mrrstats.examples`` keep working.
+examples = datasets
+_sys.modules[__name__ + ".plots"] = plots
+_sys.modules[__name__ + ".examples"] = datasets
 
 __all__ = [
     "InputError",

@@ -1,12 +1,191 @@
-"""Bundled example data: the five TREC CAsT 2021 baseline runs and their qrels."""
+"""Bundled real data: every data set that ships inside the package.
+
+* :func:`cast2021`: the five TREC CAsT 2021 organiser baseline runs and their
+  graded qrels (daltonj/treccastweb @ 33846610, MIT);
+* :func:`trec7_scores`: the per-topic RR, AP and P@10 of the 103 TREC-7 ad hoc
+  runs (50 topics), from J. Urbano et al. (julian-urbano/sigir2019-statistical
+  @ dc9f891c, CC BY-SA 4.0);
+* :func:`kg_graph`: the Nations, Kinship and UMLS link-prediction graphs
+  (TimDettmers/ConvE @ f3c0eb28, MIT).
+
+Each folder under ``mrrstats/data/`` carries its licence and a README with the
+attribution. (``mrrstats.examples`` is a deprecated alias of this module.)
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["ExampleData", "cast2021"]
+import numpy as np
+import pandas as pd
+
+from .io.trec import read_score_matrix
+
+__all__ = ["ExampleData", "cast2021", "KnowledgeGraph", "trec7_scores", "kg_graph",
+           "TREC7_MEASURES", "KG_GRAPHS"]
+
+
+TREC7_MEASURES = ("RR", "AP", "P@10")
+KG_GRAPHS = ("nations", "kinship", "umls")
+_TREC7_FILES = {"RR": "adhoc7_rr.csv", "AP": "adhoc7_ap.csv", "P@10": "adhoc7_p10.csv"}
+_TREC7_ALIASES = {"rr": "RR", "recip_rank": "RR", "mrr": "RR", "ap": "AP", "map": "AP",
+                  "p@10": "P@10", "p10": "P@10", "p_10": "P@10"}
+
+
+def _data_root() -> Path:
+    return Path(str(resources.files("mrrstats") / "data"))
+
+
+def _trec7_scores_iv(measure):
+    if not isinstance(measure, str):
+        raise TypeError(f"`measure` must be a string, got {type(measure).__name__}")
+    name = _TREC7_ALIASES.get(measure.strip().lower())
+    if name is None:
+        raise ValueError(f"`measure` must be one of {list(TREC7_MEASURES)}, got {measure!r}")
+    return name
+
+
+def trec7_scores(measure="RR") -> pd.DataFrame:
+    """Per-topic scores of the 103 TREC-7 ad hoc runs on the 50 topics.
+
+    Parameters
+    ----------
+    measure : {"RR", "AP", "P@10"}
+        Reciprocal rank, average precision or precision at 10 (as computed by
+        trec_eval; rounded to 4 decimals by the source). Lower-case aliases
+        (``"rr"``, ``"map"``, ``"p10"``) are accepted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per topic (index ``query``, ``"1"`` to ``"50"``), one column
+        per run (``run1`` ... ``run103``), float64;
+        ``frame.attrs["measure"]`` holds the canonical measure name.
+
+    Notes
+    -----
+    Data: J. Urbano, H. Lima and A. Hanjalic, "Statistical Significance
+    Testing in Information Retrieval: An Empirical Analysis of Type I, Type II
+    and Type III Errors", SIGIR 2019 (julian-urbano/sigir2019-statistical @
+    dc9f891c, ``data/``), CC BY-SA 4.0.
+
+    Examples
+    --------
+    >>> from mrrstats.examples import trec7_scores
+    >>> rr = trec7_scores("RR")
+    >>> rr.shape, rr.attrs["measure"]
+    ((50, 103), 'RR')
+    >>> print(round(float((rr == 1).to_numpy().mean()), 3))
+    0.538
+    """
+    name = _trec7_scores_iv(measure)
+    frame = read_score_matrix(_data_root() / "trec7" / _TREC7_FILES[name])
+    frame.attrs["measure"] = name
+    return frame
+
+
+@dataclass(frozen=True, eq=False)
+class KnowledgeGraph:
+    """A link-prediction graph with its standard splits.
+
+    Attributes
+    ----------
+    name : str
+    entities : tuple of str
+        Entity labels, sorted; an entity's id is its position here.
+    relations : tuple of str
+        Relation labels, sorted; ids as for entities.
+    train, valid, test : numpy.ndarray
+        Integer arrays of shape ``(n, 3)``: ``head, relation, tail`` ids.
+    path : pathlib.Path
+        Folder of the bundled files.
+    """
+
+    name: str
+    entities: tuple
+    relations: tuple
+    train: np.ndarray = field(repr=False)
+    valid: np.ndarray = field(repr=False)
+    test: np.ndarray = field(repr=False)
+    path: Path = field(repr=False)
+
+    @property
+    def n_entities(self) -> int:
+        return len(self.entities)
+
+    @property
+    def n_relations(self) -> int:
+        return len(self.relations)
+
+    def triples(self, split="train") -> pd.DataFrame:
+        """Labelled triples of one split (``"train"``, ``"valid"``, ``"test"`` or ``"all"``)."""
+        if split == "all":
+            ids = np.concatenate([self.train, self.valid, self.test])
+        elif split in ("train", "valid", "test"):
+            ids = getattr(self, split)
+        else:
+            raise ValueError(f"`split` must be 'train', 'valid', 'test' or 'all', got {split!r}")
+        ent = np.asarray(self.entities, dtype=object)
+        rel = np.asarray(self.relations, dtype=object)
+        return pd.DataFrame({"head": ent[ids[:, 0]], "relation": rel[ids[:, 1]],
+                             "tail": ent[ids[:, 2]]})
+
+
+def _kg_graph_iv(name):
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a string, got {type(name).__name__}")
+    key = name.strip().lower()
+    if key not in KG_GRAPHS:
+        raise ValueError(f"`name` must be one of {list(KG_GRAPHS)}, got {name!r}")
+    return key
+
+
+def kg_graph(name="nations") -> KnowledgeGraph:
+    """One of the bundled link-prediction graphs: Nations, Kinship or UMLS.
+
+    Parameters
+    ----------
+    name : {"nations", "kinship", "umls"}
+
+    Returns
+    -------
+    KnowledgeGraph
+        Entities and relations are numbered in sorted label order; the
+        splits are integer id arrays ``(head, relation, tail)``.
+
+    Notes
+    -----
+    Data: T. Dettmers, P. Minervini, P. Stenetorp and S. Riedel,
+    "Convolutional 2D Knowledge Graph Embeddings", AAAI 2018
+    (TimDettmers/ConvE @ f3c0eb28), MIT licence.
+
+    Examples
+    --------
+    >>> from mrrstats.examples import kg_graph
+    >>> g = kg_graph("nations")
+    >>> g.n_entities, g.n_relations, g.train.shape, g.test.shape
+    (14, 55, (1592, 3), (201, 3))
+    """
+    key = _kg_graph_iv(name)
+    root = _data_root() / "kg" / key
+    labelled = {}
+    for split in ("train", "valid", "test"):
+        labelled[split] = pd.read_csv(root / f"{split}.txt", sep="\t", header=None,
+                                      names=["head", "relation", "tail"], dtype=str,
+                                      keep_default_na=False)
+    allt = pd.concat(labelled.values())
+    entities = tuple(sorted(set(allt["head"]) | set(allt["tail"])))
+    relations = tuple(sorted(set(allt["relation"])))
+    e_id = {e: i for i, e in enumerate(entities)}
+    r_id = {r: i for i, r in enumerate(relations)}
+    ids = {s: np.column_stack([f["head"].map(e_id).to_numpy(np.int64),
+                               f["relation"].map(r_id).to_numpy(np.int64),
+                               f["tail"].map(e_id).to_numpy(np.int64)])
+           for s, f in labelled.items()}
+    return KnowledgeGraph(key, entities, relations, ids["train"], ids["valid"], ids["test"],
+                          root)
 
 
 @dataclass(frozen=True)
@@ -42,7 +221,7 @@ def cast2021() -> ExampleData:
     >>> [p.name for p in data.runs][:2], data.qrels.name
     (['org_convdr.run.gz', 'org_convdr_bert.run.gz'], 'trec-cast-qrels-docs.2021.qrel.gz')
     """
-    root = Path(str(resources.files("mrrstats") / "data" / "cast2021"))
+    root = _data_root() / "cast2021"
     runs = sorted((root / "runs").glob("*.run.gz"))
     return ExampleData(
         name="cast2021",

@@ -23,12 +23,12 @@ import sys
 import time
 from pathlib import Path
 
+import mrrstats.plots as mp
 import numpy as np
 import pandas as pd
 
 import mrrstats
-import mrrstats.plots as mp
-from mrrstats.examples import kg_graph, trec7_scores
+from mrrstats.datasets import kg_graph, trec7_scores
 
 HERE = Path(__file__).resolve().parent
 ALPHA = 0.05

@@ -32,7 +32,7 @@ from mrrstats import (
     variance_rr,
     variance_success,
 )
-from mrrstats import baselines as B
+from mrrstats.baselines import random_ranking as B
 
 # --------------------------------------------------------------------------
 # exact enumeration over all permutations, N <= 8

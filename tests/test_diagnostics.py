@@ -8,7 +8,7 @@ import pytest
 from conftest import shared_path
 
 import mrrstats
-from mrrstats.diagnostics import mrr_vs_map, rr_diagnostics
+from mrrstats.agreement import mrr_vs_map, rr_diagnostics
 
 
 @pytest.fixture(scope="module")

@@ -178,7 +178,7 @@ def test_cli_bad_input_one_line_exit_2(tmp_path, capsys):
 def test_take_strings_matches_pyarrow_take_on_chunked_arrays():
     import pyarrow as pa
 
-    from mrrstats._hashing import take_strings
+    from mrrstats.io.hashing import take_strings
 
     chunked = pa.chunked_array([["a", "b"], [], ["c"], ["d", "e", "f"]])
     rows = np.array([5, 0, 2, 2, 3, 1])

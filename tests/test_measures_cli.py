@@ -180,6 +180,6 @@ def test_baseline_cli_honours_ties(capsys, tmp_path):
     assert [o["conventions"]["ties"] for o in outs] == ["optimistic", "pessimistic"]
     assert observed == [pytest.approx(1 / 2), pytest.approx(1 / 5)]
     # the random-ranking expectation does not depend on ties: H(10)/10 for N = 10, R = 1
-    from mrrstats._special import harmonic
+    from mrrstats.numerics import harmonic
     for o in outs:
         assert o["results"]["tied.run"]["expected"] == pytest.approx(harmonic(10) / 10)

@@ -24,7 +24,7 @@ from statsmodels.stats.multitest import multipletests
 
 import mrrstats
 from mrrstats.io import read_score_matrix
-from mrrstats.multiple import _studentized_range_sf
+from mrrstats.stats.multiple import _studentized_range_sf
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -149,7 +149,7 @@ def test_same_seed_same_result_any_thread_count(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent(f"""
         import numpy as np, mrrstats
-        import mrrstats.significance as sig
+        import mrrstats.stats.significance as sig
         sig._CONTROLLER[:] = [None]  # do not limit BLAS threads: test the arithmetic itself
         X = mrrstats.read_score_matrix({str(data)!r}).iloc[:, :12]
         out = []

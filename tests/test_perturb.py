@@ -7,7 +7,12 @@ import pandas as pd
 import pytest
 from conftest import shared_path
 
-from mrrstats.perturb import add_relevant, move_first_relevant, perturbation_summary, swap_relevant
+from mrrstats.agreement import (
+    add_relevant,
+    move_first_relevant,
+    perturbation_summary,
+    swap_relevant,
+)
 
 MEASURES = ["RR", "AP", "nDCG", "P@10"]
 

@@ -17,6 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import mrrstats.plots as mp  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
@@ -24,7 +25,6 @@ from conftest import ROOT, shared_path  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import mrrstats  # noqa: E402
-import mrrstats.plots as mp  # noqa: E402
 from mrrstats.io import read_score_matrix  # noqa: E402
 
 

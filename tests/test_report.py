@@ -16,7 +16,7 @@ from statsmodels.stats.multitest import multipletests
 
 import mrrstats
 from mrrstats import cli
-from mrrstats.examples import trec7_scores
+from mrrstats.datasets import trec7_scores
 from mrrstats.report import load_report, make_report
 
 ROOT = Path(__file__).resolve().parents[1]

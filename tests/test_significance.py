@@ -17,7 +17,7 @@ from scipy import special, stats
 
 import mrrstats
 from mrrstats.io import read_score_matrix
-from mrrstats.significance import (
+from mrrstats.stats.significance import (
     _bootstrap_interval,
     _enumerated_rows,
     _sign_pvalues,

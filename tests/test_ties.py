@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mrrstats
-from mrrstats._special import harmonic
+from mrrstats.numerics import harmonic
 
 # One query. d0 (grade 0) scores 0.9 alone at rank 1; then d1..d4 tie at 0.5 on
 # ranks 2..5; only d2 is relevant. The rank column puts d2 at rank 3.

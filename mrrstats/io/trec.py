@@ -21,9 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ._errors import InputError
-from ._hashing import duplicate_pairs, hash_strings
-from ._special import no_hugepage_madvise
+from ..errors import InputError
+from ..numerics import no_hugepage_madvise
+from .hashing import duplicate_pairs, encode_strings, hash_strings
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix"]
 
@@ -563,24 +563,6 @@ def _read_run_fast(path, source: str, name: str) -> Run | None:
               tag=tags[-1] if tags else None, source=source)
     run._meta["tags"] = tags
     return run
-
-
-def encode_strings(values) -> tuple[pa.Array, np.ndarray]:
-    """(distinct values, int32 code of each row) of a string array, chunked or not."""
-    encoded = pc.dictionary_encode(values)
-    if isinstance(encoded, pa.Array):
-        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
-    chunks = encoded.chunks
-    if not chunks:
-        return pa.array([], type=pa.string()), np.zeros(0, dtype=np.int32)
-    last = chunks[-1].dictionary
-    # Arrow grows one dictionary across the chunks: each chunk's is a prefix of the last.
-    if not all(c.dictionary.equals(last.slice(0, len(c.dictionary))) for c in chunks):
-        encoded = encoded.unify_dictionaries()
-        chunks = encoded.chunks
-        last = chunks[-1].dictionary
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
-    return last, codes
 
 
 def _fast_run_problem(run: Run, mixed_tags: str) -> str | None:

@@ -2,7 +2,7 @@
 
 Definitions follow trec_eval (``recip_rank``, ``map``, ``map_cut``, ``ndcg``,
 ``ndcg_cut``, ``P``, ``recall``, ``success``), so that values match it per
-query to its printed precision; see :mod:`mrrstats.measures` for the table of
+query to its printed precision; see :mod:`mrrstats.metrics.measures` for the table of
 names. With ``rank`` the position of a document (1-based), ``rel(d)`` whether
 its grade is at least the relevance threshold, ``R`` the number of judged
 relevant documents of the query and ``k`` the cutoff:
@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._special import harmonic, no_hugepage_madvise
+from ..model.ranking import Judged, RankedRun
+from ..numerics import harmonic, no_hugepage_madvise
 from .measures import Measure, parse_measures
-from .ranking import Judged, RankedRun
 
 __all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
 

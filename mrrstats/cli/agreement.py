@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._cli_common import add_conventions
+from .common import add_conventions
 
 HELP = "agreement between measures: tau, tau_AP, rho, swaps, discriminative power"
 
@@ -76,7 +76,7 @@ def _measure_name_from_path(path: str) -> str:
 
 
 def _load_scores(args):
-    from . import read_score_matrix
+    from .. import read_score_matrix
 
     if args.inputs:
         raise ValueError("give either QRELS RUN ... or --scores, not both")
@@ -95,7 +95,7 @@ def _load_scores(args):
 
 
 def _evaluate(args):
-    from . import evaluate
+    from .. import evaluate
 
     if args.names is not None:
         raise ValueError("--names applies to --scores input; name measures with -m")
@@ -128,7 +128,7 @@ def _matrix_dict(matrix: pd.DataFrame) -> dict:
 
 
 def run(args) -> int:
-    from .agreement import (
+    from ..agreement.measures import (
         _score_frames,
         agreement_matrix,
         discriminative_power_table,

@@ -13,8 +13,9 @@ import sys
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings"]
+__all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings", "encode_strings"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -168,8 +169,6 @@ def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:
     query = _as_array(query)
     doc = _as_array(doc)
     if codes is None:
-        from .io import encode_strings
-
         codes = encode_strings(query)[1]
     if doc_hashes is None:
         doc_hashes = hash_strings(doc)
@@ -185,3 +184,21 @@ def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:
     frame = pd.DataFrame({"q": take_strings(query, rows).to_numpy(zero_copy_only=False),
                           "d": take_strings(doc, rows).to_numpy(zero_copy_only=False)})
     return bool(frame.duplicated().any())
+
+
+def encode_strings(values) -> tuple[pa.Array, np.ndarray]:
+    """(distinct values, int32 code of each row) of a string array, chunked or not."""
+    encoded = pc.dictionary_encode(values)
+    if isinstance(encoded, pa.Array):
+        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
+    chunks = encoded.chunks
+    if not chunks:
+        return pa.array([], type=pa.string()), np.zeros(0, dtype=np.int32)
+    last = chunks[-1].dictionary
+    # Arrow grows one dictionary across the chunks: each chunk's is a prefix of the last.
+    if not all(c.dictionary.equals(last.slice(0, len(c.dictionary))) for c in chunks):
+        encoded = encoded.unify_dictionaries()
+        chunks = encoded.chunks
+        last = chunks[-1].dictionary
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+    return last, codes

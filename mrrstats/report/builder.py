@@ -199,8 +199,8 @@ class ReportData:
         if self.query_stats is None:
             raise ValueError("this report was made from score matrices: there is no "
                              "Evaluation (no candidate counts)")
-        from .evaluation import Evaluation, QueryCounts
-        from .measures import parse_measures
+        from ..metrics.evaluation import Evaluation, QueryCounts
+        from ..metrics.measures import parse_measures
 
         names = list(self.settings["evaluated_measures"])
         values = {}
@@ -248,7 +248,7 @@ class ReportData:
         return out
 
     def _test_phrase(self):
-        from .compare import _CORRECTION_LABELS, _TEST_LABELS
+        from ..stats.compare import _CORRECTION_LABELS, _TEST_LABELS
 
         c = self.comparison
         r0 = c.results[c.measures[0]]
@@ -487,7 +487,7 @@ def _say(progress, msg, end="\n", prefix=True):
 
 
 def _is_rr(name):
-    from .measures import parse_measure
+    from ..metrics.measures import parse_measure
 
     try:
         return parse_measure(name).name == "RR"
@@ -499,10 +499,10 @@ def _analyse(scores, query_stats, settings, progress=False):
     """Compute every table's numbers from the per-query data and the settings."""
     import dataclasses
 
-    from .agreement import ranking_agreement
-    from .baselines import random_baseline_test
-    from .compare import compare
-    from .diagnostics import rr_diagnostics
+    from ..agreement.diagnostics import rr_diagnostics
+    from ..agreement.measures import ranking_agreement
+    from ..baselines.random_ranking import random_baseline_test
+    from ..stats.compare import compare
 
     cs = settings["comparison"]
     measures = list(settings["measures"])
@@ -555,7 +555,7 @@ def _analyse(scores, query_stats, settings, progress=False):
         t0 = time.perf_counter()
         _say(progress, f"[{n_steps}/{n_steps}] random-ranking baseline ({rb['random']} model, "
              f"{rb['measure']}) for {len(comparison.systems)} systems ...", end="")
-        from .measures import parse_measure
+        from ..metrics.measures import parse_measure
 
         k = parse_measure(rb["measure"]).k
         n_col, r_col = (("num_ret", "num_rel_ret") if rb["random"] == "retrieved"
@@ -595,7 +595,7 @@ def _analyse(scores, query_stats, settings, progress=False):
 
 def _versus_baseline(comparison, baseline):
     """Rows of the all-pairs result that involve ``baseline``, oriented system - baseline."""
-    from .multiple import _FAMILY_TESTS, _adjust
+    from ..stats.multiple import _FAMILY_TESTS, _adjust
 
     rows = []
     for m in comparison.measures:
@@ -639,7 +639,7 @@ def _versions():
     out = {"python": ".".join(map(str, sys.version_info[:3]))}
     for pkg in _VERSION_PACKAGES:
         if pkg == "mrrstats":
-            from . import __version__
+            from .. import __version__
 
             out[pkg] = __version__
             continue
@@ -677,7 +677,7 @@ def _dump_json(obj):
 def _template():
     import nbformat
 
-    text = (resources.files("mrrstats") / "templates" / "report.ipynb").read_text(
+    text = (resources.files("mrrstats.report") / "templates" / "report.ipynb").read_text(
         encoding="utf-8")
     return nbformat.reads(text, as_version=4)
 
@@ -726,7 +726,7 @@ def _execute(nb, out, timeout, progress):
                             allow_errors=False, record_timing=False, on_cell_start=on_start,
                             resources={"metadata": {"path": str(out)}})
     env = dict(os.environ)
-    pkg_parent = str(Path(__file__).resolve().parent.parent)
+    pkg_parent = str(Path(__file__).resolve().parent.parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
     env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     try:
@@ -842,8 +842,8 @@ def _score_inputs(scores):
 def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
                     alternative, n_resamples, confidence_level, random, ties, rel, queries,
                     missing, rng, timeout):
-    from .multiple import _correction_iv, _test_name_iv
-    from .significance import _alpha_iv, _alternative_iv, _confidence_level_iv, _int_iv
+    from ..stats.multiple import _correction_iv, _test_name_iv
+    from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv
 
     if out is None or not isinstance(out, (str, os.PathLike)):
         raise TypeError("`out` must be a folder path")
@@ -863,10 +863,10 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
             raise TypeError("`measures` must be a measure name or a list of them")
     test = _test_name_iv(test)
     correction = _correction_iv(correction)
-    alpha = _alpha_iv(alpha)
-    _alternative_iv(alternative)
-    n_resamples = _int_iv(n_resamples, "n_resamples")
-    confidence_level = _confidence_level_iv(confidence_level)
+    alpha = alpha_iv(alpha)
+    alternative_iv(alternative)
+    n_resamples = int_iv(n_resamples, "n_resamples")
+    confidence_level = confidence_level_iv(confidence_level)
     if random not in _RANDOM_MODELS:
         raise ValueError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
     if missing not in ("raise", "drop"):
@@ -877,7 +877,7 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
                         f"record the seed that regenerates it), got {rng!r}")
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"`baseline` must be a system name, got {baseline!r}")
-    timeout = _int_iv(timeout, "timeout")
+    timeout = int_iv(timeout, "timeout")
     return (items, Path(out), measures, test, correction, alpha, n_resamples,
             confidence_level, timeout)
 
@@ -963,13 +963,13 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
      timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
                                 alpha, alternative, n_resamples, confidence_level, random,
                                 ties, rel, queries, missing, rng, timeout)
-    from .significance import _rng_iv
+    from ..validation import rng_iv
 
     seconds = {}
     t0 = time.perf_counter()
-    _, seed = _rng_iv(rng)
+    _, seed = rng_iv(rng)
     if items is None:
-        from .evaluation import evaluate
+        from ..metrics.evaluation import evaluate
 
         eval_measures = list(measures) if measures is not None else ["RR", "nDCG@10"]
         n_compared = len(eval_measures)
@@ -994,7 +994,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         random_settings = {"random": random, "measure": rr_measure, "alternative": "greater",
                            "method": "auto", "n_resamples": n_resamples}
     else:
-        from .io import read_score_matrix
+        from ..io.trec import read_score_matrix
 
         score_frames = {}
         records = []

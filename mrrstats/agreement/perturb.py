@@ -60,7 +60,7 @@ _COMMON = ["run", "query", "measure", "before", "after", "delta", "eligible", "f
 
 def _named_runs(runs) -> list[tuple[str, object]]:
     """[(name, run)] from one run, a list of runs or a {name: run} mapping."""
-    from .io import read_run
+    from ..io.trec import read_run
 
     first = next(iter(runs.values()), None) if isinstance(runs, Mapping) else None
     if isinstance(runs, Mapping) and not (isinstance(first, Mapping) and not any(
@@ -85,7 +85,7 @@ def _named_runs(runs) -> list[tuple[str, object]]:
 
 
 def _measure_names(measures) -> list[str]:
-    from .measures import parse_measures
+    from ..metrics.measures import parse_measures
 
     if isinstance(measures, str):
         measures = [measures]
@@ -123,7 +123,7 @@ def _is_rel(grades: np.ndarray, rel: int) -> np.ndarray:
 def _run_perturbation(qrels, runs, measures, rel, ties, settings, build, setting_col):
     """Score ``build(grades, judged, setting) -> (before, after) or None`` for every
     run, query and setting; return the tidy frame."""
-    from . import rank_run, score_rankings
+    from .. import rank_run, score_rankings
 
     names = _measure_names(measures)
     records = []  # (run, query, setting, first_rank, num_rel, eligible)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._special import harmonic
+from ..numerics import harmonic
 
 __all__ = [
     "tau_ap",
@@ -69,7 +69,7 @@ def _score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataFrame]:
                 raise TypeError(f"`{param}` keys must be non-empty measure names (str), "
                                 f"got {name!r}")
             if isinstance(value, (str, os.PathLike)):
-                from .io import read_score_matrix
+                from ..io.trec import read_score_matrix
 
                 value = read_score_matrix(value)
             if not isinstance(value, pd.DataFrame):
@@ -855,7 +855,7 @@ def decision_agreement(scores, measure_a: str, measure_b: str, *,
     >>> print(res.n_pairs, res.n_reversed, res.flip_share)
     3 3 1.0
     """
-    from .multiple import pairwise_tests
+    from ..stats.multiple import pairwise_tests
 
     frames, alpha = _decision_agreement_iv(scores, measure_a, measure_b, alpha)
     seed = _seed_from(rng)
@@ -947,7 +947,7 @@ def discriminative_power_table(scores, *, test: str = "randomization",
     >>> print(out["n_significant"].tolist())
     [3, 1]
     """
-    from .multiple import discriminative_power
+    from ..stats.multiple import discriminative_power
 
     frames, alpha = _discriminative_power_table_iv(scores, alpha)
     seed = _seed_from(rng)

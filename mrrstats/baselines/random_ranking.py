@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ._special import harmonic, harmonic2
+from ..numerics import harmonic, harmonic2
 
 __all__ = [
     "FirstRelevantRank",
@@ -808,7 +808,7 @@ def _multiset_arrangements(values: np.ndarray) -> np.ndarray:
 
 def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
                               max_arrangements, batch):
-    from .measures import parse_measures
+    from ..metrics.measures import parse_measures
 
     g = np.asarray(grades, dtype=np.float64).ravel()
     if g.size == 0:
@@ -846,8 +846,8 @@ def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
 
 def _score_permuted(rows: np.ndarray, measure, judged: np.ndarray, rel: int) -> np.ndarray:
     """The measure of every row of ``rows`` (each a ranking of grades)."""
-    from .metrics import compute_measures
-    from .ranking import Judged
+    from ..metrics.kernels import compute_measures
+    from ..model.ranking import Judged
 
     n, N = rows.shape
     jg = np.sort(judged.astype(np.int64))[::-1]
@@ -1339,7 +1339,7 @@ def random_baseline_counts(evaluation, *, random) -> pd.DataFrame:
 
 def _evaluation_baseline_iv(evaluation, random, measure):
     _random_baseline_counts_iv(evaluation, random)
-    from .measures import parse_measures
+    from ..metrics.measures import parse_measures
 
     ms = parse_measures(measure)
     if len(ms) != 1 or ms[0].name != "RR":

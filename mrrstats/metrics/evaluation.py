@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._special import no_hugepage_madvise
-from .io import Qrels, Run, read_qrels, read_run
+from ..io.trec import Qrels, Run, read_qrels, read_run
+from ..model.ranking import TIES, judged_from_qrels, rank_run
+from ..numerics import no_hugepage_madvise
+from .kernels import score_ranked_run
 from .measures import parse_measures
-from .metrics import score_ranked_run
-from .ranking import TIES, judged_from_qrels, rank_run
 
 __all__ = ["evaluate", "Evaluation", "QueryCounts", "QUERIES"]
 

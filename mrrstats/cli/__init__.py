@@ -1,6 +1,6 @@
 """The ``mrrstats`` command line.
 
-Each subcommand lives in its own private module ``mrrstats._cmd_<name>`` that
+Each subcommand lives in its own module ``mrrstats.cli.<name>`` that
 defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
 Bad input ends the program with exit code 2 and a one-line message on stderr.
 """
@@ -11,22 +11,22 @@ import argparse
 import importlib
 import sys
 
-from ._errors import InputError
+from ..errors import InputError
 
 __all__ = ["main", "build_parser"]
 
 # Subcommand name -> module. Add a line here to register a new subcommand.
 _COMMANDS = {
-    "evaluate": "mrrstats._cmd_evaluate",
-    "baseline": "mrrstats._cmd_baseline",
-    "agreement": "mrrstats._cmd_agreement",
-    "compare": "mrrstats._cmd_compare",
-    "report": "mrrstats._cmd_report",
+    "evaluate": "mrrstats.cli.evaluate",
+    "baseline": "mrrstats.cli.baseline",
+    "agreement": "mrrstats.cli.agreement",
+    "compare": "mrrstats.cli.compare",
+    "report": "mrrstats.cli.report",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
 
     parser = argparse.ArgumentParser(
         prog="mrrstats",

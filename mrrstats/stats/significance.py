@@ -25,7 +25,7 @@ Missing values are an error unless ``missing="drop"`` is passed, which drops
 every query where either system has no value.
 
 The resampling engines are vectorised over many pairs at once and are shared
-with :mod:`mrrstats.multiple`: a resampling step draws its random numbers in a
+with :mod:`mrrstats.stats.multiple`: a resampling step draws its random numbers in a
 fixed order (row by row of the resampling matrix), so the same seed gives the
 same result for every ``batch`` size and every number of BLAS threads.
 """
@@ -34,11 +34,19 @@ from __future__ import annotations
 
 import contextlib
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special, stats
+
+from ..validation import (
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    missing_iv,
+    rng_iv,
+    tolerance_iv,
+)
 
 __all__ = [
     "ConfidenceInterval",
@@ -59,8 +67,6 @@ __all__ = [
     "residual_variance",
 ]
 
-_ALTERNATIVES = ("two-sided", "less", "greater")
-_MISSING = ("raise", "drop")
 
 # Exact enumeration of the 2**n sign vectors is used (when ``exact=None``) as
 # long as 2**n <= max(n_resamples, _EXACT_BUDGET // n_pairs).
@@ -101,74 +107,6 @@ class ConfidenceInterval:
         return iter((self.low, self.high))
 
 
-def _alternative_iv(alternative):
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {_ALTERNATIVES}, got {alternative!r}")
-    return alternative
-
-
-def _missing_iv(missing):
-    if missing not in _MISSING:
-        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
-    return missing
-
-
-def _confidence_level_iv(confidence_level, name="confidence_level"):
-    """A probability strictly between 0 and 1 (also used for `alpha`)."""
-    try:
-        cl = float(confidence_level)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a number in (0, 1)") from None
-    if not 0.0 < cl < 1.0:
-        raise ValueError(f"`{name}` must be in (0, 1), got {confidence_level!r}")
-    return cl
-
-
-def _alpha_iv(alpha):
-    return _confidence_level_iv(alpha, "alpha")
-
-
-def _int_iv(value, name, minimum=1, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"`{name}` must be an integer, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"`{name}` must be >= {minimum}, got {value}")
-    return value
-
-
-def _tolerance_iv(value, name="zero_tolerance"):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a non-negative number") from None
-    if not (v >= 0.0 and math.isfinite(v)):
-        raise ValueError(f"`{name}` must be a finite non-negative number, got {value!r}")
-    return v
-
-
-def _rng_iv(rng):
-    """Turn ``rng`` into a Generator once; return it and a reproducible seed record.
-
-    The seed record is the integer passed, the fresh entropy drawn when
-    ``rng is None`` (pass it back as ``rng=`` to reproduce), or ``None`` when a
-    Generator was passed (its state, not a seed, determines the stream).
-    """
-    if isinstance(rng, np.random.Generator):
-        return rng, None
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
-        if rng is not None and int(rng) < 0:
-            raise ValueError(f"`rng` must be a non-negative integer seed, got {rng!r}")
-        gen = np.random.default_rng(None if rng is None else int(rng))
-        return gen, int(gen.bit_generator.seed_seq.entropy)
-    if isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
-        return np.random.default_rng(rng), None
-    raise TypeError("`rng` must be None, an integer seed or a numpy.random.Generator, "
-                    f"got {type(rng).__name__}")
-
-
 def _vector(x, name):
     try:
         arr = np.asarray(x, dtype=np.float64)
@@ -181,7 +119,7 @@ def _vector(x, name):
 
 def _pair_iv(a, b, missing, *, min_n=2):
     """Validate two aligned per-query arrays; returns float arrays ``a, b``."""
-    _missing_iv(missing)
+    missing_iv(missing)
     a = _vector(a, "a")
     b = _vector(b, "b")
     if a.shape != b.shape:
@@ -267,7 +205,7 @@ class TTestResult:
 
     def confidence_interval(self, confidence_level=0.95):
         """Student-t interval for the mean difference (one-sided for one-sided tests)."""
-        cl = _confidence_level_iv(confidence_level)
+        cl = confidence_level_iv(confidence_level)
         low, high = _t_interval(self.mean_difference, self.std_error, self.df,
                                 self.alternative, cl)
         return ConfidenceInterval(float(low), float(high), cl, "t")
@@ -381,7 +319,7 @@ def paired_ttest(a, b, *, alternative="two-sided", missing="raise"):
 
 
 def _paired_ttest_iv(a, b, alternative, missing):
-    _alternative_iv(alternative)
+    alternative_iv(alternative)
     return _pair_iv(a, b, missing, min_n=2)
 
 
@@ -563,7 +501,7 @@ def _wilcoxon_z(d, zero_method, correction, alternative):
 
 
 def _wilcoxon_test_iv(a, b, alternative, method, zero_method, correction, missing):
-    _alternative_iv(alternative)
+    alternative_iv(alternative)
     if method not in ("auto", "exact", "asymptotic", "R"):
         raise ValueError("`method` must be 'auto', 'exact', 'asymptotic' or 'R', "
                          f"got {method!r}")
@@ -619,7 +557,7 @@ class SignTestResult:
 
         ``(nan, nan)`` when every query is a tie.
         """
-        cl = _confidence_level_iv(confidence_level)
+        cl = confidence_level_iv(confidence_level)
         if self.n == 0:
             return ConfidenceInterval(math.nan, math.nan, cl, "clopper-pearson")
         ci = stats.binomtest(self.wins, self.n, 0.5, alternative=self.alternative
@@ -694,8 +632,8 @@ def sign_test(a, b, *, alternative="two-sided", zero_tolerance=0.0, missing="rai
 
 
 def _sign_test_iv(a, b, alternative, zero_tolerance, missing):
-    _alternative_iv(alternative)
-    tol = _tolerance_iv(zero_tolerance)
+    alternative_iv(alternative)
+    tol = tolerance_iv(zero_tolerance)
     a, b = _pair_iv(a, b, missing, min_n=1)
     return a, b, tol
 
@@ -918,16 +856,16 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
 
 
 def _randomization_test_iv(a, b, alternative, n_resamples, exact, batch, missing, rng):
-    _alternative_iv(alternative)
-    n_resamples = _int_iv(n_resamples, "n_resamples")
+    alternative_iv(alternative)
+    n_resamples = int_iv(n_resamples, "n_resamples")
     if exact not in (None, True, False):
         raise TypeError(f"`exact` must be None, True or False, got {exact!r}")
-    batch = _int_iv(batch, "batch", allow_none=True)
+    batch = int_iv(batch, "batch", allow_none=True)
     a, b = _pair_iv(a, b, missing, min_n=1)
     if exact and a.size > 30:
         raise ValueError(f"`exact` enumeration of 2**{a.size} sign vectors is too large; "
                          "use exact=None or False for more than 30 queries")
-    gen, seed = _rng_iv(rng)
+    gen, seed = rng_iv(rng)
     return a, b, n_resamples, batch, gen, seed
 
 
@@ -1110,7 +1048,7 @@ class BootstrapCIResult:
             Defaults to the method passed to :func:`bootstrap_ci`.
         """
         cl = self.confidence_level if confidence_level is None else \
-            _confidence_level_iv(confidence_level)
+            confidence_level_iv(confidence_level)
         method = self.method if method is None else method
         if method not in _CI_METHODS:
             raise ValueError(f"`method` must be one of {_CI_METHODS}, got {method!r}")
@@ -1192,12 +1130,12 @@ def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, b
                      missing, rng):
     if method not in _CI_METHODS:
         raise ValueError(f"`method` must be one of {_CI_METHODS}, got {method!r}")
-    cl = _confidence_level_iv(confidence_level)
-    _alternative_iv(alternative)
-    n_resamples = _int_iv(n_resamples, "n_resamples")
-    batch = _int_iv(batch, "batch", allow_none=True)
+    cl = confidence_level_iv(confidence_level)
+    alternative_iv(alternative)
+    n_resamples = int_iv(n_resamples, "n_resamples")
+    batch = int_iv(batch, "batch", allow_none=True)
     if b is None:
-        _missing_iv(missing)
+        missing_iv(missing)
         x = _vector(a, "a")
         if np.isnan(x).any():
             if missing == "raise":
@@ -1211,7 +1149,7 @@ def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, b
     else:
         a, b = _pair_iv(a, b, missing, min_n=2)
         x = a - b
-    gen, seed = _rng_iv(rng)
+    gen, seed = rng_iv(rng)
     return x, method, cl, n_resamples, batch, gen, seed
 
 
@@ -1370,11 +1308,11 @@ def bootstrap_test(a, b, *, method="shift", alternative="two-sided", n_resamples
 def _bootstrap_test_iv(a, b, method, alternative, n_resamples, batch, missing, rng):
     if method not in _BOOT_TESTS:
         raise ValueError(f"`method` must be one of {_BOOT_TESTS}, got {method!r}")
-    _alternative_iv(alternative)
-    n_resamples = _int_iv(n_resamples, "n_resamples")
-    batch = _int_iv(batch, "batch", allow_none=True)
+    alternative_iv(alternative)
+    n_resamples = int_iv(n_resamples, "n_resamples")
+    batch = int_iv(batch, "batch", allow_none=True)
     a, b = _pair_iv(a, b, missing, min_n=2)
-    gen, seed = _rng_iv(rng)
+    gen, seed = rng_iv(rng)
     return a, b, n_resamples, batch, gen, seed
 
 
@@ -1528,7 +1466,7 @@ def effect_sizes(a, b, *, zero_tolerance=0.0, residual_variance=None, missing="r
 
 
 def _effect_sizes_iv(a, b, zero_tolerance, residual_variance, missing):
-    tol = _tolerance_iv(zero_tolerance)
+    tol = tolerance_iv(zero_tolerance)
     if residual_variance is not None:
         try:
             v_e = float(residual_variance)

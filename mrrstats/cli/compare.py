@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._cli_common import add_conventions, add_test_options
+from .common import add_conventions, add_test_options
 
 HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
         "max-T) with multiple-comparison correction, CIs and effect sizes.")
@@ -38,7 +38,7 @@ def add_arguments(p) -> None:
 
 
 def _score_frames(args):
-    from .io import read_score_matrix
+    from ..io.trec import read_score_matrix
 
     names = list(args.measures or [])
     if names and len(names) != len(args.scores):
@@ -73,8 +73,8 @@ def _merge(parts, seed):
 
 
 def run(args) -> int:
-    from .compare import compare
-    from .significance import _rng_iv
+    from ..stats.compare import compare
+    from ..validation import rng_iv
 
     progress = args.progress or sys.stderr.isatty()
     if args.scores:
@@ -84,13 +84,13 @@ def run(args) -> int:
     else:
         if not args.qrels or len(args.runs) < 2:
             raise ValueError("need QRELS and at least two RUN files (or --scores FILE.csv)")
-        from .evaluation import evaluate
+        from ..metrics.evaluation import evaluate
 
         if progress:
             print(f"mrrstats compare: evaluating {len(args.runs)} runs ...", file=sys.stderr)
         scores = evaluate(args.qrels, args.runs, args.measures or ["RR"], ties=args.ties,
                           rel=args.rel, queries=args.queries)
-    gen, seed = _rng_iv(args.seed)
+    gen, seed = rng_iv(args.seed)
     if not isinstance(scores, dict):
         scores = {m: scores.scores(m) for m in scores.measure_names}
     parts = []

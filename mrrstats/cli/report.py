@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._cli_common import add_conventions, add_run_inputs, add_test_options
+from .common import add_conventions, add_run_inputs, add_test_options
 
 HELP = ("Write a reproducible report folder: comparison, baseline and agreement tables "
         "(Markdown, LaTeX), per-query CSV, settings.json, executed notebook and HTML.")
@@ -71,7 +71,7 @@ def _baseline_name(baseline, runs):
     """A RUN path given as --baseline becomes that run's name."""
     if baseline is None:
         return None
-    from .io import _run_name
+    from ..io.trec import _run_name
 
     for r in runs:
         if str(r) == baseline or Path(str(r)) == Path(baseline):
@@ -80,7 +80,7 @@ def _baseline_name(baseline, runs):
 
 
 def run(args) -> int:
-    from .report import make_report
+    from ..report.builder import make_report
 
     kwargs = dict(test=args.test, correction=args.correction, alpha=args.alpha,
                   alternative=args.alternative, n_resamples=args.n_resamples,
@@ -92,7 +92,7 @@ def run(args) -> int:
     if args.example:
         if args.qrels or args.runs or args.scores:
             raise ValueError("give either --example or QRELS RUN... / --scores, not both")
-        from .datasets import cast2021
+        from ..datasets import cast2021
 
         data = cast2021()
         kwargs["measures"] = args.measures or list(EXAMPLE_MEASURES)

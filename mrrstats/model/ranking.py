@@ -40,10 +40,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError
-from ._hashing import hash_strings, pair_keys, take_strings
-from ._special import no_hugepage_madvise
-from .io import Qrels, Run, encode_strings, read_qrels, read_run
+from ..errors import InputError
+from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
+from ..io.trec import Qrels, Run, read_qrels, read_run
+from ..numerics import no_hugepage_madvise
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
 

@@ -32,24 +32,26 @@ import numpy as np
 import pandas as pd
 from scipy import interpolate, special, stats
 
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    missing_iv,
+    rng_iv,
+    tolerance_iv,
+)
 from .significance import (
-    _alpha_iv,
-    _alternative_iv,
     _blas_single_thread,
     _bootstrap_interval,
     _bootstrap_sums,
     _bootstrap_test_rows,
-    _confidence_level_iv,
     _effect_rows,
-    _int_iv,
     _jackknife_acceleration,
     _mc_se,
-    _missing_iv,
-    _rng_iv,
     _sign_pvalues,
     _signflip_pvalues,
     _t_interval,
-    _tolerance_iv,
     _ttest_rows,
     _win_tie_loss,
     wilcoxon_test,
@@ -91,7 +93,7 @@ _BATCH_ELEMENTS = 1 << 22
 # --------------------------------------------------------------------------
 def _scores_iv(scores, missing, *, min_systems=2, min_queries=2):
     """Return ``X`` (n_queries, n_systems) float64, system names, query ids, dropped."""
-    _missing_iv(missing)
+    missing_iv(missing)
     if isinstance(scores, pd.DataFrame):
         frame = scores
         try:
@@ -470,10 +472,10 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
                        rng):
     test = _test_name_iv(test)
     correction = _correction_iv(correction)
-    alpha = _alpha_iv(alpha)
-    _alternative_iv(alternative)
-    n_resamples = _int_iv(n_resamples, "n_resamples")
-    cl = _confidence_level_iv(confidence_level)
+    alpha = alpha_iv(alpha)
+    alternative_iv(alternative)
+    n_resamples = int_iv(n_resamples, "n_resamples")
+    cl = confidence_level_iv(confidence_level)
     if ci is None:
         ci = "t" if test == "t" else "simultaneous" if test in _FAMILY_TESTS else "bca"
     if ci not in _CI_CHOICES:
@@ -486,8 +488,8 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
         if ci not in ("simultaneous", "none"):
             raise ValueError(f"`ci` must be 'simultaneous' or 'none' for test={test!r}")
         correction = _FAMILY_CORRECTION[test]
-    tol = _tolerance_iv(zero_tolerance)
-    batch = _int_iv(batch, "batch", allow_none=True)
+    tol = tolerance_iv(zero_tolerance)
+    batch = int_iv(batch, "batch", allow_none=True)
     if test_options is None:
         opts = {}
     elif isinstance(test_options, dict):
@@ -501,7 +503,7 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
         raise ValueError(f"`test_options` has options {sorted(extra)} that test={test!r} "
                          f"does not take (allowed: {sorted(allowed)})")
     X, systems, queries, dropped = _scores_iv(scores, missing)
-    gen, seed = _rng_iv(rng)
+    gen, seed = rng_iv(rng)
     return (X, systems, queries, dropped, test, correction, alpha, alternative, n_resamples,
             cl, ci, tol, batch, opts, gen, seed)
 

@@ -6,8 +6,8 @@ import sys
 
 import pandas as pd
 
-from ._cli_common import add_conventions, add_run_inputs
-from .evaluation import evaluate
+from ..metrics.evaluation import evaluate
+from .common import add_conventions, add_run_inputs
 
 HELP = "Evaluate runs against qrels (RR, AP, nDCG, P, R, Success; trec_eval-exact)."
 
@@ -32,7 +32,7 @@ def add_arguments(p) -> None:
 def resolve_inputs(args):
     """(qrels, runs) from positional arguments or --example (shared with other commands)."""
     if getattr(args, "example", False):
-        from .datasets import cast2021
+        from ..datasets import cast2021
 
         data = cast2021()
         if args.qrels or args.runs:

@@ -191,7 +191,7 @@ def _plain_log_ticks(axis):
 # input helpers
 # --------------------------------------------------------------------------
 def _is_evaluation(x) -> bool:
-    from .evaluation import Evaluation
+    from ..metrics.evaluation import Evaluation
 
     return isinstance(x, Evaluation)
 
@@ -220,7 +220,7 @@ def _frame(scores, measure, param="scores"):
             raise ValueError(f"`measure` {measure!r} is not in `{param}` ({list(scores)})")
         value = scores[measure]
         if not isinstance(value, pd.DataFrame):
-            from .io import read_score_matrix
+            from ..io.trec import read_score_matrix
 
             value = read_score_matrix(value)
         return value.astype(np.float64), str(measure)
@@ -283,7 +283,7 @@ def _random_counts(frame, systems, scores, random, n_candidates, n_relevant, k):
                              "give `n_candidates` (and `n_relevant`) instead")
         if n_candidates is not None:
             raise ValueError("give either `random` or `n_candidates`, not both")
-        from .baselines import random_baseline_counts
+        from ..baselines.random_ranking import random_baseline_counts
 
         counts = random_baseline_counts(scores, random=random)
         counts = counts[counts["run"].isin(systems)]
@@ -293,7 +293,7 @@ def _random_counts(frame, systems, scores, random, n_candidates, n_relevant, k):
         return None
     N, R = np.broadcast_arrays(np.asarray(n_candidates), np.asarray(n_relevant))
     N, R = N.ravel(), R.ravel()
-    from .baselines import expected_mrr
+    from ..baselines.random_ranking import expected_mrr
 
     expected_mrr(N, R, k=k)  # validates the counts with the baselines' messages
     return N.astype(np.int64), R.astype(np.int64)
@@ -301,7 +301,7 @@ def _random_counts(frame, systems, scores, random, n_candidates, n_relevant, k):
 
 def _random_rr_mass(N, R, k, edges):
     """Share of queries whose random-ranking RR falls in each histogram bin (exact)."""
-    from .baselines import FirstRelevantRank
+    from ..baselines.random_ranking import FirstRelevantRank
 
     first = edges[1] if edges[0] <= 0 else edges[0]
     J = int(math.ceil(1.0 / first)) + 1       # ranks below 1/J fall in the first bin
@@ -323,7 +323,7 @@ def _random_rr_mass(N, R, k, edges):
 
 def _random_rank_cdf(N, R, grid):
     """Mixture CDF of the first relevant rank over the queries (R = 0: never found)."""
-    from .baselines import FirstRelevantRank
+    from ..baselines.random_ranking import FirstRelevantRank
 
     cdf = np.zeros(grid.size)
     pairs, weight = np.unique(np.column_stack([N, R]), axis=0, return_counts=True)
@@ -349,7 +349,7 @@ def _rr_histogram_iv(scores, systems, measure, n_candidates, n_relevant, k, rand
                 edges[0] != 0 or edges[-1] < 1:
             raise ValueError("`bins` must be an int or increasing edges from 0 to >= 1")
     if k is None and _is_evaluation(scores):
-        from .measures import parse_measure
+        from ..metrics.measures import parse_measure
 
         k = parse_measure(name).k
     counts = _random_counts(frame, cols, scores, random, n_candidates, n_relevant, k)
@@ -401,7 +401,7 @@ def rr_histogram(scores, *, systems=None, measure="RR", n_candidates=None, n_rel
         scores, systems, measure, n_candidates, n_relevant, k, random, bins)
     ax = _axes(ax, figsize=(7.5, 3.4))
     if counts is not None:
-        from .baselines import expected_mrr
+        from ..baselines.random_ranking import expected_mrr
 
         N, R = counts
         mass = _random_rr_mass(N, R, k, edges)
@@ -597,12 +597,12 @@ def paired_differences(a, b, *, names=None, measure=None, ci="t", confidence_lev
     ds = d[order]
     pos = np.arange(1, d.size + 1)
     if isinstance(ci, str) and ci == "t":
-        from .significance import paired_ttest
+        from ..stats.significance import paired_ttest
 
         lo, hi = paired_ttest(x, y).confidence_interval(cl)
         how = "paired t"
     elif isinstance(ci, str):
-        from .significance import bootstrap_ci
+        from ..stats.significance import bootstrap_ci
 
         res = bootstrap_ci(x, y, method=ci, confidence_level=cl, n_resamples=n_resamples,
                            rng=_rng(rng))
@@ -692,7 +692,7 @@ def forest_means(scores, *, measure=None, systems=None, method="bca", confidence
         if method == "t":
             lo, hi = _t_interval(x, cl)
         else:
-            from .significance import bootstrap_ci
+            from ..stats.significance import bootstrap_ci
 
             lo, hi = bootstrap_ci(x, method=method, confidence_level=cl,
                                   n_resamples=n_resamples, rng=gen).confidence_interval()
@@ -803,7 +803,7 @@ def forest_differences(scores, baseline, *, measure=None, marginal="t", simultan
         if marginal == "t":
             lo, hi = _t_interval(x - base, cl)
         else:
-            from .significance import bootstrap_ci
+            from ..stats.significance import bootstrap_ci
 
             lo, hi = bootstrap_ci(x, base, method=marginal, confidence_level=cl,
                                   n_resamples=n_resamples, rng=gen).confidence_interval()
@@ -812,7 +812,7 @@ def forest_differences(scores, baseline, *, measure=None, marginal="t", simultan
         mhi.append(hi)
     diff, mlo, mhi = map(np.asarray, (diff, mlo, mhi))
     if family is None and simultaneous != "none":
-        from .multiple import randomized_tukey_hsd, westfall_young
+        from ..stats.multiple import randomized_tukey_hsd, westfall_young
 
         fn = randomized_tukey_hsd if simultaneous == "tukey" else westfall_young
         family = fn(frame, confidence_level=cl, n_resamples=n_resamples, rng=gen)
@@ -997,7 +997,7 @@ def _pick_measures(scores, names, param="scores"):
         for m in names:
             v = scores[m]
             if not isinstance(v, pd.DataFrame):
-                from .io import read_score_matrix
+                from ..io.trec import read_score_matrix
 
                 v = read_score_matrix(v)
             out[m] = v
@@ -1034,7 +1034,7 @@ def measure_scatter(scores, x="RR", y="AP", *, decimals=12, ax=None):
         number of system pairs the two measures order oppositely.
     """
     frames = _measure_scatter_iv(scores, x, y, decimals)
-    from .agreement import ranking_agreement
+    from ..agreement.measures import ranking_agreement
 
     agree = ranking_agreement(frames, decimals=decimals)
     row = agree[(agree["measure_a"] == x) & (agree["measure_b"] == y)].iloc[0]
@@ -1067,10 +1067,10 @@ def _tau_heatmap_iv(agreement, value):
             agreement.columns):
         table = agreement
     else:
-        from .agreement import ranking_agreement
+        from ..agreement.measures import ranking_agreement
 
         table = ranking_agreement(agreement)
-    from .agreement import agreement_matrix
+    from ..agreement.measures import agreement_matrix
 
     return agreement_matrix(table, value), table
 
@@ -1147,7 +1147,7 @@ def _power_curve_iv(sd, differences, n_queries, alpha, alternative, target, simu
         if not (sd > 0 and math.isfinite(sd)):
             raise ValueError(f"`sd` must be positive, got {sd!r}")
     else:
-        from .significance import residual_variance
+        from ..stats.significance import residual_variance
 
         try:
             sd = math.sqrt(2.0 * residual_variance(sd))
@@ -1212,7 +1212,7 @@ def power_curve(sd, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=0.05
     sd, diffs, n, gen, simulate = _power_curve_iv(sd, differences, n_queries, alpha,
                                                   alternative, target, simulate,
                                                   n_simulations, n_resamples, rng)
-    from .power import randomization_power, ttest_power
+    from ..stats.power import randomization_power, ttest_power
 
     needs = [ttest_power(difference=d, sd=sd, power=target, alpha=alpha,
                          alternative=alternative).n_queries_required for d in diffs]
@@ -1258,8 +1258,8 @@ def power_curve(sd, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=0.05
 def _observed_vs_random_iv(baseline, random, measure, confidence_level):
     cl = _confidence_level(confidence_level)
     if _is_evaluation(baseline):
-        from .baselines import expected_mrr, random_baseline_counts, variance_mrr
-        from .measures import parse_measure
+        from ..baselines.random_ranking import expected_mrr, random_baseline_counts, variance_mrr
+        from ..metrics.measures import parse_measure
 
         if random is None:
             raise ValueError("`random` ('retrieved' or 'judged') is required with an "
@@ -1384,7 +1384,7 @@ def expected_mrr_curve(n_candidates=None, *, n_relevant=(1, 2, 5, 10), k=None, a
         ``R = 1``) per ``R``, and a line of slope -1 (``1/N``) for reference.
     """
     N, R, k = _expected_mrr_curve_iv(n_candidates, n_relevant, k)
-    from .baselines import expected_rr
+    from ..baselines.random_ranking import expected_rr
 
     ax = _axes(ax)
     for i, r in enumerate(R):
@@ -1415,7 +1415,7 @@ def _rank_credit_iv(max_rank, n_relevant, measures):
             raise ValueError(f"`{name}` must be an integer >= {lo}, got {v!r}")
     if max_rank > 100000:
         raise ValueError(f"`max_rank` must be at most 100000, got {max_rank}")
-    from .measures import parse_measures
+    from ..metrics.measures import parse_measures
 
     ms = parse_measures(measures)
     if not 1 <= len(ms) <= _MAX_SERIES:
@@ -1446,7 +1446,7 @@ def rank_credit(*, max_rank=100, n_relevant=1, measures=("RR", "AP", "nDCG"), ax
         markers and line styles so that coinciding ones stay visible.
     """
     names = _rank_credit_iv(max_rank, n_relevant, measures)
-    from .metrics import score_rankings
+    from ..metrics.kernels import score_rankings
 
     ranks = np.arange(1, max_rank + 1)
     rankings = []

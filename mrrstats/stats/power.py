@@ -20,16 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .significance import (
-    _alpha_iv,
-    _alternative_iv,
-    _int_iv,
-    _rng_iv,
-    _signflip_rows,
-    _ttest_rows,
-    _vector,
-    residual_variance,
-)
+from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
+from .significance import _signflip_rows, _ttest_rows, _vector, residual_variance
 
 __all__ = ["PowerResult", "SimulatedPowerResult", "TopicSetSizeResult", "ttest_power",
            "randomization_power", "topic_set_size"]
@@ -157,8 +149,8 @@ def _ttest_power_iv(difference, sd, n_queries, power, alpha, alternative):
         raise ValueError("exactly one of `difference`, `sd`, `n_queries` and `power` must be "
                          f"None (it is solved for); got {len(missing)} missing")
     missing = missing[0]
-    alpha = _alpha_iv(alpha)
-    _alternative_iv(alternative)
+    alpha = alpha_iv(alpha)
+    alternative_iv(alternative)
     out = {}
     for name, value in given.items():
         if value is None:
@@ -341,21 +333,21 @@ def _randomization_power_iv(differences, n_queries, difference, alpha, alternati
         raise ValueError(f"`differences` needs at least 2 values, got {d.size}")
     if not np.isfinite(d).all():
         raise ValueError("`differences` must be finite (no NaN)")
-    n = d.size if n_queries is None else _int_iv(n_queries, "n_queries", minimum=2)
+    n = d.size if n_queries is None else int_iv(n_queries, "n_queries", minimum=2)
     if difference is None:
         delta = float(d.mean())
     else:
         if isinstance(difference, bool) or not isinstance(difference, numbers.Real):
             raise TypeError(f"`difference` must be a number, got {difference!r}")
         delta = float(difference)
-    alpha = _alpha_iv(alpha)
-    _alternative_iv(alternative)
+    alpha = alpha_iv(alpha)
+    alternative_iv(alternative)
     if test not in ("randomization", "t"):
         raise ValueError(f"`test` must be 'randomization' or 't', got {test!r}")
-    n_sim = _int_iv(n_simulations, "n_simulations")
-    B = _int_iv(n_resamples, "n_resamples")
-    batch = _int_iv(batch, "batch", allow_none=True)
-    gen, seed = _rng_iv(rng)
+    n_sim = int_iv(n_simulations, "n_simulations")
+    B = int_iv(n_resamples, "n_resamples")
+    batch = int_iv(batch, "batch", allow_none=True)
+    gen, seed = rng_iv(rng)
     return d, n, delta, alpha, alternative, test, n_sim, B, batch, gen, seed
 
 
@@ -461,8 +453,8 @@ def _topic_set_size_iv(pilot, difference, power, alpha, alternative):
         raise ValueError(f"`difference` must be finite and non-zero, got {difference!r}")
     if isinstance(power, bool) or not isinstance(power, numbers.Real) or not 0 < power < 1:
         raise ValueError(f"`power` must be in (0, 1), got {power!r}")
-    alpha = _alpha_iv(alpha)
-    _alternative_iv(alternative)
+    alpha = alpha_iv(alpha)
+    alternative_iv(alternative)
     if alternative == "less" and difference > 0:
         difference = -difference
     if alternative == "greater" and difference < 0:

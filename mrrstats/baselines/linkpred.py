@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._special import expected_inverse_uniform
+from ..numerics import expected_inverse_uniform
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 
@@ -251,20 +251,20 @@ class LinkPredictionRanks:
 
     def expected_mrr(self) -> float:
         r"""MRR of a uniformly random ranker on the same candidates, mean of :math:`H(N_i)/N_i`."""
-        from .baselines import expected_mrr
+        from .random_ranking import expected_mrr
 
         return expected_mrr(self._need_counts())
 
     def adjusted_mrr(self, ties: str = "realistic") -> float:
         """Adjusted MRR :math:`(M - E)/(1 - E)` (0: random, 1: perfect)."""
-        from .baselines import adjusted_mrr
+        from .random_ranking import adjusted_mrr
 
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
     def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
                       method: str = "auto", n_resamples: int = 9999, rng=None):
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
-        from .baselines import random_baseline_test
+        from .random_ranking import random_baseline_test
 
         return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),
                                     alternative=alternative, method=method,

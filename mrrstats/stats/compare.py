@@ -32,13 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .multiple import (
-    _FAMILY_TESTS,
-    _correction_iv,
-    _test_name_iv,
-    pairwise_tests,
-)
-from .significance import _alpha_iv, _alternative_iv, _confidence_level_iv, _int_iv, _rng_iv
+from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from .multiple import _FAMILY_TESTS, _correction_iv, _test_name_iv, pairwise_tests
 
 __all__ = ["Comparison", "compare"]
 
@@ -427,10 +422,10 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
                 rng, measure, missing):
     test = _test_name_iv(test)
     correction = _correction_iv(correction)
-    alpha = _alpha_iv(alpha)
-    n_resamples = _int_iv(n_resamples, "n_resamples")
-    cl = _confidence_level_iv(confidence_level)
-    _alternative_iv(alternative)
+    alpha = alpha_iv(alpha)
+    n_resamples = int_iv(n_resamples, "n_resamples")
+    cl = confidence_level_iv(confidence_level)
+    alternative_iv(alternative)
     if test in _FAMILY_TESTS and alternative != "two-sided":
         raise ValueError(f"`alternative` must be 'two-sided' for test={test!r}")
     if missing not in ("raise", "drop"):
@@ -439,6 +434,6 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
         if not all(isinstance(m, str) for m in measure):
             raise TypeError("`measure` must be a string or a list of strings")
     frames = _measure_frames(scores, measure)
-    gen, seed = _rng_iv(rng)
+    gen, seed = rng_iv(rng)
     return frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed
 

@@ -1,0 +1,30 @@
+"""Uncertainty and significance: one resampling engine, paired tests, intervals,
+multiple comparisons, power, and the ``compare`` verb."""
+
+from .compare import Comparison, compare
+from .multiple import (
+                       PairwiseResult,
+                       anova_tukey_hsd,
+                       discriminative_power,
+                       pairwise_tests,
+                       randomized_tukey_hsd,
+                       westfall_young,
+)
+from .power import randomization_power, topic_set_size, ttest_power
+from .significance import (
+                       ConfidenceInterval,
+                       bootstrap_ci,
+                       bootstrap_test,
+                       effect_sizes,
+                       paired_ttest,
+                       randomization_test,
+                       residual_variance,
+                       sign_test,
+                       wilcoxon_test,
+)
+
+__all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discriminative_power",
+           "pairwise_tests", "randomized_tukey_hsd", "westfall_young", "randomization_power",
+           "topic_set_size", "ttest_power", "ConfidenceInterval", "bootstrap_ci",
+           "bootstrap_test", "effect_sizes", "paired_ttest", "randomization_test",
+           "residual_variance", "sign_test", "wilcoxon_test"]
