@@ -31,23 +31,59 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Measure", "parse_measure", "parse_measures", "MEASURE_NAMES"]
+__all__ = ["Measure", "MeasureSpec", "SPECS", "parse_measure", "parse_measures",
+           "higher_is_better", "mean_label"]
 
-# name -> (cutoff required?, trec_eval name without / with cutoff, higher is better)
-_SPEC = {
-    "RR": (False, "recip_rank", None),
-    "AP": (False, "map", "map_cut"),
-    "nDCG": (False, "ndcg", "ndcg_cut"),
-    "P": (True, None, "P"),
-    "R": (True, None, "recall"),
-    "Success": (True, None, "success"),
-    "Rank": (False, None, None),
-}
-MEASURE_NAMES = tuple(_SPEC)
-_ALIASES = {name.lower(): name for name in _SPEC}
-_ALIASES.update({"mrr": "RR", "recip_rank": "RR", "map": "AP", "ndcg": "nDCG",
-                 "precision": "P", "recall": "R", "hits": "Success", "success": "Success",
-                 "rank": "Rank"})
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """What the toolkit knows about one measure family, as data (one place for each fact).
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (``"RR"``, ``"nDCG"``, ...).
+    aliases : tuple of str
+        Lower-case names that parse to this measure besides ``name.lower()``.
+    cutoff_required : bool
+        Whether ``@k`` must be given (``P@k``).
+    trec_eval, trec_eval_cut : str or None
+        trec_eval's name without and with a cutoff (``recip_rank``; ``ndcg_cut``).
+    higher_is_better : bool
+        ``False`` only for ``Rank``.
+    bounds : (float, float)
+        The range of a per-query value (``(0, 1)``; ``(1, inf)`` for ``Rank``).
+    no_relevant_retrieved : float
+        The value of a query on which no relevant document is retrieved.
+    mean_name : str
+        The name of the mean over queries (``MRR``, ``MAP``).
+    """
+
+    name: str
+    aliases: tuple = ()
+    cutoff_required: bool = False
+    trec_eval: str | None = None
+    trec_eval_cut: str | None = None
+    higher_is_better: bool = True
+    bounds: tuple = (0.0, 1.0)
+    no_relevant_retrieved: float = 0.0
+    mean_name: str = ""
+
+
+SPECS = {s.name: s for s in (
+    MeasureSpec("RR", ("mrr", "recip_rank"), False, "recip_rank", None, mean_name="MRR"),
+    MeasureSpec("AP", ("map",), False, "map", "map_cut", mean_name="MAP"),
+    MeasureSpec("nDCG", ("ndcg",), False, "ndcg", "ndcg_cut", mean_name="mean nDCG"),
+    MeasureSpec("P", ("precision",), True, None, "P", mean_name="mean P"),
+    MeasureSpec("R", ("recall",), True, None, "recall", mean_name="mean R"),
+    MeasureSpec("Success", ("hits", "success"), True, None, "success", mean_name="mean Success"),
+    MeasureSpec("Rank", ("rank",), False, None, None, higher_is_better=False,
+                bounds=(1.0, float("inf")), no_relevant_retrieved=float("inf"),
+                mean_name="mean Rank"),
+)}
+_ALIASES = {name.lower(): name for name in SPECS}
+for _s in SPECS.values():
+    _ALIASES.update({a: _s.name for a in _s.aliases})
 
 _PATTERN = re.compile(
     r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$")
@@ -73,12 +109,12 @@ class Measure:
     rel: int | None = None
 
     def __post_init__(self):
-        if self.name not in _SPEC:
-            raise ValueError(f"unknown measure {self.name!r}; known: {', '.join(_SPEC)}")
+        if self.name not in SPECS:
+            raise ValueError(f"unknown measure {self.name!r}; known: {', '.join(SPECS)}")
         if self.k is not None and (not isinstance(self.k, int) or self.k < 1):
             raise ValueError(f"cutoff `k` of {self.name} must be a positive integer, "
                              f"got {self.k!r}")
-        if _SPEC[self.name][0] and self.k is None:
+        if SPECS[self.name].cutoff_required and self.k is None:
             raise ValueError(f"measure {self.name} needs a cutoff, e.g. {self.name}@10")
         if self.rel is not None and (not isinstance(self.rel, int) or self.rel < 1):
             raise ValueError(f"`rel` of {self.name} must be an integer >= 1, got {self.rel!r}")
@@ -97,10 +133,24 @@ class Measure:
     @property
     def trec_eval_name(self) -> str | None:
         """The name trec_eval prints for this measure (``None`` if it has none)."""
-        _, plain, cut = _SPEC[self.name]
+        plain, cut = self.spec.trec_eval, self.spec.trec_eval_cut
         if self.k is None:
             return plain
         return None if cut is None else f"{cut}_{self.k}"
+
+    @property
+    def spec(self) -> MeasureSpec:
+        """The :class:`MeasureSpec` of this measure's family."""
+        return SPECS[self.name]
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.spec.higher_is_better
+
+    @property
+    def mean_label(self) -> str:
+        """``MRR@10`` for ``RR@10``, ``MAP`` for ``AP``, ``mean nDCG@10`` for ``nDCG@10``."""
+        return self.spec.mean_name + str(self)[len(self.name):]
 
     def with_rel(self, rel: int) -> Measure:
         """This measure with ``rel`` filled in where it was left to the default."""
@@ -132,7 +182,7 @@ def parse_measure(spec) -> Measure:
     raw = m.group("name")
     name = _ALIASES.get(raw.lower())
     if name is None:
-        raise ValueError(f"unknown measure {raw!r} in {spec!r}; known: {', '.join(_SPEC)}")
+        raise ValueError(f"unknown measure {raw!r} in {spec!r}; known: {', '.join(SPECS)}")
     rel = None
     if m.group("params") is not None and m.group("params").strip():
         for part in m.group("params").split(","):
@@ -166,3 +216,37 @@ def parse_measures(specs) -> tuple[Measure, ...]:
     if not out:
         raise ValueError("`measures` is empty")
     return tuple(out)
+
+
+def _family(measure) -> MeasureSpec | None:
+    """The spec of a measure given as a Measure or a name; ``None`` for unknown names."""
+    if isinstance(measure, Measure):
+        return measure.spec
+    try:
+        return parse_measure(str(measure)).spec
+    except (TypeError, ValueError):
+        return None
+
+
+def higher_is_better(measure) -> bool:
+    """Whether larger values of ``measure`` are better (``True`` for names we do not know).
+
+    >>> higher_is_better("RR@10"), higher_is_better("Rank")
+    (True, False)
+    """
+    spec = _family(measure)
+    return True if spec is None else spec.higher_is_better
+
+
+def mean_label(measure) -> str:
+    """The name of the mean of ``measure`` over queries (``MRR`` for ``RR``).
+
+    >>> mean_label("RR@10"), mean_label("AP"), mean_label("nDCG@10"), mean_label("ERR@20")
+    ('MRR@10', 'MAP', 'mean nDCG@10', 'mean ERR@20')
+    """
+    if isinstance(measure, Measure):
+        return measure.mean_label
+    try:
+        return parse_measure(str(measure)).mean_label
+    except (TypeError, ValueError):
+        return f"mean {measure}"

@@ -8,5 +8,7 @@
 """
 
 from .ranking import TIES, Judged, RankedRun, judged_from_qrels, rank_run
+from .scoretable import ScoreTable, as_score_table, as_score_tables
 
-__all__ = ["TIES", "Judged", "RankedRun", "judged_from_qrels", "rank_run"]
+__all__ = ["TIES", "Judged", "RankedRun", "judged_from_qrels", "rank_run", "ScoreTable",
+           "as_score_table", "as_score_tables"]
