@@ -248,6 +248,7 @@ def test_step_down_dominates_single_step(adhoc7):
     assert maxt.pvalue_adjusted[top] == tukey.pvalue_adjusted[top]
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_familywise_error_under_complete_null(adhoc7):
     """FWER of the family-wise procedures when all 6 systems are exchangeable.
 

@@ -508,6 +508,7 @@ def _null_differences(matrices, n, R, rng):
     return D
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_calibration_t_and_randomization_on_real_nulls(rr_matrices):
     """Type I error at alpha = 0.05 on real RR nulls (see `_null_differences`).
 
@@ -544,6 +545,7 @@ def test_calibration_t_and_randomization_on_real_nulls(rr_matrices):
         assert abs(rate_r - 0.05) <= se3, ("randomization", n, rate_r)
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_calibration_other_tests_documented(rr_matrices):
     """Rejection rates of Wilcoxon (R's default), sign and bootstrap tests on real nulls.
 
@@ -595,6 +597,7 @@ def test_calibration_other_tests_documented(rr_matrices):
         assert rates[n]["shift"] >= 0.05 - 3 * se
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_bca_coverage_with_known_mean(adhoc7_rr):
     """BCa coverage of a known mean: topics resampled from real 50-topic RR columns.
 
