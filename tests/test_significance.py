@@ -585,7 +585,8 @@ def test_calibration_other_tests_documented(rr_matrices):
         zeros = np.zeros(n)
         w = np.array([mrrstats.wilcoxon_test(d, zeros, method="R").pvalue for d in D])
         s = _sign_pvalues((D > 0).sum(axis=1), (D < 0).sum(axis=1), "two-sided")
-        bs = np.array([mrrstats.bootstrap_test(d, zeros, n_resamples=500, rng=rng).pvalue
+        bs = np.array([mrrstats.bootstrap_test(d, zeros, method="shift", n_resamples=500,
+                                               rng=rng).pvalue
                        for d in D])
         bt = np.array([mrrstats.bootstrap_test(d, zeros, method="studentized",
                                                n_resamples=500, rng=rng).pvalue for d in D])

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
 from .resampling import enumerated_rows, signflip_rows
 from .significance import _ttest_rows, _vector, residual_variance
@@ -386,11 +387,12 @@ def topic_set_size(pilot, *, difference, power=0.8, alpha=0.05, alternative="two
 
     Parameters
     ----------
-    pilot : DataFrame, array_like or float
-        A pilot score matrix (DataFrame with one row per query and one column
-        per system, or array ``(n_systems, n_queries)``) from which the
-        variance is estimated, or directly the standard deviation of
-        per-query differences.
+    pilot : DataFrame, array_like, ScoreTable, path, mapping, Evaluation or float
+        A pilot score matrix (anything
+        :func:`mrrstats.model.scoretable.as_score_table` accepts: a DataFrame
+        with one row per query and one column per system, an array
+        ``(n_systems, n_queries)``, ...) from which the variance is estimated,
+        or directly the standard deviation of per-query differences.
     difference : float, keyword-only
         Minimum difference in mean scores that should be detected.
     power : float, keyword-only
@@ -438,10 +440,8 @@ def _topic_set_size_iv(pilot, difference, power, alpha, alternative):
             raise ValueError(f"`pilot` as a standard deviation must be positive, got {pilot!r}")
         v_e = math.nan
     else:
-        try:
-            v_e = residual_variance(pilot)
-        except ValueError as exc:
-            raise ValueError(f"`pilot`: {exc}") from None
+        v_e = residual_variance(as_score_table(pilot, min_systems=2, min_queries=2,
+                                               name="pilot"))
         if not v_e > 0:
             raise ValueError("`pilot` has no residual variance (all differences constant)")
         sd = math.sqrt(2.0 * v_e)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special, stats
 
+from ..model.scoretable import as_score_table
 from ..validation import (
     alternative_iv,
     confidence_level_iv,
@@ -1242,7 +1243,7 @@ class BootstrapTestResult:
         return ConfidenceInterval(low, high, cl, name)
 
 
-def bootstrap_test(a, b, *, method="shift", alternative="two-sided", n_resamples=10000,
+def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_resamples=10000,
                    batch=None, missing="raise", rng=None):
     r"""Paired bootstrap test of the mean difference (shift or studentised).
 
@@ -1324,28 +1325,15 @@ def _bootstrap_test_iv(a, b, method, alternative, n_resamples, batch, missing, r
 # --------------------------------------------------------------------------
 # effect sizes
 # --------------------------------------------------------------------------
-def _matrix_values(scores):
-    """(n_queries, n_systems) float array from a DataFrame or a (n_systems, n_queries) array."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        pd = None
-    if pd is not None and isinstance(scores, pd.DataFrame):
-        return scores.to_numpy(dtype=np.float64)
-    arr = np.asarray(scores, dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"`scores` must be 2-D, got shape {arr.shape}")
-    return arr.T
-
-
 def residual_variance(scores):
     r"""Residual variance of the two-way ANOVA without replication (topics x systems).
 
     Parameters
     ----------
-    scores : DataFrame or array_like
-        A DataFrame with one row per query and one column per system, or an
-        array of shape ``(n_systems, n_queries)``. No missing values.
+    scores : DataFrame, array_like, ScoreTable, path, mapping or Evaluation
+        Anything :func:`mrrstats.model.scoretable.as_score_table` accepts: a
+        DataFrame with one row per query and one column per system, an array
+        of shape ``(n_systems, n_queries)``, ... No missing values.
 
     Returns
     -------
@@ -1373,13 +1361,7 @@ def residual_variance(scores):
 
 
 def _residual_variance_iv(scores):
-    X = _matrix_values(scores)
-    if np.isnan(X).any():
-        raise ValueError("`scores` has missing values (NaN); drop those queries first")
-    if X.shape[0] < 2 or X.shape[1] < 2:
-        raise ValueError(f"`scores` needs at least 2 queries and 2 systems, got "
-                         f"{X.shape[0]} queries and {X.shape[1]} systems")
-    return X
+    return as_score_table(scores, min_systems=2, min_queries=2, name="scores").values
 
 
 @dataclass(frozen=True)
