@@ -132,14 +132,14 @@ N_REL = [1, 2, 1, 1, 3, 1, 2, 1]
 
 def _pairwise(test):
     def call(s, batch, rng):
-        return mrrstats.pairwise_tests(s, test=test, n_resamples=400, batch=batch, rng=rng)
+        return mrrstats.pairwise_tests(s, test=test, n_resamples=300, batch=batch, rng=rng)
     return call
 
 
 def _compare(test):
     def call(s, batch, rng):  # two measures, four systems
         frames = {"RR": s.iloc[:, :4], "sqrtRR": np.sqrt(s.iloc[:, :4])}
-        return mrrstats.compare(frames, test=test, n_resamples=300, batch=batch, rng=rng)
+        return mrrstats.compare(frames, test=test, n_resamples=150, batch=batch, rng=rng)
     return call
 
 

@@ -185,8 +185,9 @@ def test_row_order_changes_no_statistic(X, random):
     with _quiet():
         for test in ("t", "randomization", "anova-hsd"):
             # randomization: at most 10 topics, so the exact (enumerated) null is used
-            r1 = mrrstats.pairwise_tests(X, test=test, correction="holm")
-            r2 = mrrstats.pairwise_tests(Y, test=test, correction="holm")
+            # (bonferroni: statsmodels' holm runs a full gc.collect() on every call)
+            r1 = mrrstats.pairwise_tests(X, test=test, correction="bonferroni")
+            r2 = mrrstats.pairwise_tests(Y, test=test, correction="bonferroni")
             for field in ("mean_a", "mean_b", "difference", "statistic", "pvalue",
                           "pvalue_adjusted"):
                 np.testing.assert_allclose(getattr(r2, field), getattr(r1, field),
@@ -244,7 +245,7 @@ def test_every_pair_test_pvalue_lies_in_unit_interval(X, alternative):
         assert _in_unit_interval(res.pvalue), (name, res.pvalue)
 
 
-@SETTINGS
+@FEWER
 @given(score_matrices(max_topics=15), st.sampled_from(mrrstats.stats.multiple.TESTS),
        st.sampled_from(["holm", "bonferroni", "bh", "none"]))
 def test_every_pairwise_pvalue_lies_in_unit_interval(X, test, correction):
@@ -279,7 +280,7 @@ def test_every_interval_contains_its_estimate(X, level):
         assert low - tol <= value <= high + tol, (name, value, low, high)
 
 
-@SETTINGS
+@FEWER
 @given(score_matrices(min_topics=3, max_topics=15),
        st.sampled_from(["t", "randomization", "bootstrap", "bootstrap-t", "tukey", "maxt",
                         "anova-hsd"]))
