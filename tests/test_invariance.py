@@ -2,8 +2,7 @@
 
 For each public function that draws random numbers (and for ``ranks_from_scores`` and
 ``ranks_from_negatives``, which take ``batch`` and ``workers``), the contract a user
-relies on is tested, not the
-private random stream behind it:
+relies on is tested, not the private random stream behind it:
 
 * the same seed gives the bit-identical result for every ``batch`` size (including
   the default and a batch of one resample) and for BLAS limited to 1 and to 2
