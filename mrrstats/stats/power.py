@@ -22,7 +22,7 @@ import numpy as np
 
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
-from .resampling import enumerated_rows, signflip_rows
+from .resampling import signflip_pvalues_per_row
 from .significance import _ttest_rows, _vector, residual_variance
 
 __all__ = ["PowerResult", "SimulatedPowerResult", "TopicSetSizeResult", "ttest_power",
@@ -292,38 +292,12 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
         if test == "t":
             _, p, _, _ = _ttest_rows(D, alternative)
         else:
-            p = _batched_signflip_p(D, alternative, B, exact, gen_sign)
+            p = signflip_pvalues_per_row(D, alternative, B, exact, gen_sign)
         rejected += int((p <= alpha).sum())
     power = rejected / n_sim
     return SimulatedPowerResult(power, math.sqrt(power * (1 - power) / n_sim), delta, n,
                                 test, alpha, alternative, n_sim,
                                 total_b if test == "randomization" else None, exact, seed)
-
-
-def _batched_signflip_p(D, alternative, B, exact, gen):
-    """Randomization p-values of each row of D, each row with its OWN sign vectors."""
-    r, n = D.shape
-    S = D.sum(axis=1)
-    scale = np.abs(D).sum(axis=1)
-    tol = 1e-9 * scale
-    if exact:
-        bits = enumerated_rows(0, 1 << n, n).astype(np.float64)  # shared, deterministic
-        G = D @ bits.T  # (r, 2**n)
-        total = 1 << n
-    else:
-        bits = signflip_rows(gen, r * B, n).reshape(r, B, n).astype(np.float64)
-        G = np.einsum("rbn,rn->rb", bits, D)
-        total = B
-    T = 2.0 * G - S[:, None]
-    if alternative == "two-sided":
-        cnt = (np.abs(T) >= (np.abs(S) - tol)[:, None]).sum(axis=1)
-    elif alternative == "greater":
-        cnt = (T >= (S - tol)[:, None]).sum(axis=1)
-    else:
-        cnt = (T <= (S + tol)[:, None]).sum(axis=1)
-    if exact:
-        return cnt / total
-    return (cnt + 1.0) / (total + 1.0)
 
 
 def _randomization_power_iv(differences, n_queries, difference, alpha, alternative, test,
