@@ -14,8 +14,8 @@ differences :math:`d_i = a_i - b_i`. Results are frozen dataclasses with
 * :func:`sign_test` -- exact binomial sign test with a tie tolerance.
 * :func:`randomization_test` -- Fisher's paired randomization (sign-flip) test
   on the mean difference, exact or Monte Carlo.
-* :func:`bootstrap_test` -- paired bootstrap shift test and its studentised
-  variant (Sakai).
+* :func:`bootstrap_test` -- paired studentised bootstrap test (default) and
+  the shift test (Sakai).
 * :func:`bootstrap_ci` -- percentile, basic and BCa bootstrap intervals for a
   mean or a mean difference.
 * :func:`effect_sizes` and :func:`residual_variance` -- :math:`d_z`, Sakai's
@@ -24,10 +24,18 @@ differences :math:`d_i = a_i - b_i`. Results are frozen dataclasses with
 Missing values are an error unless ``missing="drop"`` is passed, which drops
 every query where either system has no value.
 
-The resampling engines are vectorised over many pairs at once and are shared
-with :mod:`mrrstats.stats.multiple`: a resampling step draws its random numbers in a
-fixed order (row by row of the resampling matrix), so the same seed gives the
-same result for every ``batch`` size and every number of BLAS threads.
+The resampling itself (sign flips, bootstrap counts) is done by the one engine,
+:mod:`mrrstats.stats.resampling`, vectorised over many pairs at once and shared
+with :mod:`mrrstats.stats.multiple` and :mod:`mrrstats.stats.power`: a resampling
+step draws its random numbers in a fixed order (row by row of the resampling
+matrix), so the same seed gives the same result for every ``batch`` size and
+every number of BLAS threads.
+
+Resampling results carry their evidence, as scipy's do:
+:class:`RandomizationTestResult` and :class:`BootstrapTestResult` keep their
+``null_distribution`` and offer ``confidence_interval()`` (the shifts the same
+test, with the same resamples, does not reject); :class:`BootstrapCIResult`
+keeps its ``bootstrap_distribution``.
 """
 
 from __future__ import annotations
