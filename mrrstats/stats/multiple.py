@@ -24,6 +24,7 @@ it in a fixed order: the same seed gives the same result for every ``batch``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -32,25 +33,40 @@ import numpy as np
 import pandas as pd
 from scipy import interpolate, special, stats
 
+from ..model.scoretable import as_score_table
 from ..validation import (
     alpha_iv,
     alternative_iv,
     confidence_level_iv,
     int_iv,
-    missing_iv,
     rng_iv,
     tolerance_iv,
+)
+from .registry import (
+    CORRECTIONS,
+    FAMILY_TESTS,
+    PAIR_TESTS,
+    TEST_NAMES,
+    UnattainableSignificanceWarning,
+    correction_spec,
+    test_spec,
+)
+from .registry import (
+    TESTS as TEST_SPECS,
 )
 from .significance import (
     _blas_single_thread,
     _bootstrap_interval,
     _bootstrap_sums,
     _bootstrap_test_rows,
+    _default_batch,
     _effect_rows,
+    _enumerated_rows,
     _jackknife_acceleration,
     _mc_se,
     _sign_pvalues,
     _signflip_pvalues,
+    _signflip_rows,
     _t_interval,
     _ttest_rows,
     _win_tie_loss,
@@ -67,24 +83,12 @@ __all__ = [
     "discriminative_power",
 ]
 
-_PAIR_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t")
-_FAMILY_TESTS = ("tukey", "maxt", "anova-hsd")
-TESTS = _PAIR_TESTS + _FAMILY_TESTS
-_TEST_ALIASES = {
-    "ttest": "t", "t-test": "t", "paired-t": "t",
-    "fisher": "randomization", "permutation": "randomization",
-    "studentized-bootstrap": "bootstrap-t", "bootstrap-studentized": "bootstrap-t",
-    "randomized-tukey": "tukey", "tukey-hsd": "tukey",
-    "max-t": "maxt", "westfall-young": "maxt",
-    "anova": "anova-hsd", "tukey-anova": "anova-hsd",
-}
-# Our correction name -> statsmodels.stats.multitest method (always passed explicitly).
-_CORRECTIONS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
-_CORRECTION_ALIASES = {"fdr_bh": "bh", "benjamini-hochberg": "bh", "fdr": "bh",
-                       "bonf": "bonferroni", None: "none"}
-_FAMILY_CORRECTION = {"tukey": "tukey-hsd", "maxt": "westfall-young",
-                      "anova-hsd": "tukey-hsd-anova"}
-_CI_CHOICES = ("t", "bca", "percentile", "basic", "simultaneous", "none")
+_PAIR_TESTS = PAIR_TESTS  # kept for callers of the old private names
+_FAMILY_TESTS = FAMILY_TESTS
+TESTS = TEST_NAMES
+_CI_CHOICES = ("consistent", "t", "bca", "percentile", "basic", "simultaneous", "none")
+# Tests whose decisions we can invert exactly into intervals of the mean difference.
+_INVERTIBLE = ("t", "randomization")
 _BATCH_ELEMENTS = 1 << 22
 
 
@@ -92,49 +96,10 @@ _BATCH_ELEMENTS = 1 << 22
 # input
 # --------------------------------------------------------------------------
 def _scores_iv(scores, missing, *, min_systems=2, min_queries=2):
-    """Return ``X`` (n_queries, n_systems) float64, system names, query ids, dropped."""
-    missing_iv(missing)
-    if isinstance(scores, pd.DataFrame):
-        frame = scores
-        try:
-            X = frame.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError("`scores` must hold numbers only (one column per system)") from None
-        systems = tuple(str(c) for c in frame.columns)
-        queries = tuple(str(q) for q in frame.index)
-    else:
-        try:
-            arr = np.asarray(scores, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError("`scores` must be a DataFrame (rows = queries, columns = "
-                            "systems) or a numeric array (n_systems, n_queries)") from None
-        if arr.ndim != 2:
-            raise ValueError("`scores` must be 2-D: a DataFrame (rows = queries) or an array "
-                             f"of shape (n_systems, n_queries); got shape {arr.shape}")
-        X = arr.T.copy()
-        systems = tuple(str(i) for i in range(X.shape[1]))
-        queries = tuple(str(i) for i in range(X.shape[0]))
-    if len(set(systems)) != len(systems):
-        raise ValueError("`scores` has duplicate system names")
-    if np.isinf(X).any():
-        raise ValueError("`scores` must be finite")
-    bad = np.isnan(X).any(axis=1)
-    dropped: tuple[str, ...] = ()
-    if bad.any():
-        if missing == "raise":
-            q = int(np.flatnonzero(bad)[0])
-            s = int(np.flatnonzero(np.isnan(X[q]))[0])
-            raise ValueError(f"`scores` has a missing value for system {systems[s]!r} on "
-                             f"query {queries[q]!r}; pass missing='drop' to drop the "
-                             "queries that some system lacks")
-        dropped = tuple(q for q, b in zip(queries, bad, strict=True) if b)
-        X = X[~bad]
-        queries = tuple(q for q, b in zip(queries, bad, strict=True) if not b)
-    if X.shape[1] < min_systems:
-        raise ValueError(f"`scores` needs at least {min_systems} systems, got {X.shape[1]}")
-    if X.shape[0] < min_queries:
-        raise ValueError(f"`scores` needs at least {min_queries} queries, got {X.shape[0]}")
-    return X, systems, queries, dropped
+    """``X`` (n_queries, n_systems), systems, queries, dropped, measure: via the one coercion."""
+    table = as_score_table(scores, missing=missing, min_systems=min_systems,
+                           min_queries=min_queries)
+    return table.values, table.systems, table.queries, table.dropped, table.measure
 
 
 def _pairs(k):
@@ -143,28 +108,16 @@ def _pairs(k):
 
 
 def _test_name_iv(test):
-    if not isinstance(test, str):
-        raise TypeError(f"`test` must be a string, got {type(test).__name__}")
-    t = _TEST_ALIASES.get(test.lower(), test.lower())
-    if t not in TESTS:
-        raise ValueError(f"`test` must be one of {TESTS}, got {test!r}")
-    return t
+    return test_spec(test).name
 
 
 def _correction_iv(correction):
-    if correction is not None and not isinstance(correction, str):
-        raise TypeError(f"`correction` must be a string or None, got {correction!r}")
-    c = _CORRECTION_ALIASES.get(correction if correction is None else correction.lower(),
-                                correction if correction is None else correction.lower())
-    if c not in _CORRECTIONS:
-        raise ValueError(f"`correction` must be one of {tuple(_CORRECTIONS)} or None, "
-                         f"got {correction!r}")
-    return c
+    return correction_spec(correction).name
 
 
 def _adjust(pvalues, correction, alpha):
     """Adjusted p-values and rejections; statsmodels' method is always named explicitly."""
-    method = _CORRECTIONS[correction]
+    method = CORRECTIONS[correction].statsmodels
     p = np.asarray(pvalues, dtype=np.float64)
     if method is None or p.size == 0:
         return p.copy(), p <= alpha
@@ -285,10 +238,156 @@ class PairwiseResult:
         return frame
 
 
-def _with(result, **changes):
-    import dataclasses
+# --------------------------------------------------------------------------
+# intervals that agree with the decisions
+# --------------------------------------------------------------------------
+def ci_excludes_zero(low, high):
+    """Whether each interval excludes 0 (the test of that pair is rejected).
 
-    return dataclasses.replace(result, **changes)
+    A bound that is exactly 0 with the other bound infinite is the open
+    statement :math:`\\delta > 0` (or :math:`< 0`) of Strassburger & Bretz's
+    intervals for a rejected hypothesis; any other interval is closed.
+    """
+    low = np.asarray(low, dtype=np.float64)
+    high = np.asarray(high, dtype=np.float64)
+    return ((low > 0) | (high < 0) | ((low == 0) & (high == np.inf))
+            | ((high == 0) & (low == -np.inf)))
+
+
+def _t_inverted(D, alpha_pair, alternative):
+    """The set of shifts the paired t-test does not reject at per-pair level ``alpha_pair``."""
+    n = D.shape[1]
+    d = D.mean(axis=1)
+    se = D.std(axis=1, ddof=1) / math.sqrt(n)
+    a = np.broadcast_to(np.asarray(alpha_pair, dtype=np.float64), d.shape)
+    with np.errstate(invalid="ignore"):
+        if alternative == "two-sided":
+            q = stats.t.isf(a / 2.0, n - 1)
+            return d - q * se, d + q * se
+        q = stats.t.isf(a, n - 1)
+        if alternative == "greater":
+            return d - q * se, np.full(d.shape, np.inf)
+        return np.full(d.shape, -np.inf), d + q * se
+
+
+def _signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, replay):
+    r"""Invert the paired sign-flip test, on the very sign vectors the test used.
+
+    For one sign vector with positive set :math:`S_+` the resampled mean of
+    :math:`d - \delta` is at least as extreme as the observed one exactly for
+    :math:`\delta` between :math:`\bar d_{S_+}` and :math:`\bar d_{S_-}` (the
+    means of the differences over the two sets; all :math:`\delta` when one
+    set is empty). The p-value at :math:`\delta` is therefore a count of such
+    intervals, and the confidence set :math:`\{\delta : p(\delta) > \alpha'\}`
+    runs between order statistics of their end points. ``replay`` is the bit
+    generator's class and its state before the test: the test's sign vectors
+    are drawn again.
+    """
+    P, n = D.shape
+    S = D.sum(axis=1)
+    absum = np.abs(D).sum(axis=1)
+    # ties as the test counts them (its tolerance on the sum scale, here on the mean scale)
+    tol = (100 * np.finfo(np.float64).eps * np.abs(S) + 8 * n * np.finfo(np.float64).eps
+           * absum) / n
+    a = np.broadcast_to(np.asarray(alpha_pair, dtype=np.float64), (P,))
+    if exact:
+        keep = np.floor(a * total * (1 + 1e-12)).astype(np.int64) + 1
+    else:
+        keep = np.floor(a * (total + 1.0) * (1 + 1e-12)).astype(np.int64)
+    # keep = 0: no shift is rejected (p >= 1/(B+1) > alpha'), the whole line
+    keep = np.clip(keep, 0, total)
+    if batch is None:
+        batch = _default_batch(n, P)
+    low = np.full(P, -np.inf)
+    high = np.full(P, np.inf)
+    block = max(1, _BATCH_ELEMENTS // (2 * total))
+    for b0 in range(0, P, block):
+        sl = slice(b0, min(P, b0 + block))
+        lo_b, hi_b = _signflip_end_points(D[sl], S[sl], tol[sl], alternative, total, exact,
+                                          batch, replay)
+        cols = np.arange(lo_b.shape[1])
+        k = np.maximum(keep[sl] - 1, 0)
+        none = keep[sl] == 0
+        if alternative in ("two-sided", "greater"):
+            low[sl] = np.where(none, -np.inf, np.sort(lo_b, axis=0)[k, cols])
+        if alternative in ("two-sided", "less"):
+            high[sl] = np.where(none, np.inf, -np.sort(-hi_b, axis=0)[k, cols])
+    return low, high
+
+
+def _signflip_end_points(D, S, tol, alternative, total, exact, batch, replay):
+    """End points (total, P) of the shifts each sign vector counts as extreme."""
+    P, n = D.shape
+    gen = None
+    if not exact:
+        cls, state = replay
+        gen = np.random.Generator(cls())
+        gen.bit_generator.state = state
+    lo_pts = np.empty((total, P))
+    hi_pts = np.empty((total, P))
+    pos = 0
+    for start in range(0, total, batch):
+        r = min(batch, total - start)
+        bits = _enumerated_rows(start, r, n) if exact else _signflip_rows(gen, r, n)
+        bf = bits.astype(np.float64)
+        n_plus = bf.sum(axis=1)[:, None]
+        s_plus = bf @ D.T  # (r, P)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m_plus = s_plus / n_plus
+            m_minus = (S - s_plus) / (n - n_plus)
+        if alternative == "two-sided":
+            full = (n_plus == 0) | (n_plus == n)
+            lo = np.where(full, -np.inf, np.minimum(m_plus, m_minus) - tol)
+            hi = np.where(full, np.inf, np.maximum(m_plus, m_minus) + tol)
+        elif alternative == "greater":  # extreme for every delta >= the mean over S-
+            lo = np.where(n_plus == n, -np.inf, m_minus - tol)
+            hi = lo
+        else:  # "less": extreme for every delta <= the mean over S-
+            hi = np.where(n_plus == n, np.inf, m_minus + tol)
+            lo = hi
+        lo_pts[pos:pos + r] = lo
+        hi_pts[pos:pos + r] = hi
+        pos += r
+    return lo_pts, hi_pts
+
+
+def _directional(diff, lo, hi, alternative):
+    """Strassburger-Bretz bounds of a rejected hypothesis: ``delta > 0`` or ``delta < 0``."""
+    pos = diff > 0 if alternative == "two-sided" else np.full(diff.shape,
+                                                               alternative == "greater")
+    low = np.where(pos, np.maximum(0.0, lo), -np.inf)
+    high = np.where(pos, np.inf, np.minimum(0.0, hi))
+    return low, high
+
+
+def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert):
+    r"""Intervals for every pair that agree with ``correction``'s decisions at ``alpha_ci``.
+
+    ``invert(alpha_pair)`` returns the marginal interval of the same test at
+    per-pair level ``alpha_pair``. Returns ``(low, high, ci_method)``.
+    """
+    m = p.size
+    diff = D.mean(axis=1)
+    if correction == "none":
+        lo, hi = invert(np.full(m, alpha_ci))
+        return lo, hi, "marginal"
+    if correction == "bonferroni":
+        lo, hi = invert(np.full(m, alpha_ci / m))
+        return lo, hi, "bonferroni"
+    _, reject = _adjust(p, correction, alpha_ci)
+    r = int(reject.sum())
+    if correction == "bh":
+        # Benjamini & Yekutieli (2005): level 1 - R q / m; BH rejects exactly p <= R q / m.
+        lo, hi = invert(np.full(m, alpha_ci * max(r, 1) / m))
+        return lo, hi, "fcr-by2005"
+    # Holm: Strassburger & Bretz (2008).
+    if r < m:
+        lo, hi = invert(np.full(m, alpha_ci / (m - r)))
+        dlo, dhi = _directional(diff, np.zeros(m), np.zeros(m), alternative)
+    else:
+        lo, hi = invert(np.full(m, alpha_ci / m))
+        dlo, dhi = _directional(diff, lo, hi, alternative)
+    return np.where(reject, dlo, lo), np.where(reject, dhi, hi), "holm-sb2008"
 
 
 # --------------------------------------------------------------------------
@@ -388,14 +487,15 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     0 2    True
     1 2    True
     """
-    (X, systems, queries, dropped, test, correction, alpha, alternative, n_resamples, cl,
-     ci, tol, batch, opts, gen, seed) = _pairwise_tests_iv(
+    (X, systems, queries, dropped, measure, test, correction, alpha, alternative, n_resamples,
+     cl, ci, tol, batch, opts, gen, seed) = _pairwise_tests_iv(
         scores, test, correction, alpha, alternative, n_resamples, confidence_level, ci,
         zero_tolerance, batch, missing, test_options, rng)
-    if test in _FAMILY_TESTS:
+    if test in FAMILY_TESTS:
         fn = {"tukey": _tukey_core, "maxt": _maxt_core, "anova-hsd": _anova_core}[test]
-        return fn(X, systems, queries, dropped, alpha=alpha, n_resamples=n_resamples,
-                  cl=cl, ci=ci, tol=tol, batch=batch, gen=gen, seed=seed, opts=opts)
+        res = fn(X, systems, queries, dropped, alpha=alpha, n_resamples=n_resamples,
+                 cl=cl, ci=ci, tol=tol, batch=batch, gen=gen, seed=seed, opts=opts)
+        return res if measure is None else dataclasses.replace(res, measure=measure)
     n, k = X.shape
     I, J = _pairs(k)
     D = X[:, I].T - X[:, J].T  # (P, n)
@@ -403,6 +503,7 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     se_p = np.zeros(P)
     n_used = None
     exact = False
+    replay = (type(gen.bit_generator), gen.bit_generator.state)
     if test == "t":
         stat, p, _, se = _ttest_rows(D, alternative)
     elif test == "sign":
@@ -430,18 +531,68 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         warnings.warn(f"with n_resamples={n_used} the smallest attainable p-value "
                       f"1/(B+1) exceeds alpha/m = {alpha / P:.3g} for m = {P} pairs, so "
                       f"{correction} can reject nothing; use n_resamples >= "
-                      f"{math.ceil(P / alpha)}", RuntimeWarning, stacklevel=2)
-    if ci == "t":
+                      f"{math.ceil(P / alpha)}", UnattainableSignificanceWarning,
+                      stacklevel=2)
+    _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_used, opts)
+    ci_method = ci
+    if ci == "consistent":
+        if test == "t":
+            def invert(a):
+                return _t_inverted(D, a, alternative)
+        else:
+            def invert(a):
+                return _signflip_inverted(D, a, alternative, total=n_used, exact=exact,
+                                          batch=batch, replay=replay)
+        lo, hi, how = _consistent_intervals(D, p, correction, 1.0 - cl, alternative, invert)
+        ci_method = f"{how}({test})"
+    elif ci == "t":
         se_d = D.std(axis=1, ddof=1) / math.sqrt(n)
         lo, hi = _t_interval(D.mean(axis=1), se_d, n - 1, alternative, cl)
     elif ci in ("bca", "percentile", "basic"):
         lo, hi = _pair_bootstrap_ci(X, I, J, ci, cl, alternative, n_resamples, batch, gen)
     else:
         lo = hi = np.full(P, np.nan)
-    return _assemble(X, systems, queries, dropped, I, J, D, stat, p, se_p, p_adj, reject,
-                     lo, hi, tol, test=test, correction=correction, alpha=alpha,
-                     alternative=alternative, cl=cl, ci=ci, n_resamples=n_used,
-                     exact=exact, seed=seed)
+    res = _assemble(X, systems, queries, dropped, I, J, D, stat, p, se_p, p_adj, reject,
+                    lo, hi, tol, test=test, correction=correction, alpha=alpha,
+                    alternative=alternative, cl=cl, ci=ci_method, n_resamples=n_used,
+                    exact=exact, seed=seed)
+    return res if measure is None else dataclasses.replace(res, measure=measure)
+
+
+def _smallest_attainable(D, test, alternative, tol, exact, n_used, opts):
+    """Per pair, the smallest p-value the test can attain on these data (None: continuous)."""
+    sides = 2.0 if alternative == "two-sided" else 1.0
+    n = D.shape[1]
+    if test == "sign":
+        w, _, l_ = _win_tie_loss(D, tol)
+        return np.minimum(1.0, sides * 0.5 ** (w + l_).astype(np.float64))
+    if test == "randomization" and exact:
+        return np.full(D.shape[0], min(1.0, sides * 0.5 ** n))
+    if test == "wilcoxon" and opts.get("method", "auto") in ("exact", "auto") and n <= 50:
+        nz = (np.abs(D) > 0).sum(axis=1)
+        ties_free = np.array([np.unique(np.abs(d)).size == n for d in D])
+        if np.all(ties_free & (nz == n)):  # scipy's exact null: all 2^n signed-rank sums
+            return np.minimum(1.0, sides * 0.5 ** nz.astype(np.float64))
+    return None
+
+
+def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_used, opts):
+    """Warn when a discrete test cannot pass the first threshold of ``correction``."""
+    if correction == "none" or not TEST_SPECS[test].discrete:
+        return
+    pmin = _smallest_attainable(D, test, alternative, tol, exact, n_used, opts)
+    if pmin is None or pmin.size == 0:
+        return
+    m = pmin.size
+    # the most lenient threshold at which the correction can reject anything
+    need = alpha if correction == "bh" else alpha / m
+    if np.all(pmin > need):
+        warnings.warn(f"{TEST_SPECS[test].label}: the smallest attainable p-value is "
+                      f"{pmin.min():.3g} ({D.shape[1]} queries), but "
+                      f"{CORRECTIONS[correction].label} over m = {m} pairs needs a p-value <= "
+                      f"{need:.3g} to reject anything, "
+                      "so it rejects nothing; use more queries, fewer pairs or a "
+                      "continuous test", UnattainableSignificanceWarning, stacklevel=3)
 
 
 def _assemble(X, systems, queries, dropped, I, J, D, stat, p, se_p, p_adj, reject, lo, hi,
@@ -477,7 +628,7 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
     n_resamples = int_iv(n_resamples, "n_resamples")
     cl = confidence_level_iv(confidence_level)
     if ci is None:
-        ci = "t" if test == "t" else "simultaneous" if test in _FAMILY_TESTS else "bca"
+        ci = ("consistent" if test in _INVERTIBLE or test in FAMILY_TESTS else "t")
     if ci not in _CI_CHOICES:
         raise ValueError(f"`ci` must be one of {_CI_CHOICES} or None, got {ci!r}")
     if ci == "simultaneous" and test not in _FAMILY_TESTS:
@@ -485,9 +636,10 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
     if test in _FAMILY_TESTS:
         if alternative != "two-sided":
             raise ValueError(f"`alternative` must be 'two-sided' for test={test!r}")
-        if ci not in ("simultaneous", "none"):
-            raise ValueError(f"`ci` must be 'simultaneous' or 'none' for test={test!r}")
-        correction = _FAMILY_CORRECTION[test]
+        if ci not in ("consistent", "simultaneous", "none"):
+            raise ValueError(f"`ci` must be 'consistent', 'simultaneous' or 'none' for "
+                             f"test={test!r}")
+        correction = TEST_SPECS[test].correction
     tol = tolerance_iv(zero_tolerance)
     batch = int_iv(batch, "batch", allow_none=True)
     if test_options is None:
@@ -502,10 +654,14 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
     if extra:
         raise ValueError(f"`test_options` has options {sorted(extra)} that test={test!r} "
                          f"does not take (allowed: {sorted(allowed)})")
-    X, systems, queries, dropped = _scores_iv(scores, missing)
+    if ci == "consistent" and test not in _INVERTIBLE and test not in FAMILY_TESTS:
+        raise ValueError(f"`ci`='consistent' needs an invertible test ({_INVERTIBLE}) or a "
+                         f"family-wise procedure; test={test!r} has none")
+    X, systems, queries, dropped, measure = _scores_iv(scores, missing)
+    measure = None if measure == "score" else measure
     gen, seed = rng_iv(rng)
-    return (X, systems, queries, dropped, test, correction, alpha, alternative, n_resamples,
-            cl, ci, tol, batch, opts, gen, seed)
+    return (X, systems, queries, dropped, measure, test, correction, alpha, alternative,
+            n_resamples, cl, ci, tol, batch, opts, gen, seed)
 
 
 # --------------------------------------------------------------------------
@@ -579,7 +735,7 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
         lo = hi = np.full(I.size, np.nan)
     return _assemble(X, systems, queries, dropped, I, J, D, means[I] - means[J], p_raw,
                      _mc_se(p_raw, n_resamples), p_adj, p_adj <= alpha, lo, hi, tol,
-                     test="tukey", correction=_FAMILY_CORRECTION["tukey"], alpha=alpha,
+                     test="tukey", correction=TEST_SPECS["tukey"].correction, alpha=alpha,
                      alternative="two-sided", cl=cl, ci=ci, n_resamples=n_resamples,
                      exact=False, seed=seed)
 
@@ -651,7 +807,7 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
         lo = hi = np.full(I.size, np.nan)
     return _assemble(X, systems, queries, dropped, I, J, D, stat, p_raw,
                      _mc_se(p_raw, n_resamples), p_adj, p_adj <= alpha, lo, hi, tol,
-                     test="maxt", correction=_FAMILY_CORRECTION["maxt"], alpha=alpha,
+                     test="maxt", correction=TEST_SPECS["maxt"].correction, alpha=alpha,
                      alternative="two-sided", cl=cl, ci=ci, n_resamples=n_resamples,
                      exact=False, seed=seed)
 
@@ -711,7 +867,7 @@ def _anova_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
         lo = hi = np.full(I.size, np.nan)
     return _assemble(X, systems, queries, dropped, I, J, D, qstat, p_raw, np.zeros(I.size),
                      p_adj, p_adj <= alpha, lo, hi, tol, test="anova-hsd",
-                     correction=_FAMILY_CORRECTION["anova-hsd"], alpha=alpha,
+                     correction=TEST_SPECS["anova-hsd"].correction, alpha=alpha,
                      alternative="two-sided", cl=cl, ci=ci, n_resamples=None, exact=False,
                      seed=None)
 
