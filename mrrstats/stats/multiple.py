@@ -727,10 +727,13 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
         count_raw += (np.abs(m[:, I] - m[:, J]) >= thr).sum(axis=0)
     p_adj = (count_max + 1.0) / (n_resamples + 1.0)
     p_raw = (count_raw + 1.0) / (n_resamples + 1.0)
-    if ci == "simultaneous":
-        # Simultaneous interval from the permutation null of the largest difference.
-        c = np.quantile(null_max, cl)
+    if ci in ("consistent", "simultaneous"):
+        # Simultaneous interval from the permutation null of the largest difference,
+        # with the cut-off that the p-values use: a pair is rejected at 1 - cl exactly
+        # when |d| exceeds it (a tie with a resampled range counts as not rejected).
+        c = _null_cutoff(null_max, 1.0 - cl) + (obs - thr)
         lo, hi = means[I] - means[J] - c, means[I] - means[J] + c
+        ci = "tukey-simultaneous"
     else:
         lo = hi = np.full(I.size, np.nan)
     return _assemble(X, systems, queries, dropped, I, J, D, means[I] - means[J], p_raw,
@@ -771,6 +774,7 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
     # for each pair, the largest resampled |T| among it and all less significant pairs.
     order = np.argsort(obs, kind="stable")
     thr_sorted = thr[order]
+    replay = (type(gen.bit_generator), gen.bit_generator.state)
     I_s, J_s = I[order], J[order]
     flat = I_s * k + J_s
     diag_flat = np.arange(k) * (k + 1)
@@ -801,8 +805,14 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
     p_raw = np.empty(I.size)
     p_raw[order] = (count_raw + 1.0) / (n_resamples + 1.0)
     if ci == "simultaneous":
-        c = np.quantile(null_max, cl)
+        # single-step intervals (beside step-down decisions: they may disagree)
+        c = _null_cutoff(null_max, 1.0 - cl) + (obs - thr)
         lo, hi = md - c * se_pair, md + c * se_pair
+        ci = "maxt-single-step"
+    elif ci == "consistent":
+        lo, hi = _maxt_stepdown_intervals(X, I, J, md, se_pair, obs - thr, p_adj, null_max,
+                                          statistic, 1.0 - cl, n_resamples, batch, replay)
+        ci = "maxt-step-down"
     else:
         lo = hi = np.full(I.size, np.nan)
     return _assemble(X, systems, queries, dropped, I, J, D, stat, p_raw,
@@ -810,6 +820,75 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
                      test="maxt", correction=TEST_SPECS["maxt"].correction, alpha=alpha,
                      alternative="two-sided", cl=cl, ci=ci, n_resamples=n_resamples,
                      exact=False, seed=seed)
+
+
+def _null_cutoff(null, alpha):
+    """The cut-off ``c`` with ``(1 + #{null >= t}) / (B + 1) <= alpha`` exactly when ``t > c``.
+
+    The ``K + 1``-th largest resampled value, ``K = floor(alpha (B + 1)) - 1``: the
+    Monte-Carlo p-value and the interval come from the same null distribution.
+    """
+    B = null.size
+    K = int(math.floor(alpha * (B + 1.0) * (1 + 1e-12))) - 1
+    if K < 0:
+        return np.inf
+    if K >= B:
+        return -np.inf
+    return float(-np.partition(-null, K)[K])
+
+
+def _maxt_stepdown_intervals(X, I, J, md, se_pair, tolx, p_adj, null_max, statistic, alpha,
+                             n_resamples, batch, replay):
+    r"""Intervals compatible with the step-down max-T decisions at level ``alpha``.
+
+    The construction of Strassburger & Bretz (2008) for a step-down procedure:
+    with :math:`\mathcal R` the pairs rejected at ``alpha`` and :math:`\mathcal N`
+    the rest, a rejected pair gets the directional statement :math:`\delta > 0`
+    (or :math:`< 0`) when :math:`\mathcal N` is not empty; a pair of
+    :math:`\mathcal N` gets :math:`\bar d \pm c_{\mathcal N}\,\mathrm{se}`, where
+    :math:`c_{\mathcal N}` is the cut-off of :math:`\max_{\mathcal N} |T^*|` under
+    the same permutations (replayed); when every pair is rejected,
+    :math:`[\max(0, \bar d - c\,\mathrm{se}), \infty)` with :math:`c` the
+    single-step cut-off. ``tolx`` is the tie tolerance of the p-values (a
+    resampled value within it of the observed one counts as extreme).
+    """
+    P = I.size
+    rejected = p_adj <= alpha
+    if rejected.all():
+        c = _null_cutoff(null_max, alpha) + tolx
+        return _directional(md, md - c * se_pair, md + c * se_pair, "two-sided")
+    keep = ~rejected
+    k, n = X.shape[1], X.shape[0]
+    c = _null_cutoff(_max_null(X, I[keep], J[keep], statistic, n_resamples, batch, replay,
+                               k, n), alpha) + tolx
+    lo, hi = md - c * se_pair, md + c * se_pair
+    dlo, dhi = _directional(md, np.zeros(P), np.zeros(P), "two-sided")
+    return np.where(rejected, dlo, lo), np.where(rejected, dhi, hi)
+
+
+def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n):
+    """max |T*| over the pairs (I, J) under the replayed within-query permutations."""
+    cls, state = replay
+    gen = np.random.Generator(cls())
+    gen.bit_generator.state = state
+    out = np.empty(n_resamples)
+    flat = I * k + J
+    diag_flat = np.arange(k) * (k + 1)
+    pos = 0
+    for perm in _permutation_batches(X, n_resamples, batch, gen):
+        r = perm.shape[0]
+        m = _query_means(perm)
+        md_b = m[:, I] - m[:, J]
+        if statistic == "t":
+            G = (np.ascontiguousarray(perm.transpose(0, 2, 1)) @ perm).reshape(r, k * k)
+            diag = G[:, diag_flat]
+            sq = diag[:, I] + diag[:, J] - 2.0 * G[:, flat]
+            T = np.abs(_paired_t_from_moments(md_b, sq, n))
+        else:
+            T = np.abs(md_b)
+        out[pos:pos + r] = T.max(axis=1)
+        pos += r
+    return out
 
 
 def _studentized_range_sf(q, k, df):
