@@ -296,15 +296,17 @@ def _signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, repla
         keep = np.floor(a * (total + 1.0) * (1 + 1e-12)).astype(np.int64)
     # keep = 0: no shift is rejected (p >= 1/(B+1) > alpha'), the whole line
     keep = np.clip(keep, 0, total)
-    if batch is None:
-        batch = _default_batch(n, P)
+    # a fixed internal batch: the stream of sign vectors is the same for any batch,
+    # and so are the products (the user's ``batch`` never changes a result)
+    batch = _default_batch(n, P)
     low = np.full(P, -np.inf)
     high = np.full(P, np.inf)
     block = max(1, _BATCH_ELEMENTS // (2 * total))
     for b0 in range(0, P, block):
         sl = slice(b0, min(P, b0 + block))
-        lo_b, hi_b = _signflip_end_points(D[sl], S[sl], tol[sl], alternative, total, exact,
-                                          batch, replay)
+        with _blas_single_thread():
+            lo_b, hi_b = _signflip_end_points(D[sl], S[sl], tol[sl], alternative, total,
+                                              exact, batch, replay)
         cols = np.arange(lo_b.shape[1])
         k = np.maximum(keep[sl] - 1, 0)
         none = keep[sl] == 0
@@ -937,11 +939,12 @@ def _anova_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
     p_adj = np.where(qstat == 0, 1.0, p_adj)
     # Unadjusted: the paired comparison with the pooled ANOVA error, t = q / sqrt(2).
     p_raw = 2.0 * stats.t.sf(qstat / math.sqrt(2.0), df)
-    if ci == "simultaneous":
+    if ci in ("consistent", "simultaneous"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             c = float(stats.studentized_range.ppf(cl, k, df))
         lo, hi = md - c * se, md + c * se
+        ci = "studentized-range"
     else:
         lo = hi = np.full(I.size, np.nan)
     return _assemble(X, systems, queries, dropped, I, J, D, qstat, p_raw, np.zeros(I.size),
