@@ -142,7 +142,10 @@ def test_compare_validation(frames):
     assert mrrstats.compare(frames, test="anova").test == "anova-hsd"  # a listed alias
     with pytest.raises(ValueError, match="`alternative` must be 'two-sided' for test='maxt'"):
         mrrstats.compare(frames, test="maxt", alternative="less")
+    # input goes through the one coercion (mrrstats.model.scoretable.as_score_table):
+    # nested lists are an array (n_systems, n_queries); other objects are refused
+    assert mrrstats.compare([[1, 2, 3], [3, 4, 4]], test="t").systems == ("0", "1")
     with pytest.raises(TypeError, match="`scores` must be a DataFrame"):
-        mrrstats.compare([[1, 2], [3, 4]])
+        mrrstats.compare(object())
     with pytest.raises(ValueError, match=r"`measure` \['P@10'\] not in `scores`"):
         mrrstats.compare(frames, measure="P@10")
