@@ -115,8 +115,11 @@ def _correction_iv(correction):
     return correction_spec(correction).name
 
 
-def _adjust(pvalues, correction, alpha):
-    """Adjusted p-values and rejections; statsmodels' method is always named explicitly."""
+def adjust_pvalues(pvalues, correction, alpha):
+    """Adjusted p-values and rejections for a canonical correction name (registry).
+
+    statsmodels' method is always named explicitly (``"bh"`` is ``"fdr_bh"``).
+    """
     method = CORRECTIONS[correction].statsmodels
     p = np.asarray(pvalues, dtype=np.float64)
     if method is None or p.size == 0:
@@ -125,6 +128,9 @@ def _adjust(pvalues, correction, alpha):
 
     reject, p_adj, _, _ = multipletests(p, alpha=alpha, method=method)
     return p_adj, p_adj <= alpha
+
+
+_adjust = adjust_pvalues
 
 
 # --------------------------------------------------------------------------
