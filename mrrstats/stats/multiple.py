@@ -54,19 +54,19 @@ from .registry import (
 from .registry import (
     TESTS as TEST_SPECS,
 )
+from .resampling import blas_single_thread as _blas_single_thread
+from .resampling import bootstrap_sums as _bootstrap_sums
+from .resampling import default_batch as _default_batch
+from .resampling import enumerated_rows as _enumerated_rows
+from .resampling import mc_se as _mc_se
+from .resampling import signflip_rows as _signflip_rows
 from .significance import (
-    _blas_single_thread,
     _bootstrap_interval,
-    _bootstrap_sums,
     _bootstrap_test_rows,
-    _default_batch,
     _effect_rows,
-    _enumerated_rows,
     _jackknife_acceleration,
-    _mc_se,
     _sign_pvalues,
     _signflip_pvalues,
-    _signflip_rows,
     _t_interval,
     _ttest_rows,
     _win_tie_loss,
