@@ -54,6 +54,7 @@ import pandas as pd
 __all__ = [
     "PALETTE",
     "style_context",
+    "interval_name",
     "rr_histogram",
     "rank_ecdf",
     "paired_differences",
