@@ -202,9 +202,11 @@ def _errorbar_intervals(container):
 def test_forest_means_draws_given_intervals_trec7(trec7):
     rr = trec7["RR"]
     # reference: scipy's t interval of each system's mean
-    table = pd.DataFrame({s: dict(zip(("ci_low", "ci_high"), stats.t.interval(
-        0.95, 49, loc=rr[s].mean(), scale=stats.sem(rr[s]))), mean=rr[s].mean())
-        for s in rr.columns}).T
+    rows = {}
+    for s in rr.columns:
+        lo, hi = stats.t.interval(0.95, 49, loc=rr[s].mean(), scale=stats.sem(rr[s]))
+        rows[s] = {"mean": rr[s].mean(), "ci_low": lo, "ci_high": hi}
+    table = pd.DataFrame.from_dict(rows, orient="index")
     table["method"], table["confidence_level"], table["n_queries"] = "t", 0.95, 50
     ax = mp.forest_means(table, measure="RR")
     labels = [t.get_text() for t in ax.get_yticklabels()]
