@@ -910,7 +910,7 @@ _HTML_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 {{ super() }}
 <style type="text/css">
 /* mrrstats: figures half the page width (a full-width figure on a small screen) */
-.jp-RenderedImage img { max-width: 50%; min-width: min(100%, 420px); height: auto; }
+body .jp-RenderedImage img { max-width: 50%; min-width: min(100%, 420px); height: auto; }
 .jp-RenderedHTMLCommon table { font-size: 0.85em; }
 </style>
 {%- endblock extra_css -%}
@@ -1275,9 +1275,9 @@ def _save_results(data, folder):
 
 
 def _read_csv(path, index):
-    frame = pd.read_csv(path, float_precision="round_trip", keep_default_na=True,
-                        index_col=0 if index else None)
-    return frame
+    # pandas' default float parser round-trips the repr() digits written above
+    # (checked in tests/test_report.py against the in-memory results, exactly)
+    return pd.read_csv(path, index_col=0 if index else None)
 
 
 def load_report(path, *, progress=False) -> ReportData:
