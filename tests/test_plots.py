@@ -8,6 +8,7 @@ only that drawing succeeds.
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -319,7 +320,8 @@ def test_measure_scatter_tau_in_title(trec7):
     x, y = trec7["RR"].mean(), trec7["AP"].mean()
     # reference: scipy's Kendall tau-b of the system means (rounded like the package)
     tau = stats.kendalltau(x.round(12), y.round(12)).statistic
-    assert f"Kendall's τ = {tau:.3f}" in ax.get_title()
+    assert f"Kendall's $\\tau$ = {tau:.3f}" in ax.get_title()
+    assert "$\\tau_{AP}$" in ax.get_title() and "τ_AP" not in ax.get_title()  # mathtext
     pts = ax.collections[0].get_offsets()
     assert len(pts) == 103
     np.testing.assert_allclose(np.asarray(pts)[:, 0], x.to_numpy())
@@ -475,8 +477,11 @@ def test_style_context_embeds_truetype_fonts():
 # -- paper figures ---------------------------------------------------------------
 def test_paper_figures_quick(tmp_path):
     script = ROOT / "paper_figures" / "make_figures.py"
+    # the script imports this checkout's mrrstats (not another installed copy)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     out = subprocess.run([sys.executable, str(script), "--quick", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     names = ["fig1_rr_distributions", "fig2_type1_error", "fig3_rank_agreement",
              "fig4_random_baseline", "fig5_power"]

@@ -1112,7 +1112,7 @@ def measure_scatter(scores, x="RR", y="AP", *, decimals=12, ax=None):
             ax.annotate(str(name), (a, b), xytext=(-4 if right else 4, 3),
                         textcoords="offset points", fontsize=7,
                         ha="right" if right else "left")
-    ax.set_title(f"Kendall's τ = {row['tau']:.3f}, τ_AP = {row['tau_ap']:.3f}\n"
+    ax.set_title(f"Kendall's $\\tau$ = {row['tau']:.3f}, $\\tau_{{AP}}$ = {row['tau_ap']:.3f}\n"
                  f"{int(row['n_swaps'])} of {int(row['n_pairs'])} system pairs swapped")
     ax.margins(0.08)
     return _finish(ax, f"{_mean_label(x)} (mean over {frames[x].shape[0]} queries)",
@@ -1183,8 +1183,9 @@ def tau_heatmap(agreement, *, value="tau", ax=None):
             ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=8)
     ax.set_xticks(range(mat.shape[1]), [str(c) for c in mat.columns])
     ax.set_yticks(range(mat.shape[0]), [str(r) for r in mat.index])
-    names = {"tau": "Kendall's τ", "tau_ap": "τ_AP", "tau_ap_symmetric": "symmetric τ_AP",
-             "rho": "Spearman's ρ", "n_swaps": "swapped system pairs"}
+    names = {"tau": "Kendall's $\\tau$", "tau_ap": "$\\tau_{AP}$",
+             "tau_ap_symmetric": "symmetric $\\tau_{AP}$", "rho": "Spearman's $\\rho$",
+             "n_swaps": "swapped system pairs"}
     label = names.get(value, value)
     ax.figure.colorbar(im, ax=ax, label=label, shrink=0.85)
     ax.set_title(f"{label} between system rankings\n({n_sys} systems)")
@@ -1219,7 +1220,7 @@ def _power_curve_iv(curves, simulated, target):
     return diffs
 
 
-def power_curve(curves, *, simulated=None, target=None, ax=None, **removed):
+def power_curve(curves, *, simulated=None, target=None, series=None, ax=None, **removed):
     """Power against the number of queries, one curve per true difference (as computed).
 
     Parameters
@@ -1236,6 +1237,10 @@ def power_curve(curves, *, simulated=None, target=None, ax=None, **removed):
         2-SE error bars.
     target : float, optional, keyword-only
         Target power drawn as a dotted line (default ``curves.attrs["target"]``).
+    series : mapping, optional, keyword-only
+        ``{difference: i}``: draw that difference in the i-th colour, marker and
+        line style (default: in order), so that one difference looks the same
+        in several panels.
     ax : matplotlib Axes, optional, keyword-only
 
     Returns
@@ -1252,7 +1257,7 @@ def power_curve(curves, *, simulated=None, target=None, ax=None, **removed):
     ax = _axes(ax, figsize=(7.0, 3.4))
     n_all = curves["n_queries"].to_numpy(np.float64)
     for i, d in enumerate(diffs):
-        st = _style(i)
+        st = _style(i if series is None else int(series[d]))
         c = curves[curves["difference"] == d].sort_values("n_queries")
         need = int(c["n_required"].iloc[0]) if "n_required" in c.columns else None
         label = f"Δ = {d:g}" + (f" (n ≥ {need:,})" if need is not None else "")
