@@ -19,20 +19,27 @@ sent to a reviewer or attached to a paper::
         rr_summary       MRR, median RR, share of RR = 1 and = 0, mean first ranks
         agreement        Kendall's tau, tau_AP and Spearman's rho between measures
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
+      results/           what the notebook draws, saved by the one run of the analysis:
+        pairs.csv, means.csv, versus_baseline.csv, random_baseline.csv, rr_summary.csv,
+        agreement.csv, power.csv, null_distribution.npy (the null distribution of the
+        test of the pair shown up close, when the test keeps it) and results.json
+      screenshots/       (example report only) the page as Chromium shows it
 
-Everything in ``tables/``, ``per_query.csv`` and ``settings.json`` is computed
-in Python from ``per_query.csv`` and ``settings.json`` alone
-(:func:`load_report`), contains no timestamps and is byte-identical when the
-report is made again from the same inputs with the same seed and package
-versions. The notebook calls :func:`load_report` on its own folder, checks
-that it reproduces the tables on disk and draws the figures; it can be
-re-run by itself (``jupyter nbconvert --execute report.ipynb``) wherever
-``mrrstats`` is installed, without the original runs.
+:func:`make_report` runs the analysis once (:func:`recompute_report` runs it
+again from ``per_query.csv`` and ``settings.json``, to check a report); the
+notebook calls :func:`load_report` on its own folder, which loads the saved
+results and recomputes nothing, and draws them: the figures and the tables
+show the same numbers. It can be re-run by itself (``jupyter nbconvert
+--execute report.ipynb``) wherever ``mrrstats`` is installed, without the
+original runs. Every file contains no timestamp or random id and is
+byte-identical when the report is made again from the same inputs with the
+same seed and package versions.
 
 Random numbers: one :class:`numpy.random.Generator` seeded with ``rng`` serves,
-in this order, the significance test of every measure (in measure order) and
-then the Monte-Carlo random-ranking test of every system (in system order).
-The figures draw their own resamples from the same seed.
+in this order, the significance test of every measure (in measure order), the
+Monte-Carlo random-ranking test of every system (in system order), the
+bootstrap interval of every system's mean, and the randomization test of the
+pair shown up close. The notebook draws no random numbers.
 """
 
 from __future__ import annotations
@@ -695,7 +702,7 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
     >>> from mrrstats.report import power_table
     >>> t = power_table(0.3, differences=(0.1,), n_queries=[10, 50, 100])
     >>> t[["n_queries", "power", "n_required"]].round(3).to_numpy().tolist()
-    [[10.0, 0.124, 73.0], [50.0, 0.637, 73.0], [100.0, 0.92, 73.0]]
+    [[10.0, 0.157, 73.0], [50.0, 0.637, 73.0], [100.0, 0.91, 73.0]]
     """
     from ..stats.power import ttest_power
     from ..stats.significance import residual_variance
@@ -1112,9 +1119,9 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     Notes
     -----
     Re-running with the same inputs, options and seed (and the same package
-    versions) writes byte-identical ``tables/``, ``per_query.csv`` and
-    ``settings.json``; the notebook and HTML differ only in the embedded
-    timestamp and figure encoding.
+    versions) writes a byte-identical folder: ``tables/``, ``results/``,
+    ``per_query.csv``, ``settings.json``, the notebook (its cell ids are
+    fixed) and the HTML.
 
     Examples
     --------
@@ -1125,7 +1132,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'settings.json', 'tables/comparison.json')
+    ('per_query.csv', 'results/means.csv', 'results/pairs.csv')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
      timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,

@@ -1,7 +1,11 @@
 r"""Plots for MRR and its companions: distributions, comparisons, baselines, power.
 
 Every function takes ``ax=None`` (a new figure is created when it is None),
-draws on that Axes and returns it; none calls ``show()``. matplotlib is
+draws on that Axes and returns it; none calls ``show()``. The plots draw
+results: no function here runs a test or a resampling procedure (pass the
+intervals, pairwise results, power tables and baselines your analysis
+computed). Score input goes through the package's one coercion,
+:func:`mrrstats.model.scoretable.as_score_table`. matplotlib is
 imported inside the functions, so ``import mrrstats`` does not import it.
 
 The style is shared by all functions: the Okabe-Ito colour-blind-safe palette
@@ -16,13 +20,13 @@ Functions
 =========================  ===========================================================
 :func:`rr_histogram`       per-query RR per system, with the RR distribution of a random ranking
 :func:`rank_ecdf`          ECDF of the first-relevant rank (log axis), with the random CDF
-:func:`paired_differences` sorted per-query differences of two systems, mean and its CI
-:func:`forest_means`       each system's mean (MRR) with its confidence interval
-:func:`forest_differences` differences to a baseline: marginal and simultaneous intervals
+:func:`paired_differences` sorted per-query differences of two systems, mean and a given CI
+:func:`forest_means`       each system's mean (MRR) with its computed confidence interval
+:func:`forest_differences` a pairwise result against a baseline: intervals and decisions
 :func:`null_distribution`  null or bootstrap distribution of a statistic and the observed value
 :func:`measure_scatter`    system means under two measures, Kendall's tau in the title
 :func:`tau_heatmap`        measure-by-measure matrix of rank correlations
-:func:`power_curve`        power of the paired t-test against the number of queries
+:func:`power_curve`        a computed power table against the number of queries
 :func:`observed_vs_random` observed MRR against its random-ranking expectation
 :func:`expected_mrr_curve` expected RR of a random ranking against the number of candidates
 :func:`rank_credit`        how RR, AP and nDCG credit a relevant document as its rank grows
@@ -605,8 +609,8 @@ def paired_differences(a, b, *, interval=None, names=None, measure=None, ax=None
     >>> import mrrstats, mrrstats.plots as mp
     >>> a, b = [1, 0.5, 1, 0.25, 1, 0.5], [0.5, 0.5, 0.2, 0.25, 0.5, 0.33]
     >>> ax = mp.paired_differences(a, b, interval=mrrstats.paired_ttest(a, b))
-    >>> ax.get_legend().get_texts()[2].get_text()
-    '95% CI [+0.025, +0.555] (paired t)'
+    >>> [t.get_text() for t in ax.get_legend().get_texts() if "CI" in t.get_text()]
+    ['95% CI [-0.011, +0.667] (paired t)']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if removed:
