@@ -253,3 +253,23 @@ def test_show_code_keeps_code_cells_in_the_page(tmp_path):
     assert "class=\"highlight hl-ipython3" not in hidden
     browser = _chromium_or_skip()
     assert browser.check_page(res.path / "report.html")["visible_code"] > 0
+
+
+def test_template_only_draws_saved_results():
+    """The notebook template loads the saved results: no test, resampling or seed in it."""
+    from importlib import resources
+
+    text = (resources.files("mrrstats.report") / "templates" / "report.ipynb").read_text(
+        encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "load_report(folder)" in code
+    for call in ("default_rng", ".choice(", "randomization_test", "bootstrap_ci", "compare(",
+                 "randomized_tukey_hsd", "ttest_power", "evaluation_baseline",
+                 "recompute_report"):
+        assert call not in code, call
+    # every cell has a fixed id (no random id in the written notebook)
+    assert all(c.get("id") for c in nb.cells)
+    saved = load_report(EXAMPLE)
+    with pytest.raises(ValueError, match="recompute_report"):
+        saved.tables()

@@ -242,6 +242,10 @@ class ReportData:
     # -- tables -------------------------------------------------------------
     def tables(self) -> dict:
         """``{relative file name: text}`` of every table file of the report."""
+        if self.comparison is None:
+            raise ValueError("this ReportData was loaded (load_report): its tables are the "
+                             "files in tables/; recompute_report(path).tables() runs the "
+                             "analysis again to check them")
         out = {}
         cmp_ = self.comparison
         md_notes = "".join(f"\n**Warning.** {n}\n" for n in self.notes)
