@@ -1051,23 +1051,19 @@ def null_distribution(distribution, observed=None, *, kind=None, alternative="tw
 # 5. agreement between measures
 # --------------------------------------------------------------------------
 def _pick_measures(scores, names, param="scores"):
-    if _is_evaluation(scores):
-        return {m: scores.scores(m).astype(np.float64) for m in names}
+    """``{measure: DataFrame}`` of the named measures, through the one coercion."""
+    if not (_is_evaluation(scores) or isinstance(scores, Mapping)):
+        raise TypeError(f"`{param}` must be an Evaluation or a mapping {{measure: DataFrame}}, "
+                        f"got {type(scores).__name__}")
     if isinstance(scores, Mapping):
         missing = [m for m in names if m not in scores]
         if missing:
             raise ValueError(f"`{param}` has no measure {missing}; have {list(scores)}")
-        out = {}
-        for m in names:
-            v = scores[m]
-            if not isinstance(v, pd.DataFrame):
-                from ..io.trec import read_score_matrix
+    from ..model.scoretable import as_score_tables
 
-                v = read_score_matrix(v)
-            out[m] = v
-        return out
-    raise TypeError(f"`{param}` must be an Evaluation or a mapping {{measure: DataFrame}}, "
-                    f"got {type(scores).__name__}")
+    tables = as_score_tables(scores, measures=list(names), missing="drop", finite=False,
+                             name=param)
+    return {m: t.to_frame() for m, t in tables.items()}
 
 
 def _measure_scatter_iv(scores, x, y, decimals):
