@@ -120,7 +120,7 @@ def test_cli_json_and_table(capsys):
     assert len(data["runs"]) == 5
     entry = data["runs"]["org_manual_ance_bert.run"]
     assert entry["counts"] == {"evaluated": 158, "qrels_only": 0, "run_only": 81,
-                               "no_relevant": 0}
+                               "no_relevant": 0, "empty_target": "neg"}
     assert len(entry["per_query"]) == 158
     assert main(["evaluate", "--example", "-m", "RR", "--ties", "expected"]) == 0
     out = capsys.readouterr().out

@@ -11,6 +11,7 @@ import gzip
 import io
 import math
 import os
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,12 +172,16 @@ class Qrels:
         are kept (non-relevant; trec_eval treats them as judged but unusable).
     source : str
         File name, or a description of the in-memory object it came from.
+    empty_queries : tuple of str
+        Queries given with an empty set of judgements (``{query: set()}``):
+        judged queries without any relevant document, not unknown queries.
     """
 
     query: np.ndarray
     doc: np.ndarray
     grade: np.ndarray
     source: str = "<qrels>"
+    empty_queries: tuple = ()
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -184,8 +189,9 @@ class Qrels:
 
     @property
     def query_ids(self) -> np.ndarray:
-        """Sorted unique query ids."""
-        return pd.unique(self.query)
+        """Unique query ids (those with an empty judgement set included)."""
+        return pd.unique(np.concatenate((self.query.astype(object),
+                                         np.asarray(self.empty_queries, dtype=object))))
 
     def to_frame(self) -> pd.DataFrame:
         """Columns ``query, doc, grade``."""
@@ -323,16 +329,18 @@ def _dedupe_pairs(query, doc, value, lines, duplicates, source, what):
     return np.sort(order[keep_sorted])
 
 
-def _qrels_from_arrays(query, doc, grade, source, lines, duplicates) -> Qrels:
+def _qrels_from_arrays(query, doc, grade, source, lines, duplicates,
+                      empty_queries=()) -> Qrels:
     query = np.asarray(query, dtype=object)
     doc = np.asarray(doc, dtype=object)
     grade = np.asarray(grade, dtype=np.int64)
-    if grade.size == 0:
+    if grade.size == 0 and not empty_queries:
         raise InputError("no judgements found (empty qrels)", source=source)
     keep = _dedupe_pairs(query, doc, grade, lines, duplicates, source, "qrels")
     query, doc, grade = query[keep], doc[keep], grade[keep]
     order = np.lexsort((doc.astype(str), query.astype(str)))
-    return Qrels(query[order], doc[order], grade[order], source)
+    empty = tuple(sorted(set(empty_queries) - set(query.tolist())))
+    return Qrels(query[order], doc[order], grade[order], source, empty)
 
 
 def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
@@ -365,9 +373,12 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     _check_duplicates_option(duplicates)
     if isinstance(source, Qrels):
         return source
+    foreign = _foreign_table(source)
+    if foreign is not None:
+        source = foreign
     if isinstance(source, pd.DataFrame):
         return _qrels_from_frame(source, duplicates)
-    if isinstance(source, dict):
+    if isinstance(source, Mapping):
         return _qrels_from_dict(source, duplicates)
     if not _is_pathlike(source):
         raise TypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
@@ -410,13 +421,33 @@ def _qrels_from_frame(frame: pd.DataFrame, duplicates: str) -> Qrels:
                               grades.astype(np.int64), source, None, duplicates)
 
 
+_ID_COLLECTIONS = (set, frozenset, list, tuple)
+
+
 def _qrels_from_dict(mapping: dict, duplicates: str) -> Qrels:
+    """``{query: {doc: grade}}``, or ``{query: {doc, ...}}`` / ``{query: [doc, ...]}``
+    (every listed document relevant, grade 1; an empty collection: a judged query
+    without any relevant document)."""
     source = "<dict qrels>"
-    queries, docs, grades = [], [], []
+    queries, docs, grades, empty = [], [], [], []
     for q, judged in mapping.items():
-        if not isinstance(judged, dict):
-            raise InputError(f"query {q!r}: expected a dict {{doc: grade}}, "
-                             f"got {type(judged).__name__}", source=source)
+        if isinstance(judged, _ID_COLLECTIONS) or (
+                isinstance(judged, np.ndarray) and judged.ndim == 1):
+            if len(judged) == 0:
+                empty.append(str(q))
+            for d in judged:
+                if isinstance(d, (dict, list, set, tuple)):
+                    raise InputError(f"query {q!r}: expected document ids, got a "
+                                     f"{type(d).__name__} in the collection", source=source)
+                queries.append(str(q))
+                docs.append(str(d))
+                grades.append(1)
+            continue
+        if not isinstance(judged, Mapping):
+            raise InputError(f"query {q!r}: expected a dict {{doc: grade}} or a set/list of "
+                             f"relevant documents, got {type(judged).__name__}", source=source)
+        if len(judged) == 0:
+            empty.append(str(q))
         for d, g in judged.items():
             if isinstance(g, bool) or not isinstance(g, (int, np.integer, float, np.floating)):
                 raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not a number",
@@ -427,7 +458,8 @@ def _qrels_from_dict(mapping: dict, duplicates: str) -> Qrels:
             queries.append(str(q))
             docs.append(str(d))
             grades.append(int(g))
-    return _qrels_from_arrays(queries, docs, grades, source, None, duplicates)
+    return _qrels_from_arrays(queries, docs, grades, source, None, duplicates,
+                              empty_queries=tuple(empty))
 
 
 # -- runs --------------------------------------------------------------------
@@ -481,9 +513,12 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
         raise ValueError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
     if isinstance(source, Run):
         return source
+    foreign = _foreign_table(source)
+    if foreign is not None:
+        source = foreign
     if isinstance(source, pd.DataFrame):
         return _run_from_frame(source, name, duplicates)
-    if isinstance(source, dict):
+    if isinstance(source, Mapping):
         return _run_from_dict(source, name, duplicates)
     if not _is_pathlike(source):
         raise TypeError("`run` must be a file path, a DataFrame, a dict or Run, "
@@ -646,8 +681,14 @@ def _run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
     rank_arr = None
     if rank is not None:
         rank_arr = pa.array(np.asarray(rank).astype(str)[keep], type=pa.string())
-    return Run(name=name, query=pa.array(query[keep].astype(str), type=pa.string()),
-               doc=pa.array(doc[keep].astype(str), type=pa.string()), score=score[keep],
+    if keep.size == query.size:  # no duplicates: no gather
+        q_keep, d_keep, s_keep = query, doc, score
+    else:
+        q_keep, d_keep, s_keep = query[keep], doc[keep], score[keep]
+    # Variable-width strings (never numpy's fixed-width '<U', whose width is the
+    # longest id times the row count).
+    return Run(name=name, query=pa.array(q_keep, type=pa.string()),
+               doc=pa.array(d_keep, type=pa.string()), score=s_keep,
                rank=rank_arr, tag=None, source=source)
 
 
@@ -655,26 +696,91 @@ def _run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
     source = frame.attrs.get("source", "<DataFrame run>")
     qcol = _pick_column(frame, _QUERY_ALIASES, "query", source)
     dcol = _pick_column(frame, _DOC_ALIASES, "document", source)
-    scol = _pick_column(frame, _SCORE_ALIASES, "score", source)
-    scores = pd.to_numeric(frame[scol], errors="coerce").to_numpy(dtype=np.float64)
-    nan_in = np.isnan(scores) & frame[scol].notna().to_numpy()
-    if nan_in.any():
-        i = int(np.flatnonzero(nan_in)[0])
-        raise InputError(f"row {i}: score {frame[scol].iloc[i]!r} is not a number",
-                         source=source)
-    rank = frame["rank"].to_numpy() if "rank" in frame.columns else None
-    return _run_from_arrays(frame[qcol].astype(str).to_numpy(object),
-                            frame[dcol].astype(str).to_numpy(object), scores, rank,
-                            name or "run", source, duplicates)
+    lower = {str(c).lower(): c for c in frame.columns}
+    has_score = any(a in lower for a in _SCORE_ALIASES)
+    rank = frame[lower["rank"]].to_numpy() if "rank" in lower else None
+    if has_score:
+        scol = _pick_column(frame, _SCORE_ALIASES, "score", source)
+        scores = pd.to_numeric(frame[scol], errors="coerce").to_numpy(dtype=np.float64)
+        nan_in = np.isnan(scores) & frame[scol].notna().to_numpy()
+        if nan_in.any():
+            i = int(np.flatnonzero(nan_in)[0])
+            raise InputError(f"row {i}: score {frame[scol].iloc[i]!r} is not a number",
+                             source=source)
+    elif rank is not None:
+        # Rank-only data: the ranks define the order; the score is minus the rank,
+        # so that every convention ordering by score orders by rank.
+        ranks = pd.to_numeric(frame[lower["rank"]], errors="coerce").to_numpy(np.float64)
+        bad = ~np.isfinite(ranks)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"row {i}: rank {frame[lower['rank']].iloc[i]!r} is not a "
+                             "number", source=source)
+        scores = -ranks
+    else:
+        raise InputError(f"no score column (and no rank column); expected one of "
+                         f"{', '.join(_SCORE_ALIASES + ('rank',))}, found "
+                         f"{', '.join(map(str, frame.columns))}", source=source)
+    return _run_from_arrays(_string_column(frame[qcol]), _string_column(frame[dcol]), scores,
+                            rank, name or "run", source, duplicates)
+
+
+def _string_column(column: pd.Series) -> np.ndarray:
+    """A column as an object array of str (no per-value conversion when already str)."""
+    values = column.to_numpy(dtype=object)
+    if pd.api.types.is_string_dtype(column.dtype) or (
+            values.size and all(type(v) is str for v in values[:64])
+            and pd.api.types.infer_dtype(values, skipna=False) == "string"):
+        return values
+    return column.astype(str).to_numpy(dtype=object)
+
+
+def _foreign_table(obj):
+    """An Arrow table/batch, a polars frame or a ranx Run/Qrels as a pandas frame or
+    dict; ``None`` for anything else. The packages are never imported here: the
+    object is recognised by its type's module and attributes."""
+    module = type(obj).__module__ or ""
+    if isinstance(obj, (pa.Table, pa.RecordBatch)):
+        return obj.to_pandas()
+    if module.startswith("polars") and hasattr(obj, "to_arrow"):
+        return obj.to_arrow().to_pandas()
+    if module.startswith("ranx") and hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    return None
 
 
 def _run_from_dict(mapping: dict, name, duplicates) -> Run:
+    """``{query: {doc: score}}``, or ``{query: [doc, ...]}`` in rank order.
+
+    A list (or tuple, or 1-d array) is a ranking: its order is the run's order
+    under every tie convention (scores ``n, n-1, ..., 1`` and ranks ``1..n`` are
+    attached, all distinct, so no tie rule can reorder them).
+    """
     source = "<dict run>"
-    queries, docs, scores = [], [], []
+    queries, docs, scores, ranks = [], [], [], []
+    kinds = set()
     for q, scored in mapping.items():
-        if not isinstance(scored, dict):
-            raise InputError(f"query {q!r}: expected a dict {{doc: score}}, "
-                             f"got {type(scored).__name__}", source=source)
+        if isinstance(scored, (list, tuple)) or (
+                isinstance(scored, np.ndarray) and scored.ndim == 1):
+            kinds.add("list")
+            n = len(scored)
+            for i, d in enumerate(scored):
+                if isinstance(d, (dict, list, set, tuple)):
+                    raise InputError(f"query {q!r}: expected document ids in rank order, got a "
+                                     f"{type(d).__name__} at position {i}", source=source)
+                queries.append(str(q))
+                docs.append(str(d))
+                scores.append(float(n - i))
+                ranks.append(i + 1)
+            continue
+        if isinstance(scored, (set, frozenset)):
+            raise InputError(f"query {q!r}: a set has no order; give the retrieved documents "
+                             "as a list in rank order, or a dict {doc: score}", source=source)
+        if not isinstance(scored, Mapping):
+            raise InputError(f"query {q!r}: expected a dict {{doc: score}} or a list of "
+                             f"documents in rank order, got {type(scored).__name__}",
+                             source=source)
+        kinds.add("dict")
         for d, s in scored.items():
             if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
                 raise InputError(f"query {q!r}, document {d!r}: score {s!r} is not a number",
@@ -682,4 +788,11 @@ def _run_from_dict(mapping: dict, name, duplicates) -> Run:
             queries.append(str(q))
             docs.append(str(d))
             scores.append(float(s))
-    return _run_from_arrays(queries, docs, scores, None, name or "run", source, duplicates)
+            ranks.append(0)
+    if kinds == {"list", "dict"}:
+        raise InputError("mixes queries given as ranked lists and as {doc: score} dicts; use "
+                         "one shape for the whole run", source=source)
+    rank = np.asarray(ranks, dtype=np.int64) if kinds == {"list"} else None
+    run = _run_from_arrays(queries, docs, scores, rank, name or "run", source, duplicates)
+    run._meta["from_dict"] = "list" if kinds == {"list"} else "dict"
+    return run

@@ -95,6 +95,12 @@ def judged_from_qrels(qrels: Qrels) -> Judged:
         return cached
     q = qrels.query
     ids, codes = np.unique(q.astype(str), return_inverse=True)
+    if qrels.empty_queries:  # judged queries with an empty judgement set: no grades
+        extra = np.setdiff1d(np.asarray(qrels.empty_queries, dtype=str), ids)
+        if extra.size:
+            merged = np.union1d(ids, extra)
+            codes = np.searchsorted(merged, ids)[codes]
+            ids = merged
     order = np.lexsort((-qrels.grade, codes))
     offsets = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=ids.size))))
     judged = Judged(ids.astype(object), offsets.astype(np.int64), qrels.grade[order])
