@@ -512,7 +512,10 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     if mixed_tags not in ("raise", "allow"):
         raise ValueError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
     if isinstance(source, Run):
-        return source
+        if name is None or name == source.name:
+            return source
+        return Run(name, source.query, source.doc, source.score, source.rank, source.tag,
+                   source.source, source._meta)
     foreign = _foreign_table(source)
     if foreign is not None:
         source = foreign

@@ -36,7 +36,7 @@ from ..numerics import no_hugepage_madvise
 from .kernels import score_ranked_run
 from .measures import parse_measures
 
-__all__ = ["evaluate", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET"]
+__all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET"]
 
 QUERIES = ("both", "qrels", "msmarco")
 #: Policies for a query without any relevant document (torchmetrics' names).
@@ -388,6 +388,70 @@ def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
                 "empty_target": empty_target}
     return Evaluation(measures=measures, runs=tuple(names), values=values, counts=counts,
                       query_stats=pd.concat(stats, ignore_index=True), settings=settings)
+
+
+def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = "skip",
+                  ties: str = "expected", rel: int = 1, max_depth: int | None = None,
+                  name: str = "run") -> Evaluation:
+    """Evaluate flat ``preds``, ``target``, ``indexes`` arrays (torchmetrics' contract).
+
+    Parameters
+    ----------
+    preds : array
+        Score of each (query, document) row; higher is better. NumPy, or any
+        array-API / DLPack array (torch in any float dtype including float16
+        and bfloat16, ``requires_grad`` or not, on CPU or GPU; CuPy; JAX): it
+        is widened to float64 on its device, never rounded.
+    target : array
+        Grade of each row: bool or integer (``0``/``False``: judged
+        non-relevant; graded targets feed nDCG).
+    indexes : array
+        Query of each row (integers, or strings in a NumPy array).
+    measures : str or sequence of str, optional
+        As in :func:`evaluate`; default ``("RR",)``.
+    empty_target : {"skip", "neg", "pos", "error"}, keyword-only
+        A query without any relevant row: left out (default, as torchmetrics),
+        scored 0, scored 1, or an error.
+    ties : str, keyword-only
+        Tie convention (:data:`mrrstats.TIES`). Default ``"expected"``: the
+        exact expectation over random tie-breaking (torchmetrics' sort leaves
+        ties in an unspecified order). Document ids are row numbers.
+    rel : int, keyword-only
+        Minimum grade that counts as relevant, default 1.
+    max_depth : int, optional, keyword-only
+        Only the first ``max_depth`` documents per query count.
+    name : str, keyword-only
+        The run's name in the result.
+
+    Returns
+    -------
+    Evaluation
+        The same object :func:`evaluate` returns (queries are the ``indexes``
+        values as strings), so :func:`mrrstats.compare`, the baselines and the
+        report accept it.
+
+    Examples
+    --------
+    >>> import numpy as np, mrrstats
+    >>> preds = np.array([0.2, 0.3, 0.5, 0.1, 0.3, 0.5, 0.2], dtype=np.float16)
+    >>> target = np.array([False, False, True, False, True, False, True])
+    >>> indexes = np.array([0, 0, 0, 1, 1, 1, 1])
+    >>> ev = mrrstats.evaluate_flat(preds, target, indexes, ["RR", "P@2"])
+    >>> ev.aggregate()
+    measure    RR   P@2
+    run
+    run      0.75  0.5
+    """
+    from ..io.flat import flat_to_qrels_run
+
+    ties, rel, measures = _evaluate_iv(ties, rel, "both", max_depth, measures)
+    empty_target = empty_target_iv(empty_target)
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a str, got {type(name).__name__}")
+    with no_hugepage_madvise():
+        qrels, run = flat_to_qrels_run(preds, target, indexes, name=name)
+        return _evaluate(qrels, {name: run}, measures, ties, rel, "both", max_depth,
+                         empty_target)
 
 
 def _warn_equal_scores(run: Run, ties: str) -> None:
