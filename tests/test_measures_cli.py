@@ -183,3 +183,32 @@ def test_baseline_cli_honours_ties(capsys, tmp_path):
     from mrrstats.numerics import harmonic
     for o in outs:
         assert o["results"]["tied.run"]["expected"] == pytest.approx(harmonic(10) / 10)
+
+
+TYPED_NAMES = {
+    "HitRate@10": "Success@10", "Hits@10": "Success@10", "hit_rate@3": "Success@3",
+    "MRR": "RR", "MRR@10": "RR@10", "recip_rank": "RR", "map": "AP", "map_cut_5": "AP@5",
+    "P_10": "P@10", "ndcg": "nDCG", "ndcg_cut_10": "nDCG@10", "success_10": "Success@10",
+    "recall_100": "R@100", "Recall@100": "R@100", "Precision@5": "P@5", "NDCG@10": "nDCG@10",
+}
+
+
+@pytest.mark.parametrize("typed, canonical", sorted(TYPED_NAMES.items()))
+def test_typed_names_round_trip(typed, canonical):
+    m = parse_measure(typed)
+    assert str(m) == canonical
+    assert parse_measure(str(m)) == m
+    # trec_eval's own name, where it has one, parses back to the same measure
+    if m.trec_eval_name is not None:
+        assert parse_measure(m.trec_eval_name) == m
+
+
+def test_typed_names_in_evaluate_and_cli(capsys):
+    qrels = {"q1": {"a"}, "q2": {"b"}}
+    run = {"q1": ["x", "a"], "q2": ["b"]}
+    ev = mrrstats.evaluate(qrels, run, ["MRR@10", "HitRate@1", "P_1"])
+    assert ev.measure_names == ["RR@10", "Success@1", "P@1"]
+    assert ev.aggregate().loc["run"].tolist() == [0.75, 0.5, 0.5]
+    assert main(["evaluate", "--example", "-m", "ndcg_cut_10", "-m", "MRR@10"]) == 0
+    out = capsys.readouterr().out
+    assert "nDCG@10" in out and "RR@10" in out and "ndcg_cut" not in out
