@@ -11,6 +11,8 @@ import gzip
 import io
 import math
 import os
+import re
+import zlib
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -254,28 +256,43 @@ def _open_text(path, source: str):
         raise InputError("file not found", source=source) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a file", source=source) from None
+    # "utf-8-sig": a byte-order mark is dropped in every reader (pyarrow's too).
     if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+# trec_eval splits on C's isspace() (ASCII whitespace) only: a non-breaking space
+# or another Unicode space is part of an id, as it is for trec_eval.
+_ASCII_SPACE = " \t\n\v\f\r"
+_SPLIT = re.compile(r"[ \t\n\v\f\r]+")
+# The number grammar of a TREC file: ASCII digits only (Python's float() and
+# int() also take "0_9", "1e1" as an integer, and digits of other scripts).
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INT = re.compile(r"[+-]?[0-9]+")
 
 
 def _data_lines(fh, source: str, min_fields: int, max_fields: int | None, layout: str):
     """Yield (line number, fields) of a whitespace-separated file, skipping blank
-    lines and ``#`` comments; a line with too few or too many fields is an error."""
+    lines and ``#`` comments; a line with too few or too many fields is an error.
+
+    Fields are split on runs of ASCII whitespace, exactly as trec_eval does.
+    """
     try:
         for lineno, raw in enumerate(fh, 1):
-            text = raw.strip()
+            text = raw.strip(_ASCII_SPACE)
             if not text or text.startswith("#"):
                 continue
-            parts = text.split()
+            parts = _SPLIT.split(text)
             if len(parts) < min_fields or (max_fields is not None and len(parts) > max_fields):
                 raise InputError(f"expected {min_fields} fields ({layout}), found {len(parts)}",
                                  source=source, line=lineno)
             yield lineno, parts
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
-    except (EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read compressed file ({exc})", source=source) from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError(f"cannot read compressed file (corrupt or truncated gzip: {exc})",
+                         source=source) from None
 
 
 def _run_name(path) -> str:
@@ -293,17 +310,24 @@ def _check_duplicates_option(duplicates: str) -> None:
 
 
 def _parse_grade(text: str, source: str, line: int) -> int:
-    try:
+    if _INT.fullmatch(text):
         return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"grade {text!r} is not a number", source=source, line=line) from None
-    if not math.isfinite(value) or value != int(value):
+    if _FLOAT.fullmatch(text):
         raise InputError(f"grade {text!r} is not an integer", source=source, line=line)
-    return int(value)
+    raise InputError(f"grade {text!r} is not a number (an integer of ASCII digits)",
+                     source=source, line=line)
+
+
+def _parse_score(text: str, source: str, line: int) -> float:
+    if re.fullmatch(r"[+-]?(?:inf|infinity|nan)", text, flags=re.IGNORECASE):
+        raise InputError(f"score {text!r} is not finite", source=source, line=line)
+    if not _FLOAT.fullmatch(text):
+        raise InputError(f"score {text!r} is not a number (ASCII digits, optional sign, "
+                         "decimal point and exponent)", source=source, line=line)
+    score = float(text)
+    if not math.isfinite(score):
+        raise InputError(f"score {text!r} is not finite", source=source, line=line)
+    return score
 
 
 def _dedupe_pairs(query, doc, value, lines, duplicates, source, what):
@@ -503,10 +527,23 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
 
     Notes
     -----
-    Files whose fields are separated by single spaces or single tabs are read
-    by pyarrow's multi-threaded CSV reader; anything else (mixed whitespace,
-    extra columns, comments) by a line-by-line reader that also produces the
-    line-numbered error messages.
+    A file is read as trec_eval reads it: fields are separated by runs of ASCII
+    whitespace (a non-breaking or other Unicode space is part of an id), a
+    UTF-8 byte-order mark is dropped, ``#`` lines are comments (trec_eval
+    10.0), fields after the tag are ignored. Numbers follow a TREC file's
+    grammar (ASCII digits, sign, decimal point, exponent): ``0_9`` or digits
+    of other scripts, which Python's ``float`` would take and trec_eval's
+    ``atof`` reads as something else, are refused with the line number.
+
+    Speed: when the first data line separates its six fields by single spaces
+    or single tabs, the whole file (plain or gzipped) is first read by
+    pyarrow's multi-threaded CSV reader with that delimiter; comment lines
+    are skipped there too. If that reading finds anything irregular (a row with
+    another number of fields, an empty field or one holding other whitespace, a
+    number pyarrow cannot parse, a non-finite score, mixed tags, a duplicate
+    document, a comment parsed as data), the file is read again by the
+    line-by-line reader, which splits as trec_eval does and produces the
+    line-numbered errors. Both readers give the same result on every file.
     """
     _check_duplicates_option(duplicates)
     if mixed_tags not in ("raise", "allow"):
@@ -555,7 +592,7 @@ def _sniff_delimiter(path, source: str) -> str | None:
                             not any(ch.isspace() for ch in p) for p in parts):
                         return delim
                 return None
-        except (UnicodeDecodeError, EOFError, OSError):
+        except (UnicodeDecodeError, EOFError, OSError, zlib.error):
             return None
     return None
 
@@ -600,6 +637,7 @@ def _read_run_fast(path, source: str, name: str) -> Run | None:
               score=table["score"].to_numpy(), rank=table["rank"],
               tag=tags[-1] if tags else None, source=source)
     run._meta["tags"] = tags
+    run._meta["tag_column"] = table["tag"]
     return run
 
 
@@ -609,6 +647,15 @@ def _fast_run_problem(run: Run, mixed_tags: str) -> str | None:
         return "mixed tags"
     if not np.isfinite(run.score).all():
         return "non-finite score"
+    # The delimiter was sniffed on the first line only: a later line with another
+    # whitespace character, or a doubled delimiter, is split as trec_eval splits it
+    # (on any run of ASCII whitespace) by the line reader.
+    for column in (run.query, run.doc, run.rank, run._meta.pop("tag_column", None)):
+        if column is None:
+            continue
+        if pc.any(pc.match_substring_regex(column, "[ \t\v\f\r]")).as_py() or \
+                pc.any(pc.equal(pc.binary_length(column), 0)).as_py():
+            return "irregular whitespace"
     # Query codes and document hashes are independent: compute them side by side
     # (both release the GIL); the results do not depend on the thread count.
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -632,14 +679,7 @@ def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: s
     last_tag = None
     with _open_text(path, source) as fh:
         for lineno, parts in _data_lines(fh, source, 6, None, "query Q0 doc rank score tag"):
-            try:
-                score = float(parts[4])
-            except ValueError:
-                raise InputError(f"score {parts[4]!r} is not a number", source=source,
-                                 line=lineno) from None
-            if not math.isfinite(score):
-                raise InputError(f"score {parts[4]!r} is not finite", source=source,
-                                 line=lineno)
+            score = _parse_score(parts[4], source, lineno)
             tag = parts[5]
             if first_tag is None:
                 first_tag = (tag, lineno)
