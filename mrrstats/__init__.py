@@ -15,7 +15,7 @@ import sys as _sys
 from .errors import InputError
 # -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
 from . import datasets
-from .io import Qrels, Run, read_qrels, read_run, read_score_matrix
+from .io import KGFilter, Qrels, Run, kg_filter, read_qrels, read_run, read_score_matrix
 # -- the data model (mrrstats.model) and per-query metrics (mrrstats.metrics) --
 from .model import TIES, RankedRun, rank_run
 from .metrics import (EMPTY_TARGET, QUERIES, Evaluation, Measure, QueryCounts, evaluate,
@@ -62,6 +62,8 @@ __all__ = [
     "Run",
     "read_qrels",
     "read_run",
+    "KGFilter",
+    "kg_filter",
     "Measure",
     "parse_measure",
     "parse_measures",

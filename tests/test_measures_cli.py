@@ -212,3 +212,52 @@ def test_typed_names_in_evaluate_and_cli(capsys):
     assert main(["evaluate", "--example", "-m", "ndcg_cut_10", "-m", "MRR@10"]) == 0
     out = capsys.readouterr().out
     assert "nDCG@10" in out and "RR@10" in out and "ndcg_cut" not in out
+
+
+def test_output_piped_into_head_ends_quietly():
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "mrrstats", "evaluate", "--example", "--per-query",
+           "--format", "tsv", "-m", "RR", "-m", "AP", "-m", "P@10", "-m", "nDCG@10"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what `head -1` does
+    err = proc.stderr.read()
+    code = proc.wait(timeout=120)
+    assert first.startswith(b"run\tquery\tmeasure\tvalue")
+    assert err == b"" and code == 0
+
+
+def test_evaluate_tsv_is_a_compare_scores_input(tmp_path, capsys):
+    assert main(["evaluate", "--example", "-m", "RR@10", "-m", "AP", "--per-query",
+                 "--format", "tsv"]) == 0
+    path = tmp_path / "ev.tsv"
+    path.write_text(capsys.readouterr().out)
+    ev = mrrstats.evaluate(mrrstats.datasets.cast2021().qrels,
+                           list(mrrstats.datasets.cast2021().runs), ["RR@10", "AP"])
+    with pytest.raises(mrrstats.InputError, match="several measures"):
+        mrrstats.read_score_matrix(path)
+    matrix = mrrstats.read_score_matrix(path, measure="RR@10")
+    want = ev.scores("RR@10")
+    pd.testing.assert_frame_equal(matrix, want.loc[matrix.index], check_names=False,
+                                  check_exact=True)
+    one = tmp_path / "rr.tsv"
+    assert main(["evaluate", "--example", "-m", "RR", "--per-query", "--format", "tsv"]) == 0
+    one.write_text(capsys.readouterr().out)
+    assert main(["compare", "--scores", str(one), "--n-resamples", "50", "--seed", "1"]) == 0
+    assert "org_manual_bm25.run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["evaluate", "baseline", "agreement", "report"])
+def test_every_command_has_example(command):
+    from mrrstats.cli import build_parser
+
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]
+    assert any("--example" in a.option_strings for a in sub._actions)
+
+
+def test_agreement_example_runs(capsys):
+    assert main(["agreement", "--example", "--no-power", "-m", "RR", "-m", "AP"]) == 0
+    assert "RR" in capsys.readouterr().out

@@ -50,8 +50,14 @@ def read_text(path, source: str | None = None) -> str:
         raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
 
 
-def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
+def read_score_matrix(path, *, missing: str = "raise", measure: str | None = None
+                      ) -> pd.DataFrame:
     """Read a per-topic score matrix CSV: one column per system, one row per topic.
+
+    The long TSV written by ``mrrstats evaluate --per-query --format tsv``
+    (header ``run query measure value``; the ``all`` rows are aggregates and are
+    skipped) is read too: one column per run, for ``measure`` (needed only
+    when the file holds several measures).
 
     Parameters
     ----------
@@ -84,6 +90,8 @@ def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
         raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     source = _source_name(path)
     text = read_text(path, source)
+    if text.lstrip("\ufeff").startswith("run\tquery\tmeasure\tvalue"):
+        return _read_long_scores(text.lstrip("\ufeff"), source, missing, measure)
     rows = list(csv.reader(io.StringIO(text)))
     # Remember the physical line of each row (blank lines are skipped).
     numbered = [(i + 1, r) for i, r in enumerate(rows) if r and any(c.strip() for c in r)]
@@ -148,6 +156,64 @@ def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
     frame.attrs["source"] = source
     frame.attrs["dropped_queries"] = dropped
     return frame
+
+
+def _read_long_scores(text: str, source: str, missing: str, measure) -> pd.DataFrame:
+    """``run query measure value`` lines (mrrstats evaluate --format tsv) as a matrix."""
+    lines = text.splitlines()
+    records = []
+    for lineno, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 4:
+            raise InputError(f"expected 4 tab-separated fields (run query measure value), "
+                             f"found {len(parts)}", source=source, line=lineno)
+        run, query, name, value = parts
+        if query == "all":
+            continue
+        try:
+            v = float(value)
+        except ValueError:
+            raise InputError(f"value {value!r} is not a number", source=source,
+                             line=lineno) from None
+        records.append((run, query, name, v, lineno))
+    if not records:
+        raise InputError("no per-query rows (write it with --per-query --format tsv)",
+                         source=source)
+    frame = pd.DataFrame(records, columns=["run", "query", "measure", "value", "line"])
+    names = list(pd.unique(frame["measure"]))
+    if measure is None:
+        if len(names) > 1:
+            raise InputError(f"holds several measures ({', '.join(names)}); choose one with "
+                             "measure=", source=source)
+        measure = names[0]
+    elif measure not in names:
+        raise InputError(f"measure {measure!r} not in the file (has {', '.join(names)}; give "
+                         "the name as written there)", source=source)
+    frame = frame[frame["measure"] == measure]
+    dup = frame.duplicated(["run", "query"])
+    if dup.any():
+        row = frame[dup].iloc[0]
+        raise InputError(f"run {row['run']!r}, query {row['query']!r} appears twice",
+                         source=source, line=int(row["line"]))
+    wide = frame.pivot(index="query", columns="run", values="value")
+    wide = wide[list(pd.unique(frame["run"]))]
+    wide.index.name, wide.columns.name = "query", "system"
+    wide = wide.astype(np.float64)
+    dropped: list[str] = []
+    if wide.isna().any().any():
+        bad = wide.isna().any(axis=1)
+        if missing == "raise":
+            q = wide.index[bad][0]
+            raise InputError(f"query {q!r} has no value for some run (pass missing='drop' to "
+                             "drop such queries)", source=source)
+        dropped = list(wide.index[bad])
+        wide = wide.loc[~bad]
+    wide.attrs["source"] = source
+    wide.attrs["dropped_queries"] = dropped
+    wide.attrs["measure"] = measure
+    return wide
 
 
 # ---------------------------------------------------------------------------
