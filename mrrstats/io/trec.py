@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -775,30 +776,69 @@ def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: s
     return run
 
 
+def as_string_array(values) -> pa.Array | pa.ChunkedArray:
+    """Ids as a variable-width Arrow string array, without copying where possible.
+
+    Arrow-backed pandas columns, Arrow arrays and polars columns pass through;
+    object arrays of ``str`` are converted in C; integers are cast; anything
+    else is converted with ``str()`` value by value.
+    """
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        arr = values
+    else:
+        if isinstance(values, pd.Series) and values.dtype.kind in "fc":
+            values = values.astype(str)
+        try:
+            arr = pa.array(values, from_pandas=True) if isinstance(values, pd.Series) \
+                else pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            arr = pa.array([str(v) for v in values], type=pa.string())
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    if pa.types.is_string_view(arr.type):  # polars' strings
+        return arr.cast(pa.large_string())
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        return arr
+    if pa.types.is_integer(arr.type):
+        return arr.cast(pa.string())
+    return pa.array([str(v) for v in arr.to_pylist()], type=pa.string())
+
+
 def _run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
-    query = np.asarray(query, dtype=object)
-    doc = np.asarray(doc, dtype=object)
     score = np.asarray(score, dtype=np.float64)
     if score.size == 0:
         raise InputError("no results found (empty run)", source=source)
+    q_arr, d_arr = as_string_array(query), as_string_array(doc)
+    if q_arr.null_count or d_arr.null_count:
+        which, arr = ("query", q_arr) if q_arr.null_count else ("document", d_arr)
+        i = int(np.flatnonzero(pc.is_null(arr).to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"row {i}: missing {which} id", source=source)
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"query {query[i]!r}, document {doc[i]!r}: score {score[i]} is not "
-                         "finite", source=source)
-    keep = _dedupe_pairs(query, doc, score, None, duplicates, source, "run")
-    rank_arr = None
-    if rank is not None:
-        rank_arr = pa.array(np.asarray(rank).astype(str)[keep], type=pa.string())
-    if keep.size == query.size:  # no duplicates: no gather
-        q_keep, d_keep, s_keep = query, doc, score
-    else:
-        q_keep, d_keep, s_keep = query[keep], doc[keep], score[keep]
-    # Variable-width strings (never numpy's fixed-width '<U', whose width is the
-    # longest id times the row count).
-    return Run(name=name, query=pa.array(q_keep, type=pa.string()),
-               doc=pa.array(d_keep, type=pa.string()), score=s_keep,
-               rank=rank_arr, tag=None, source=source)
+        raise InputError(f"query {q_arr[i].as_py()!r}, document {d_arr[i].as_py()!r}: score "
+                         f"{score[i]} is not finite", source=source)
+    rank_arr = None if rank is None else as_string_array(
+        rank if isinstance(rank, (pa.Array, pa.ChunkedArray)) else np.asarray(rank))
+    # Duplicates by hashes (as for files); the exact pandas path only when some exist.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        encoded = pool.submit(encode_strings, q_arr)
+        doc_hashes = hash_strings(d_arr)
+        dictionary, codes = encoded.result()
+    if duplicate_pairs(q_arr, d_arr, codes=codes, doc_hashes=doc_hashes):
+        qo = q_arr.to_numpy(zero_copy_only=False)
+        do = d_arr.to_numpy(zero_copy_only=False)
+        keep = _dedupe_pairs(qo, do, score, None, duplicates, source, "run")
+        take = pa.array(keep)
+        return Run(name=name, query=q_arr.take(take), doc=d_arr.take(take), score=score[keep],
+                   rank=None if rank_arr is None else rank_arr.take(take), tag=None,
+                   source=source)
+    run = Run(name=name, query=q_arr, doc=d_arr, score=score, rank=rank_arr, tag=None,
+              source=source)
+    run._meta["query_dictionary"] = dictionary
+    run._meta["query_codes"] = codes
+    run._meta["doc_hashes"] = doc_hashes
+    return run
 
 
 def _run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
@@ -807,7 +847,7 @@ def _run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
     dcol = _pick_column(frame, _DOC_ALIASES, "document", source)
     lower = {str(c).lower(): c for c in frame.columns}
     has_score = any(a in lower for a in _SCORE_ALIASES)
-    rank = frame[lower["rank"]].to_numpy() if "rank" in lower else None
+    rank = frame[lower["rank"]] if "rank" in lower else None
     if has_score:
         scol = _pick_column(frame, _SCORE_ALIASES, "score", source)
         scores = pd.to_numeric(frame[scol], errors="coerce").to_numpy(dtype=np.float64)
@@ -830,18 +870,8 @@ def _run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
         raise InputError(f"no score column (and no rank column); expected one of "
                          f"{', '.join(_SCORE_ALIASES + ('rank',))}, found "
                          f"{', '.join(map(str, frame.columns))}", source=source)
-    return _run_from_arrays(_string_column(frame[qcol]), _string_column(frame[dcol]), scores,
-                            rank, name or "run", source, duplicates)
-
-
-def _string_column(column: pd.Series) -> np.ndarray:
-    """A column as an object array of str (no per-value conversion when already str)."""
-    values = column.to_numpy(dtype=object)
-    if pd.api.types.is_string_dtype(column.dtype) or (
-            values.size and all(type(v) is str for v in values[:64])
-            and pd.api.types.infer_dtype(values, skipna=False) == "string"):
-        return values
-    return column.astype(str).to_numpy(dtype=object)
+    return _run_from_arrays(frame[qcol], frame[dcol], scores, rank, name or "run", source,
+                            duplicates)
 
 
 def _foreign_table(obj):
@@ -866,42 +896,70 @@ def _run_from_dict(mapping: dict, name, duplicates) -> Run:
     attached, all distinct, so no tie rule can reorder them).
     """
     source = "<dict run>"
-    queries, docs, scores, ranks = [], [], [], []
-    kinds = set()
-    for q, scored in mapping.items():
-        if isinstance(scored, (list, tuple)) or (
-                isinstance(scored, np.ndarray) and scored.ndim == 1):
-            kinds.add("list")
-            n = len(scored)
-            for i, d in enumerate(scored):
-                if isinstance(d, (dict, list, set, tuple)):
-                    raise InputError(f"query {q!r}: expected document ids in rank order, got a "
-                                     f"{type(d).__name__} at position {i}", source=source)
-                queries.append(str(q))
-                docs.append(str(d))
-                scores.append(float(n - i))
-                ranks.append(i + 1)
+    keys = list(mapping.keys())
+    values = list(mapping.values())
+    is_list = [isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim == 1)
+               for v in values]
+    for q, v, lst in zip(keys, values, is_list, strict=True):
+        if lst:
             continue
-        if isinstance(scored, (set, frozenset)):
+        if isinstance(v, (set, frozenset)):
             raise InputError(f"query {q!r}: a set has no order; give the retrieved documents "
                              "as a list in rank order, or a dict {doc: score}", source=source)
-        if not isinstance(scored, Mapping):
+        if not isinstance(v, Mapping):
             raise InputError(f"query {q!r}: expected a dict {{doc: score}} or a list of "
-                             f"documents in rank order, got {type(scored).__name__}",
+                             f"documents in rank order, got {type(v).__name__}",
                              source=source)
-        kinds.add("dict")
-        for d, s in scored.items():
-            if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
-                raise InputError(f"query {q!r}, document {d!r}: score {s!r} is not a number",
-                                 source=source)
-            queries.append(str(q))
-            docs.append(str(d))
-            scores.append(float(s))
-            ranks.append(0)
-    if kinds == {"list", "dict"}:
+    if any(is_list) and not all(is_list):
         raise InputError("mixes queries given as ranked lists and as {doc: score} dicts; use "
                          "one shape for the whole run", source=source)
-    rank = np.asarray(ranks, dtype=np.int64) if kinds == {"list"} else None
-    run = _run_from_arrays(queries, docs, scores, rank, name or "run", source, duplicates)
-    run._meta["from_dict"] = "list" if kinds == {"list"} else "dict"
+    lens = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    total = int(lens.sum())
+    qkeys = as_string_array(np.asarray([str(q) for q in keys], dtype=object))
+    query = qkeys.take(pa.array(np.repeat(np.arange(len(keys)), lens)))
+    if all(is_list) and values:
+        docs = list(chain.from_iterable(values))
+        try:
+            doc = pa.array(docs)
+            ok = pa.types.is_string(doc.type) or pa.types.is_integer(doc.type) or \
+                pa.types.is_large_string(doc.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            ok = False
+        if not ok:
+            for q, v in zip(keys, values, strict=True):
+                for i, d in enumerate(v):
+                    if isinstance(d, (dict, list, set, tuple)):
+                        raise InputError(f"query {q!r}: expected document ids in rank order, "
+                                         f"got a {type(d).__name__} at position {i}",
+                                         source=source)
+            doc = pa.array([str(d) for d in docs], type=pa.string())
+        starts = np.repeat(np.cumsum(lens) - lens, lens)
+        position = np.arange(total) - starts  # 0-based position in its list
+        score = (np.repeat(lens, lens) - position).astype(np.float64)
+        rank = position + 1
+        kind = "list"
+    else:
+        docs = list(chain.from_iterable(v.keys() for v in values))
+        raw = list(chain.from_iterable(v.values() for v in values))
+        try:
+            scores_pa = pa.array(raw)
+            numeric = pa.types.is_integer(scores_pa.type) or pa.types.is_floating(
+                scores_pa.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            numeric = False
+        if not numeric or scores_pa.null_count:
+            for q, v in zip(keys, values, strict=True):
+                for d, sc in v.items():
+                    if isinstance(sc, bool) or not isinstance(
+                            sc, (int, float, np.integer, np.floating)):
+                        raise InputError(f"query {q!r}, document {d!r}: score {sc!r} is not "
+                                         "a number", source=source)
+            score = np.asarray(raw, dtype=np.float64)
+        else:
+            score = scores_pa.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        doc = as_string_array(docs) if docs else pa.array([], type=pa.string())
+        rank = None
+        kind = "dict"
+    run = _run_from_arrays(query, doc, score, rank, name or "run", source, duplicates)
+    run._meta["from_dict"] = kind
     return run
