@@ -245,3 +245,52 @@ def test_differential_fuzz_against_trec_eval(trec_eval_binary, tmp_path):
             assert abs(ours - value) <= 5e-5 + 1e-12, (case, te_name, q, ours, value)
             compared += 1
     assert compared > 1000  # 30 cases, 7 measures, ~6 queries each
+
+
+# -- item 10: the qrels reader's fast path, and huge ids ----------------------
+@pytest.mark.parametrize("gz", [False, True])
+def test_qrels_fast_and_line_readers_agree_on_cast(tmp_path, gz):
+    src = mrrstats.datasets.cast2021().qrels
+    text = gzip.decompress(src.read_bytes()).decode()
+    fast = read_qrels(_write(tmp_path / "fast", text.replace("\t", " "), gz))
+    slow = read_qrels(_write(tmp_path / "slow", text.replace(" ", " \t"), gz))
+    ref = read_qrels(src)
+    for q in (fast, slow):
+        assert q.query.tolist() == ref.query.tolist()
+        assert q.doc.tolist() == ref.doc.tolist()
+        assert q.grade.tolist() == ref.grade.tolist()
+
+
+def test_qrels_fast_path_defers_to_the_line_reader(tmp_path):
+    for text, match in [("q1 0 d1 1\nq1 0 d1 2\n", "more than once"),
+                        ("q1 0 d1 1\nq1 0 d2 1e1\n", "line 2: grade '1e1'"),
+                        ("q1 0 d1 1\nq1 0 d2\n", "line 2: expected 4 fields")]:
+        with pytest.raises(InputError, match=match):
+            read_qrels(_write(tmp_path / "q", text))
+    q = read_qrels(_write(tmp_path / "c", "# judged by X\nq1 0 d1 2.0\nq1 0 d2 +1\n"))
+    assert q.grade.tolist() == [2, 1]
+
+
+def test_huge_document_id_is_read_and_matched(tmp_path):
+    big = "d" * 1_000_000  # numpy's fixed-width strings would need 4 MB per row
+    qrels = "".join(f"q{i} 0 doc{i} 1\n" for i in range(5000)) + f"q1 0 {big} 1\n"
+    run = f"q1 Q0 {big} 1 2.0 t\nq1 Q0 doc1 2 1.0 t\n"
+    ev = mrrstats.evaluate(_write(tmp_path / "q", qrels), _write(tmp_path / "r", run),
+                           ["RR", "R@2"])
+    assert ev.values["r"].loc["q1"].tolist() == [1.0, 1.0]
+
+
+def test_string_hashes_do_not_depend_on_the_other_strings():
+    import pyarrow as pa
+
+    from mrrstats.io.hashing import hash_strings
+
+    rng = np.random.default_rng(3)
+    lengths = np.concatenate([rng.integers(0, 300, 500), [70, 4000, 100_000]])
+    strs = ["".join(rng.choice(list("ab\u00e9z"), size=int(n))) for n in lengths]
+    together = hash_strings(pa.array(strs))
+    alone = np.array([hash_strings(pa.array([s]))[0] for s in strs[::7] + strs[-3:]])
+    np.testing.assert_array_equal(together[list(range(0, len(strs), 7)) + [-3, -2, -1]],
+                                  alone)
+    # equal strings hash equally, different lengths of the same prefix do not collide
+    assert len(set(together.tolist())) == len(set(strs))

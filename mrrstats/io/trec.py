@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..numerics import no_hugepage_madvise
 from .hashing import duplicate_pairs, encode_strings, hash_strings
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix"]
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array"]
 
 _QUERY_COLUMN_NAMES = ("query", "topic", "qid", "query_id", "topic_id")
 
@@ -337,6 +337,7 @@ _SPLIT = re.compile(r"[ \t\n\v\f\r]+")
 # int() also take "0_9", "1e1" as an integer, and digits of other scripts).
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INT = re.compile(r"[+-]?[0-9]+")
+_INT_POINT_ZERO = re.compile(r"[+-]?[0-9]+\.0*")
 
 
 def _data_lines(fh, source: str, min_fields: int, max_fields: int | None, layout: str):
@@ -379,6 +380,8 @@ def _check_duplicates_option(duplicates: str) -> None:
 def _parse_grade(text: str, source: str, line: int) -> int:
     if _INT.fullmatch(text):
         return int(text)
+    if _INT_POINT_ZERO.fullmatch(text):  # "2.0": trec_eval's atol reads 2 too
+        return int(text.split(".")[0])
     if _FLOAT.fullmatch(text):
         raise InputError(f"grade {text!r} is not an integer", source=source, line=line)
     raise InputError(f"grade {text!r} is not a number (an integer of ASCII digits)",
@@ -429,9 +432,89 @@ def _qrels_from_arrays(query, doc, grade, source, lines, duplicates,
         raise InputError("no judgements found (empty qrels)", source=source)
     keep = _dedupe_pairs(query, doc, grade, lines, duplicates, source, "qrels")
     query, doc, grade = query[keep], doc[keep], grade[keep]
-    order = np.lexsort((doc.astype(str), query.astype(str)))
+    order = _pair_order(query, doc)
     empty = tuple(sorted(set(empty_queries) - set(query.tolist())))
     return Qrels(query[order], doc[order], grade[order], source, empty)
+
+
+def _pair_order(query, doc) -> np.ndarray:
+    """Order by query then document id (byte order), on variable-width strings:
+    numpy's fixed-width ``astype(str)`` would cost the longest id times the rows."""
+    table = pa.table({"q": as_string_array(query), "d": as_string_array(doc)})
+    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")]
+                           ).to_numpy()
+
+
+def _read_qrels_fast(path, source: str) -> Qrels | None:
+    """pyarrow's CSV reader for a regular qrels file (single-space or single-tab
+    separated); ``None`` sends the file to the line reader (irregular lines,
+    comments, a grade outside the grammar, duplicates)."""
+    with _open_text(path, source) as fh:
+        try:
+            first = None
+            for raw in fh:
+                line = raw.rstrip("\r\n")
+                if line.strip(_ASCII_SPACE):
+                    first = line
+                    break
+        except (UnicodeDecodeError, EOFError, OSError, zlib.error):
+            return None
+    if first is None:
+        return None
+    delim = None
+    for d in (" ", "\t"):
+        parts = first.split(d)
+        if len(parts) == 4 and all(parts) and not any(
+                ch in _ASCII_SPACE for p in parts for ch in p):
+            delim = d
+    if delim is None:
+        return None
+    invalid: list[str] = []
+
+    def handler(row):
+        invalid.append(row.text or "")
+        return "skip"
+
+    try:
+        with open(path, "rb") as fh:
+            gz = fh.read(2) == b"\x1f\x8b"
+        stream = pa.input_stream(os.fspath(path), compression="gzip" if gz else None)
+        table = pacsv.read_csv(
+            stream,
+            read_options=pacsv.ReadOptions(column_names=["query", "iter", "doc", "grade"],
+                                           block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False,
+                                              double_quote=False, escape_char=False,
+                                              newlines_in_values=False,
+                                              invalid_row_handler=handler),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=["query", "iter", "doc", "grade"],
+                column_types={c: pa.string() for c in ("query", "iter", "doc", "grade")},
+                strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError):
+        return None
+    if invalid or table.num_rows == 0:
+        return None
+    for name in ("query", "iter", "doc", "grade"):
+        col = table[name]
+        if pc.any(pc.match_substring_regex(col, "[ \t\v\f\r]")).as_py() or \
+                pc.any(pc.equal(pc.binary_length(col), 0)).as_py():
+            return None
+    if pc.any(pc.starts_with(table["query"], "#")).as_py():
+        return None  # comment lines: the line reader skips them
+    if not pc.all(pc.match_substring_regex(table["grade"], "^[+-]?[0-9]+$")).as_py():
+        return None  # the line reader names the line
+    try:
+        grade = pc.cast(table["grade"], pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # out of int64 range
+    if duplicate_pairs(table["query"], table["doc"]):
+        return None  # the line reader raises or applies the policy, with line numbers
+    order = pc.sort_indices(table.select(["query", "doc"]),
+                            sort_keys=[("query", "ascending"), ("doc", "ascending")])
+    sorted_table = table.select(["query", "doc"]).take(order)
+    return Qrels(sorted_table["query"].to_numpy(), sorted_table["doc"].to_numpy(),
+                 grade[order.to_numpy()], source)
 
 
 def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
@@ -475,6 +558,10 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
         raise TypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
                         f"got {type(source).__name__}")
     name = os.fspath(source)
+    with no_hugepage_madvise():
+        fast = _read_qrels_fast(source, name)
+    if fast is not None:
+        return fast
     queries, docs, grades, lines = [], [], [], []
     with _open_text(source, name) as fh:
         for lineno, parts in _data_lines(fh, name, 4, 4, "query iter doc grade"):
