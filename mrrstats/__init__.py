@@ -15,11 +15,12 @@ import sys as _sys
 from .errors import InputError
 # -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
 from . import datasets
-from .io import Qrels, Run, read_qrels, read_run, read_score_matrix
+from .io import KGFilter, Qrels, Run, kg_filter, read_qrels, read_run, read_score_matrix
 # -- the data model (mrrstats.model) and per-query metrics (mrrstats.metrics) --
 from .model import TIES, RankedRun, rank_run
-from .metrics import (QUERIES, Evaluation, Measure, QueryCounts, evaluate, parse_measure,
-                      parse_measures, score_ranked_run, score_rankings)
+from .metrics import (EMPTY_TARGET, QUERIES, Evaluation, Measure, QueryCounts, evaluate,
+                      evaluate_flat, parse_measure, parse_measures, score_ranked_run,
+                      score_rankings)
 # -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
 from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult,
                         RandomMetricMoments, adjusted_mrr, evaluation_baseline, expected_ap,
@@ -55,10 +56,14 @@ __all__ = [
     "Evaluation",
     "QueryCounts",
     "evaluate",
+    "evaluate_flat",
+    "EMPTY_TARGET",
     "Qrels",
     "Run",
     "read_qrels",
     "read_run",
+    "KGFilter",
+    "kg_filter",
     "Measure",
     "parse_measure",
     "parse_measures",
