@@ -1,0 +1,92 @@
+"""Dask: runs as Dask DataFrames or Parquet files, evaluated partition by partition.
+
+The run's partitions must hold whole queries; when a query spans partitions
+the run is shuffled by query first, with the original row order carried along
+(ties between equal scores keep file order, as in memory). Each partition is
+evaluated on a worker by the one per-query evaluator; the qrels travel once
+to each worker (scattered with ``broadcast=True`` when a distributed client is
+active); the per-query table (a few numbers per query) is gathered.
+
+Nothing here starts a cluster: the current Dask scheduler is used, whatever
+it is (threads, a ``distributed.LocalCluster``, ``dask-jobqueue``,
+``dask-kubernetes``, Coiled...).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from ..io.trec import read_run
+
+__all__ = ["dask_groups"]
+
+_ROW = "__mrrstats_row__"
+
+
+def _client():
+    try:
+        from distributed import get_client
+    except ImportError:  # pragma: no cover - dask without distributed
+        return None
+    try:
+        return get_client()
+    except ValueError:
+        return None
+
+
+def _unique_queries(frame: pd.DataFrame) -> np.ndarray:
+    return pd.unique(frame["query"].astype(str))
+
+
+def _with_row(frame: pd.DataFrame, offset: int) -> pd.DataFrame:
+    frame = frame.copy()
+    frame[_ROW] = np.arange(offset, offset + len(frame), dtype=np.int64)
+    return frame
+
+
+def _evaluate_partition(group, frame: pd.DataFrame, name: str):
+    if _ROW in frame.columns:
+        frame = frame.sort_values(_ROW, kind="stable").drop(columns=_ROW)
+    if len(frame) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return None, np.zeros(0, dtype=str), empty, empty
+    return group(read_run(frame.reset_index(drop=True), name=name))
+
+
+def dask_groups(source, group, *, name=None):
+    """``(name, parts)``: ``group`` applied to every partition of a Dask run."""
+    import dask
+    import dask.dataframe as dd
+
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if name is None:
+            from .stream import _run_name
+
+            name = _run_name(path, None)
+        ddf = dd.read_parquet(path)
+    else:
+        ddf = source
+    name = "run" if name is None else str(name)
+    missing = [c for c in ("query", "doc", "score") if c not in ddf.columns]
+    if missing:
+        raise ValueError(f"the Dask run has no {missing} column(s) (have {list(ddf.columns)})")
+    ddf = ddf[[c for c in ("query", "doc", "rank", "score") if c in ddf.columns]]
+    parts = ddf.to_delayed()
+    uniques = dask.compute(*[dask.delayed(_unique_queries)(p) for p in parts])
+    seen = np.concatenate(uniques) if uniques else np.zeros(0, dtype=object)
+    if np.unique(seen.astype(str)).size != seen.size:  # a query spans partitions
+        lengths = dask.compute(*[dask.delayed(len)(p) for p in parts])
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+        meta = ddf._meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
+        ddf = dd.from_delayed([dask.delayed(_with_row)(p, int(o))
+                               for p, o in zip(parts, offsets, strict=True)], meta=meta)
+        ddf = ddf.shuffle(on="query", npartitions=max(1, ddf.npartitions))
+        parts = ddf.to_delayed()
+    client = _client()
+    fn = client.scatter(group, broadcast=True) if client is not None else group
+    results = dask.compute(*[dask.delayed(_evaluate_partition)(fn, p, name) for p in parts])
+    return name, list(results)
