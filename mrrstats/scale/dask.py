@@ -75,6 +75,9 @@ def dask_groups(source, group, *, name=None):
     if missing:
         raise ValueError(f"the Dask run has no {missing} column(s) (have {list(ddf.columns)})")
     ddf = ddf[[c for c in ("query", "doc", "rank", "score") if c in ddf.columns]]
+    client = _client()
+    if client is not None and dask.base.get_scheduler() != client.get:
+        client = None  # another scheduler was chosen (dask.config.set(scheduler=...))
     parts = ddf.to_delayed()
     uniques = dask.compute(*[dask.delayed(_unique_queries)(p) for p in parts])
     seen = np.concatenate(uniques) if uniques else np.zeros(0, dtype=object)
@@ -84,9 +87,10 @@ def dask_groups(source, group, *, name=None):
         meta = ddf._meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
         ddf = dd.from_delayed([dask.delayed(_with_row)(p, int(o))
                                for p, o in zip(parts, offsets, strict=True)], meta=meta)
-        ddf = ddf.shuffle(on="query", npartitions=max(1, ddf.npartitions))
+        # p2p shuffles need a distributed client; the task-based one runs anywhere
+        ddf = ddf.shuffle(on="query", npartitions=max(1, ddf.npartitions),
+                          shuffle_method=None if client is not None else "tasks")
         parts = ddf.to_delayed()
-    client = _client()
     fn = client.scatter(group, broadcast=True) if client is not None else group
     results = dask.compute(*[dask.delayed(_evaluate_partition)(fn, p, name) for p in parts])
     return name, list(results)

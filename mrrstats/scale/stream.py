@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ..io.hashing import duplicate_pairs, hash_strings
 from ..io.trec import Run, read_run
+from ..validation import int_iv
 
 __all__ = ["iter_query_groups", "is_parquet_source", "run_source_bytes"]
 
@@ -174,7 +175,7 @@ def _parquet_tables(source, src: str, block_rows: int, bar):
 
 
 def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None = None,
-                      block_bytes: int = BLOCK_BYTES, tmpdir=None,
+                      block_bytes: int | None = None, tmpdir=None,
                       progress: bool | None = None) -> Iterator[Run]:
     """Runs of whole queries from a run file, with bounded memory.
 
@@ -188,8 +189,8 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
         The run's name (default: the file name, as :func:`mrrstats.read_run`).
     n_buckets : int, optional, keyword-only
         Buckets on disk (default: one per ``BUCKET_BYTES`` = 128 MiB of text).
-    block_bytes : int, keyword-only
-        Bytes of text read at a time.
+    block_bytes : int, optional, keyword-only
+        Bytes of text read at a time (default ``BLOCK_BYTES`` = 64 MiB).
     tmpdir : path, optional, keyword-only
         Where the buckets go (default: the system's temporary directory);
         removed when the iteration ends.
@@ -211,6 +212,9 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
     True
     """
     src = os.fspath(source)
+    if block_bytes is None:
+        block_bytes = BLOCK_BYTES
+    block_bytes = int_iv(block_bytes, "block_bytes", minimum=1)
     parquet = is_parquet_source(source)
     if not parquet and not os.path.isfile(src):
         raise InputError("no such file", source=src)
