@@ -193,3 +193,14 @@ def test_dask_without_distributed_client(unsorted_frame):
     with dask.config.set(scheduler="sync"):
         assert_same(evaluate(DATA.qrels, {"run": unsorted_frame}, ["RR", "AP"]),
                     evaluate(DATA.qrels, {"run": ddf}, ["RR", "AP"], engine="dask"))
+
+
+def test_cli_engine(small_buckets, capsys):
+    from mrrstats.cli import main
+
+    outs = []
+    for engine in ("memory", "stream"):
+        assert main(["evaluate", str(DATA.qrels), str(DATA.runs[0]), "-m", "AP", "-m", "RR",
+                     "--format", "tsv", "--engine", engine]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and len(outs[0].splitlines()) > 300

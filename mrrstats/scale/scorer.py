@@ -11,11 +11,11 @@ __all__ = ["ranks_from_scorer"]
 
 
 def _xp(a):
+    if isinstance(a, (np.ndarray, np.generic)):
+        return np
     from array_api_compat import array_namespace, is_numpy_array
 
-    if isinstance(a, np.ndarray) or is_numpy_array(a):
-        return np
-    return array_namespace(a)
+    return np if is_numpy_array(a) else array_namespace(a)
 
 
 def _to_numpy(a) -> np.ndarray:
