@@ -19,8 +19,6 @@ import os
 import numpy as np
 import pandas as pd
 
-from ..io.trec import read_run
-
 __all__ = ["dask_groups"]
 
 _ROW = "__mrrstats_row__"
@@ -53,7 +51,12 @@ def _evaluate_partition(group, frame: pd.DataFrame, name: str):
     if len(frame) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return None, np.zeros(0, dtype=str), empty, empty
-    return group(read_run(frame.reset_index(drop=True), name=name))
+    import pyarrow as pa
+
+    from .stream import run_from_table
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    return group(run_from_table(table, name=name, source=f"<Dask run {name!r}>"))
 
 
 def dask_groups(source, group, *, name=None):

@@ -28,7 +28,7 @@ from ..io.hashing import duplicate_pairs, hash_strings
 from ..io.trec import Run, read_run
 from ..validation import int_iv
 
-__all__ = ["iter_query_groups", "is_parquet_source", "run_source_bytes"]
+__all__ = ["iter_query_groups", "is_parquet_source", "run_source_bytes", "run_from_table"]
 
 #: Text bytes per bucket by default: about 2.5 million TREC lines, a few hundred MB
 #: in memory while the bucket is evaluated.
@@ -174,6 +174,29 @@ def _parquet_tables(source, src: str, block_rows: int, bar):
                         "rank": rank, "score": score}, schema=_SCHEMA), None
 
 
+def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>") -> Run:
+    """A validated :class:`Run` from an Arrow table ``query, doc, score[, rank]``.
+
+    Refuses non-finite or missing scores and a document listed twice for the
+    same query, as :func:`mrrstats.read_run` does.
+    """
+    score = pc.cast(table["score"], pa.float64()).to_numpy()
+    bad = ~np.isfinite(score)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"query {table['query'][i]}: score {score[i]} is not finite (or "
+                         "missing)", source=source)
+    rank = (pc.cast(table["rank"], pa.string()) if "rank" in table.column_names else None)
+    run = Run(name=name, query=pc.cast(table["query"], pa.string()),
+              doc=pc.cast(table["doc"], pa.string()), score=score, rank=rank, tag=tag,
+              source=source)
+    if duplicate_pairs(run.query, run.doc):
+        raise InputError("a document is listed twice for the same query (trec_eval refuses "
+                         "such runs; read it with mrrstats.read_run(duplicates=...) and "
+                         "evaluate it in memory)", source=source)
+    return run
+
+
 def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None = None,
                       block_bytes: int | None = None, tmpdir=None,
                       progress: bool | None = None) -> Iterator[Run]:
@@ -261,12 +284,7 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
                 os.remove(paths[b])
                 if has_rank and t["rank"].null_count:
                     has_rank = False
-                run = Run(name=run_name, query=t["query"], doc=t["doc"],
-                          score=t["score"].to_numpy(), rank=t["rank"] if has_rank else None,
-                          tag=tag, source=src)
-                if duplicate_pairs(run.query, run.doc):
-                    raise InputError("a document is listed twice for the same query (trec_eval "
-                                     "refuses such runs; read it with mrrstats.read_run("
-                                     "duplicates=...) and evaluate it in memory)", source=src)
+                run = run_from_table(t if has_rank else t.drop_columns(["rank"]),
+                                     name=run_name, tag=tag, source=src)
                 yield run
                 bar.update(1)
