@@ -24,10 +24,9 @@ import importlib
 import numpy as np
 import pandas as pd
 import pytest
+import threadpoolctl  # a core dependency of mrrstats
 
 import mrrstats
-
-threadpoolctl = pytest.importorskip("threadpoolctl")
 
 SEED = 20261123
 BATCHES = (None, 1, 7, 4096)

@@ -7,6 +7,7 @@ that consume the same random stream, and exact identities (k = 2).
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import subprocess
@@ -176,62 +177,69 @@ def test_same_seed_same_result_any_thread_count(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# randomised Tukey HSD and Westfall-Young: loop references on the same stream
+# randomised Tukey HSD and Westfall-Young: exact references over ALL within-topic
+# permutations (3 systems, 5 topics: 6**5 = 7,776 equally likely), so the check does
+# not depend on the random stream; Monte-Carlo p-values within 5 binomial SEs.
 # ---------------------------------------------------------------------------
-def _loop_permutations(X, B, seed):
-    gen = np.random.default_rng(seed)
-    return [gen.permuted(X, axis=-1) for _ in range(B)]  # one (n, k) array per resample
+_X5 = np.array([[0.9, 0.5, 0.1], [0.8, 0.7, 0.2], [0.3, 0.6, 0.25], [1.0, 0.2, 0.5],
+                [0.6, 0.4, 0.45]])  # 5 topics x 3 systems, no ties within a topic
+_PAIRS3 = [(0, 1), (0, 2), (1, 2)]
 
 
-def test_tukey_equals_loop_reference(small):
-    X = small.to_numpy()[:20, :5]
-    B = 400
-    res = mrrstats.randomized_tukey_hsd(X.T, n_resamples=B, rng=21)
-    pairs = [(i, j) for i in range(5) for j in range(i + 1, 5)]
-    obs = np.array([abs(X[:, i].mean() - X[:, j].mean()) for i, j in pairs])
-    cnt_max = np.zeros(len(pairs))
-    cnt_raw = np.zeros(len(pairs))
-    null = []
-    for P in _loop_permutations(X, B, 21):
-        m = P.mean(axis=0)
-        null.append(m.max() - m.min())
-        cnt_max += null[-1] >= obs - 1e-12
-        cnt_raw += np.array([abs(m[i] - m[j]) for i, j in pairs]) >= obs - 1e-12
-    np.testing.assert_allclose(res.pvalue_adjusted, (cnt_max + 1) / (B + 1))
-    np.testing.assert_allclose(res.pvalue, (cnt_raw + 1) / (B + 1))
-    c = np.quantile(null, 0.95)
-    np.testing.assert_allclose(res.ci_high - res.difference, c)
+def _all_permutations(X):
+    """Every within-topic permutation of the systems: array (k!**n, n, k)."""
+    n, k = X.shape
+    perms = np.array(list(itertools.permutations(range(k))))
+    choice = np.array(list(itertools.product(range(len(perms)), repeat=n)))
+    return X[np.arange(n)[None, :, None], perms[choice]]
+
+
+def _mc_tolerance(p, B):
+    return 5 * np.sqrt(p * (1 - p) / B) + 1 / (B + 1)
+
+
+def test_tukey_against_exact_permutation_distribution():
+    B = 40_000
+    res = mrrstats.randomized_tukey_hsd(_X5.T, n_resamples=B, rng=21)
+    means = _all_permutations(_X5).mean(axis=1)  # (7776, k)
+    null = means.max(axis=1) - means.min(axis=1)
+    obs = np.array([abs(_X5[:, i].mean() - _X5[:, j].mean()) for i, j in _PAIRS3])
+    # exact ties (3% of the permutations here) count: compare with a 1e-12 margin
+    p_adj = np.array([(null >= o - 1e-12).mean() for o in obs])
+    p_raw = np.array([(np.abs(means[:, i] - means[:, j]) >= o - 1e-12).mean()
+                      for (i, j), o in zip(_PAIRS3, obs, strict=True)])
+    assert np.all(np.abs(res.pvalue_adjusted - p_adj) <= _mc_tolerance(p_adj, B))
+    assert np.all(np.abs(res.pvalue - p_raw) <= _mc_tolerance(p_raw, B))
+    # the interval half-width is a 95% quantile of the same null: between the exact
+    # quantiles at 0.95 -/+ 5 binomial SEs
+    half = res.ci_high - res.difference
+    delta = 5 * math.sqrt(0.05 * 0.95 / B)
+    lo = np.quantile(null, 0.95 - delta, method="lower")
+    hi = np.quantile(null, 0.95 + delta, method="higher")
+    assert np.all((half >= lo - 1e-12) & (half <= hi + 1e-12)), (half, lo, hi)
     assert res.test == "tukey" and res.correction == "tukey-hsd"
 
 
 @pytest.mark.parametrize("statistic", ["mean", "t"])
-def test_westfall_young_equals_algorithm_2_8(small, statistic):
-    # Westfall & Young (1993), Algorithm 2.8, written out with loops.
-    X = small.to_numpy()[:25, :5]
-    B = 300
-    n = X.shape[0]
-    pairs = [(i, j) for i in range(5) for j in range(i + 1, 5)]
-
-    def stat(M):
-        out = []
-        for i, j in pairs:
-            d = M[:, i] - M[:, j]
-            out.append(abs(d.mean()) if statistic == "mean"
-                       else abs(d.mean() / (d.std(ddof=1) / math.sqrt(n))))
-        return np.array(out)
-
-    obs = stat(X)
+def test_westfall_young_against_exact_algorithm_2_8(statistic):
+    # Westfall & Young (1993), Algorithm 2.8, over every permutation (exact p-values).
+    B = 40_000
+    n = _X5.shape[0]
+    Xp = _all_permutations(_X5)
+    D = np.stack([Xp[:, :, i] - Xp[:, :, j] for i, j in _PAIRS3], axis=-1)  # (P, n, 3)
+    if statistic == "mean":
+        stat = np.abs(D.mean(axis=1))
+    else:
+        stat = np.abs(D.mean(axis=1) / (D.std(axis=1, ddof=1) / math.sqrt(n)))
+    obs = stat[0]  # the first permutation is the identity
     order = np.argsort(-obs, kind="stable")
-    counts = np.zeros(len(pairs))
-    for P in _loop_permutations(X, B, 3):
-        t = stat(P)[order]
-        u = np.maximum.accumulate(t[::-1])[::-1]  # u_j = max over l >= j
-        counts += u >= obs[order] - 1e-9
-    p_sorted = np.maximum.accumulate((counts + 1) / (B + 1))
-    expected = np.empty(len(pairs))
-    expected[order] = p_sorted
-    res = mrrstats.westfall_young(X.T, statistic=statistic, n_resamples=B, rng=3)
-    np.testing.assert_allclose(res.pvalue_adjusted, expected)
+    u = np.maximum.accumulate(stat[:, order][:, ::-1], axis=1)[:, ::-1]  # max over l >= j
+    p_sorted = np.maximum.accumulate((u >= obs[order] - 1e-9).mean(axis=0))
+    exact = np.empty(3)
+    exact[order] = p_sorted
+    res = mrrstats.westfall_young(_X5.T, statistic=statistic, n_resamples=B, rng=3)
+    assert np.all(np.abs(res.pvalue_adjusted - exact) <= _mc_tolerance(exact, B)), (
+        res.pvalue_adjusted, exact)
     assert res.correction == "westfall-young"
 
 
@@ -248,6 +256,7 @@ def test_step_down_dominates_single_step(adhoc7):
     assert maxt.pvalue_adjusted[top] == tukey.pvalue_adjusted[top]
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_familywise_error_under_complete_null(adhoc7):
     """FWER of the family-wise procedures when all 6 systems are exchangeable.
 

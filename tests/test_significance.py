@@ -8,6 +8,7 @@ stated next to each assertion.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -426,26 +427,33 @@ def test_bootstrap_batch_invariance(adhoc7_rr, batch):
 
 @pytest.mark.parametrize("method", ["shift", "studentized"])
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-def test_bootstrap_test_equals_direct_resampling(method, alternative):
-    # Reference: materialise every resample with the same index draws
-    # (gen.integers(0, n, size=(B, n))) and compute the statistics directly.
-    rng = np.random.default_rng(4)
-    a, b = rng.random(30), rng.random(30) * 0.9
-    B = 2000
-    res = mrrstats.bootstrap_test(a, b, method=method, alternative=alternative,
-                                  n_resamples=B, rng=77)
+def test_bootstrap_test_against_exact_bootstrap_distribution(method, alternative):
+    # Reference independent of the random stream: with n = 6 topics, all 6**6 = 46,656
+    # equally likely resamples of the centred differences z = d - mean(d) give the exact
+    # bootstrap p-value; the Monte-Carlo p-value (b + 1) / (B + 1) must lie within 5
+    # binomial SEs of it. A resample with zero spread has t = 0 if its mean is 0, else
+    # +-inf (the documented convention of the studentized test).
+    a = np.array([0.9, 0.35, 0.6, 0.2, 0.75, 0.5])
+    b = np.array([0.5, 0.4, 0.1, 0.3, 0.2, 0.45])
+    n, B = a.size, 40_000
     d = a - b
     z = d - d.mean()
-    idx = np.random.default_rng(77).integers(0, 30, size=(B, 30))
-    zs = z[idx]
+    zs = z[np.array(list(itertools.product(range(n), repeat=n)))]
     if method == "shift":
         null, obs = zs.mean(axis=1), d.mean()
     else:
-        null = zs.mean(axis=1) / (zs.std(axis=1, ddof=1) / math.sqrt(30))
-        obs = d.mean() / (d.std(ddof=1) / math.sqrt(30))
-    cnt = {"two-sided": (np.abs(null) >= abs(obs)).sum(), "greater": (null >= obs).sum(),
-           "less": (null <= obs).sum()}[alternative]
-    assert res.pvalue == pytest.approx((cnt + 1) / (B + 1))
+        m, se = zs.mean(axis=1), zs.std(axis=1, ddof=1) / math.sqrt(n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            null = np.where(se > 1e-12, m / se, np.where(np.abs(m) <= 1e-12, 0.0,
+                                                         np.sign(m) * np.inf))
+        obs = d.mean() / (d.std(ddof=1) / math.sqrt(n))
+    tol = 1e-12 * abs(obs)
+    exact = {"two-sided": (np.abs(null) >= abs(obs) - tol).mean(),
+             "greater": (null >= obs - tol).mean(),
+             "less": (null <= obs + tol).mean()}[alternative]
+    res = mrrstats.bootstrap_test(a, b, method=method, alternative=alternative,
+                                  n_resamples=B, rng=77)
+    assert abs(res.pvalue - exact) <= 5 * math.sqrt(exact * (1 - exact) / B) + 1 / (B + 1)
     assert res.statistic == pytest.approx(obs)
 
 
@@ -508,6 +516,7 @@ def _null_differences(matrices, n, R, rng):
     return D
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_calibration_t_and_randomization_on_real_nulls(rr_matrices):
     """Type I error at alpha = 0.05 on real RR nulls (see `_null_differences`).
 
@@ -544,6 +553,7 @@ def test_calibration_t_and_randomization_on_real_nulls(rr_matrices):
         assert abs(rate_r - 0.05) <= se3, ("randomization", n, rate_r)
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_calibration_other_tests_documented(rr_matrices):
     """Rejection rates of Wilcoxon (R's default), sign and bootstrap tests on real nulls.
 
@@ -595,6 +605,7 @@ def test_calibration_other_tests_documented(rr_matrices):
         assert rates[n]["shift"] >= 0.05 - 3 * se
 
 
+@pytest.mark.slow  # calibration run (R replicates); CI runs it with -m slow
 def test_bca_coverage_with_known_mean(adhoc7_rr):
     """BCa coverage of a known mean: topics resampled from real 50-topic RR columns.
 
