@@ -204,3 +204,11 @@ def test_cli_engine(small_buckets, capsys):
                      "--format", "tsv", "--engine", engine]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and len(outs[0].splitlines()) > 300
+
+
+def test_dask_engine_refuses_other_inputs():
+    pytest.importorskip("dask.dataframe")
+    with pytest.raises(ValueError, match="engine='stream'"):
+        evaluate(DATA.qrels, DATA.runs[0], engine="dask")
+    with pytest.raises(TypeError, match="Dask DataFrame"):
+        evaluate(DATA.qrels, {"r": mrrstats.read_run(DATA.runs[0]).to_frame()}, engine="dask")

@@ -65,14 +65,23 @@ def dask_groups(source, group, *, name=None):
     import dask.dataframe as dd
 
     if isinstance(source, (str, os.PathLike)):
+        from .stream import is_parquet_source
+
         path = os.fspath(source)
+        if not is_parquet_source(path) and "://" not in path:
+            raise ValueError(f"engine='dask' reads a Dask DataFrame or Parquet files (a file "
+                             f"ending .parquet, a directory or a glob); {path!r} is neither "
+                             "(for a TREC text file use engine='stream')")
         if name is None:
             from .stream import _run_name
 
             name = _run_name(path, None)
         ddf = dd.read_parquet(path)
-    else:
+    elif type(source).__module__.split(".")[0] in ("dask", "dask_expr"):
         ddf = source
+    else:
+        raise TypeError("engine='dask' reads a Dask DataFrame or Parquet files, got "
+                        f"{type(source).__name__}")
     name = "run" if name is None else str(name)
     missing = [c for c in ("query", "doc", "score") if c not in ddf.columns]
     if missing:
