@@ -113,7 +113,7 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
     ...                       n_candidates=4, chunk=3, batch=1)
     >>> full = ranks_from_scores(W, [1, 3])
     >>> r.optimistic.tolist() == full.optimistic.tolist(), r.pessimistic.tolist()
-    (True, [2.0, 3.0])
+    (True, [3.0, 3.0])
     """
     if not callable(score_fn):
         raise TypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
