@@ -1,7 +1,8 @@
 """Engines of ``evaluate`` on generated runs of growing size: time and peak memory.
 
-Each measurement runs in a fresh subprocess (peak RSS of that process, from
-``getrusage``; for Dask, the client's plus the workers' peaks). The runs come
+Each measurement runs in a fresh subprocess (peak RSS of that process, VmHWM;
+for Dask, the client's plus the sum of the workers' peaks). Dask reads the run
+as 8 Parquet files cut at equal row counts (so a few queries straddle files). The runs come
 from ``make_data.py`` (depth 1,000, tied scores, sorted by query as written).
 Every engine's per-query values are checked to be identical to ``memory``'s.
 
@@ -28,9 +29,17 @@ ROOT = HERE.parent
 MEASURES = ["RR", "RR@10", "AP", "nDCG@10", "P@10", "R@100"]
 
 
-def child(engine: str, qrels: str, run: str, workers: int, out: str) -> None:
-    import resource
+def peak_rss() -> int:
+    """This process's peak resident memory (VmHWM; unlike getrusage's ru_maxrss it
+    does not carry the parent's peak across fork + exec)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
 
+
+def child(engine: str, qrels: str, run: str, workers: int, out: str) -> None:
     import numpy as np
 
     import mrrstats
@@ -45,11 +54,9 @@ def child(engine: str, qrels: str, run: str, workers: int, out: str) -> None:
     t0 = time.perf_counter()
     ev = mrrstats.evaluate(qrels, {"run": run}, MEASURES, engine=engine)
     seconds = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss = peak_rss()
     if client is not None:
-        import resource as _r
-
-        peaks = client.run(lambda: _r.getrusage(_r.RUSAGE_SELF).ru_maxrss * 1024)
+        peaks = client.run(peak_rss)
         rss_workers = sum(peaks.values())
         client.close()
         cluster.close()

@@ -185,6 +185,29 @@ def test_dask_engine_matches_memory(dask_client, tmp_path, unsorted_frame):
                          ties="rank", engine="dask"))
 
 
+def test_dask_sorted_run_cut_inside_queries(dask_client, tmp_path, monkeypatch):
+    """Queries straddling file boundaries are gathered into one group, without a shuffle."""
+    from mrrstats.scale import dask as scale_dask
+
+    frame = mrrstats.read_run(DATA.runs[4]).to_frame()  # grouped by query, file order
+    folder = write_parquet_parts(frame, tmp_path / "run", [777, 12_345, 12_346, 40_000])
+    a = evaluate(DATA.qrels, {"run": frame}, MEASURES)
+    assert_same(a, evaluate(DATA.qrels, {"run": str(folder)}, MEASURES, engine="dask"))
+    bounds = [0, 777, 12_345, 12_346, 40_000, len(frame)]
+    counts = [frame.iloc[lo:hi]["query"].value_counts(sort=False)
+              for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    plan, split = scale_dask._plan(counts)
+    assert plan == "gather" and 2 <= len(split) <= 4
+    # forced shuffle (every split row above the gathering limit) gives the same values
+    monkeypatch.setattr(scale_dask, "SPLIT_ROWS_GATHERED", -1)
+    assert scale_dask._plan(counts)[0] == "shuffle"
+    frame_small = frame.iloc[:2000]
+    ddf = __import__("dask.dataframe").dataframe.from_pandas(frame_small, npartitions=2,
+                                                              sort=False)
+    assert_same(evaluate(DATA.qrels, {"run": frame_small}, MEASURES),
+                evaluate(DATA.qrels, {"run": ddf}, MEASURES, engine="dask"))
+
+
 def test_dask_without_distributed_client(unsorted_frame):
     dd = pytest.importorskip("dask.dataframe")
     import dask

@@ -35,8 +35,37 @@ def _client():
         return None
 
 
-def _unique_queries(frame: pd.DataFrame) -> np.ndarray:
-    return pd.unique(frame["query"].astype(str))
+#: Rows of queries that span partitions gathered into one group without a shuffle
+#: (a sorted run cut into files); beyond that the run is shuffled by query.
+SPLIT_ROWS_GATHERED = 1_000_000
+
+
+def _query_counts(frame: pd.DataFrame) -> pd.Series:
+    return frame["query"].astype(str).value_counts(sort=False)
+
+
+def _plan(counts) -> tuple[str, set]:
+    """``("whole" | "gather" | "shuffle", queries spanning partitions)``."""
+    allc = pd.concat(counts) if counts else pd.Series(dtype=np.int64)
+    spread = allc.index.value_counts()
+    split = set(spread.index[spread.to_numpy() > 1])
+    if not split:
+        return "whole", split
+    split_rows = int(allc[allc.index.isin(split)].sum())
+    if split_rows > SPLIT_ROWS_GATHERED:
+        return "shuffle", split
+    return "gather", split
+
+
+def _rows_of(frame: pd.DataFrame, queries: set, offset: int, inside: bool) -> pd.DataFrame:
+    """Rows whose query is (``inside``) or is not in ``queries``; with row numbers if inside."""
+    mask = frame["query"].astype(str).isin(queries).to_numpy()
+    if not inside:
+        return frame[~mask]
+    rows = np.flatnonzero(mask)
+    out = frame.iloc[rows].copy()
+    out[_ROW] = offset + rows.astype(np.int64)
+    return out
 
 
 def _with_row(frame: pd.DataFrame, offset: int) -> pd.DataFrame:
@@ -91,11 +120,15 @@ def dask_groups(source, group, *, name=None):
     if client is not None and dask.base.get_scheduler() != client.get:
         client = None  # another scheduler was chosen (dask.config.set(scheduler=...))
     parts = ddf.to_delayed()
-    uniques = dask.compute(*[dask.delayed(_unique_queries)(p) for p in parts])
-    seen = np.concatenate(uniques) if uniques else np.zeros(0, dtype=object)
-    if np.unique(seen.astype(str)).size != seen.size:  # a query spans partitions
-        lengths = dask.compute(*[dask.delayed(len)(p) for p in parts])
-        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    # Pass 1 (small result): rows per query in every partition.
+    counts = dask.compute(*[dask.delayed(_query_counts)(p) for p in parts])
+    lengths = np.array([int(c.sum()) for c in counts], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    plan, split = _plan(counts)
+    extra = []
+    if plan == "shuffle":
+        # Many queries span partitions (an unsorted run): shuffle by query, carrying
+        # the original row order for the ties.
         meta = ddf._meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
         ddf = dd.from_delayed([dask.delayed(_with_row)(p, int(o))
                                for p, o in zip(parts, offsets, strict=True)], meta=meta)
@@ -103,6 +136,15 @@ def dask_groups(source, group, *, name=None):
         ddf = ddf.shuffle(on="query", npartitions=max(1, ddf.npartitions),
                           shuffle_method=None if client is not None else "tasks")
         parts = ddf.to_delayed()
+        split = set()
+    elif plan == "gather":
+        # A few queries straddle partition boundaries (a sorted run cut into files):
+        # their rows, in file order, form one extra group; no shuffle.
+        pieces = [dask.delayed(_rows_of)(p, split, int(o), True)
+                  for p, o in zip(parts, offsets, strict=True)]
+        extra = [dask.delayed(pd.concat)(pieces)]
+        parts = [dask.delayed(_rows_of)(p, split, 0, False) for p in parts]
     fn = client.scatter(group, broadcast=True) if client is not None else group
-    results = dask.compute(*[dask.delayed(_evaluate_partition)(fn, p, name) for p in parts])
+    results = dask.compute(*[dask.delayed(_evaluate_partition)(fn, p, name)
+                             for p in [*parts, *extra]])
     return name, list(results)
