@@ -33,6 +33,10 @@ from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_
                     paired_ttest, pairwise_tests, randomization_power, randomization_test,
                     randomized_tukey_hsd, residual_variance, sign_test, topic_set_size,
                     ttest_power, westfall_young, wilcoxon_test)
+# -- estimation, equivalence, unpaired comparisons (mrrstats.stats.estimation) ---
+from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult, UnpairedResult,
+                    effect_size_intervals, equivalence_test, hodges_lehmann,
+                    unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
@@ -107,6 +111,16 @@ __all__ = [
     "ttest_power",
     "Comparison",
     "compare",
+    "EffectSizeIntervals",
+    "EquivalenceResult",
+    "HodgesLehmannResult",
+    "UnpairedResult",
+    "effect_size_intervals",
+    "equivalence_test",
+    "hodges_lehmann",
+    "unpaired_bootstrap_ci",
+    "unpaired_permutation_test",
+    "unpaired_ttest",
     "DecisionAgreement",
     "agreement_matrix",
     "decision_agreement",
