@@ -37,6 +37,7 @@ from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_
 from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult, UnpairedResult,
                     effect_size_intervals, equivalence_test, hodges_lehmann,
                     unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
+from .stats import MixedModelResult, mixed_model
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
@@ -121,6 +122,8 @@ __all__ = [
     "unpaired_bootstrap_ci",
     "unpaired_permutation_test",
     "unpaired_ttest",
+    "MixedModelResult",
+    "mixed_model",
     "DecisionAgreement",
     "agreement_matrix",
     "decision_agreement",

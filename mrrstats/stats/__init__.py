@@ -14,6 +14,7 @@ from .estimation import (
                        unpaired_permutation_test,
                        unpaired_ttest,
 )
+from .mixed import MixedModelResult, mixed_model
 from .multiple import (
                        PairwiseResult,
                        anova_tukey_hsd,
@@ -43,4 +44,5 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            # estimation, equivalence and unpaired comparisons (issue 14)
            "EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult", "UnpairedResult",
            "effect_size_intervals", "equivalence_test", "hodges_lehmann",
-           "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest"]
+           "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
+           "MixedModelResult", "mixed_model"]
