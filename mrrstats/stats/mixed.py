@@ -140,7 +140,7 @@ def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
     >>> table = q + np.array([0.0, 0.3, 0.5]) + rng.normal(0, 0.5, (30, 3))
     >>> res = mrrstats.mixed_model(table.T)
     >>> print(res.effects.shape, round(res.residual_variance, 3))
-    (3, 4) 0.245
+    (3, 4) 0.221
     """
     cl = confidence_level_iv(confidence_level)
     if missing not in ("drop", "raise", "keep"):
