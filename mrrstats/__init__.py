@@ -38,6 +38,8 @@ from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult,
                     effect_size_intervals, equivalence_test, hodges_lehmann,
                     unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
 from .stats import MixedModelResult, mixed_model
+# -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
+from .stats import RankIntervals, compact_letter_display, rank_intervals
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
@@ -124,6 +126,9 @@ __all__ = [
     "unpaired_ttest",
     "MixedModelResult",
     "mixed_model",
+    "RankIntervals",
+    "compact_letter_display",
+    "rank_intervals",
     "DecisionAgreement",
     "agreement_matrix",
     "decision_agreement",
