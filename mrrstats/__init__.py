@@ -27,6 +27,7 @@ from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineRe
                         random_baseline_counts, random_baseline_test, random_metric_moments,
                         ranks_from_negatives, ranks_from_scores, variance_mrr, variance_rank,
                         variance_rr, variance_success)
+from .baselines import SampledMetricResult, correct_sampled_metric
 # -- significance and uncertainty (mrrstats.stats) -----------------------------
 from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_hsd,
                     bootstrap_ci, bootstrap_test, compare, discriminative_power, effect_sizes,
@@ -94,6 +95,8 @@ __all__ = [
     "LinkPredictionRanks",
     "ranks_from_negatives",
     "ranks_from_scores",
+    "SampledMetricResult",
+    "correct_sampled_metric",
     "ConfidenceInterval",
     "bootstrap_ci",
     "bootstrap_test",
