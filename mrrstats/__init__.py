@@ -46,6 +46,7 @@ from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decis
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
                         per_query_correlation, perfect_rr_disagreement, perturbation_summary,
                         ranking_agreement, rr_diagnostics, swap_relevant, swapped_pairs, tau_ap)
+from .agreement import MultiverseResult, multiverse
 # -- plots and reports (mrrstats.report) ---------------------------------------
 from .report import ReportData, ReportResult, load_report, make_report, plots
 
@@ -147,6 +148,8 @@ __all__ = [
     "move_first_relevant",
     "perturbation_summary",
     "swap_relevant",
+    "MultiverseResult",
+    "multiverse",
     "plots",
     "examples",
     "ReportData",
