@@ -146,27 +146,19 @@ def multiverse(qrels, runs, measures=("RR",), *,
 
     Examples
     --------
-    >>> import mrrstats
     A's second query ties its relevant document with a non-relevant one:
     trec_eval and pessimistic ties put it second, optimistic and expected
     ties (partly) first, and A overtakes B.
 
+    >>> import mrrstats
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d7": 1}, "q3": {"d3": 1}}
     >>> runs = {"A": {"q1": {"d1": 1.0}, "q2": {"d7": 0.5, "d9": 0.5},
     ...               "q3": {"d4": 0.9, "d5": 0.8, "d3": 0.7}},
     ...         "B": {"q1": {"d1": 1.0}, "q2": {"d9": 0.9, "d7": 0.8},
     ...               "q3": {"d4": 0.9, "d3": 0.8}}}
     >>> mv = mrrstats.multiverse(qrels, runs, "RR", cutoffs=(None,))
-    >>> print(mv.summary[["ties", "queries", "n_flipped"]].to_string(index=False))
-         ties queries  n_flipped
-    trec_eval    both          0
-    trec_eval   qrels          0
-   optimistic    both          1
-   optimistic   qrels          1
-  pessimistic    both          0
-  pessimistic   qrels          0
-     expected    both          1
-     expected   qrels          1
+    >>> print(mv.summary.groupby("ties", sort=False)["n_flipped"].sum().to_dict())
+    {'trec_eval': 0, 'optimistic': 2, 'pessimistic': 0, 'expected': 2}
     """
     alpha = alpha_iv(alpha)
     gen, _ = rng_iv(rng)
