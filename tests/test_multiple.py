@@ -150,7 +150,7 @@ def test_same_seed_same_result_any_thread_count(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent(f"""
         import numpy as np, mrrstats
-        import mrrstats.stats.significance as sig
+        import mrrstats.stats.resampling as sig
         sig._CONTROLLER[:] = [None]  # do not limit BLAS threads: test the arithmetic itself
         X = mrrstats.read_score_matrix({str(data)!r}).iloc[:, :12]
         out = []

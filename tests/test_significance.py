@@ -18,13 +18,8 @@ from scipy import special, stats
 
 import mrrstats
 from mrrstats.io import read_score_matrix
-from mrrstats.stats.significance import (
-    _bootstrap_interval,
-    _enumerated_rows,
-    _sign_pvalues,
-    _signflip_counts,
-    _signflip_rows,
-)
+from mrrstats.stats.resampling import enumerated_rows, signflip_counts, signflip_rows
+from mrrstats.stats.significance import _bootstrap_interval, _sign_pvalues
 
 
 def _matrix(*parts):
@@ -287,7 +282,7 @@ def test_monte_carlo_pvalue_never_zero():
 def _reference_counts(D, alternative, B, seed, n):
     """Plain float64 reference of the sign-flip counts with the same random bits."""
     gen = np.random.default_rng(seed)
-    bits = _signflip_rows(gen, B, n).astype(np.float64)
+    bits = signflip_rows(gen, B, n).astype(np.float64)
     S = D.sum(axis=1)
     T = 2.0 * (bits @ D.T) - S
     tol = 100 * np.finfo(float).eps * np.abs(S) + 8 * n * np.finfo(float).eps / 2 * np.abs(
@@ -312,14 +307,14 @@ def test_float32_fast_path_equals_float64_reference(rr_matrices, alternative):
     D[0] = np.where(np.arange(3000) % 2 == 0, 0.5, -0.5)
     D[0, :3] = 0.5
     gen = np.random.default_rng(123)
-    counts, total, _ = _signflip_counts(D, alternative, n_resamples=4000, exact=False,
+    counts, total, _ = signflip_counts(D, alternative, n_resamples=4000, exact=False,
                                         batch=333, gen=gen)
     ref = _reference_counts(D, alternative, 4000, 123, 3000)
     np.testing.assert_array_equal(counts, ref)
 
 
 def test_enumerated_rows_are_all_sign_vectors():
-    rows = _enumerated_rows(0, 16, 4)
+    rows = enumerated_rows(0, 16, 4)
     assert len({tuple(r) for r in rows}) == 16
 
 

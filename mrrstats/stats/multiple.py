@@ -41,14 +41,14 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
+from .resampling import blas_single_thread as _blas_single_thread
+from .resampling import bootstrap_sums as _bootstrap_sums
+from .resampling import mc_se as _mc_se
 from .significance import (
-    _blas_single_thread,
     _bootstrap_interval,
-    _bootstrap_sums,
     _bootstrap_test_rows,
     _effect_rows,
     _jackknife_acceleration,
-    _mc_se,
     _sign_pvalues,
     _signflip_pvalues,
     _t_interval,

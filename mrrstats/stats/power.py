@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
-from .significance import _signflip_rows, _ttest_rows, _vector, residual_variance
+from .resampling import enumerated_rows, signflip_rows
+from .significance import _ttest_rows, _vector, residual_variance
 
 __all__ = ["PowerResult", "SimulatedPowerResult", "TopicSetSizeResult", "ttest_power",
            "randomization_power", "topic_set_size"]
@@ -305,13 +306,11 @@ def _batched_signflip_p(D, alternative, B, exact, gen):
     scale = np.abs(D).sum(axis=1)
     tol = 1e-9 * scale
     if exact:
-        from .significance import _enumerated_rows
-
-        bits = _enumerated_rows(0, 1 << n, n).astype(np.float64)  # shared, deterministic
+        bits = enumerated_rows(0, 1 << n, n).astype(np.float64)  # shared, deterministic
         G = D @ bits.T  # (r, 2**n)
         total = 1 << n
     else:
-        bits = _signflip_rows(gen, r * B, n).reshape(r, B, n).astype(np.float64)
+        bits = signflip_rows(gen, r * B, n).reshape(r, B, n).astype(np.float64)
         G = np.einsum("rbn,rn->rb", bits, D)
         total = B
     T = 2.0 * G - S[:, None]

@@ -32,7 +32,6 @@ same result for every ``batch`` size and every number of BLAS threads.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from dataclasses import dataclass, field
 
@@ -46,6 +45,17 @@ from ..validation import (
     missing_iv,
     rng_iv,
     tolerance_iv,
+)
+from .resampling import (
+    blas_single_thread,
+    bootstrap_batch,
+    bootstrap_counts,
+    bootstrap_sums,
+    exact_count_products,
+    exact_split,
+    mc_se,
+    signflip_counts,
+    use_exact,
 )
 
 __all__ = [
@@ -66,19 +76,6 @@ __all__ = [
     "effect_sizes",
     "residual_variance",
 ]
-
-
-# Exact enumeration of the 2**n sign vectors is used (when ``exact=None``) as
-# long as 2**n <= max(n_resamples, _EXACT_BUDGET // n_pairs).
-_EXACT_BUDGET = 1 << 20
-# Default batch: resampling rows per step such that one step touches about
-# _BATCH_ELEMENTS floats (rows x (queries + pairs)). Small steps keep the
-# random bits, counts and products in cache and keep the matrix products skinny,
-# which multi-threaded BLAS handles poorly when large on a busy machine.
-_BATCH_ELEMENTS = 1 << 17
-
-_U32 = float(np.finfo(np.float32).eps) / 2.0  # unit roundoff of float32
-_U64 = float(np.finfo(np.float64).eps) / 2.0
 
 
 # --------------------------------------------------------------------------
@@ -137,39 +134,6 @@ def _pair_iv(a, b, missing, *, min_n=2):
     if a.size < min_n:
         raise ValueError(f"`a` and `b` need at least {min_n} queries, got {a.size}")
     return a, b
-
-
-_CONTROLLER = []  # lazily created threadpoolctl.ThreadpoolController (scanning is slow)
-
-
-def _blas_single_thread():
-    """Context limiting BLAS to one thread (if threadpoolctl is installed).
-
-    The resampling loops multiply skinny matrices; multi-threaded OpenBLAS gains
-    little on them and spins badly when the cores are busy. Results never
-    depend on this (the comparisons are exact, see the engines), only speed.
-    """
-    if not _CONTROLLER:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - optional
-            _CONTROLLER.append(None)
-        else:
-            _CONTROLLER.append(ThreadpoolController())
-    controller = _CONTROLLER[0]
-    if controller is None:  # pragma: no cover - optional
-        return contextlib.nullcontext()
-    return controller.limit(limits=1, user_api="blas")
-
-
-def _mc_se(pvalue, n_resamples):
-    """Binomial standard error of a Monte-Carlo p-value from ``n_resamples``."""
-    p = np.asarray(pvalue, dtype=np.float64)
-    return np.sqrt(p * (1.0 - p) / n_resamples)
-
-
-def _default_batch(n_cols, n_extra=0):
-    return int(min(4096, max(8, _BATCH_ELEMENTS // max(1, n_cols + n_extra))))
 
 
 # --------------------------------------------------------------------------
@@ -641,111 +605,17 @@ def _sign_test_iv(a, b, alternative, zero_tolerance, missing):
 # --------------------------------------------------------------------------
 # randomization (sign-flip) test: vectorised engine
 # --------------------------------------------------------------------------
-def _signflip_rows(gen, r, n):
-    """``r`` rows of ``n`` fair random bits (uint8), drawn in a fixed order.
-
-    Each row consumes exactly ``ceil(n / 64)`` raw 64-bit outputs of the bit
-    generator, so splitting the rows into batches never changes them.
-    """
-    words = (n + 63) // 64
-    raw = gen.bit_generator.random_raw(r * words).reshape(r, words)
-    raw = raw.astype("<u8", copy=False)
-    return np.unpackbits(raw.view(np.uint8), axis=1, bitorder="little", count=n)
-
-
-def _enumerated_rows(start, r, n):
-    """Rows ``start .. start + r - 1`` of the 2**n sign patterns (bit i of the code)."""
-    codes = np.arange(start, start + r, dtype=np.int64)
-    return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
-
-
-def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen):
-    r"""Count sign-flip resamples at least as extreme as the observed mean difference.
-
-    ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
-    pairs share the same sign matrix. Returns ``(counts, total, exact)``.
-
-    For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
-    :math:`2\beta_i - 1`) the resampled sum is :math:`2\sum_i \beta_i d_i - S`
-    with :math:`S = \sum_i d_i`. The products :math:`\beta D^T` run in float32
-    BLAS; the float32 error is bounded (Higham's :math:`\gamma_n`) and every
-    comparison that the bound cannot decide is recomputed in float64, so the
-    counts are those of the float64 computation whatever the BLAS or thread
-    count. Resampled statistics within ``tol`` of the observed one count as ties
-    (at least as extreme), ``tol = 100 eps |T| + 4 n eps sum|d|``.
-    """
-    P, n = D.shape
-    S = D.sum(axis=1)
-    absum = np.abs(D).sum(axis=1)
-    if alternative == "two-sided":
-        obs = np.abs(S)
-    elif alternative == "greater":
-        obs = S.copy()
-    else:
-        obs = -S
-    tol = 100 * np.finfo(np.float64).eps * np.abs(S) + 4 * n * _U64 * 2 * absum
-    if n * _U32 < 0.25:
-        gamma = n * _U32 / (1 - n * _U32)
-        margin = 2.0 * (gamma * (1 + _U32) + _U32) * absum * 1.01 + 2 * tol
-    else:  # millions of queries: no useful float32 bound, decide everything in float64
-        margin = np.full(P, np.inf)
-    thresh = obs - tol
-    D32 = D.T.astype(np.float32)  # (n, P)
-    if exact:
-        total = 1 << n
-    else:
-        total = n_resamples
-    if batch is None:
-        batch = _default_batch(n, P)
-    counts = np.zeros(P, dtype=np.int64)
-    for start in range(0, total, batch):
-        r = min(batch, total - start)
-        bits = _enumerated_rows(start, r, n) if exact else _signflip_rows(gen, r, n)
-        bits32 = bits.astype(np.float32)
-        G = (bits32 @ D32).astype(np.float64)  # (r, P)
-        T = 2.0 * G - S
-        if alternative == "two-sided":
-            stat = np.abs(T)
-        elif alternative == "greater":
-            stat = T
-        else:
-            stat = -T
-        diff = stat - thresh
-        sure = diff > margin
-        unsure = np.abs(diff) <= margin
-        counts += sure.sum(axis=0)
-        if unsure.any():
-            rows, cols = np.nonzero(unsure)
-            exact_g = (bits[rows].astype(np.float64) * D[cols]).sum(axis=1)
-            t64 = 2.0 * exact_g - S[cols]
-            if alternative == "two-sided":
-                s64 = np.abs(t64)
-            elif alternative == "greater":
-                s64 = t64
-            else:
-                s64 = -t64
-            hit = s64 >= thresh[cols]
-            np.add.at(counts, cols[hit], 1)
-    return counts, total, exact
-
-
-def _use_exact(n, n_pairs, n_resamples, exact):
-    if exact is None:
-        return (1 << min(n, 62)) <= max(n_resamples, _EXACT_BUDGET // max(1, n_pairs))
-    return bool(exact)
-
-
 def _signflip_pvalues(D, alternative, *, n_resamples, exact, batch, gen):
     """p-values, their Monte-Carlo SEs, the number of resamples and exactness."""
-    exact = _use_exact(D.shape[1], D.shape[0], n_resamples, exact)
-    counts, total, exact = _signflip_counts(D, alternative, n_resamples=n_resamples,
+    exact = use_exact(D.shape[1], D.shape[0], n_resamples, exact)
+    counts, total, exact = signflip_counts(D, alternative, n_resamples=n_resamples,
                                             exact=exact, batch=batch, gen=gen)
     if exact:
         p = counts / total
         se = np.zeros_like(p)
     else:
         p = (counts + 1.0) / (total + 1.0)
-        se = _mc_se(p, total)
+        se = mc_se(p, total)
     return np.minimum(p, 1.0), se, total, exact
 
 
@@ -872,65 +742,6 @@ def _randomization_test_iv(a, b, alternative, n_resamples, exact, batch, missing
 # --------------------------------------------------------------------------
 # bootstrap engine
 # --------------------------------------------------------------------------
-def _bootstrap_counts(gen, r, n):
-    """Multinomial counts (r, n) of ``r`` bootstrap resamples of ``n`` queries, as float64.
-
-    Indices are drawn row by row with ``gen.integers(0, n, size=(r, n))``,
-    which consumes the stream in the same order whatever the batch size.
-    """
-    idx = gen.integers(0, n, size=(r, n))
-    idx += (np.arange(r, dtype=np.int64) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=r * n).reshape(r, n).astype(np.float64)
-
-
-# Bootstrap sums are matrix products of integer counts with the data. BLAS may
-# sum in any order (depending on the number of rows and threads), so the data
-# are split into two parts on power-of-two grids, each small enough that every
-# partial sum is exact: the products are then exact in any order, and the
-# result (hi + lo, rounded once) is bit-identical for every batch size and
-# thread count. The split keeps 2 * (52 - ceil(log2(n + 1))) bits of each row
-# below its largest power of two: the data are represented to an absolute
-# error below 2 * max|x| * 2**-64 for up to a million queries (2**-77 at 7,000).
-def _bootstrap_batch(batch, n, m):
-    return _default_batch(n, 2 * m) if batch is None else batch
-
-
-def _exact_split(X, n):
-    """Split rows of ``X`` (m, n) into ``hi``, ``lo`` whose count-weighted sums are exact."""
-    X = np.asarray(X, dtype=np.float64)
-    bits = 52 - int(math.ceil(math.log2(n + 1)))
-    amax = np.abs(X).max(axis=1, keepdims=True)
-    amax = np.where(amax > 0, amax, 1.0)
-    q1 = np.exp2(np.ceil(np.log2(amax)) - bits)  # power-of-two grid per row
-    hi = np.rint(X / q1) * q1
-    q2 = q1 * 2.0**-bits
-    lo = np.rint((X - hi) / q2) * q2
-    return hi, lo
-
-
-def _exact_count_products(counts, hi_lo_T, m):
-    """``counts @ [hi; lo].T`` (both exact), summed to (r, m)."""
-    prod = counts @ hi_lo_T
-    return prod[:, :m] + prod[:, m:]
-
-
-def _bootstrap_sums_impl(X, n_resamples, batch, gen):
-    """Bootstrap resample sums of each row of ``X`` (m, n), one shared index matrix.
-
-    Returns an (m, B) array of :math:`\\sum_i c_{bi} x_i` where :math:`c_b` are
-    the multinomial counts of resample ``b``.
-    """
-    m, n = X.shape
-    batch = _bootstrap_batch(batch, n, m)
-    out = np.empty((m, n_resamples))
-    hi, lo = _exact_split(X, n)
-    HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
-    for start in range(0, n_resamples, batch):
-        r = min(batch, n_resamples - start)
-        out[:, start:start + r] = _exact_count_products(_bootstrap_counts(gen, r, n), HL, m).T
-    return out
-
-
 def _jackknife_acceleration(X):
     """BCa acceleration of the mean for each row of ``X`` (closed form).
 
@@ -1119,7 +930,7 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
     x, method, cl, n_resamples, batch, gen, seed = _bootstrap_ci_iv(
         a, b, method, confidence_level, alternative, n_resamples, batch, missing, rng)
     n = x.size
-    dist = np.sort(_bootstrap_sums(x[None, :], n_resamples, batch, gen)[0] / n)
+    dist = np.sort(bootstrap_sums(x[None, :], n_resamples, batch, gen)[0] / n)
     accel = float(_jackknife_acceleration(x[None, :])[0])
     se = float(dist.std(ddof=1)) if n_resamples > 1 else math.nan
     return BootstrapCIResult(float(x.mean()), se, dist, accel, method, cl, alternative,
@@ -1180,14 +991,14 @@ def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen):
         obs = mean
         tol = 1e-12 * scale
         Y = D
-    hi, lo = _exact_split(Y, n)
+    hi, lo = exact_split(Y, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)
-    batch = _bootstrap_batch(batch, n, 2 * P)
+    batch = bootstrap_batch(batch, n, 2 * P)
     count = np.zeros(P, dtype=np.int64)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
-        counts = _bootstrap_counts(gen, r, n)
-        sums = _exact_count_products(counts, HL, Y.shape[0])  # (r, P) or (r, 2P)
+        counts = bootstrap_counts(gen, r, n)
+        sums = exact_count_products(counts, HL, Y.shape[0])  # (r, P) or (r, 2P)
         m1 = sums[:, :P] / n
         num = m1 - mean  # centred: the resample mean of z_i = d_i - mean(d)
         if studentized:
@@ -1207,7 +1018,7 @@ def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen):
         else:
             count += (null <= obs + tol).sum(axis=0)
     p = (count + 1.0) / (n_resamples + 1.0)
-    return obs, np.minimum(p, 1.0), _mc_se(p, n_resamples)
+    return obs, np.minimum(p, 1.0), mc_se(p, n_resamples)
 
 
 @dataclass(frozen=True)
@@ -1480,24 +1291,8 @@ def _effect_sizes_iv(a, b, zero_tolerance, residual_variance, missing):
     return a, b, tol, v_e
 
 
-def _signflip_counts(*args, **kwargs):
-    with _blas_single_thread():
-        return _signflip_counts_impl(*args, **kwargs)
-
-
-_signflip_counts.__doc__ = _signflip_counts_impl.__doc__
-
-
-def _bootstrap_sums(*args, **kwargs):
-    with _blas_single_thread():
-        return _bootstrap_sums_impl(*args, **kwargs)
-
-
-_bootstrap_sums.__doc__ = _bootstrap_sums_impl.__doc__
-
-
 def _bootstrap_test_rows(*args, **kwargs):
-    with _blas_single_thread():
+    with blas_single_thread():
         return _bootstrap_test_rows_impl(*args, **kwargs)
 
 
