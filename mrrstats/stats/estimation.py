@@ -36,6 +36,7 @@ from scipy import optimize, stats
 
 from ..model.scoretable import as_score_table
 from ..validation import alternative_iv, confidence_level_iv, int_iv, missing_iv, rng_iv
+from .resampling import bootstrap_sums
 from .significance import ConfidenceInterval, bootstrap_ci, paired_ttest, randomization_test
 
 __all__ = [
@@ -770,17 +771,11 @@ def unpaired_bootstrap_ci(a, b, *, confidence_level=0.95, method="percentile",
     if method not in ("percentile", "basic"):
         raise ValueError(f"`method` must be 'percentile' or 'basic', got {method!r}")
     n_resamples = int_iv(n_resamples, "n_resamples")
-    batch = int_iv(batch, "batch", allow_none=True) or 4096
+    batch = int_iv(batch, "batch", allow_none=True)
     gen, seed = rng_iv(rng)
-    dist = np.empty(n_resamples)
-    done = 0
-    while done < n_resamples:
-        r = min(batch, n_resamples - done)
-        for j in range(r):  # row by row: the same stream for any batch size
-            ia = gen.integers(0, a.size, a.size)
-            ib = gen.integers(0, b.size, b.size)
-            dist[done + j] = a[ia].mean() - b[ib].mean()
-        done += r
+    # the one engine: each query set resampled on its own (a's resamples, then b's)
+    dist = (bootstrap_sums(a[None, :], n_resamples, batch, gen)[0] / a.size
+            - bootstrap_sums(b[None, :], n_resamples, batch, gen)[0] / b.size)
     obs = float(a.mean() - b.mean())
     alpha = 1 - cl
     ql, qh = np.quantile(dist, [alpha / 2, 1 - alpha / 2])

@@ -20,6 +20,7 @@ import pandas as pd
 from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv, int_iv, rng_iv
+from .resampling import bootstrap_sums
 
 __all__ = ["RankIntervals", "rank_intervals", "compact_letter_display"]
 
@@ -291,24 +292,17 @@ def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2
                              math.nan, cl, getattr(decisions, "test", "decisions"), 0, None,
                              table.measure)
     n_resamples = int_iv(n_resamples, "n_resamples")
-    batch = int_iv(batch, "batch", allow_none=True) or max(1, (1 << 16) // max(n, 1))
+    batch = int_iv(batch, "batch", allow_none=True)
     gen, seed = rng_iv(rng)
     ii, jj = np.triu_indices(k, 1)
     d = x[:, ii] - x[:, jj]  # (n, pairs) per-query differences
     dhat = d.mean(axis=0)
     se = d.std(axis=0, ddof=1) / math.sqrt(n)
     ok = se > 0
-    maxt = np.empty(n_resamples)
-    done = 0
-    while done < n_resamples:
-        r = min(batch, n_resamples - done)
-        counts = np.empty((r, n))
-        for row in range(r):  # row by row: the same stream for any batch size
-            counts[row] = np.bincount(gen.integers(0, n, n), minlength=n)
-        dstar = counts @ d / n
-        t = np.abs(dstar[:, ok] - dhat[ok]) / se[ok]
-        maxt[done:done + r] = t.max(axis=1) if t.shape[1] else 0.0
-        done += r
+    # the one engine: bootstrap sums of every pair's differences, one shared index matrix
+    dstar = bootstrap_sums(np.ascontiguousarray(d.T), n_resamples, batch, gen) / n
+    t = np.abs(dstar[ok] - dhat[ok, None]) / se[ok, None]
+    maxt = t.max(axis=0) if t.shape[0] else np.zeros(n_resamples)
     c = float(np.quantile(maxt, cl, method="higher"))
     sig_pairs = np.zeros(ii.size, bool)
     sig_pairs[ok] = np.abs(dhat[ok]) / se[ok] > c
