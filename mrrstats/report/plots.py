@@ -815,7 +815,10 @@ def forest_differences(scores, baseline, *, measure=None, marginal="t", simultan
         from ..stats.multiple import randomized_tukey_hsd, westfall_young
 
         fn = randomized_tukey_hsd if simultaneous == "tukey" else westfall_young
-        family = fn(frame, confidence_level=cl, n_resamples=n_resamples, rng=gen)
+        family = fn(frame, confidence_level=cl, n_resamples=n_resamples, rng=gen) \
+            if fn is randomized_tukey_hsd else fn(frame, confidence_level=cl,
+                                                  n_resamples=n_resamples,
+                                                  ci="simultaneous", rng=gen)
     slo = shi = rej = None
     if family is not None:
         lookup = {}
