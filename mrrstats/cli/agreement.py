@@ -33,6 +33,8 @@ HELP = "agreement between measures: tau, tau_AP, rho, swaps, discriminative powe
 def add_arguments(parser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="QRELS RUN",
                         help="qrels file followed by one or more TREC run files")
+    parser.add_argument("--example", action="store_true",
+                        help="use the bundled TREC CAsT 2021 qrels and five baseline runs")
     parser.add_argument("-m", "--measure", action="append", dest="measures", default=None,
                         metavar="MEASURE",
                         help="measure to compare (repeat; at least two), e.g. -m RR -m AP "
@@ -134,7 +136,15 @@ def run(args) -> int:
         ranking_agreement,
     )
 
-    if args.scores:
+    if args.example:
+        if args.scores or args.inputs:
+            raise ValueError("give either --example or QRELS RUN... / --scores, not both")
+        from ..datasets import cast2021
+
+        data = cast2021()
+        args.inputs = [str(data.qrels)] + [str(r) for r in data.runs]
+        scores = _evaluate(args)
+    elif args.scores:
         scores = _load_scores(args)
     elif args.inputs:
         scores = _evaluate(args)

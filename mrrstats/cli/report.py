@@ -58,6 +58,8 @@ def add_arguments(p) -> None:
     p.add_argument("--missing", choices=("raise", "drop"), default="raise",
                    help="a query some system lacks: error (default) or drop it")
     p.add_argument("--title", default=None, help="title of the notebook and HTML page")
+    p.add_argument("--show-code", action="store_true",
+                   help="keep the notebook's code cells in report.html (hidden by default)")
     p.add_argument("--no-notebook", action="store_true",
                    help="write only tables/, per_query.csv and settings.json (no kernel)")
     p.add_argument("--timeout", type=int, default=600,
@@ -85,6 +87,7 @@ def run(args) -> int:
                   confidence_level=args.confidence_level, random=args.random,
                   ties=args.ties, rel=args.rel, queries=args.queries, missing=args.missing,
                   rng=args.seed, title=args.title, notebook=not args.no_notebook,
+                  show_code=args.show_code,
                   timeout=args.timeout, progress=not args.quiet,
                   measures=args.measures, baseline=args.baseline)
     if args.example:
