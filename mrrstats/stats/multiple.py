@@ -8,7 +8,8 @@ order; the difference of a pair is ``mean_a - mean_b``.
 
 * :func:`pairwise_tests` -- one test per pair, with Holm, Bonferroni or
   Benjamini-Hochberg adjustment, or one of the procedures below; effect
-  sizes and confidence intervals for every pair.
+  sizes and, for every pair, an interval that agrees with its decision
+  (``ci_method`` names it) beside the marginal t interval.
 * :func:`randomized_tukey_hsd` -- topic-blocked randomised Tukey HSD
   (Carterette 2012): permute system labels within each query; the null of the
   largest mean difference over all pairs.
@@ -519,7 +520,24 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     Notes
     -----
     Random numbers are consumed in a fixed order: first the test's resamples,
-    then the bootstrap resamples of the intervals.
+    then the bootstrap resamples of the intervals. The decision-consistent
+    intervals draw nothing: they replay the test's own resamples.
+
+    Measured on the 27 real TREC score matrices of ``shared/data`` (first 20
+    systems, 5,130 pairs, B = 10000; ``benchmarks/consistency_counts.py``):
+    with the default intervals no pair's interval disagrees with its decision,
+    for the randomization test with Holm, Bonferroni, BH or no correction,
+    for max-T and for the randomised Tukey HSD (before: max-T 5 and
+    randomization + Holm 59 of 380 pairs on two such matrices).
+
+    References
+    ----------
+    .. [1] Strassburger, K., Bretz, F. (2008). Compatible simultaneous lower
+           confidence bounds for the Holm procedure and other Bonferroni-based
+           closed tests. Statistics in Medicine 27(24), 4914-4927.
+    .. [2] Benjamini, Y., Yekutieli, D. (2005). False discovery rate-adjusted
+           multiple confidence intervals for selected parameters. JASA 100(469),
+           71-81.
 
     Examples
     --------
