@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -95,17 +97,31 @@ def test_randomization_power_close_to_t_power():
     assert r.n_resamples == 1000 and not r.exact
 
 
-def test_randomization_power_exact_small_n_equals_loop():
+def test_randomization_power_exact_small_n_against_exact_power():
+    # Reference independent of the random stream: the exact power. Each simulated
+    # experiment draws 8 topics with replacement from the shifted pilot
+    # z = pilot - mean(pilot) + 0.2 and runs the exact (2**8 sign vectors) two-sided
+    # test; enumerating all C(17, 8) = 24,310 multisets of 8 of the 10 pilot values with
+    # their multinomial probabilities gives P(p <= 0.05) exactly (0.15739). The
+    # simulated power must lie within 5 binomial SEs of it.
     pilot = np.array([0.5, -0.2, 0.0, 0.3, 1.0, -0.5, 0.25, 0.0, 0.1, 0.8])
-    res = mrrstats.randomization_power(pilot, n_queries=8, difference=0.2, n_simulations=150,
+    n_q, R = 8, 20_000
+    z = pilot - pilot.mean() + 0.2
+    multisets = np.array(list(itertools.combinations_with_replacement(range(10), n_q)))
+    weight = np.array([math.factorial(n_q) / math.prod(map(math.factorial, Counter(m).values()))
+                       for m in multisets]) / 10.0**n_q
+    D = z[multisets]
+    signs = 1 - 2 * np.array(list(itertools.product([0, 1], repeat=n_q)))
+    T, S = D @ signs.T, D.sum(axis=1)
+    tol = 1e-9 * np.abs(D).sum(axis=1)
+    p = (np.abs(T) >= (np.abs(S) - tol)[:, None]).mean(axis=1)
+    for i in (0, 777, 5000, 24_309):  # the reference p-value is the library's
+        assert mrrstats.randomization_test(D[i], np.zeros(n_q)).pvalue == pytest.approx(p[i])
+    exact = float(weight @ (p <= 0.05))
+    res = mrrstats.randomization_power(pilot, n_queries=n_q, difference=0.2, n_simulations=R,
                                        n_resamples=1000, rng=11)
     assert res.exact and res.n_resamples == 256
-    gen = np.random.default_rng(11)
-    seeds = gen.integers(0, 2**63, size=2)
-    z = pilot - pilot.mean() + 0.2
-    idx = np.random.default_rng(seeds[0]).integers(0, 10, size=(150, 8))
-    p = [mrrstats.randomization_test(z[i], np.zeros(8)).pvalue for i in idx]
-    assert res.power == np.mean(np.array(p) <= 0.05)
+    assert abs(res.power - exact) <= 5 * math.sqrt(exact * (1 - exact) / R)
 
 
 def test_randomization_power_batch_invariance():
