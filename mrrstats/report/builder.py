@@ -547,6 +547,12 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
                                confidence_level=cs["confidence_level"],
                                alternative=cs["alternative"], missing=cs["missing"], rng=gen)
         for w in caught:
+            if not _is_own_warning(w):
+                # another library's warning (e.g. one that a dependency gives once per
+                # process): passed on, but not a note of the report, which must not
+                # depend on what ran before in the process
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                continue
             note = f"{m}: {w.message}"
             if note not in notes:
                 notes.append(note)
@@ -757,6 +763,15 @@ def _evaluation_from(scores, query_stats, settings):
     conv = {k: ev[k] for k in ("ties", "rel", "queries", "max_depth")}
     return Evaluation(measures=parse_measures(names), runs=tuple(systems), values=values,
                       counts=counts, query_stats=stats, settings=conv)
+
+
+def _is_own_warning(w) -> bool:
+    """Whether a caught warning was raised by mrrstats itself (an analysis note)."""
+    package = Path(__file__).resolve().parent.parent
+    try:
+        return Path(w.filename).resolve().is_relative_to(package)
+    except (TypeError, ValueError, OSError):
+        return False
 
 
 def _versus_baseline(comparison, baseline):
