@@ -767,6 +767,11 @@ def _evaluation_from(scores, query_stats, settings):
 
 def _is_own_warning(w) -> bool:
     """Whether a caught warning was raised by mrrstats itself (an analysis note)."""
+    # a warning class of another library (e.g. numba's compilation warnings, which
+    # point at the jitted mrrstats source but come once per process) is not ours
+    if str(getattr(w.category, "__module__", "")).split(".")[0] not in ("builtins",
+                                                                        "mrrstats"):
+        return False
     package = Path(__file__).resolve().parent.parent
     try:
         return Path(w.filename).resolve().is_relative_to(package)
