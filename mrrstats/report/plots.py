@@ -408,7 +408,8 @@ def _rank_ecdf_iv(scores, systems, measure, n_candidates, n_relevant, random):
     cols = _select(frame, systems)
     values = frame[cols].to_numpy(np.float64)
     m = name.split("(")[0].split("@")[0]
-    if m == "Rank" or (m not in ("RR",) and np.nanmax(values) > 1):
+    # ranks (lower is better, by the measure spec) or, for unnamed frames, values above 1
+    if not _higher_is_better(name) or (m not in ("RR",) and np.nanmax(values) > 1):
         ranks = values
         if np.any(ranks[~np.isnan(ranks)] < 1):
             raise ValueError("`scores`: ranks must be >= 1 (inf when none is retrieved)")
