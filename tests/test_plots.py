@@ -51,10 +51,15 @@ def _legend_texts(ax):
     return [t.get_text() for t in ax.get_legend().get_texts()]
 
 
+# child interpreters import this checkout's mrrstats, not the installed copy
+_THIS_CHECKOUT = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+
+
 def test_import_does_not_import_matplotlib():
     code = "import sys, mrrstats, mrrstats.plots; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+                         check=True, env=_THIS_CHECKOUT)
     assert out.stdout.strip() == "False"
 
 
@@ -477,11 +482,8 @@ def test_style_context_embeds_truetype_fonts():
 # -- paper figures ---------------------------------------------------------------
 def test_paper_figures_quick(tmp_path):
     script = ROOT / "paper_figures" / "make_figures.py"
-    # the script imports this checkout's mrrstats (not another installed copy)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     out = subprocess.run([sys.executable, str(script), "--quick", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300, env=env)
+                         capture_output=True, text=True, timeout=300, env=_THIS_CHECKOUT)
     assert out.returncode == 0, out.stderr
     names = ["fig1_rr_distributions", "fig2_type1_error", "fig3_rank_agreement",
              "fig4_random_baseline", "fig5_power"]

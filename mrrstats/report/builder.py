@@ -270,14 +270,14 @@ class ReportData:
         return out
 
     def _test_phrase(self):
-        from ..stats.compare import _CORRECTION_LABELS, _TEST_LABELS
+        from ..stats.registry import correction_label, test_label
 
         c = self.comparison
         r0 = c.results[c.measures[0]]
-        corr = _CORRECTION_LABELS.get(r0.correction, r0.correction)
+        corr = correction_label(r0.correction)
         side = {"two-sided": "two-sided", "greater": "one-sided (a better)",
                 "less": "one-sided (a worse)"}[c.alternative]
-        text = f"{_TEST_LABELS[c.test]}, {side}"
+        text = f"{test_label(c.test)}, {side}"
         if r0.n_resamples is not None:
             text += (f", exact ({r0.n_resamples} sign vectors)" if r0.exact
                      else f", B = {c.n_resamples}, seed = {self.settings['seed']}")
@@ -781,7 +781,8 @@ def _is_own_warning(w) -> bool:
 
 def _versus_baseline(comparison, baseline):
     """Rows of the all-pairs result that involve ``baseline``, oriented system - baseline."""
-    from ..stats.multiple import _FAMILY_TESTS, _adjust
+    from ..stats.multiple import adjust_pvalues
+    from ..stats.registry import FAMILY_TESTS
 
     rows = []
     for m in comparison.measures:
@@ -797,10 +798,10 @@ def _versus_baseline(comparison, baseline):
         idx = np.asarray(idx, dtype=np.int64)
         sign = np.asarray(sign)
         p = r.pvalue[idx]
-        if r.test in _FAMILY_TESTS:
+        if r.test in FAMILY_TESTS:
             p_adj, reject = r.pvalue_adjusted[idx], r.reject[idx]
         else:
-            p_adj, reject = _adjust(p, r.correction, r.alpha)
+            p_adj, reject = adjust_pvalues(p, r.correction, r.alpha)
         lo = np.where(sign > 0, r.ci_low[idx], -r.ci_high[idx])
         hi = np.where(sign > 0, r.ci_high[idx], -r.ci_low[idx])
         for j, q in enumerate(idx):
@@ -1038,7 +1039,7 @@ def _score_inputs(scores):
 def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
                     alternative, n_resamples, confidence_level, random, ties, rel, queries,
                     missing, rng, timeout):
-    from ..stats.multiple import _correction_iv, _test_name_iv
+    from ..stats.registry import correction_spec, test_spec
     from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv
 
     if out is None or not isinstance(out, (str, os.PathLike)):
@@ -1057,8 +1058,8 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
         measures = list(measures)
         if not measures or not all(isinstance(m, str) for m in measures):
             raise TypeError("`measures` must be a measure name or a list of them")
-    test = _test_name_iv(test)
-    correction = _correction_iv(correction)
+    test = test_spec(test).name
+    correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
     n_resamples = int_iv(n_resamples, "n_resamples")
