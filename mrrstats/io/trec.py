@@ -966,10 +966,12 @@ def _foreign_table(obj):
     dict; ``None`` for anything else. The packages are never imported here: the
     object is recognised by its type's module and attributes."""
     module = type(obj).__module__ or ""
+    # types_mapper: the columns stay Arrow arrays inside the frame (no copy of the ids
+    # into Python strings); the run reader takes them as they are.
     if isinstance(obj, (pa.Table, pa.RecordBatch)):
-        return obj.to_pandas()
+        return obj.to_pandas(types_mapper=pd.ArrowDtype)
     if module.startswith("polars") and hasattr(obj, "to_arrow"):
-        return obj.to_arrow().to_pandas()
+        return obj.to_arrow().to_pandas(types_mapper=pd.ArrowDtype)
     if module.startswith("ranx") and hasattr(obj, "to_dict"):
         return obj.to_dict()
     return None
