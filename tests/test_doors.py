@@ -207,3 +207,27 @@ def test_no_common_query_is_an_error():
         mrrstats.evaluate({"q1": {"a"}}, {"x": ["a"]}, "RR")
     ev = mrrstats.evaluate({"q1": {"a"}}, {"x": ["a"]}, "RR", queries="qrels")
     assert ev.values["run"]["RR"].tolist() == [0.0]
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_rank_only_files(cast, tmp_path, gz):
+    import gzip
+
+    _, qrels, runs, _ = cast
+    name = next(iter(runs))
+    frame = runs[name].to_frame()
+    text = "".join(f"{q}\t{d}\t{r}\n" for q, d, r in zip(frame["query"], frame["doc"],
+                                                         frame["rank"], strict=True))
+    path = tmp_path / ("ms.tsv.gz" if gz else "ms.tsv")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    want = mrrstats.evaluate(qrels, {name: runs[name]}, BINARY, ties="rank")
+    for ties in ("rank", "trec_eval", "pessimistic"):
+        got = mrrstats.evaluate(qrels, {name: path}, BINARY, ties=ties)
+        _assert_same(got, want, BINARY)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("q1\td1\t1\nq1\td2\ttwo\n")
+    with pytest.raises(InputError, match="line 2: rank 'two' is not an integer"):
+        read_run(bad)
+    bad.write_text("q1\td1\t1\nq1\td2\n")
+    with pytest.raises(InputError, match="line 2: expected 3 fields"):
+        read_run(bad)

@@ -529,7 +529,11 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
         * a DataFrame with columns for query (``query``/``query_id``/``q_id``/
           ``qid``), document (``doc``/``doc_id``/``docno``) and grade
           (``grade``/``relevance``/``score``...), the shapes of ir_measures and ranx;
-        * a dict ``{query: {doc: grade}}`` (pytrec_eval / ranx shape).
+        * a dict ``{query: {doc: grade}}`` (pytrec_eval / ranx shape), or
+          ``{query: {doc, ...}}`` / ``{query: [doc, ...]}``: the relevant
+          documents (grade 1); an empty set is a judged query without any
+          relevant document;
+        * a polars DataFrame, an Arrow table or a ``ranx.Qrels``.
     duplicates : {"raise", "first", "max"}, keyword-only
         A (query, doc) pair judged twice is an error by default; ``"first"``
         keeps the first judgement, ``"max"`` the highest grade.
@@ -655,9 +659,16 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
         * a TREC run file ``query Q0 doc rank score tag`` (plain or gzipped,
           any whitespace, in any row order; lines starting with ``#`` are
           comments; fields after the tag are ignored, as trec_eval does);
-        * a DataFrame with query, document and score columns (optionally
-          ``rank``), the shapes of ir_measures and ranx;
-        * a dict ``{query: {doc: score}}`` (pytrec_eval / ranx shape).
+        * a rank-only file ``query doc rank`` (the MS MARCO run format, told
+          apart by its first line having three fields): the score is minus
+          the rank, so every tie convention orders by rank;
+        * a DataFrame (pandas, polars or an Arrow table) with query, document
+          and score columns (optionally ``rank``; a ``rank`` column alone is a
+          rank-only run ordered by it), the shapes of ir_measures and ranx;
+        * a dict ``{query: {doc: score}}`` (pytrec_eval / ranx shape), or
+          ``{query: [doc, ...]}``: ranked lists, whose order is the ranking under
+          every tie convention;
+        * a ``ranx.Run``.
     name : str, optional, keyword-only
         The run's name; defaults to the file name without directories and
         ``.gz`` (``"run"`` for in-memory input).
@@ -723,7 +734,40 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
         return _read_run_file(source, src, run_name, duplicates, mixed_tags)
 
 
+def _first_data_fields(path, source: str) -> int | None:
+    with _open_text(path, source) as fh:
+        try:
+            for raw in fh:
+                text = raw.strip(_ASCII_SPACE)
+                if text and not text.startswith("#"):
+                    return len(_SPLIT.split(text))
+        except (UnicodeDecodeError, EOFError, OSError, zlib.error):
+            return None
+    return None
+
+
+def _read_rank_only_file(path, source: str, name: str, duplicates: str) -> Run:
+    """``query doc rank`` lines (the MS MARCO run format): the ranks are the order."""
+    queries, docs, ranks, lines = [], [], [], []
+    with _open_text(path, source) as fh:
+        for lineno, parts in _data_lines(fh, source, 3, 3, "query doc rank"):
+            if not _INT.fullmatch(parts[2]):
+                raise InputError(f"rank {parts[2]!r} is not an integer", source=source,
+                                 line=lineno)
+            queries.append(parts[0])
+            docs.append(parts[1])
+            ranks.append(int(parts[2]))
+            lines.append(lineno)
+    rank = np.asarray(ranks, dtype=np.int64)
+    run = _run_from_arrays(np.asarray(queries, dtype=object), np.asarray(docs, dtype=object),
+                           -rank.astype(np.float64), rank, name, source, duplicates)
+    run._meta["rank_only"] = True
+    return run
+
+
 def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str) -> Run:
+    if _first_data_fields(source, src) == 3:
+        return _read_rank_only_file(source, src, run_name, duplicates)
     run = _read_run_fast(source, src, run_name)
     if run is not None:
         problem = _fast_run_problem(run, mixed_tags)
