@@ -93,7 +93,8 @@ def blas_threads(n, monkeypatch):
     resampling engine lives.
     """
     with monkeypatch.context() as m:
-        for name in ("mrrstats.stats.significance", "mrrstats.stats.resampling",
+        patched = 0
+        for name in ("mrrstats.stats.resampling", "mrrstats.stats.significance",
                      "mrrstats.stats.multiple"):
             try:
                 mod = importlib.import_module(name)
@@ -101,6 +102,10 @@ def blas_threads(n, monkeypatch):
                 continue
             if isinstance(getattr(mod, "_CONTROLLER", None), list):
                 m.setattr(mod, "_CONTROLLER", [None])
+                patched += 1
+        # if the limit moved or was renamed, update this fixture: otherwise the
+        # "2 threads" runs would silently run on one thread
+        assert patched, "mrrstats' one-thread BLAS limit (_CONTROLLER) was not found"
         with threadpoolctl.threadpool_limits(limits=n, user_api="blas"):
             yield
 

@@ -236,7 +236,8 @@ def test_every_pair_test_pvalue_lies_in_unit_interval(X, alternative):
                                                          n_resamples=300, rng=1),
             "randomization-mc": mrrstats.randomization_test(
                 a, b, alternative=alternative, exact=False, n_resamples=300, rng=1),
-            "bootstrap-shift": mrrstats.bootstrap_test(a, b, alternative=alternative,
+            "bootstrap-shift": mrrstats.bootstrap_test(a, b, method="shift",
+                                                       alternative=alternative,
                                                        n_resamples=300, rng=1),
             "bootstrap-studentized": mrrstats.bootstrap_test(
                 a, b, method="studentized", alternative=alternative, n_resamples=300, rng=1),

@@ -24,6 +24,7 @@ _COMMANDS = {
     "agreement": "mrrstats.cli.agreement",
     "compare": "mrrstats.cli.compare",
     "report": "mrrstats.cli.report",
+    "multiverse": "mrrstats.cli.multiverse",
 }
 
 

@@ -23,12 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..stats.registry import TEST_NAMES
 from .common import add_conventions
 
 HELP = "agreement between measures: tau, tau_AP, rho, swaps, discriminative power"
 
-_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t", "tukey",
-          "maxt", "anova-hsd")
 
 
 def add_arguments(parser) -> None:
@@ -51,7 +50,7 @@ def add_arguments(parser) -> None:
                         help="tie handling of tau_AP (default: agreement, Urbano & "
                              "Marrero's tau_AP,b)")
     add_conventions(parser)
-    parser.add_argument("--test", choices=_TESTS, default="randomization",
+    parser.add_argument("--test", choices=TEST_NAMES, default="randomization",
                         help="paired test for discriminative power (default: randomization)")
     parser.add_argument("--correction", choices=("none", "holm", "bonferroni", "bh"),
                         default="none",

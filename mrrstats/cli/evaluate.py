@@ -6,7 +6,7 @@ import sys
 
 import pandas as pd
 
-from ..metrics.evaluation import evaluate
+from ..metrics.evaluation import ENGINES, evaluate
 from .common import add_conventions, add_run_inputs
 
 HELP = "Evaluate runs against qrels (RR, AP, nDCG, P, R, Success; trec_eval-exact)."
@@ -20,6 +20,11 @@ def add_arguments(p) -> None:
     add_conventions(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="M",
                    help="only the first M documents per query count (trec_eval -M)")
+    p.add_argument("--engine", choices=ENGINES, default="memory",
+                   help="memory (default); stream: run files larger than memory, read in "
+                        "pieces and evaluated query bucket by bucket; dask: Parquet runs on "
+                        "the current Dask scheduler; auto: stream when a run would not fit "
+                        "(identical values whichever engine)")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument("--stat", choices=("mean", "median"), default="mean",
                    help="aggregate over queries: mean (MRR, MAP, ...; default) or median "
@@ -46,7 +51,7 @@ def resolve_inputs(args):
 def run(args) -> int:
     qrels, runs = resolve_inputs(args)
     ev = evaluate(qrels, runs, args.measures, ties=args.ties, rel=args.rel,
-                  queries=args.queries, max_depth=args.max_depth)
+                  queries=args.queries, max_depth=args.max_depth, engine=args.engine)
     out = sys.stdout
     if args.format == "tsv":  # always per query plus 'all' rows, like trec_eval -q
         out.write(ev.to_tsv(per_query=True, stat=args.stat))

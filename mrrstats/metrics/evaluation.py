@@ -25,6 +25,7 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -36,9 +37,11 @@ from ..numerics import no_hugepage_madvise
 from .kernels import score_ranked_run
 from .measures import parse_measures
 
-__all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET"]
+__all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
+           "ENGINES", "evaluate_group", "evaluate_run"]
 
 QUERIES = ("both", "qrels", "msmarco")
+ENGINES = ("memory", "stream", "dask", "auto")
 #: Policies for a query without any relevant document (torchmetrics' names).
 EMPTY_TARGET = ("neg", "pos", "skip", "error")
 _EMPTY_WORDS = {"neg": "scored 0", "pos": "scored 1", "skip": "left out",
@@ -244,6 +247,8 @@ def _is_one_run(mapping: Mapping) -> bool:
 
 def _runs_iv(runs) -> list:
     """Normalise ``runs`` to a list of (name or None, source)."""
+    if type(runs).__module__.split(".")[0] in ("dask", "dask_expr"):  # engine="dask"
+        return [(None, runs)]
     if isinstance(runs, (Run, pd.DataFrame, str)) or hasattr(runs, "__fspath__"):
         return [(None, runs)]
     if isinstance(runs, Mapping):
@@ -292,7 +297,7 @@ def _msmarco_qrels(qrels: Qrels) -> Qrels:
 
 def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 1,
              queries: str = "both", max_depth: int | None = None,
-             empty_target: str = "neg") -> Evaluation:
+             empty_target: str = "neg", engine: str = "memory") -> Evaluation:
     """Evaluate one or more runs against qrels, per query and on average.
 
     Parameters
@@ -329,6 +334,17 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
         trec_eval scores it), ``"pos"`` (1), ``"skip"`` (left out of the means)
         or ``"error"`` (an :class:`InputError` naming them). torchmetrics'
         names; the queries are listed in ``counts[run].no_relevant``.
+    engine : {"memory", "stream", "dask", "auto"}, keyword-only
+        Where the per-query values are computed (the values are identical,
+        bit for bit, whichever engine): ``"memory"`` reads each run whole;
+        ``"stream"`` reads a run file (TREC text, or Parquet files: a path, a
+        directory or a glob) in pieces, partitions it by query into buckets on
+        disk and evaluates one bucket at a time (bounded memory, any row
+        order); ``"dask"`` evaluates a Dask DataFrame or Parquet files
+        partition by partition on the current Dask client (shuffling by query
+        when a query spans partitions); ``"auto"`` picks ``"stream"`` for run
+        files too large for the free memory and ``"memory"`` otherwise. See
+        :mod:`mrrstats.scale`.
 
     Returns
     -------
@@ -362,26 +378,75 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     """
     ties, rel, measures = _evaluate_iv(ties, rel, queries, max_depth, measures)
     empty_target = empty_target_iv(empty_target)
+    if engine not in ENGINES:
+        raise ValueError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
+                         f"got {engine!r}")
     with no_hugepage_madvise():
-        return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, empty_target)
+        return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, empty_target,
+                         engine)
+
+
+def evaluate_group(qrels, run, *, measures, ties, rel, max_depth) -> tuple:
+    """Per-query values of a run holding whole queries (the unit every engine feeds).
+
+    Returns ``(values, run_ids, depth, rel_retrieved)``: the per-query frame
+    of every query of ``run`` (index ``query``), the query ids, documents
+    retrieved and relevant documents retrieved per query. A query's values
+    depend only on its own rows (in file order), so any grouping of whole
+    queries gives the same values.
+    """
+    ranked = rank_run(qrels, run, ties=ties, max_depth=max_depth)
+    per_q = score_ranked_run(ranked, measures, rel=rel)
+    return per_q, ranked.query_ids.astype(str), ranked.depth(), _rel_retrieved(ranked, rel)
+
+
+def _combine_groups(parts) -> tuple:
+    """One result from the results of groups of whole queries, queries sorted as in memory."""
+    parts = [p for p in parts if len(p[1])]
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        raise ValueError("the run has no rows")
+    run_ids = np.concatenate([p[1] for p in parts])
+    if np.unique(run_ids).size != run_ids.size:
+        raise ValueError("a query was split across groups (internal error)")
+    order = np.argsort(run_ids, kind="stable")
+    per_q = pd.concat([p[0] for p in parts]).iloc[order]
+    return (per_q, run_ids[order], np.concatenate([p[2] for p in parts])[order],
+            np.concatenate([p[3] for p in parts])[order])
+
+
+def _evaluate_run(given_name, source, group, engine, ties) -> tuple:
+    """``(name, values, run_ids, depth, rel_retrieved, source)`` of one run via ``engine``."""
+    if engine != "memory":
+        from ..scale.engines import evaluate_groups  # dask/duckdb are optional
+
+        name, parts = evaluate_groups(source, group, engine=engine, name=given_name)
+        if parts is not None:
+            return (name, *_combine_groups(parts), str(source))
+    run = read_run(source, name=given_name) if given_name is not None else read_run(source)
+    _warn_equal_scores(run, ties)
+    return (run.name, *group(run), run.source)
 
 
 def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
-              empty_target="neg") -> Evaluation:
+              empty_target="neg", engine="memory") -> Evaluation:
     qrels = read_qrels(qrels)
     if queries == "msmarco":
         qrels = _msmarco_qrels(qrels)
     items = _runs_iv(runs)
     values, counts, stats, names = {}, {}, [], []
+    group = partial(evaluate_group, measures=measures, ties=ties, rel=rel, max_depth=max_depth)
     for given_name, source in items:
-        run = read_run(source, name=given_name) if given_name is not None else read_run(source)
-        name = run.name
+        name, per_q, run_ids, depth, info, src = _evaluate_run(given_name, source,
+                                                               partial(group, qrels), engine,
+                                                               ties)
         if name in values:
             raise ValueError(f"two runs are named {name!r}; pass a dict {{name: run}} to name "
                              "them apart")
         names.append(name)
-        values[name], counts[name], st = evaluate_run(
-            qrels, run, measures, ties=ties, rel=rel, queries=queries, max_depth=max_depth,
+        values[name], counts[name], st = _finish_run(
+            qrels, name, src, per_q, run_ids, depth, info, measures, rel=rel, queries=queries,
             empty_target=empty_target)
         stats.append(st)
     settings = {"ties": ties, "rel": rel, "queries": queries, "max_depth": max_depth,
@@ -470,30 +535,36 @@ def _warn_equal_scores(run: Run, ties: str) -> None:
 
 def evaluate_run(qrels: Qrels, run: Run, measures, *, ties: str, rel: int, queries: str,
                  max_depth, empty_target: str):
-    """Evaluate one run on whole queries: (per-query frame, QueryCounts, query stats).
+    """Evaluate one run held in memory: (per-query frame, QueryCounts, query stats).
 
-    The unit every engine calls (one run, or one group of whole queries of it);
-    ``qrels`` and ``run`` are already read, the options already validated.
+    ``qrels`` and ``run`` are already read, the options already validated;
+    :func:`evaluate_group` computes the values, :func:`_finish_run` applies
+    the query policies.
     """
+    _warn_equal_scores(run, ties)
+    per_q, run_ids, depth, info = evaluate_group(qrels, run, measures=measures, ties=ties,
+                                                 rel=rel, max_depth=max_depth)
+    return _finish_run(qrels, run.name, run.source, per_q, run_ids, depth, info, measures,
+                       rel=rel, queries=queries, empty_target=empty_target)
+
+
+def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, rel, queries,
+                empty_target):
+    """Apply the query policies (``queries``, ``empty_target``) to one run's values."""
     judged_all = judged_from_qrels(qrels)
     qrels_ids = judged_all.query_ids.astype(str)
     num_rel_all = judged_all.num_rel(rel)
-    name = run.name
-    _warn_equal_scores(run, ties)
-    ranked = rank_run(qrels, run, ties=ties, max_depth=max_depth)
-    per_q = score_ranked_run(ranked, measures, rel=rel)
-    run_ids = ranked.query_ids.astype(str)
     judged_mask = np.isin(run_ids, qrels_ids)
     run_only = tuple(str(q) for q in run_ids[~judged_mask])
     qrels_only = tuple(str(q) for q in qrels_ids[~np.isin(qrels_ids, run_ids)])
     if not judged_mask.any() and queries == "both":
         raise InputError(
-            f"run {name!r} ({run.source}) has no query in common with the qrels "
+            f"run {name!r} ({source}) has no query in common with the qrels "
             f"({qrels.source}): run queries {_few(run_ids)}, qrels queries "
             f"{_few(qrels_ids)} (pass queries='qrels' to score every qrels query 0)")
     per_q = per_q.loc[judged_mask]
-    depth = ranked.depth()[judged_mask]
-    info = _rel_retrieved(ranked, rel)[judged_mask]
+    depth = depth[judged_mask]
+    info = info[judged_mask]
     if queries in ("qrels", "msmarco") and qrels_only:
         fill = {str(m): (np.inf if m.name == "Rank" else 0.0) for m in measures}
         missing = pd.DataFrame([fill] * len(qrels_only),

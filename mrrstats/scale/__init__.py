@@ -1,0 +1,21 @@
+"""Larger than memory, and beyond one machine.
+
+Every engine feeds groups of whole queries to the one per-query evaluator
+(:func:`mrrstats.metrics.evaluation.evaluate_group`), so the per-query values
+are those of the in-memory engine, bit for bit:
+
+* :mod:`mrrstats.scale.stream`: a run file (TREC text or Parquet) read in
+  pieces and partitioned by a hash of the query into buckets on disk (pyarrow's
+  streaming CSV reader and Arrow IPC files; file order kept within a query),
+  then evaluated one bucket at a time;
+* :mod:`mrrstats.scale.dask`: a Dask DataFrame or Parquet files, each
+  partition (whole queries, after a shuffle by query if needed) evaluated on
+  the workers, the small per-query table gathered;
+* :mod:`mrrstats.scale.scorer`: :func:`ranks_from_scorer`, link-prediction
+  ranks from a scoring function called one chunk of candidates at a time.
+"""
+
+from .scorer import ranks_from_scorer
+from .stream import iter_query_groups
+
+__all__ = ["iter_query_groups", "ranks_from_scorer"]
