@@ -15,11 +15,12 @@ import sys as _sys
 from .errors import InputError
 # -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
 from . import datasets
-from .io import Qrels, Run, read_qrels, read_run, read_score_matrix
+from .io import KGFilter, Qrels, Run, kg_filter, read_qrels, read_run, read_score_matrix
 # -- the data model (mrrstats.model) and per-query metrics (mrrstats.metrics) --
 from .model import TIES, RankedRun, rank_run
-from .metrics import (QUERIES, Evaluation, Measure, QueryCounts, evaluate, parse_measure,
-                      parse_measures, score_ranked_run, score_rankings)
+from .metrics import (EMPTY_TARGET, QUERIES, Evaluation, Measure, QueryCounts, evaluate,
+                      evaluate_flat, parse_measure, parse_measures, score_ranked_run,
+                      score_rankings)
 # -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
 from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult,
                         RandomMetricMoments, adjusted_mrr, evaluation_baseline, expected_ap,
@@ -27,17 +28,28 @@ from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineRe
                         random_baseline_counts, random_baseline_test, random_metric_moments,
                         ranks_from_negatives, ranks_from_scores, variance_mrr, variance_rank,
                         variance_rr, variance_success)
+from .baselines import SampledMetricResult, correct_sampled_metric
 # -- significance and uncertainty (mrrstats.stats) -----------------------------
 from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_hsd,
                     bootstrap_ci, bootstrap_test, compare, discriminative_power, effect_sizes,
                     paired_ttest, pairwise_tests, randomization_power, randomization_test,
                     randomized_tukey_hsd, residual_variance, sign_test, topic_set_size,
                     ttest_power, westfall_young, wilcoxon_test)
+# -- estimation, equivalence, unpaired comparisons (mrrstats.stats.estimation) ---
+from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult, UnpairedResult,
+                    effect_size_intervals, equivalence_test, hodges_lehmann,
+                    unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
+from .stats import MixedModelResult, mixed_model
+# -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
+from .stats import RankIntervals, compact_letter_display, rank_intervals
+# -- clustered queries (mrrstats.stats.clustered) ------------------------------
+from .stats import ClusterBootstrapResult, cluster_bootstrap_ci, cluster_randomization_test
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
                         per_query_correlation, perfect_rr_disagreement, perturbation_summary,
                         ranking_agreement, rr_diagnostics, swap_relevant, swapped_pairs, tau_ap)
+from .agreement import MultiverseResult, multiverse
 # -- plots and reports (mrrstats.report) ---------------------------------------
 from .report import ReportData, ReportResult, load_report, make_report, plots
 
@@ -55,10 +67,14 @@ __all__ = [
     "Evaluation",
     "QueryCounts",
     "evaluate",
+    "evaluate_flat",
+    "EMPTY_TARGET",
     "Qrels",
     "Run",
     "read_qrels",
     "read_run",
+    "KGFilter",
+    "kg_filter",
     "Measure",
     "parse_measure",
     "parse_measures",
@@ -87,6 +103,8 @@ __all__ = [
     "LinkPredictionRanks",
     "ranks_from_negatives",
     "ranks_from_scores",
+    "SampledMetricResult",
+    "correct_sampled_metric",
     "ConfidenceInterval",
     "bootstrap_ci",
     "bootstrap_test",
@@ -107,6 +125,24 @@ __all__ = [
     "ttest_power",
     "Comparison",
     "compare",
+    "EffectSizeIntervals",
+    "EquivalenceResult",
+    "HodgesLehmannResult",
+    "UnpairedResult",
+    "effect_size_intervals",
+    "equivalence_test",
+    "hodges_lehmann",
+    "unpaired_bootstrap_ci",
+    "unpaired_permutation_test",
+    "unpaired_ttest",
+    "MixedModelResult",
+    "mixed_model",
+    "RankIntervals",
+    "compact_letter_display",
+    "rank_intervals",
+    "ClusterBootstrapResult",
+    "cluster_bootstrap_ci",
+    "cluster_randomization_test",
     "DecisionAgreement",
     "agreement_matrix",
     "decision_agreement",
@@ -122,6 +158,8 @@ __all__ = [
     "move_first_relevant",
     "perturbation_summary",
     "swap_relevant",
+    "MultiverseResult",
+    "multiverse",
     "plots",
     "examples",
     "ReportData",

@@ -63,35 +63,43 @@ def _quantile_systems(frame: pd.DataFrame, qs=(1.0, 0.75, 0.5, 0.25)) -> list[st
 # ---------------------------------------------------------------------------
 # Figure 1: RR distributions of TREC-7 systems
 # ---------------------------------------------------------------------------
-def fig_rr_distributions(out, cfg, rng):
+def fig_rr_distributions(out, cfg, rng, *, n_candidates=1000, n_relevant=10):
+    """RR distributions of 4 TREC-7 runs against a random ranking of N candidates, R relevant.
+
+    The score matrices carry no candidate counts, so the random reference assumes a
+    run of ``n_candidates`` documents with ``n_relevant`` relevant ones retrieved
+    (trec_eval's default depth is 1000); both are arguments and printed in the figure.
+    """
     import matplotlib.pyplot as plt
 
     from mrrstats import FirstRelevantRank
 
+    N, R = int(n_candidates), int(n_relevant)
     rr = trec7_scores("RR")
     show = _quantile_systems(rr)
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.2), layout="constrained")
-    # random reference: a uniformly random order of a 1000-document run with R relevant
-    # documents retrieved (the score matrices carry no relevant counts, so R is an
-    # assumption stated in the legend)
-    mp.rr_histogram(rr, systems=show, n_candidates=1000, n_relevant=10, ax=axes[0])
-    mp.rank_ecdf(rr, systems=show, n_candidates=1000, n_relevant=10, ax=axes[1])
-    grid = np.arange(1, 1001)
-    axes[1].step(grid, FirstRelevantRank(1000, 100).cdf(grid), where="post", color="#7f7f7f",
-                 linestyle=":", linewidth=1.5, label="random ranking, N = 1000, R = 100")
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.4), layout="constrained")
+    mp.rr_histogram(rr, systems=show, n_candidates=N, n_relevant=R, ax=axes[0])
+    mp.rank_ecdf(rr, systems=show, n_candidates=N, n_relevant=R, ax=axes[1])
+    grid = np.arange(1, N + 1)
+    R2 = min(N, 10 * R)
+    axes[1].step(grid, FirstRelevantRank(N, R2).cdf(grid), where="post", color="#7f7f7f",
+                 linestyle=":", linewidth=1.5, label=f"random ranking, N = {N:,}, R = {R2}")
     titles = ("(a) per-query RR, 4 of 103 TREC-7 runs",
               "(b) rank of the first relevant document")
     for ax, title in zip(axes, titles, strict=True):
         handles, labels = ax.get_legend_handles_labels()
         labels = [lab.replace("uniformly random ranking (expected share)",
-                              "random ranking, N = 1000, R = 10 (expected share)")
-                  .replace("random ranking: E[MRR]", "random ranking (R = 10): E[MRR]")
+                              f"random ranking, N = {N:,}, R = {R} (expected share)")
+                  .replace("random ranking: E[MRR]", f"random ranking (R = {R}): E[MRR]")
                   for lab in labels]
-        labels = [("random ranking, N = 1000, R = 10" if lab == "uniformly random ranking"
+        labels = [(f"random ranking, N = {N:,}, R = {R}" if lab == "uniformly random ranking"
                    else lab) for lab in labels]
         ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.01),
                   borderaxespad=0.0, frameon=False, fontsize=7.5, title=title,
                   title_fontsize=9.5, alignment="left")
+    fig.supxlabel(f"Random reference: a uniformly random order of a run of N = {N:,} "
+                  f"candidates with R = {R} relevant (assumed: the score matrices carry no "
+                  "candidate counts).", fontsize=7.5, x=0.01, ha="left")
     return _save(fig, out, "fig1_rr_distributions")
 
 
@@ -225,23 +233,55 @@ def fig_rank_agreement(out, cfg, rng):
 # ---------------------------------------------------------------------------
 # Figure 4: random-ranking baselines
 # ---------------------------------------------------------------------------
-def popularity_baseline(name: str):
-    """Filtered tail-prediction ranks of a (relation, tail) popularity scorer on a graph."""
-    g = kg_graph(name)
-    n_e, n_r = g.n_entities, g.n_relations
-    counts = np.zeros((n_r, n_e))
-    np.add.at(counts, (g.train[:, 1], g.train[:, 2]), 1.0)
-    test = g.test
-    scores = counts[test[:, 1]]                               # one row per test triple
-    known = np.concatenate([g.train, g.valid, g.test])
-    pairs = []
-    by_hr = {}
-    for h, r, t in known:
-        by_hr.setdefault((h, r), set()).add(t)
-    for row, (h, r, _) in enumerate(test):
-        pairs.extend((row, t) for t in by_hr[(h, r)])
-    ranks = mrrstats.ranks_from_scores(scores, test[:, 2], exclude=np.array(pairs))
-    return g, ranks
+def popularity_ranks(g):
+    """Filtered ranks of the true tails and heads of the test triples (popularity scorer).
+
+    The protocol of notebooks/03_random_baselines.ipynb, so that both report the same
+    numbers: a candidate tail t of (h, r, ?) scores the number of training triples
+    (., r, t), a candidate head the number of (h, r, .); each test triple is asked in
+    both directions, with the other known answers (train, valid, test) filtered out.
+    """
+    E, R = g.n_entities, g.n_relations
+    tail_count = np.zeros((R, E))
+    head_count = np.zeros((R, E))
+    np.add.at(tail_count, (g.train[:, 1], g.train[:, 2]), 1)
+    np.add.at(head_count, (g.train[:, 1], g.train[:, 0]), 1)
+    h, r, t = g.test.T
+    known = pd.DataFrame(np.concatenate([g.train, g.valid, g.test]), columns=["h", "r", "t"])
+    parts = []
+    for scores, true, key in ((tail_count[r], t, "tail"), (head_count[r], h, "head")):
+        exclude = np.zeros(scores.shape, dtype=bool)
+        if key == "tail":
+            answers = known.groupby(["h", "r"])["t"]
+            for i, (hh, rr_, _) in enumerate(g.test):
+                exclude[i, answers.get_group((hh, rr_)).to_numpy()] = True
+        else:
+            answers = known.groupby(["r", "t"])["h"]
+            for i, (_, rr_, tt) in enumerate(g.test):
+                exclude[i, answers.get_group((rr_, tt)).to_numpy()] = True
+        parts.append(mrrstats.ranks_from_scores(scores, true, exclude=exclude))
+    return mrrstats.LinkPredictionRanks.concatenate(parts)
+
+
+#: The tie convention of Figure 4 and notebook 03 (PyKEEN's default).
+LINKPRED_TIES = "realistic"
+
+
+def random_baseline_rows():
+    """Observed, expected and adjusted MRR of the popularity scorer on the three graphs."""
+    rows = {}
+    for name in ("nations", "kinship", "umls"):
+        g = kg_graph(name)
+        ranks = popularity_ranks(g)
+        N = ranks.n_candidates
+        label = "UMLS" if name == "umls" else name.capitalize()
+        rows[f"{label} ({g.n_entities} entities)"] = {
+            "observed": ranks.mrr(LINKPRED_TIES),
+            "expected": mrrstats.expected_mrr(N),
+            "std": float(np.sqrt(mrrstats.variance_mrr(N))),
+            "adjusted": ranks.adjusted_mrr(LINKPRED_TIES),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def fig_random_baseline(out, cfg, rng):
@@ -250,25 +290,16 @@ def fig_random_baseline(out, cfg, rng):
     fig, axes = plt.subplots(1, 2, figsize=(9.2, 3.9), layout="constrained",
                              gridspec_kw={"width_ratios": [1.1, 1]})
     mp.expected_mrr_curve(n_relevant=(1, 2, 5, 10, 100), ax=axes[0])
-    rows = {}
-    for name in ("nations", "kinship", "umls"):
-        g, ranks = popularity_baseline(name)
-        rr = ranks.reciprocal_rank("expected")
-        N = ranks.n_candidates
-        label = "UMLS" if name == "umls" else name.capitalize()
-        rows[f"{label} ({g.n_entities} entities)"] = {
-            "observed": float(rr.mean()),
-            "expected": mrrstats.expected_mrr(N),
-            "std": float(np.sqrt(mrrstats.variance_mrr(N))),
-        }
-    mp.observed_vs_random(pd.DataFrame.from_dict(rows, orient="index"), ax=axes[1])
-    axes[0].set_title("(a) E[RR] of a uniformly random ranking", loc="left")
+    mp.observed_vs_random(random_baseline_rows(), ax=axes[1])
+    # both panel titles the same way (left-aligned, two lines), so they align
+    axes[0].set_title("(a) E[RR] of a uniformly random ranking\nof N candidates, R relevant",
+                      loc="left")
+    axes[1].set_title("(b) link prediction by (relation, entity) popularity:\n"
+                      f"filtered, heads and tails, {LINKPRED_TIES} ranks", loc="left")
     handles, labels = axes[1].get_legend_handles_labels()
-    axes[1].legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.01),
-                   borderaxespad=0.0, frameon=False, fontsize=8, alignment="left",
-                   title="(b) tail prediction by (relation, tail) popularity,\n"
-                         "filtered, ties broken at random (test triples)",
-                   title_fontsize=9.5)
+    axes[1].legend(handles, labels, loc="center right", frameon=False, fontsize=8)
+    h0, l0 = axes[0].get_legend_handles_labels()
+    axes[0].legend(h0, l0, loc="lower left", frameon=False, fontsize=8)
     return _save(fig, out, "fig4_random_baseline")
 
 
@@ -278,16 +309,29 @@ def fig_random_baseline(out, cfg, rng):
 def fig_power(out, cfg, rng):
     import matplotlib.pyplot as plt
 
+    from mrrstats.report import power_table
+
     rr = trec7_scores("RR")
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 4.3), layout="constrained")
-    mp.power_curve(rr, differences=(0.02, 0.05, 0.1), ax=axes[0])
     a, b = _quantile_systems(rr, qs=(0.55, 0.45))
     d = (rr[a] - rr[b]).to_numpy()
-    mp.power_curve(float(d.std(ddof=1)), differences=(0.05, 0.1, 0.2),
-                   n_queries=np.arange(5, 151), simulate=d,
-                   n_simulations=cfg["power_sims"], n_resamples=cfg["power_resamples"],
-                   rng=rng, ax=axes[1])
-    axes[0].set_title("(a) σ_d from all 103 TREC-7 runs (√(2 V_E))", loc="left")
+    left, right = (0.02, 0.05, 0.1), (0.05, 0.1, 0.2)
+    # one colour per difference across both panels: 0.02, 0.05, 0.1, 0.2
+    colour = {x: i for i, x in enumerate(sorted(set(left) | set(right)))}
+    mp.power_curve(power_table(rr, differences=left), series=colour, ax=axes[0])
+    pts = np.unique(np.linspace(5, 150, 5).astype(np.int64))
+    sims = [mrrstats.randomization_power(d, n_queries=int(m), difference=x,
+                                         n_simulations=cfg["power_sims"],
+                                         n_resamples=cfg["power_resamples"], rng=rng)
+            for x in right for m in pts]
+    simulated = pd.DataFrame({"difference": np.repeat(right, pts.size),
+                              "n_queries": np.tile(pts, len(right)),
+                              "power": [r.power for r in sims],
+                              "power_se": [r.power_se for r in sims]})
+    mp.power_curve(power_table(float(d.std(ddof=1)), differences=right,
+                               n_queries=np.arange(5, 151)), simulated=simulated,
+                   series=colour, ax=axes[1])
+    axes[0].set_title(r"(a) $\sigma_d$ from all 103 TREC-7 runs ($\sqrt{2 V_E}$)", loc="left")
     axes[1].set_title(f"(b) one real pair ({a} vs {b}): t-test curves,\n"
                       "randomization test simulated from its differences", loc="left")
     return _save(fig, out, "fig5_power")
@@ -304,6 +348,10 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="reduced replicate counts (seconds instead of about a minute)")
     parser.add_argument("--seed", type=int, default=20240601, help="seed of all randomness")
+    parser.add_argument("--n-candidates", type=int, default=1000,
+                        help="Figure 1: candidates N of the random reference (default 1000)")
+    parser.add_argument("--n-relevant", type=int, default=10,
+                        help="Figure 1: relevant candidates R of the random reference")
     args = parser.parse_args(argv)
     import matplotlib
 
@@ -315,7 +363,9 @@ def main(argv=None) -> int:
         for i, make in enumerate(FIGURES):
             t0 = time.perf_counter()
             rng = np.random.default_rng([args.seed, i])   # one stream per figure
-            paths = make(args.out, cfg, rng)
+            extra = ({"n_candidates": args.n_candidates, "n_relevant": args.n_relevant}
+                     if make is fig_rr_distributions else {})
+            paths = make(args.out, cfg, rng, **extra)
             written += paths
             print(f"{paths[0].stem}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     for p in written:

@@ -225,12 +225,17 @@ def test_kendall_tau_trec_adhoc_against_scipy(adhoc, year):
 def test_ranking_agreement_tau_ap_and_matrix(adhoc):
     frames = adhoc[7]
     agree = ranking_agreement(frames)
-    assert len(agree) == 9
+    # one row per unordered pair: no self-pairs, no reversed duplicates, input order
+    assert len(agree) == 3
+    assert list(zip(agree.measure_a, agree.measure_b, strict=True)) == [
+        ("rr", "ap"), ("rr", "p10"), ("ap", "p10")]
     means = {m: frames[m].mean(axis=0).round(12).to_numpy() for m in MEASURES}
-    # RR and AP means are untied: tau_AP is Yilmaz's, walked item by item
-    row = agree[(agree.measure_a == "ap") & (agree.measure_b == "rr")].iloc[0]
-    assert row.tau_ap == pytest.approx(_yilmaz_by_definition(means["ap"], means["rr"]),
+    # RR and AP means are untied: tau_AP is Yilmaz's, walked item by item, both directions
+    row = agree[(agree.measure_a == "rr") & (agree.measure_b == "ap")].iloc[0]
+    assert row.tau_ap == pytest.approx(_yilmaz_by_definition(means["rr"], means["ap"]),
                                        abs=1e-12)
+    assert row.tau_ap_reverse == pytest.approx(
+        _yilmaz_by_definition(means["ap"], means["rr"]), abs=1e-12)
     assert row.tau_ap_symmetric == pytest.approx(
         (tau_ap(means["ap"], means["rr"]) + tau_ap(means["rr"], means["ap"])) / 2)
     tau = agreement_matrix(agree, "tau")
@@ -239,14 +244,16 @@ def test_ranking_agreement_tau_ap_and_matrix(adhoc):
     np.testing.assert_allclose(tau.to_numpy(), tau.to_numpy().T, atol=1e-14)
     tap = agreement_matrix(agree, "tau_ap")
     np.testing.assert_allclose(np.diag(tap), 1.0)
-    assert tap.loc["ap", "rr"] == pytest.approx(row.tau_ap)  # rows are the truth
+    assert tap.loc["ap", "rr"] == pytest.approx(row.tau_ap_reverse)  # rows are the truth
+    assert tap.loc["rr", "ap"] == pytest.approx(row.tau_ap)
     assert tap.loc["ap", "rr"] != pytest.approx(tap.loc["rr", "ap"])
     sym = agreement_matrix(agree, "tau_ap_symmetric").to_numpy()
     np.testing.assert_allclose(sym, sym.T, atol=1e-14)
     # P@10 has tied means (P@10 totals are multiples of 0.1)
-    p10 = agree[(agree.measure_a == "p10") & (agree.measure_b == "p10")].iloc[0]
+    p10 = agree[(agree.measure_a == "rr") & (agree.measure_b == "p10")].iloc[0]
     ties = np.sum([x == y for x, y in itertools.combinations(means["p10"], 2)])
-    assert p10.n_ties_a == ties > 0
+    assert p10.n_ties_b == ties > 0
+    assert agreement_matrix(agree, "n_ties_a").loc["p10", "p10"] == ties
     with pytest.raises(ValueError, match="`value` must be one of"):
         agreement_matrix(agree, "kendall")
     with pytest.raises(TypeError, match="`agreement` must be the DataFrame"):
@@ -255,9 +262,8 @@ def test_ranking_agreement_tau_ap_and_matrix(adhoc):
 
 def test_ranking_agreement_accuracy_ties_gives_nan_for_tied_truth(adhoc):
     agree = ranking_agreement(adhoc[7], ties="accuracy")
-    row = agree[(agree.measure_a == "p10") & (agree.measure_b == "rr")].iloc[0]
-    assert np.isnan(row.tau_ap)  # the truth (P@10 means) has ties
     row = agree[(agree.measure_a == "rr") & (agree.measure_b == "p10")].iloc[0]
+    assert np.isnan(row.tau_ap_reverse)  # the truth (P@10 means) has ties
     assert np.isfinite(row.tau_ap) and np.isnan(row.tau_ap_symmetric)
     with pytest.raises(ValueError, match="`ties` must be one of"):
         ranking_agreement(adhoc[7], ties="first")
@@ -459,7 +465,8 @@ def test_cast2021_run_files_to_agreement_table():
     data = mrrstats.datasets.cast2021()
     ev = mrrstats.evaluate(data.qrels, data.runs, ["RR", "AP", "nDCG", "P@10"])
     agree = ranking_agreement(ev)
-    assert set(agree.measure_a) == {"RR", "AP", "nDCG", "P@10"}
+    assert set(agree.measure_a) | set(agree.measure_b) == {"RR", "AP", "nDCG", "P@10"}
+    assert len(agree) == 6  # one row per unordered pair
     assert (agree.n_systems == 5).all() and (agree.n_pairs == 10).all()
     # the system means are trec_eval's (cast2021/summary_trec_eval10_l1.tsv):
     # Kendall's tau from that table, computed with scipy, must match
@@ -519,7 +526,8 @@ def test_discriminative_power_table_seed_and_batch_invariance(adhoc):
 def test_evaluation_rank_measure_is_skipped_and_infinite_values_rejected():
     data = mrrstats.datasets.cast2021()
     ev = mrrstats.evaluate(data.qrels, data.runs, ["RR", "Rank", "AP"])
-    assert set(ranking_agreement(ev).measure_a) == {"RR", "AP"}
+    agree = ranking_agreement(ev)
+    assert list(zip(agree.measure_a, agree.measure_b, strict=True)) == [("RR", "AP")]
     rank = ev.scores("Rank")
     with pytest.raises(ValueError, match="measure 'Rank' has infinite values"):
         ranking_agreement({"RR": ev.scores("RR"), "Rank": rank.where(rank > 1, np.inf)})

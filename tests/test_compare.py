@@ -14,7 +14,8 @@ import mrrstats
 from mrrstats.io import read_score_matrix
 
 PAIR_KEYS = {"a", "b", "measure", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "pvalue",
-             "pvalue_adjusted", "test", "correction"}
+             "pvalue_adjusted", "test", "correction", "ci_method", "marginal_low",
+             "marginal_high"}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,7 @@ def test_json_contract(frames):
     for pair in doc["pairs"]:
         assert PAIR_KEYS <= set(pair)
         assert pair["diff"] == pytest.approx(pair["mean_a"] - pair["mean_b"])
-        assert pair["ci_low"] <= pair["diff"] <= pair["ci_high"] or pair["test"] != "t"
+        assert pair["ci_low"] <= pair["diff"] <= pair["ci_high"]  # was "or test != 't'": always true
         assert pair["pvalue"] <= pair["pvalue_adjusted"] + 1e-15
         assert pair["test"] == "randomization" and pair["correction"] == "bh"
     s = doc["settings"]
@@ -142,7 +143,29 @@ def test_compare_validation(frames):
     assert mrrstats.compare(frames, test="anova").test == "anova-hsd"  # a listed alias
     with pytest.raises(ValueError, match="`alternative` must be 'two-sided' for test='maxt'"):
         mrrstats.compare(frames, test="maxt", alternative="less")
+    # input goes through the one coercion (mrrstats.model.scoretable.as_score_table):
+    # nested lists are an array (n_systems, n_queries); other objects are refused
+    assert mrrstats.compare([[1, 2, 3], [3, 4, 4]], test="t").systems == ("0", "1")
     with pytest.raises(TypeError, match="`scores` must be a DataFrame"):
-        mrrstats.compare([[1, 2], [3, 4]])
+        mrrstats.compare(object())
     with pytest.raises(ValueError, match=r"`measure` \['P@10'\] not in `scores`"):
         mrrstats.compare(frames, measure="P@10")
+
+
+def test_default_intervals_agree_with_decisions(frames):
+    # issue 10, defect 2: compare's ci_low/ci_high follow the decisions by default
+    from mrrstats.stats.multiple import ci_excludes_zero
+
+    res = mrrstats.compare(frames, n_resamples=2000, rng=4)
+    frame = res.to_frame()
+    assert set(frame["ci_method"]) == {"holm-sb2008(randomization)"}
+    np.testing.assert_array_equal(ci_excludes_zero(frame["ci_low"], frame["ci_high"]),
+                                  frame["reject"])
+    doc = json.loads(res.to_json())
+    assert doc["pairs"][0]["ci_method"] == "holm-sb2008(randomization)"
+    # the marginal t interval rides along under its own name
+    pair = doc["pairs"][0]
+    a = frames["RR"][pair["a"]].to_numpy()
+    b = frames["RR"][pair["b"]].to_numpy()
+    lo, hi = mrrstats.paired_ttest(a, b).confidence_interval()
+    assert (pair["marginal_low"], pair["marginal_high"]) == pytest.approx((lo, hi))

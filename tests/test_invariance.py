@@ -1,8 +1,8 @@
 """Reproducibility contracts of every public random function.
 
-For each function that draws random numbers (and for ``ranks_from_scores``, which
-takes ``batch`` and ``workers``), the contract a user relies on is tested, not the
-private random stream behind it:
+For each public function that draws random numbers (and for ``ranks_from_scores`` and
+``ranks_from_negatives``, which take ``batch`` and ``workers``), the contract a user
+relies on is tested, not the private random stream behind it:
 
 * the same seed gives the bit-identical result for every ``batch`` size (including
   the default and a batch of one resample) and for BLAS limited to 1 and to 2
@@ -93,7 +93,8 @@ def blas_threads(n, monkeypatch):
     resampling engine lives.
     """
     with monkeypatch.context() as m:
-        for name in ("mrrstats.stats.significance", "mrrstats.stats.resampling",
+        patched = 0
+        for name in ("mrrstats.stats.resampling", "mrrstats.stats.significance",
                      "mrrstats.stats.multiple"):
             try:
                 mod = importlib.import_module(name)
@@ -101,6 +102,10 @@ def blas_threads(n, monkeypatch):
                 continue
             if isinstance(getattr(mod, "_CONTROLLER", None), list):
                 m.setattr(mod, "_CONTROLLER", [None])
+                patched += 1
+        # if the limit moved or was renamed, update this fixture: otherwise the
+        # "2 threads" runs would silently run on one thread
+        assert patched, "mrrstats' one-thread BLAS limit (_CONTROLLER) was not found"
         with threadpoolctl.threadpool_limits(limits=n, user_api="blas"):
             yield
 
@@ -132,14 +137,19 @@ N_REL = [1, 2, 1, 1, 3, 1, 2, 1]
 
 def _pairwise(test):
     def call(s, batch, rng):
-        return mrrstats.pairwise_tests(s, test=test, n_resamples=400, batch=batch, rng=rng)
+        return mrrstats.pairwise_tests(s, test=test, n_resamples=300, batch=batch, rng=rng)
     return call
 
 
+def _two_measures(s):
+    """Two measures (RR and its square root) of the same four systems."""
+    return {"RR": s.iloc[:, :4], "sqrtRR": np.sqrt(s.iloc[:, :4])}
+
+
 def _compare(test):
-    def call(s, batch, rng):  # two measures, four systems
-        frames = {"RR": s.iloc[:, :4], "sqrtRR": np.sqrt(s.iloc[:, :4])}
-        return mrrstats.compare(frames, test=test, n_resamples=300, batch=batch, rng=rng)
+    def call(s, batch, rng):
+        return mrrstats.compare(_two_measures(s), test=test, n_resamples=150, batch=batch,
+                                rng=rng)
     return call
 
 
@@ -175,6 +185,12 @@ CASES = {
     "random_metric_moments-monte-carlo": (lambda s, batch, rng: mrrstats.random_metric_moments(
         [3, 2, 1, 1, 0, 0, 0, 0, 0, 0], "nDCG@5", method="monte-carlo", n_resamples=2000,
         batch=batch, rng=rng), "scores"),
+    "discriminative_power": (lambda s, batch, rng: mrrstats.discriminative_power(
+        s, n_resamples=300, batch=batch, rng=rng), "scores"),
+    "decision_agreement": (lambda s, batch, rng: mrrstats.decision_agreement(
+        _two_measures(s), "RR", "sqrtRR", n_resamples=300, batch=batch, rng=rng), "scores"),
+    "discriminative_power_table": (lambda s, batch, rng: mrrstats.discriminative_power_table(
+        _two_measures(s), n_resamples=300, batch=batch, rng=rng), "scores"),
     # evaluation_baseline takes no batch: only the seed and thread contracts apply
     "evaluation_baseline-monte-carlo": (lambda ev, batch, rng: mrrstats.evaluation_baseline(
         ev, random="retrieved", method="monte-carlo", n_resamples=300, rng=rng),
@@ -230,4 +246,17 @@ def test_ranks_from_scores_any_batch_and_workers(dtype, monkeypatch):
                 for workers in (1, 2):
                     got = mrrstats.ranks_from_scores(scores, truth, batch=batch,
                                                      workers=workers, **kw)
+                    assert fingerprint(got) == ref, f"batch={batch}, workers={workers}"
+
+
+def test_ranks_from_negatives_any_batch_and_workers(monkeypatch):
+    gen = np.random.default_rng(8)
+    pos = gen.integers(0, 6, 301).astype(np.float64)
+    neg = gen.integers(0, 6, (301, 40)).astype(np.float64)  # many ties with the positive
+    ref = fingerprint(mrrstats.ranks_from_negatives(pos, neg))
+    for threads in THREADS:
+        with blas_threads(threads, monkeypatch):
+            for batch in (None, 1, 10, 1000):
+                for workers in (1, 2):
+                    got = mrrstats.ranks_from_negatives(pos, neg, batch=batch, workers=workers)
                     assert fingerprint(got) == ref, f"batch={batch}, workers={workers}"

@@ -120,7 +120,7 @@ def test_cli_json_and_table(capsys):
     assert len(data["runs"]) == 5
     entry = data["runs"]["org_manual_ance_bert.run"]
     assert entry["counts"] == {"evaluated": 158, "qrels_only": 0, "run_only": 81,
-                               "no_relevant": 0}
+                               "no_relevant": 0, "empty_target": "neg"}
     assert len(entry["per_query"]) == 158
     assert main(["evaluate", "--example", "-m", "RR", "--ties", "expected"]) == 0
     out = capsys.readouterr().out
@@ -183,3 +183,81 @@ def test_baseline_cli_honours_ties(capsys, tmp_path):
     from mrrstats.numerics import harmonic
     for o in outs:
         assert o["results"]["tied.run"]["expected"] == pytest.approx(harmonic(10) / 10)
+
+
+TYPED_NAMES = {
+    "HitRate@10": "Success@10", "Hits@10": "Success@10", "hit_rate@3": "Success@3",
+    "MRR": "RR", "MRR@10": "RR@10", "recip_rank": "RR", "map": "AP", "map_cut_5": "AP@5",
+    "P_10": "P@10", "ndcg": "nDCG", "ndcg_cut_10": "nDCG@10", "success_10": "Success@10",
+    "recall_100": "R@100", "Recall@100": "R@100", "Precision@5": "P@5", "NDCG@10": "nDCG@10",
+}
+
+
+@pytest.mark.parametrize("typed, canonical", sorted(TYPED_NAMES.items()))
+def test_typed_names_round_trip(typed, canonical):
+    m = parse_measure(typed)
+    assert str(m) == canonical
+    assert parse_measure(str(m)) == m
+    # trec_eval's own name, where it has one, parses back to the same measure
+    if m.trec_eval_name is not None:
+        assert parse_measure(m.trec_eval_name) == m
+
+
+def test_typed_names_in_evaluate_and_cli(capsys):
+    qrels = {"q1": {"a"}, "q2": {"b"}}
+    run = {"q1": ["x", "a"], "q2": ["b"]}
+    ev = mrrstats.evaluate(qrels, run, ["MRR@10", "HitRate@1", "P_1"])
+    assert ev.measure_names == ["RR@10", "Success@1", "P@1"]
+    assert ev.aggregate().loc["run"].tolist() == [0.75, 0.5, 0.5]
+    assert main(["evaluate", "--example", "-m", "ndcg_cut_10", "-m", "MRR@10"]) == 0
+    out = capsys.readouterr().out
+    assert "nDCG@10" in out and "RR@10" in out and "ndcg_cut" not in out
+
+
+def test_output_piped_into_head_ends_quietly():
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "mrrstats", "evaluate", "--example", "--per-query",
+           "--format", "tsv", "-m", "RR", "-m", "AP", "-m", "P@10", "-m", "nDCG@10"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what `head -1` does
+    err = proc.stderr.read()
+    code = proc.wait(timeout=120)
+    assert first.startswith(b"run\tquery\tmeasure\tvalue")
+    assert err == b"" and code == 0
+
+
+def test_evaluate_tsv_is_a_compare_scores_input(tmp_path, capsys):
+    assert main(["evaluate", "--example", "-m", "RR@10", "-m", "AP", "--per-query",
+                 "--format", "tsv"]) == 0
+    path = tmp_path / "ev.tsv"
+    path.write_text(capsys.readouterr().out)
+    ev = mrrstats.evaluate(mrrstats.datasets.cast2021().qrels,
+                           list(mrrstats.datasets.cast2021().runs), ["RR@10", "AP"])
+    with pytest.raises(mrrstats.InputError, match="several measures"):
+        mrrstats.read_score_matrix(path)
+    matrix = mrrstats.read_score_matrix(path, measure="RR@10")
+    want = ev.scores("RR@10")
+    pd.testing.assert_frame_equal(matrix, want.loc[matrix.index], check_names=False,
+                                  check_exact=True)
+    one = tmp_path / "rr.tsv"
+    assert main(["evaluate", "--example", "-m", "RR", "--per-query", "--format", "tsv"]) == 0
+    one.write_text(capsys.readouterr().out)
+    assert main(["compare", "--scores", str(one), "--n-resamples", "50", "--seed", "1"]) == 0
+    assert "org_manual_bm25.run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["evaluate", "baseline", "agreement", "report"])
+def test_every_command_has_example(command):
+    from mrrstats.cli import build_parser
+
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]
+    assert any("--example" in a.option_strings for a in sub._actions)
+
+
+def test_agreement_example_runs(capsys):
+    assert main(["agreement", "--example", "--no-power", "-m", "RR", "-m", "AP"]) == 0
+    assert "RR" in capsys.readouterr().out

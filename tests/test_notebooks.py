@@ -7,6 +7,7 @@ notebook does would itself fail here.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CELL_TIMEOUT = 120    # seconds per cell
 NOTEBOOK_BUDGET = 60  # seconds per notebook (the issue's "runs in under a minute")
 
@@ -25,7 +27,9 @@ def check_notebook(path, workdir, *, min_figures=1):
 
     Raises ``CellExecutionError`` on the first failing cell, ``AssertionError`` when a
     cell did not run, wrote an error output, printed a warning, or when the notebook
-    drew fewer than ``min_figures`` figures. Returns the execution time in seconds.
+    drew fewer than ``min_figures`` figures. The kernel imports this checkout's
+    ``mrrstats`` (``PYTHONPATH``), not whichever copy is installed. Returns the executed
+    notebook and the execution time in seconds.
     """
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:  # a tagged cell would let nbclient swallow its exception
@@ -33,8 +37,10 @@ def check_notebook(path, workdir, *, min_figures=1):
         assert "raises-exception" not in tags, f"{path.name}: cell tagged raises-exception"
     client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                             allow_errors=False, resources={"metadata": {"path": str(workdir)}})
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     start = time.perf_counter()
-    client.execute()  # raises CellExecutionError on the first failing cell
+    client.execute(env=env)  # raises CellExecutionError on the first failing cell
     elapsed = time.perf_counter() - start
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code), f"{path.name}: a cell did not run"
@@ -45,7 +51,7 @@ def check_notebook(path, workdir, *, min_figures=1):
                 and "Warning" in o.text], f"{path.name}: a notebook cell printed a warning"
     n_figures = sum("image/png" in o.get("data", {}) for o in outputs)
     assert n_figures >= min_figures, f"{path.name}: drew {n_figures} figures"
-    return elapsed
+    return nb, elapsed
 
 
 def test_five_notebooks_exist():
@@ -65,7 +71,7 @@ def test_notebook_is_stored_without_outputs(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_executes(path, tmp_path):
-    elapsed = check_notebook(path, tmp_path)
+    _, elapsed = check_notebook(path, tmp_path)
     # generous against machine noise; the notebooks take 3-15 s on 2 cores
     assert elapsed < 2 * NOTEBOOK_BUDGET, f"{path.name} took {elapsed:.0f} s"
 
@@ -101,3 +107,10 @@ def test_check_refuses_cells_allowed_to_raise(tmp_path):
     path = _write_notebook(tmp_path, "1 / 0", tags=["raises-exception"])
     with pytest.raises(AssertionError, match="raises-exception"):
         check_notebook(path, tmp_path, min_figures=0)
+
+
+def test_check_runs_this_checkout(tmp_path):
+    path = _write_notebook(tmp_path, "import mrrstats\nprint(mrrstats.__file__)")
+    nb, _ = check_notebook(path, tmp_path, min_figures=0)
+    printed = nb.cells[0].outputs[0].text.strip()
+    assert Path(printed).resolve() == ROOT / "mrrstats" / "__init__.py"

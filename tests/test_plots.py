@@ -8,6 +8,7 @@ only that drawing succeeds.
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,10 +51,15 @@ def _legend_texts(ax):
     return [t.get_text() for t in ax.get_legend().get_texts()]
 
 
+# child interpreters import this checkout's mrrstats, not the installed copy
+_THIS_CHECKOUT = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+
+
 def test_import_does_not_import_matplotlib():
     code = "import sys, mrrstats, mrrstats.plots; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+                         check=True, env=_THIS_CHECKOUT)
     assert out.stdout.strip() == "False"
 
 
@@ -150,33 +156,45 @@ def test_rank_ecdf_cast_rank_measure_retrieved(cast):
 def test_paired_differences_cast(cast):
     s = cast.scores("RR")
     a, b = s["org_manual_ance_bert.run"], s["org_manual_bm25.run"]
-    ax = mp.paired_differences(a, b, measure="RR")
+    ci = mrrstats.paired_ttest(a, b).confidence_interval(0.95)
+    ax = mp.paired_differences(a, b, measure="RR", interval=ci)
     d = (a - b).to_numpy()
     wins, losses = ax.containers
     assert len(wins) == (d > 0).sum() and len(losses) == (d < 0).sum()
     heights = [p.get_height() for p in wins] + [p.get_height() for p in losses]
     assert heights == sorted(heights, reverse=True)            # sorted by difference
-    low, high = mrrstats.paired_ttest(a, b).confidence_interval(0.95)
     band = [p for p in ax.patches if p not in list(wins) + list(losses)][0]
-    assert band.get_y() == pytest.approx(low)
-    assert band.get_y() + band.get_height() == pytest.approx(high)
+    assert band.get_y() == pytest.approx(ci.low)
+    assert band.get_y() + band.get_height() == pytest.approx(ci.high)
+    assert f"95% CI [{ci.low:+.3f}, {ci.high:+.3f}] (paired t)" in _legend_texts(ax)
     mean_line = [ln for ln in ax.lines if ln.get_linestyle() == "--"][0]
     assert mean_line.get_ydata()[0] == pytest.approx(d.mean())
     assert f"{(d == 0).sum()} ties" in ax.get_xlabel()
     assert "org_manual_bm25.run better" in _legend_texts(ax)[-1]
 
 
-def test_paired_differences_bootstrap_is_seeded(cast):
+def test_paired_differences_draws_the_given_interval_and_computes_none(cast):
     s = cast.scores("RR")
     a, b = s.iloc[:, 0], s.iloc[:, 1]
-    band = []
-    for _ in range(2):
-        ax = mp.paired_differences(a, b, ci="bca", n_resamples=2000, rng=7)
-        band.append(_legend_texts(ax)[0])
-    low, high = mrrstats.bootstrap_ci(a, b, n_resamples=2000, rng=7).confidence_interval()
-    assert band[0] == band[1] and f"[{low:+.3f}, {high:+.3f}]" in band[0]
-    with pytest.raises(ValueError, match="`ci`"):
-        mp.paired_differences(a, b, ci="normal")
+    res = mrrstats.bootstrap_ci(a, b, n_resamples=2000, rng=7)
+    low, high = res.confidence_interval()
+    # a result, its ConfidenceInterval and a pairwise row all give the same band
+    pr = mrrstats.pairwise_tests(s.iloc[:, :2], test="t").to_frame().iloc[0]
+    for interval, how in ((res, "BCa bootstrap"), (res.confidence_interval(), "BCa bootstrap"),
+                          ((low, high), None)):
+        ax = mp.paired_differences(a, b, interval=interval)
+        text = [t for t in _legend_texts(ax) if "CI" in t][0]
+        assert f"[{low:+.3f}, {high:+.3f}]" in text
+        assert (how in text) if how else "(" not in text
+        plt.close("all")
+    ax = mp.paired_differences(a, b, interval=pr)
+    assert f"[{pr['ci_low']:+.3f}, {pr['ci_high']:+.3f}]" in " ".join(_legend_texts(ax))
+    ax = mp.paired_differences(a, b)                     # no interval: none drawn
+    assert not [t for t in _legend_texts(ax) if "CI" in t]
+    with pytest.raises(TypeError, match="no longer computes"):
+        mp.paired_differences(a, b, ci="bca", rng=7)
+    with pytest.raises(TypeError, match="`interval`"):
+        mp.paired_differences(a, b, interval="t")
     with pytest.raises(ValueError, match="equal length"):
         mp.paired_differences([1.0, 0.5, 1.0], [1.0, 0.5])
 
@@ -187,42 +205,53 @@ def _errorbar_intervals(container):
     return np.array([[s[0][0], s[1][0]] for s in segs])
 
 
-def test_forest_means_trec7_t_intervals(trec7):
+def test_forest_means_draws_given_intervals_trec7(trec7):
     rr = trec7["RR"]
-    ax = mp.forest_means(rr, method="t", measure="RR")
+    # reference: scipy's t interval of each system's mean
+    rows = {}
+    for s in rr.columns:
+        lo, hi = stats.t.interval(0.95, 49, loc=rr[s].mean(), scale=stats.sem(rr[s]))
+        rows[s] = {"mean": rr[s].mean(), "ci_low": lo, "ci_high": hi}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table["method"], table["confidence_level"], table["n_queries"] = "t", 0.95, 50
+    ax = mp.forest_means(table, measure="RR")
     labels = [t.get_text() for t in ax.get_yticklabels()]
     means = rr.mean()
     assert len(labels) == 103 and labels[-1] == means.idxmax() and labels[0] == means.idxmin()
     iv = _errorbar_intervals(ax.containers[0])
-    # reference: scipy's t interval of each system's mean
-    ref = np.array([stats.t.interval(0.95, 49, loc=rr[s].mean(), scale=stats.sem(rr[s]))
-                    for s in labels])
-    np.testing.assert_allclose(iv, ref, rtol=1e-12)
-    assert ax.get_xlabel().startswith("MRR with 95% t CI")
+    np.testing.assert_allclose(iv, table.loc[labels, ["ci_low", "ci_high"]].to_numpy(float),
+                               rtol=1e-12)
+    assert ax.get_xlabel() == "MRR with 95% paired t CI (50 queries)"
+    with pytest.raises(TypeError, match="draws computed intervals"):
+        mp.forest_means(rr)
+    with pytest.raises(TypeError, match="no longer computes"):
+        mp.forest_means(table, method="t")
 
 
-def test_forest_means_bootstrap_matches_bootstrap_ci(cast):
-    ax = mp.forest_means(cast, rng=3, n_resamples=2000, sort=False)
+def test_forest_means_from_results(cast):
     s = cast.scores("RR")
     gen = np.random.default_rng(3)
-    ref = [mrrstats.bootstrap_ci(s[c], n_resamples=2000, rng=gen).confidence_interval()
-           for c in s.columns]
+    res = {c: mrrstats.bootstrap_ci(s[c], n_resamples=2000, rng=gen) for c in s.columns}
+    ax = mp.forest_means(res, measure="RR", sort=False)
     iv = _errorbar_intervals(ax.containers[0])[::-1]   # unsorted: first column on top
-    np.testing.assert_allclose(iv, np.array([tuple(r) for r in ref]), rtol=1e-12)
+    np.testing.assert_allclose(iv, np.array([tuple(r.confidence_interval())
+                                             for r in res.values()]), rtol=1e-12)
+    assert "95% BCa bootstrap CI" in ax.get_xlabel()
 
 
-def test_forest_differences_tukey_cast(cast):
+def test_forest_differences_draws_the_result(cast):
     base = "org_manual_bm25.run"
-    ax = mp.forest_differences(cast, base, n_resamples=2000, rng=0)
     s = cast.scores("RR")
+    pairwise = mrrstats.pairwise_tests(s, test="t", correction="holm")
+    family = mrrstats.randomized_tukey_hsd(s, n_resamples=2000, rng=0)
+    ax = mp.forest_differences(pairwise, base, simultaneous=family, measure="RR")
     others = [c for c in s.columns if c != base]
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert sorted(labels) == sorted(others)
-    # marginal bars and simultaneous intervals, row by row
     marginal = ax.collections[0].get_segments()
     simultaneous = _errorbar_intervals(ax.containers[0])
-    family = mrrstats.randomized_tukey_hsd(s, n_resamples=2000, rng=0)
     for row, name in enumerate(labels):
+        # the result's own interval: the paired t interval of system - baseline (scipy)
         d = s[name] - s[base]
         lo, hi = stats.t.interval(0.95, d.size - 1, loc=d.mean(), scale=stats.sem(d))
         assert (marginal[row][0][0], marginal[row][1][0]) == pytest.approx((lo, hi))
@@ -230,25 +259,29 @@ def test_forest_differences_tukey_cast(cast):
         sign = 1 if family.a[k] == name else -1
         ref = sorted((sign * family.ci_low[k], sign * family.ci_high[k]))
         assert tuple(simultaneous[row]) == pytest.approx(tuple(ref))
-        # simultaneous intervals over 10 pairs are wider than each marginal one
-        assert simultaneous[row][1] - simultaneous[row][0] > hi - lo
+    # filled diamonds: the pairwise result's decisions
     filled = ax.collections[-2].get_offsets()
-    assert len(filled) == sum(family.reject[i] for i in range(len(family.a))
-                              if base in (family.a[i], family.b[i]))
-    # a precomputed family result gives the same intervals without resampling
-    ax2 = mp.forest_differences(cast, base, simultaneous=family)
-    np.testing.assert_allclose(_errorbar_intervals(ax2.containers[0]), simultaneous)
+    assert len(filled) == sum(pairwise.reject[i] for i in range(len(pairwise.a))
+                              if base in (pairwise.a[i], pairwise.b[i]))
     assert "randomised Tukey HSD" in " ".join(_legend_texts(ax))
+    assert "95% CI (paired t)" in _legend_texts(ax)
+    # the frame of the result draws the same
+    ax2 = mp.forest_differences(pairwise.to_frame(), base, measure="RR")
+    np.testing.assert_allclose(np.array(ax2.collections[0].get_segments()),
+                               np.array(marginal))
 
 
 def test_forest_differences_rejects_bad_input(cast):
-    with pytest.raises(ValueError, match="`baseline` 'bm25' is not a system"):
-        mp.forest_differences(cast, "bm25")
-    plain = mrrstats.pairwise_tests(cast.scores("RR"), test="t")
-    with pytest.raises(ValueError, match="family-wise|test='tukey'"):
-        mp.forest_differences(cast, "org_manual_bm25.run", simultaneous=plain)
-    with pytest.raises(ValueError, match="`marginal`"):
-        mp.forest_differences(cast, "org_manual_bm25.run", marginal="z")
+    s = cast.scores("RR")
+    plain = mrrstats.pairwise_tests(s, test="t")
+    with pytest.raises(ValueError, match="`baseline` 'bm25' is in no pair"):
+        mp.forest_differences(plain, "bm25")
+    with pytest.raises(ValueError, match="test='tukey'"):
+        mp.forest_differences(plain, "org_manual_bm25.run", simultaneous=plain)
+    with pytest.raises(TypeError, match="no longer runs tests"):
+        mp.forest_differences(plain, "org_manual_bm25.run", marginal="t")
+    with pytest.raises(TypeError, match="PairwiseResult"):
+        mp.forest_differences(s.to_numpy(), "org_manual_bm25.run")
 
 
 # -- 4. null / bootstrap distribution -----------------------------------------
@@ -279,6 +312,11 @@ def test_null_distribution_signflip_trec7(trec7):
     assert ax.get_xlabel() == "mean difference in RR" and ax.get_ylabel() == "density"
     with pytest.raises(ValueError, match="`kind`"):
         mp.null_distribution(null, 0.1, kind="posterior")
+    # an observed value far outside the null is still inside the x-limits (both mirrors)
+    far = 5 * np.abs(null).max()
+    ax = mp.null_distribution(null, far)
+    lo, hi = ax.get_xlim()
+    assert lo < -far and far < hi
 
 
 # -- 5. agreement --------------------------------------------------------------
@@ -287,7 +325,8 @@ def test_measure_scatter_tau_in_title(trec7):
     x, y = trec7["RR"].mean(), trec7["AP"].mean()
     # reference: scipy's Kendall tau-b of the system means (rounded like the package)
     tau = stats.kendalltau(x.round(12), y.round(12)).statistic
-    assert f"Kendall's τ = {tau:.3f}" in ax.get_title()
+    assert f"Kendall's $\\tau$ = {tau:.3f}" in ax.get_title()
+    assert "$\\tau_{AP}$" in ax.get_title() and "τ_AP" not in ax.get_title()  # mathtext
     pts = ax.collections[0].get_offsets()
     assert len(pts) == 103
     np.testing.assert_allclose(np.asarray(pts)[:, 0], x.to_numpy())
@@ -312,16 +351,20 @@ def test_tau_heatmap_trec7(trec7):
     assert "103 systems" in ax.get_title()
     assert len(ax.figure.axes) == 2                # the colour bar
     ax2 = mp.tau_heatmap(agree, value="n_swaps")
-    assert ax2.texts[1].get_text() == str(int(agree.iloc[1]["n_swaps"]))
+    assert ax2.texts[1].get_text() == str(int(agree.iloc[0]["n_swaps"]))  # (RR, AP)
 
 
 # -- 6. power ------------------------------------------------------------------
 def test_power_curve_matches_statsmodels(trec7):
     from statsmodels.stats.power import TTestPower
 
+    from mrrstats.report import power_table
+
     rr = trec7["RR"]
-    ax = mp.power_curve(rr, differences=(0.05, 0.1), n_queries=np.arange(10, 301))
+    table = power_table(rr, differences=(0.05, 0.1), n_queries=np.arange(10, 301))
+    ax = mp.power_curve(table)
     sd = math.sqrt(2 * mrrstats.residual_variance(rr))
+    assert table.attrs["sd"] == pytest.approx(sd)
     curves = [ln for ln in ax.lines if len(ln.get_xdata()) > 2]
     assert len(curves) == 2
     for line, d in zip(curves, (0.05, 0.1), strict=True):
@@ -335,22 +378,31 @@ def test_power_curve_matches_statsmodels(trec7):
 
 
 def test_power_curve_simulated_points(trec7):
+    from mrrstats.report import power_table
+
     rr = trec7["RR"]
     d = (rr["run10"] - rr["run20"]).to_numpy()
-    ax = mp.power_curve(float(d.std(ddof=1)), differences=(0.1,), n_queries=np.arange(10, 61),
-                        simulate=d, n_simulations=60, n_resamples=100, rng=2)
-    pts = np.asarray(ax.containers[0].lines[0].get_ydata(), dtype=float)
-    ref = [mrrstats.randomization_power(d, n_queries=int(m), difference=0.1, n_simulations=60,
-                                        n_resamples=100, rng=gen).power
-           for gen in [np.random.default_rng(2)] for m in (10, 22, 35, 47, 60)]
-    np.testing.assert_allclose(pts, ref)
-    with pytest.raises(ValueError, match="`differences`"):
-        mp.power_curve(0.3, differences=(0.0,))
+    pts = (10, 22, 35, 47, 60)
+    gen = np.random.default_rng(2)
+    sim = [mrrstats.randomization_power(d, n_queries=m, difference=0.1, n_simulations=60,
+                                        n_resamples=100, rng=gen) for m in pts]
+    simulated = pd.DataFrame({"difference": 0.1, "n_queries": pts,
+                              "power": [r.power for r in sim],
+                              "power_se": [r.power_se for r in sim]})
+    table = power_table(float(d.std(ddof=1)), differences=(0.1,), n_queries=np.arange(10, 61))
+    ax = mp.power_curve(table, simulated=simulated)
+    drawn = np.asarray(ax.containers[0].lines[0].get_ydata(), dtype=float)
+    np.testing.assert_allclose(drawn, simulated["power"].to_numpy())
+    with pytest.raises(TypeError, match="draws computed power"):
+        mp.power_curve(0.3)
+    with pytest.raises(TypeError, match="no longer computes"):
+        mp.power_curve(table, differences=(0.1,))
 
 
 # -- 7. observed against random ------------------------------------------------
 def test_observed_vs_random_cast(cast):
-    ax = mp.observed_vs_random(cast, random="retrieved")
+    table = mrrstats.evaluation_baseline(cast, random="retrieved", rng=0)
+    ax = mp.observed_vs_random(table)
     counts = mrrstats.random_baseline_counts(cast, random="retrieved")
     expected = [mrrstats.expected_mrr(counts.loc[counts["run"] == r, "n_candidates"],
                                       counts.loc[counts["run"] == r, "n_relevant"])
@@ -362,8 +414,10 @@ def test_observed_vs_random_cast(cast):
     labels = [t.get_text() for t in ax.get_yticklabels()]
     adj = (observed[0] - expected[0]) / (1 - expected[0])
     assert labels[0] == f"{cast.runs[0]}\nadjusted {adj:.3f}"
-    with pytest.raises(ValueError, match="`random`"):
-        mp.observed_vs_random(cast)
+    # the expected MRR under random ranking is labelled on the figure
+    assert f"E = {expected[0]:.3f}" in [t.get_text() for t in ax.texts]
+    with pytest.raises(TypeError, match="evaluation_baseline"):
+        mp.observed_vs_random(cast, random="retrieved")
 
 
 def test_observed_vs_random_per_dataset_kg():
@@ -429,7 +483,7 @@ def test_style_context_embeds_truetype_fonts():
 def test_paper_figures_quick(tmp_path):
     script = ROOT / "paper_figures" / "make_figures.py"
     out = subprocess.run([sys.executable, str(script), "--quick", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, env=_THIS_CHECKOUT)
     assert out.returncode == 0, out.stderr
     names = ["fig1_rr_distributions", "fig2_type1_error", "fig3_rank_agreement",
              "fig4_random_baseline", "fig5_power"]
@@ -459,3 +513,21 @@ def test_style_context_keeps_interactive_mode_set_inside():
         assert mpl.rcParams["font.size"] != 7  # everything else is restored
     finally:
         mpl.rcParams["interactive"] = before
+
+
+def test_plots_run_no_statistics():
+    """Nothing in plots.py imports a test, an interval or a resampling procedure."""
+    import ast
+
+    import mrrstats.report.plots as plots_module
+
+    tree = ast.parse(Path(plots_module.__file__).read_text(encoding="utf-8"))
+    imported = {(node.module or "") for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom)}
+    assert not [m for m in imported if m.startswith("stats") or ".stats" in m], imported
+    names = {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+             for a in node.names}
+    forbidden = {"randomization_test", "bootstrap_ci", "paired_ttest", "randomized_tukey_hsd",
+                 "westfall_young", "ttest_power", "randomization_power", "compare",
+                 "evaluation_baseline", "random_baseline_test", "pairwise_tests"}
+    assert not names & forbidden, names & forbidden

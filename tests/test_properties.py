@@ -185,8 +185,9 @@ def test_row_order_changes_no_statistic(X, random):
     with _quiet():
         for test in ("t", "randomization", "anova-hsd"):
             # randomization: at most 10 topics, so the exact (enumerated) null is used
-            r1 = mrrstats.pairwise_tests(X, test=test, correction="holm")
-            r2 = mrrstats.pairwise_tests(Y, test=test, correction="holm")
+            # (bonferroni: statsmodels' holm runs a full gc.collect() on every call)
+            r1 = mrrstats.pairwise_tests(X, test=test, correction="bonferroni")
+            r2 = mrrstats.pairwise_tests(Y, test=test, correction="bonferroni")
             for field in ("mean_a", "mean_b", "difference", "statistic", "pvalue",
                           "pvalue_adjusted"):
                 np.testing.assert_allclose(getattr(r2, field), getattr(r1, field),
@@ -235,7 +236,8 @@ def test_every_pair_test_pvalue_lies_in_unit_interval(X, alternative):
                                                          n_resamples=300, rng=1),
             "randomization-mc": mrrstats.randomization_test(
                 a, b, alternative=alternative, exact=False, n_resamples=300, rng=1),
-            "bootstrap-shift": mrrstats.bootstrap_test(a, b, alternative=alternative,
+            "bootstrap-shift": mrrstats.bootstrap_test(a, b, method="shift",
+                                                       alternative=alternative,
                                                        n_resamples=300, rng=1),
             "bootstrap-studentized": mrrstats.bootstrap_test(
                 a, b, method="studentized", alternative=alternative, n_resamples=300, rng=1),
@@ -244,7 +246,7 @@ def test_every_pair_test_pvalue_lies_in_unit_interval(X, alternative):
         assert _in_unit_interval(res.pvalue), (name, res.pvalue)
 
 
-@SETTINGS
+@FEWER
 @given(score_matrices(max_topics=15), st.sampled_from(mrrstats.stats.multiple.TESTS),
        st.sampled_from(["holm", "bonferroni", "bh", "none"]))
 def test_every_pairwise_pvalue_lies_in_unit_interval(X, test, correction):
@@ -279,7 +281,7 @@ def test_every_interval_contains_its_estimate(X, level):
         assert low - tol <= value <= high + tol, (name, value, low, high)
 
 
-@SETTINGS
+@FEWER
 @given(score_matrices(min_topics=3, max_topics=15),
        st.sampled_from(["t", "randomization", "bootstrap", "bootstrap-t", "tukey", "maxt",
                         "anova-hsd"]))
@@ -288,7 +290,7 @@ def test_pairwise_intervals_contain_the_difference(X, test):
         res = mrrstats.pairwise_tests(X, test=test, n_resamples=200, rng=4)
     tol = 1e-12
     ok = (res.ci_low <= res.difference + tol) & (res.difference <= res.ci_high + tol)
-    assert np.all(ok | np.isnan(res.ci_low)), (test, res.ci_low, res.difference, res.ci_high)
+    assert np.all(ok), (test, res.ci_low, res.difference, res.ci_high)
 
 
 # -- 7. a system compared with itself --------------------------------------------------------
@@ -308,10 +310,9 @@ def test_compare_of_a_system_with_itself_rejects_nothing(X, test, correction):
     assert twin.sum() == 1
     assert not res.reject[twin].any(), (test, correction)
     assert res.difference[twin][0] == 0
-    frame = cmp.to_frame() if hasattr(cmp, "to_frame") else None
-    if frame is not None and {"a", "b", "reject"} <= set(frame.columns):
-        rows = frame[(frame["a"] == "s0") & (frame["b"] == "twin")]
-        assert len(rows) >= 1 and not rows["reject"].any()
+    frame = cmp.to_frame()
+    rows = frame[(frame["a"] == "s0") & (frame["b"] == "twin")]
+    assert len(rows) == 1 and not rows["reject"].any() and rows["diff"].iloc[0] == 0
     if X.shape[1] == 2:  # only the twins: nothing at all is rejected
         assert not res.reject.any()
 

@@ -17,7 +17,7 @@ from statsmodels.stats.multitest import multipletests
 import mrrstats
 from mrrstats import cli
 from mrrstats.datasets import trec7_scores
-from mrrstats.report import load_report, make_report
+from mrrstats.report import load_report, make_report, recompute_report
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "reports" / "cast2021"
@@ -46,14 +46,22 @@ def test_example_report_regenerates_byte_identical(tmp_path):
     out = tmp_path / "cast2021"
     assert cli.main(["report", "--example", "--out", str(out), "--quiet"]) == 0
 
-    # tables/, per_query.csv and settings.json reproduce the committed ones byte for byte
+    # tables/, results/, per_query.csv and settings.json reproduce the committed ones
+    # byte for byte; so do the notebook and the page (cell ids are not random) when the
+    # package versions are the committed ones
     assert _tables(out) == _tables(EXAMPLE)
-    for name in _tables(EXAMPLE):
-        assert (out / "tables" / name).read_bytes() == (EXAMPLE / "tables" / name).read_bytes(), name
+    for sub in ("tables", "results"):
+        names = sorted(p.name for p in (EXAMPLE / sub).iterdir())
+        assert sorted(p.name for p in (out / sub).iterdir()) == names
+        for name in names:
+            assert (out / sub / name).read_bytes() == (EXAMPLE / sub / name).read_bytes(), name
     assert (out / "per_query.csv").read_bytes() == (EXAMPLE / "per_query.csv").read_bytes()
     committed = (EXAMPLE / "settings.json").read_text(encoding="utf-8")
     regenerated = (out / "settings.json").read_text(encoding="utf-8")
     assert regenerated == _settings_with_current_versions(committed, regenerated)
+    if regenerated == committed:
+        for name in ("report.ipynb", "report.html"):
+            assert (out / name).read_bytes() == (EXAMPLE / name).read_bytes(), name
 
     # settings.json: conventions, seed, B, versions and the SHA-256 of every input file
     s = json.loads(regenerated)
@@ -147,9 +155,18 @@ def test_scores_report_is_deterministic_and_uses_compare(tmp_path):
 
 def test_committed_example_tables_match_the_library():
     """The numbers in the committed tables come from the public functions."""
-    data = load_report(EXAMPLE)
+    data = recompute_report(EXAMPLE)
     for name, text in data.tables().items():
         assert (EXAMPLE / "tables" / name).read_text(encoding="utf-8") == text
+    # load_report gives the saved results, exactly (nothing recomputed)
+    saved = load_report(EXAMPLE)
+    assert saved.comparison is None
+    pd.testing.assert_frame_equal(saved.pairs.drop(columns=["ci_method", "confidence_level",
+                                                            "alpha"]),
+                                  data.comparison.to_frame(), check_dtype=False,
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(saved.means, data.means, check_dtype=False, check_exact=True)
+    assert saved.focus == data.focus
     ex = mrrstats.datasets.cast2021()
     ev = mrrstats.evaluate(ex.qrels, ex.runs, ["RR", "nDCG@10", "AP"])
     # per-query values are the Evaluation's
@@ -197,3 +214,62 @@ def test_cli_report_errors(capsys):
     assert "need QRELS and at least two RUN files" in capsys.readouterr().err
     assert cli.main(["report", "--example", "--scores", "a.csv"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------
+# the page in a real browser (headless Chromium; skipped where there is none)
+# --------------------------------------------------------------------------
+def _chromium_or_skip():
+    from mrrstats.report import browser
+
+    if browser.find_chromium() is None:
+        pytest.skip("no Chromium binary (apt-get install chromium)")
+    return browser
+
+
+def test_example_report_in_headless_chromium(tmp_path):
+    browser = _chromium_or_skip()
+    page = EXAMPLE / "report.html"
+    seen = browser.check_page(page)
+    html = page.read_text(encoding="utf-8")
+    n_figures = len(re.findall(r"<img[^>]+src=\"data:image/png;base64,", html))
+    assert seen["images"] == n_figures >= 8
+    assert seen["broken"] == 0                   # every figure loads (naturalWidth > 0)
+    assert seen["visible_code"] == 0             # code cells hidden by default
+    assert seen["errors"] == []                  # no script error
+    # figures are half the page width (within the page's margins)
+    assert all(w <= 0.5 * seen["page_width"] + 1 for w in seen["figure_widths"])
+    shot = browser.screenshot(page, tmp_path / "report.png", height=1600)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20000
+
+
+def test_show_code_keeps_code_cells_in_the_page(tmp_path):
+    data = mrrstats.datasets.cast2021()
+    res = make_report(data.qrels, data.runs[:3], out=tmp_path / "r", measures="RR",
+                      n_resamples=199, rng=1, show_code=True, progress=False)
+    html = (res.path / "report.html").read_text(encoding="utf-8")
+    assert "class=\"highlight hl-ipython3" in html   # the code is in the page
+    hidden = (EXAMPLE / "report.html").read_text(encoding="utf-8")
+    assert "class=\"highlight hl-ipython3" not in hidden
+    browser = _chromium_or_skip()
+    assert browser.check_page(res.path / "report.html")["visible_code"] > 0
+
+
+def test_template_only_draws_saved_results():
+    """The notebook template loads the saved results: no test, resampling or seed in it."""
+    from importlib import resources
+
+    text = (resources.files("mrrstats.report") / "templates" / "report.ipynb").read_text(
+        encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "load_report(folder)" in code
+    for call in ("default_rng", ".choice(", "randomization_test", "bootstrap_ci", "compare(",
+                 "randomized_tukey_hsd", "ttest_power", "evaluation_baseline",
+                 "recompute_report"):
+        assert call not in code, call
+    # every cell has a fixed id (no random id in the written notebook)
+    assert all(c.get("id") for c in nb.cells)
+    saved = load_report(EXAMPLE)
+    with pytest.raises(ValueError, match="recompute_report"):
+        saved.tables()

@@ -49,6 +49,10 @@ __all__ = [
 ]
 
 _TAU_AP_TIES = ("agreement", "accuracy", "raise")
+#: Columns of :func:`ranking_agreement` (one row per unordered pair of measures).
+_AGREEMENT_COLUMNS = ["measure_a", "measure_b", "n_systems", "tau", "tau_pvalue", "tau_ap",
+                      "tau_ap_reverse", "tau_ap_symmetric", "rho", "rho_pvalue", "n_pairs",
+                      "n_swaps", "n_ties_a", "n_ties_b"]
 
 
 # --------------------------------------------------------------------------
@@ -56,58 +60,55 @@ _TAU_AP_TIES = ("agreement", "accuracy", "raise")
 # --------------------------------------------------------------------------
 
 def _score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataFrame]:
-    """Normalise ``scores`` into ``{measure: frame}`` with aligned rows and columns."""
-    if hasattr(scores, "per_query") and callable(getattr(scores, "scores", None)):
-        per_query = scores.per_query
-        names = list(dict.fromkeys(per_query["measure"].astype(str)))
-        # "Rank" (first-relevant rank, lower is better, inf if none) is no score
-        frames = {m: scores.scores(m) for m in names if not m.startswith("Rank")}
-    elif isinstance(scores, Mapping):
-        frames = {}
-        for name, value in scores.items():
-            if not isinstance(name, str) or not name:
-                raise TypeError(f"`{param}` keys must be non-empty measure names (str), "
-                                f"got {name!r}")
-            if isinstance(value, (str, os.PathLike)):
-                from ..io.trec import read_score_matrix
+    """``{measure: frame}`` with aligned rows and columns, through the one coercion.
 
-                value = read_score_matrix(value)
-            if not isinstance(value, pd.DataFrame):
-                raise TypeError(f"`{param}[{name!r}]` must be a DataFrame (rows = queries, "
-                                f"columns = systems) or a path, got {type(value).__name__}")
-            frames[name] = value
-    else:
+    The input is coerced by :func:`mrrstats.model.scoretable.as_score_tables`
+    (``Rank``, a first-relevant rank where lower is better, is left out of an
+    Evaluation); this adds what agreement needs: every measure covers the
+    same systems (at least 2) and queries, aligned by name.
+    """
+    from ..model.scoretable import ScoreTable, as_score_tables
+
+    if not (isinstance(scores, Mapping) or (hasattr(scores, "per_query") and callable(
+            getattr(scores, "scores", None)))):
         raise TypeError(f"`{param}` must be an Evaluation or a mapping "
                         f"{{measure: DataFrame}}, got {type(scores).__name__}")
-    if not frames:
-        raise ValueError(f"`{param}` holds no measure")
-    first_name, first = next(iter(frames.items()))
-    systems = pd.Index(first.columns)
-    queries = pd.Index(first.index)
-    if systems.has_duplicates or queries.has_duplicates:
+    if isinstance(scores, Mapping):
+        for key, value in scores.items():
+            if isinstance(key, str) and key and not isinstance(
+                    value, (str, os.PathLike, pd.DataFrame, ScoreTable)):
+                raise TypeError(f"`{param}[{key!r}]` must be a DataFrame (rows = queries, "
+                                f"columns = systems) or a path, got {type(value).__name__}")
+    try:
+        tables = as_score_tables(scores, missing="raise", finite=False, name=param,
+                                 skip_unbounded=True)
+    except ValueError as exc:
+        if "missing" in str(exc) or "NaN" in str(exc):
+            raise ValueError(f"`{param}`: {exc}; drop or fill the missing values first "
+                             "(e.g. read_score_matrix(..., missing='drop'))") from None
+        raise
+    first_name, first = next(iter(tables.items()))
+    systems, queries = list(first.systems), list(first.queries)
+    if len(set(systems)) != len(systems) or len(set(queries)) != len(queries):
         raise ValueError(f"`{param}[{first_name!r}]` has duplicate systems or queries")
     if len(systems) < 2:
         raise ValueError(f"`{param}` must hold at least 2 systems, got {len(systems)}")
-    if len(queries) < 1:
-        raise ValueError(f"`{param}` holds no query")
     out: dict[str, pd.DataFrame] = {}
-    for name, frame in frames.items():
-        if set(frame.columns) != set(systems) or len(frame.columns) != len(systems):
+    for name, table in tables.items():
+        if set(table.systems) != set(systems) or len(table.systems) != len(systems):
             raise ValueError(f"`{param}`: measure {name!r} has different systems than "
                              f"{first_name!r}; all measures must cover the same systems")
-        if set(frame.index) != set(queries) or len(frame.index) != len(queries):
+        if set(table.queries) != set(queries) or len(table.queries) != len(queries):
             raise ValueError(f"`{param}`: measure {name!r} has different queries than "
                              f"{first_name!r}; all measures must cover the same queries")
-        aligned = frame.loc[queries, systems].astype(np.float64)
-        if aligned.isna().to_numpy().any():
-            raise ValueError(f"`{param}`: measure {name!r} has missing values; drop or "
-                             "fill them first (e.g. read_score_matrix(..., missing='drop'))")
+        aligned = table.to_frame().loc[queries, systems]
         if np.isinf(aligned.to_numpy()).any():
             raise ValueError(f"`{param}`: measure {name!r} has infinite values; give "
                              "scores where higher is better (not ranks)")
+        aligned.attrs = {}
         aligned.index.name = "query"
         aligned.columns.name = "system"
-        out[name] = aligned
+        out[str(name)] = aligned
     return out
 
 
@@ -324,8 +325,8 @@ def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None =
     r"""Agreement between the system rankings that pairs of measures produce.
 
     Systems are ranked by their mean score under each measure; for every
-    ordered pair of measures (including a measure with itself) the rankings
-    are compared with Kendall's tau-b, tau_AP and Spearman's rho, and the
+    pair of different measures (once, in input order) the rankings are
+    compared with Kendall's tau-b, tau_AP and Spearman's rho, and the
     system pairs whose order swaps are counted.
 
     Parameters
@@ -346,22 +347,24 @@ def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None =
     Returns
     -------
     pandas.DataFrame
-        One row per ordered pair of measures, columns:
+        One row per unordered pair of measures (``measure_a`` before
+        ``measure_b`` in the input order; no measure with itself, no reversed
+        duplicate), columns:
 
         ``measure_a``, ``measure_b``
-            The two measures. For tau_AP, ``measure_a`` is the truth and
-            ``measure_b`` the evaluated ranking.
+            The two measures.
         ``n_systems``
             Number of systems ranked.
         ``tau``, ``tau_pvalue``
             Kendall's tau-b and its two-sided p-value from
             ``scipy.stats.kendalltau`` (exact for small untied samples,
             otherwise the normal approximation; scipy's ``method="auto"``).
-        ``tau_ap``
-            tau_AP of the ranking by ``measure_b`` against the ranking by
-            ``measure_a`` as truth.
+        ``tau_ap``, ``tau_ap_reverse``
+            tau_AP is asymmetric, so both directions are given: ``tau_ap`` of
+            the ranking by ``measure_b`` against the ranking by ``measure_a``
+            as truth, ``tau_ap_reverse`` with ``measure_b`` as truth.
         ``tau_ap_symmetric``
-            Mean of tau_AP in both directions (the same for (a, b) and (b, a)).
+            Mean of tau_AP in both directions.
         ``rho``, ``rho_pvalue``
             Spearman's rho and its p-value (``scipy.stats.spearmanr``).
         ``n_pairs``
@@ -373,6 +376,10 @@ def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None =
 
     Notes
     -----
+    ``frame.attrs`` holds ``measures`` (all of them, in order) and
+    ``n_ties`` (tied system pairs per measure), from which
+    :func:`agreement_matrix` builds the full square matrix.
+
     The p-values treat the systems as a random sample and ignore that their
     scores are computed on the same queries; read them as descriptive. The
     matrix view is :func:`agreement_matrix`; the swapped pairs themselves are
@@ -397,9 +404,9 @@ def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None =
     n = means.shape[0]
     signs = {m: _pair_signs(means[m].to_numpy()) for m in names}
     rows = []
-    for a in names:
+    for i, a in enumerate(names):
         x = means[a].to_numpy()
-        for b in names:
+        for b in names[i + 1:]:
             y = means[b].to_numpy()
             kt = stats.kendalltau(x, y, variant="b")
             if np.ptp(x) == 0 or np.ptp(y) == 0:
@@ -407,11 +414,11 @@ def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None =
             else:
                 sr = stats.spearmanr(x, y)
                 rho, rho_p = float(sr.statistic), float(sr.pvalue)
-            if ties == "accuracy" and np.unique(x).size < n:
-                tap = np.nan  # tau_AP,a needs an untied truth
-            else:
-                tap = tau_ap(x, y, ties=ties)
-            if ties == "accuracy" and (np.unique(x).size < n or np.unique(y).size < n):
+            tied_a, tied_b = np.unique(x).size < n, np.unique(y).size < n
+            # tau_AP,a needs an untied truth under ties="accuracy"
+            tap = np.nan if ties == "accuracy" and tied_a else tau_ap(x, y, ties=ties)
+            tap_rev = np.nan if ties == "accuracy" and tied_b else tau_ap(y, x, ties=ties)
+            if ties == "accuracy" and (tied_a or tied_b):
                 tap_sym = np.nan
             else:
                 tap_sym = tau_ap(x, y, ties=ties, symmetric=True)
@@ -419,11 +426,14 @@ def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None =
             rows.append({
                 "measure_a": a, "measure_b": b, "n_systems": n,
                 "tau": float(kt.statistic), "tau_pvalue": float(kt.pvalue),
-                "tau_ap": tap, "tau_ap_symmetric": tap_sym,
+                "tau_ap": tap, "tau_ap_reverse": tap_rev, "tau_ap_symmetric": tap_sym,
                 "rho": rho, "rho_pvalue": rho_p,
                 "n_pairs": int(sa.size), "n_swaps": int(np.sum(sa * sb < 0)),
                 "n_ties_a": int(np.sum(sa == 0)), "n_ties_b": int(np.sum(sb == 0)),
             })
+    frame = pd.DataFrame(rows, columns=_AGREEMENT_COLUMNS)
+    frame.attrs["measures"] = list(names)
+    frame.attrs["n_ties"] = {m: int(np.sum(signs[m] == 0)) for m in names}
     return pd.DataFrame(rows)
 
 
@@ -455,8 +465,10 @@ def agreement_matrix(agreement: pd.DataFrame, value: str = "tau") -> pd.DataFram
     Returns
     -------
     pandas.DataFrame
-        Rows = ``measure_a``, columns = ``measure_b``, in the order of the
-        input. For ``"tau_ap"`` the rows are the truth and the columns the
+        Rows = ``measure_a``, columns = ``measure_b``, every measure in the
+        order of the input, filled from the unordered pairs (the diagonal
+        compares a ranking with itself: 1 for correlations, 0 swaps, NaN
+        p-values). For ``"tau_ap"`` the rows are the truth and the columns the
         evaluated rankings, so the matrix is not symmetric.
 
     Examples
@@ -472,11 +484,34 @@ def agreement_matrix(agreement: pd.DataFrame, value: str = "tau") -> pd.DataFram
     AP   1   0
     """
     agreement, value = _agreement_matrix_iv(agreement, value)
-    order = list(dict.fromkeys(agreement["measure_a"]))
-    order += [m for m in dict.fromkeys(agreement["measure_b"]) if m not in order]
-    matrix = agreement.pivot(index="measure_a", columns="measure_b", values=value)
-    matrix = matrix.reindex(index=[m for m in order if m in matrix.index],
-                            columns=[m for m in order if m in matrix.columns])
+    order = list(agreement.attrs.get("measures", []))
+    for col in ("measure_a", "measure_b"):
+        order += [m for m in dict.fromkeys(agreement[col]) if m not in order]
+    n_ties = dict(agreement.attrs.get("n_ties", {}))
+    for r in agreement.itertuples(index=False):
+        n_ties.setdefault(r.measure_a, r.n_ties_a)
+        n_ties.setdefault(r.measure_b, r.n_ties_b)
+    # the diagonal: a ranking against itself
+    diagonal = {"tau": 1.0, "tau_ap": 1.0, "tau_ap_symmetric": 1.0, "rho": 1.0,
+                "n_swaps": 0, "tau_pvalue": np.nan, "rho_pvalue": np.nan}
+    matrix = pd.DataFrame(np.nan, index=pd.Index(order, name="measure_a"),
+                          columns=pd.Index(order, name="measure_b"))
+    for m in order:
+        if value in ("n_ties_a", "n_ties_b"):
+            matrix.loc[m, m] = n_ties.get(m, np.nan)
+        else:
+            matrix.loc[m, m] = diagonal[value]
+    for r in agreement.to_dict("records"):
+        a, b = r["measure_a"], r["measure_b"]
+        if value == "tau_ap":      # rows are the truth
+            matrix.loc[a, b], matrix.loc[b, a] = r["tau_ap"], r["tau_ap_reverse"]
+        elif value in ("n_ties_a", "n_ties_b"):
+            other = "n_ties_b" if value == "n_ties_a" else "n_ties_a"
+            matrix.loc[a, b], matrix.loc[b, a] = r[value], r[other]
+        else:
+            matrix.loc[a, b] = matrix.loc[b, a] = r[value]
+    if value in ("n_swaps", "n_ties_a", "n_ties_b") and not matrix.isna().to_numpy().any():
+        matrix = matrix.astype(np.int64)
     return matrix
 
 

@@ -2,13 +2,15 @@
 
 Each subcommand lives in its own module ``mrrstats.cli.<name>`` that
 defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
-Bad input ends the program with exit code 2 and a one-line message on stderr.
+Bad input ends the program with exit code 2 and a one-line message on stderr;
+output piped into ``head`` ends quietly (exit code 0, nothing on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from ..errors import InputError
@@ -22,6 +24,7 @@ _COMMANDS = {
     "agreement": "mrrstats.cli.agreement",
     "compare": "mrrstats.cli.compare",
     "report": "mrrstats.cli.report",
+    "multiverse": "mrrstats.cli.multiverse",
 }
 
 
@@ -48,7 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # Output piped into `head` and the like: end quietly. Point stdout at
+        # /dev/null so that the interpreter's final flush does not fail again.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # pragma: no cover - stdout without a descriptor
+            pass
+        return 0
     except (InputError, ValueError, TypeError, OSError) as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"mrrstats: error: {msg}", file=sys.stderr)

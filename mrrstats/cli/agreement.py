@@ -23,17 +23,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..stats.registry import TEST_NAMES
 from .common import add_conventions
 
 HELP = "agreement between measures: tau, tau_AP, rho, swaps, discriminative power"
 
-_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t", "tukey",
-          "maxt", "anova-hsd")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="QRELS RUN",
                         help="qrels file followed by one or more TREC run files")
+    parser.add_argument("--example", action="store_true",
+                        help="use the bundled TREC CAsT 2021 qrels and five baseline runs")
     parser.add_argument("-m", "--measure", action="append", dest="measures", default=None,
                         metavar="MEASURE",
                         help="measure to compare (repeat; at least two), e.g. -m RR -m AP "
@@ -49,7 +50,7 @@ def add_arguments(parser) -> None:
                         help="tie handling of tau_AP (default: agreement, Urbano & "
                              "Marrero's tau_AP,b)")
     add_conventions(parser)
-    parser.add_argument("--test", choices=_TESTS, default="randomization",
+    parser.add_argument("--test", choices=TEST_NAMES, default="randomization",
                         help="paired test for discriminative power (default: randomization)")
     parser.add_argument("--correction", choices=("none", "holm", "bonferroni", "bh"),
                         default="none",
@@ -135,7 +136,15 @@ def run(args) -> int:
         ranking_agreement,
     )
 
-    if args.scores:
+    if args.example:
+        if args.scores or args.inputs:
+            raise ValueError("give either --example or QRELS RUN... / --scores, not both")
+        from ..datasets import cast2021
+
+        data = cast2021()
+        args.inputs = [str(data.qrels)] + [str(r) for r in data.runs]
+        scores = _evaluate(args)
+    elif args.scores:
         scores = _load_scores(args)
     elif args.inputs:
         scores = _evaluate(args)

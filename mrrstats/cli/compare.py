@@ -6,14 +6,12 @@ import sys
 import time
 from pathlib import Path
 
+from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from .common import add_conventions, add_test_options
 
 HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
         "max-T) with multiple-comparison correction, CIs and effect sizes.")
 
-_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t", "tukey",
-          "maxt", "anova-hsd")
-_CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 
 
 def add_arguments(p) -> None:
@@ -25,7 +23,7 @@ def add_arguments(p) -> None:
                         "-m given in the same position, or the file stem")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure, repeatable (RR, RR@10, AP, nDCG@10, P@10, ...; default RR)")
-    add_test_options(p, tests=_TESTS, corrections=_CORRECTIONS)
+    add_test_options(p, tests=TEST_NAMES, corrections=CORRECTION_NAMES)
     p.add_argument("--confidence-level", type=float, default=0.95,
                    help="confidence level of the intervals (0.95)")
     p.add_argument("--missing", choices=("raise", "drop"), default="raise",

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from .common import add_conventions, add_run_inputs, add_test_options
 
 HELP = ("Write a reproducible report folder: comparison, baseline and agreement tables "
         "(Markdown, LaTeX), per-query CSV, settings.json, executed notebook and HTML.")
 
-_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "bootstrap-t", "tukey",
-          "maxt", "anova-hsd")
-_CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 EXAMPLE_OUT = "reports/cast2021"
 EXAMPLE_MEASURES = ("RR", "nDCG@10", "AP")
 EXAMPLE_BASELINE = "org_manual_bm25.run"
@@ -50,7 +48,7 @@ def add_arguments(p) -> None:
     p.add_argument("--baseline", metavar="RUN", default=None,
                    help="compare every system with this one (a run name, or one of the RUN "
                         "paths given)")
-    add_test_options(p, tests=_TESTS, corrections=_CORRECTIONS)
+    add_test_options(p, tests=TEST_NAMES, corrections=CORRECTION_NAMES)
     p.add_argument("--confidence-level", type=float, default=0.95,
                    help="confidence level of the intervals (0.95)")
     p.add_argument("--random", choices=("retrieved", "judged"), default="retrieved",
@@ -60,6 +58,8 @@ def add_arguments(p) -> None:
     p.add_argument("--missing", choices=("raise", "drop"), default="raise",
                    help="a query some system lacks: error (default) or drop it")
     p.add_argument("--title", default=None, help="title of the notebook and HTML page")
+    p.add_argument("--show-code", action="store_true",
+                   help="keep the notebook's code cells in report.html (hidden by default)")
     p.add_argument("--no-notebook", action="store_true",
                    help="write only tables/, per_query.csv and settings.json (no kernel)")
     p.add_argument("--timeout", type=int, default=600,
@@ -87,6 +87,7 @@ def run(args) -> int:
                   confidence_level=args.confidence_level, random=args.random,
                   ties=args.ties, rel=args.rel, queries=args.queries, missing=args.missing,
                   rng=args.seed, title=args.title, notebook=not args.no_notebook,
+                  show_code=args.show_code,
                   timeout=args.timeout, progress=not args.quiet,
                   measures=args.measures, baseline=args.baseline)
     if args.example:

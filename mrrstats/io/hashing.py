@@ -40,7 +40,11 @@ def _as_array(arr) -> pa.Array | pa.ChunkedArray:
             arr = arr.cast(pa.string())
         return arr
     if not isinstance(arr, pa.Array):
-        arr = pa.array(np.asarray(arr, dtype=object).astype(str), type=pa.string())
+        values = np.asarray(arr, dtype=object)
+        try:  # variable-width strings (never numpy's fixed-width '<U')
+            arr = pa.array(values, type=pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arr = pa.array([str(v) for v in values], type=pa.string())
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
     return arr
@@ -78,6 +82,48 @@ def hash_strings(arr) -> np.ndarray:
     return _hash_array(arr)
 
 
+_SHORT_WORDS = 8  # strings up to 64 bytes are hashed by the row-parallel loop alone
+
+
+def _word_terms(w: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``_word_term`` with a word position per element (``j`` an int64 array)."""
+    key = (j.astype(np.uint64) + np.uint64(1)) * np.uint64(0x632BE59BD9B4E019)
+    w = w ^ key
+    w *= _M1
+    w ^= w >> np.uint64(32)
+    w *= _M2
+    return w
+
+
+def _add_long_words(out, start, lens, words) -> None:
+    """Add the terms of word positions >= _SHORT_WORDS of every longer string."""
+    n_words = (lens + 7) // 8
+    rows = np.flatnonzero(n_words > _SHORT_WORDS)
+    rows = rows[np.argsort(-n_words[rows], kind="stable")]  # longest first
+    counts = n_words[rows]
+    j = _SHORT_WORDS
+    # Row-parallel while many rows still have a word at position j ...
+    while rows.size > 64 and j < counts[0]:
+        active = rows[: int(np.searchsorted(-counts, -j, side="left"))]
+        if active.size <= 64:
+            break
+        ln = lens[active]
+        w = words[np.minimum(start[active] + 8 * j, words.size - 1)]
+        w &= _WORD_MASKS[np.clip(ln - 8 * j, 0, 8)]
+        out[active] += _word_term(w, j) - np.uint64(int(_word_term(np.zeros(1, np.uint64),
+                                                                   j)[0]))
+        j += 1
+    # ... then string by string, vectorised over its own words.
+    for r, c in zip(rows.tolist(), counts.tolist(), strict=True):
+        if c <= j:
+            break
+        pos = np.arange(j, c, dtype=np.int64)
+        w = words[np.minimum(start[r] + 8 * pos, words.size - 1)]
+        w &= _WORD_MASKS[np.clip(lens[r] - 8 * pos, 0, 8)]
+        terms = _word_terms(w, pos) - _word_terms(np.zeros(pos.size, np.uint64), pos)
+        out[r:r + 1] += np.add.reduce(terms, dtype=np.uint64)
+
+
 def _hash_array(arr: pa.Array) -> np.ndarray:
     n = len(arr)
     if n == 0:
@@ -99,9 +145,10 @@ def _hash_array(arr: pa.Array) -> np.ndarray:
     # Overlapping, unaligned little-endian 8-byte words starting at every byte.
     words = np.ndarray(shape=(padded.size - 7,), dtype=np.uint64, buffer=padded, strides=(1,))
     out = np.empty(n, dtype=np.uint64)
-    n_words = (int(lens.max()) + 7) // 8
-    absent = [np.uint64(_ABSENT[j] if j < len(_ABSENT) else
-                        int(_word_term(np.zeros(1, np.uint64), j)[0])) for j in range(n_words)]
+    max_words = (int(lens.max()) + 7) // 8
+    # Word positions below _SHORT_WORDS: one gather per position over every row.
+    n_words = min(max_words, _SHORT_WORDS)
+    absent = [np.uint64(_ABSENT[j]) for j in range(n_words)]
     # Blocks keep the temporaries in cache.
     for b0 in range(0, n, _BLOCK):
         b1 = min(n, b0 + _BLOCK)
@@ -117,7 +164,11 @@ def _hash_array(arr: pa.Array) -> np.ndarray:
             w &= _WORD_MASKS[np.clip(ln - 8 * j, 0, 8)]
             h += _word_term(w, j)
             h -= absent[j]
-        _mix(h)
+    if max_words > _SHORT_WORDS:
+        # Longer strings: the remaining words, in time proportional to their bytes
+        # (never the longest string times the row count).
+        _add_long_words(out, start.astype(np.int64), lens.astype(np.int64), words)
+    _mix(out)
     return out
 
 

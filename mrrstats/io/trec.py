@@ -11,8 +11,12 @@ import gzip
 import io
 import math
 import os
+import re
+import zlib
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +29,7 @@ from ..errors import InputError
 from ..numerics import no_hugepage_madvise
 from .hashing import duplicate_pairs, encode_strings, hash_strings
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix"]
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array"]
 
 _QUERY_COLUMN_NAMES = ("query", "topic", "qid", "query_id", "topic_id")
 
@@ -47,8 +51,14 @@ def read_text(path, source: str | None = None) -> str:
         raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
 
 
-def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
+def read_score_matrix(path, *, missing: str = "raise", measure: str | None = None
+                      ) -> pd.DataFrame:
     """Read a per-topic score matrix CSV: one column per system, one row per topic.
+
+    The long TSV written by ``mrrstats evaluate --per-query --format tsv``
+    (header ``run query measure value``; the ``all`` rows are aggregates and are
+    skipped) is read too: one column per run, for ``measure`` (needed only
+    when the file holds several measures).
 
     Parameters
     ----------
@@ -81,6 +91,8 @@ def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
         raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     source = _source_name(path)
     text = read_text(path, source)
+    if text.lstrip("\ufeff").startswith("run\tquery\tmeasure\tvalue"):
+        return _read_long_scores(text.lstrip("\ufeff"), source, missing, measure)
     rows = list(csv.reader(io.StringIO(text)))
     # Remember the physical line of each row (blank lines are skipped).
     numbered = [(i + 1, r) for i, r in enumerate(rows) if r and any(c.strip() for c in r)]
@@ -147,6 +159,64 @@ def read_score_matrix(path, *, missing: str = "raise") -> pd.DataFrame:
     return frame
 
 
+def _read_long_scores(text: str, source: str, missing: str, measure) -> pd.DataFrame:
+    """``run query measure value`` lines (mrrstats evaluate --format tsv) as a matrix."""
+    lines = text.splitlines()
+    records = []
+    for lineno, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 4:
+            raise InputError(f"expected 4 tab-separated fields (run query measure value), "
+                             f"found {len(parts)}", source=source, line=lineno)
+        run, query, name, value = parts
+        if query == "all":
+            continue
+        try:
+            v = float(value)
+        except ValueError:
+            raise InputError(f"value {value!r} is not a number", source=source,
+                             line=lineno) from None
+        records.append((run, query, name, v, lineno))
+    if not records:
+        raise InputError("no per-query rows (write it with --per-query --format tsv)",
+                         source=source)
+    frame = pd.DataFrame(records, columns=["run", "query", "measure", "value", "line"])
+    names = list(pd.unique(frame["measure"]))
+    if measure is None:
+        if len(names) > 1:
+            raise InputError(f"holds several measures ({', '.join(names)}); choose one with "
+                             "measure=", source=source)
+        measure = names[0]
+    elif measure not in names:
+        raise InputError(f"measure {measure!r} not in the file (has {', '.join(names)}; give "
+                         "the name as written there)", source=source)
+    frame = frame[frame["measure"] == measure]
+    dup = frame.duplicated(["run", "query"])
+    if dup.any():
+        row = frame[dup].iloc[0]
+        raise InputError(f"run {row['run']!r}, query {row['query']!r} appears twice",
+                         source=source, line=int(row["line"]))
+    wide = frame.pivot(index="query", columns="run", values="value")
+    wide = wide[list(pd.unique(frame["run"]))]
+    wide.index.name, wide.columns.name = "query", "system"
+    wide = wide.astype(np.float64)
+    dropped: list[str] = []
+    if wide.isna().any().any():
+        bad = wide.isna().any(axis=1)
+        if missing == "raise":
+            q = wide.index[bad][0]
+            raise InputError(f"query {q!r} has no value for some run (pass missing='drop' to "
+                             "drop such queries)", source=source)
+        dropped = list(wide.index[bad])
+        wide = wide.loc[~bad]
+    wide.attrs["source"] = source
+    wide.attrs["dropped_queries"] = dropped
+    wide.attrs["measure"] = measure
+    return wide
+
+
 # ---------------------------------------------------------------------------
 # Qrels and runs
 # ---------------------------------------------------------------------------
@@ -171,12 +241,16 @@ class Qrels:
         are kept (non-relevant; trec_eval treats them as judged but unusable).
     source : str
         File name, or a description of the in-memory object it came from.
+    empty_queries : tuple of str
+        Queries given with an empty set of judgements (``{query: set()}``):
+        judged queries without any relevant document, not unknown queries.
     """
 
     query: np.ndarray
     doc: np.ndarray
     grade: np.ndarray
     source: str = "<qrels>"
+    empty_queries: tuple = ()
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -184,8 +258,9 @@ class Qrels:
 
     @property
     def query_ids(self) -> np.ndarray:
-        """Sorted unique query ids."""
-        return pd.unique(self.query)
+        """Unique query ids (those with an empty judgement set included)."""
+        return pd.unique(np.concatenate((self.query.astype(object),
+                                         np.asarray(self.empty_queries, dtype=object))))
 
     def to_frame(self) -> pd.DataFrame:
         """Columns ``query, doc, grade``."""
@@ -248,28 +323,44 @@ def _open_text(path, source: str):
         raise InputError("file not found", source=source) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a file", source=source) from None
+    # "utf-8-sig": a byte-order mark is dropped in every reader (pyarrow's too).
     if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+# trec_eval splits on C's isspace() (ASCII whitespace) only: a non-breaking space
+# or another Unicode space is part of an id, as it is for trec_eval.
+_ASCII_SPACE = " \t\n\v\f\r"
+_SPLIT = re.compile(r"[ \t\n\v\f\r]+")
+# The number grammar of a TREC file: ASCII digits only (Python's float() and
+# int() also take "0_9", "1e1" as an integer, and digits of other scripts).
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INT = re.compile(r"[+-]?[0-9]+")
+_INT_POINT_ZERO = re.compile(r"[+-]?[0-9]+\.0*")
 
 
 def _data_lines(fh, source: str, min_fields: int, max_fields: int | None, layout: str):
     """Yield (line number, fields) of a whitespace-separated file, skipping blank
-    lines and ``#`` comments; a line with too few or too many fields is an error."""
+    lines and ``#`` comments; a line with too few or too many fields is an error.
+
+    Fields are split on runs of ASCII whitespace, exactly as trec_eval does.
+    """
     try:
         for lineno, raw in enumerate(fh, 1):
-            text = raw.strip()
+            text = raw.strip(_ASCII_SPACE)
             if not text or text.startswith("#"):
                 continue
-            parts = text.split()
+            parts = _SPLIT.split(text)
             if len(parts) < min_fields or (max_fields is not None and len(parts) > max_fields):
                 raise InputError(f"expected {min_fields} fields ({layout}), found {len(parts)}",
                                  source=source, line=lineno)
             yield lineno, parts
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
-    except (EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"cannot read compressed file ({exc})", source=source) from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError(f"cannot read compressed file (corrupt or truncated gzip: {exc})",
+                         source=source) from None
 
 
 def _run_name(path) -> str:
@@ -287,17 +378,26 @@ def _check_duplicates_option(duplicates: str) -> None:
 
 
 def _parse_grade(text: str, source: str, line: int) -> int:
-    try:
+    if _INT.fullmatch(text):
         return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"grade {text!r} is not a number", source=source, line=line) from None
-    if not math.isfinite(value) or value != int(value):
+    if _INT_POINT_ZERO.fullmatch(text):  # "2.0": trec_eval's atol reads 2 too
+        return int(text.split(".")[0])
+    if _FLOAT.fullmatch(text):
         raise InputError(f"grade {text!r} is not an integer", source=source, line=line)
-    return int(value)
+    raise InputError(f"grade {text!r} is not a number (an integer of ASCII digits)",
+                     source=source, line=line)
+
+
+def _parse_score(text: str, source: str, line: int) -> float:
+    if re.fullmatch(r"[+-]?(?:inf|infinity|nan)", text, flags=re.IGNORECASE):
+        raise InputError(f"score {text!r} is not finite", source=source, line=line)
+    if not _FLOAT.fullmatch(text):
+        raise InputError(f"score {text!r} is not a number (ASCII digits, optional sign, "
+                         "decimal point and exponent)", source=source, line=line)
+    score = float(text)
+    if not math.isfinite(score):
+        raise InputError(f"score {text!r} is not finite", source=source, line=line)
+    return score
 
 
 def _dedupe_pairs(query, doc, value, lines, duplicates, source, what):
@@ -323,16 +423,98 @@ def _dedupe_pairs(query, doc, value, lines, duplicates, source, what):
     return np.sort(order[keep_sorted])
 
 
-def _qrels_from_arrays(query, doc, grade, source, lines, duplicates) -> Qrels:
+def _qrels_from_arrays(query, doc, grade, source, lines, duplicates,
+                      empty_queries=()) -> Qrels:
     query = np.asarray(query, dtype=object)
     doc = np.asarray(doc, dtype=object)
     grade = np.asarray(grade, dtype=np.int64)
-    if grade.size == 0:
+    if grade.size == 0 and not empty_queries:
         raise InputError("no judgements found (empty qrels)", source=source)
     keep = _dedupe_pairs(query, doc, grade, lines, duplicates, source, "qrels")
     query, doc, grade = query[keep], doc[keep], grade[keep]
-    order = np.lexsort((doc.astype(str), query.astype(str)))
-    return Qrels(query[order], doc[order], grade[order], source)
+    order = _pair_order(query, doc)
+    empty = tuple(sorted(set(empty_queries) - set(query.tolist())))
+    return Qrels(query[order], doc[order], grade[order], source, empty)
+
+
+def _pair_order(query, doc) -> np.ndarray:
+    """Order by query then document id (byte order), on variable-width strings:
+    numpy's fixed-width ``astype(str)`` would cost the longest id times the rows."""
+    table = pa.table({"q": as_string_array(query), "d": as_string_array(doc)})
+    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")]
+                           ).to_numpy()
+
+
+def _read_qrels_fast(path, source: str) -> Qrels | None:
+    """pyarrow's CSV reader for a regular qrels file (single-space or single-tab
+    separated); ``None`` sends the file to the line reader (irregular lines,
+    comments, a grade outside the grammar, duplicates)."""
+    with _open_text(path, source) as fh:
+        try:
+            first = None
+            for raw in fh:
+                line = raw.rstrip("\r\n")
+                if line.strip(_ASCII_SPACE):
+                    first = line
+                    break
+        except (UnicodeDecodeError, EOFError, OSError, zlib.error):
+            return None
+    if first is None:
+        return None
+    delim = None
+    for d in (" ", "\t"):
+        parts = first.split(d)
+        if len(parts) == 4 and all(parts) and not any(
+                ch in _ASCII_SPACE for p in parts for ch in p):
+            delim = d
+    if delim is None:
+        return None
+    invalid: list[str] = []
+
+    def handler(row):
+        invalid.append(row.text or "")
+        return "skip"
+
+    try:
+        with open(path, "rb") as fh:
+            gz = fh.read(2) == b"\x1f\x8b"
+        stream = pa.input_stream(os.fspath(path), compression="gzip" if gz else None)
+        table = pacsv.read_csv(
+            stream,
+            read_options=pacsv.ReadOptions(column_names=["query", "iter", "doc", "grade"],
+                                           block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False,
+                                              double_quote=False, escape_char=False,
+                                              newlines_in_values=False,
+                                              invalid_row_handler=handler),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=["query", "iter", "doc", "grade"],
+                column_types={c: pa.string() for c in ("query", "iter", "doc", "grade")},
+                strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError):
+        return None
+    if invalid or table.num_rows == 0:
+        return None
+    for name in ("query", "iter", "doc", "grade"):
+        col = table[name]
+        if pc.any(pc.match_substring_regex(col, "[ \t\v\f\r]")).as_py() or \
+                pc.any(pc.equal(pc.binary_length(col), 0)).as_py():
+            return None
+    if pc.any(pc.starts_with(table["query"], "#")).as_py():
+        return None  # comment lines: the line reader skips them
+    if not pc.all(pc.match_substring_regex(table["grade"], "^[+-]?[0-9]+$")).as_py():
+        return None  # the line reader names the line
+    try:
+        grade = pc.cast(table["grade"], pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # out of int64 range
+    if duplicate_pairs(table["query"], table["doc"]):
+        return None  # the line reader raises or applies the policy, with line numbers
+    order = pc.sort_indices(table.select(["query", "doc"]),
+                            sort_keys=[("query", "ascending"), ("doc", "ascending")])
+    sorted_table = table.select(["query", "doc"]).take(order)
+    return Qrels(sorted_table["query"].to_numpy(), sorted_table["doc"].to_numpy(),
+                 grade[order.to_numpy()], source)
 
 
 def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
@@ -365,14 +547,21 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     _check_duplicates_option(duplicates)
     if isinstance(source, Qrels):
         return source
+    foreign = _foreign_table(source)
+    if foreign is not None:
+        source = foreign
     if isinstance(source, pd.DataFrame):
         return _qrels_from_frame(source, duplicates)
-    if isinstance(source, dict):
+    if isinstance(source, Mapping):
         return _qrels_from_dict(source, duplicates)
     if not _is_pathlike(source):
         raise TypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
                         f"got {type(source).__name__}")
     name = os.fspath(source)
+    with no_hugepage_madvise():
+        fast = _read_qrels_fast(source, name)
+    if fast is not None:
+        return fast
     queries, docs, grades, lines = [], [], [], []
     with _open_text(source, name) as fh:
         for lineno, parts in _data_lines(fh, name, 4, 4, "query iter doc grade"):
@@ -410,13 +599,33 @@ def _qrels_from_frame(frame: pd.DataFrame, duplicates: str) -> Qrels:
                               grades.astype(np.int64), source, None, duplicates)
 
 
+_ID_COLLECTIONS = (set, frozenset, list, tuple)
+
+
 def _qrels_from_dict(mapping: dict, duplicates: str) -> Qrels:
+    """``{query: {doc: grade}}``, or ``{query: {doc, ...}}`` / ``{query: [doc, ...]}``
+    (every listed document relevant, grade 1; an empty collection: a judged query
+    without any relevant document)."""
     source = "<dict qrels>"
-    queries, docs, grades = [], [], []
+    queries, docs, grades, empty = [], [], [], []
     for q, judged in mapping.items():
-        if not isinstance(judged, dict):
-            raise InputError(f"query {q!r}: expected a dict {{doc: grade}}, "
-                             f"got {type(judged).__name__}", source=source)
+        if isinstance(judged, _ID_COLLECTIONS) or (
+                isinstance(judged, np.ndarray) and judged.ndim == 1):
+            if len(judged) == 0:
+                empty.append(str(q))
+            for d in judged:
+                if isinstance(d, (dict, list, set, tuple)):
+                    raise InputError(f"query {q!r}: expected document ids, got a "
+                                     f"{type(d).__name__} in the collection", source=source)
+                queries.append(str(q))
+                docs.append(str(d))
+                grades.append(1)
+            continue
+        if not isinstance(judged, Mapping):
+            raise InputError(f"query {q!r}: expected a dict {{doc: grade}} or a set/list of "
+                             f"relevant documents, got {type(judged).__name__}", source=source)
+        if len(judged) == 0:
+            empty.append(str(q))
         for d, g in judged.items():
             if isinstance(g, bool) or not isinstance(g, (int, np.integer, float, np.floating)):
                 raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not a number",
@@ -427,7 +636,8 @@ def _qrels_from_dict(mapping: dict, duplicates: str) -> Qrels:
             queries.append(str(q))
             docs.append(str(d))
             grades.append(int(g))
-    return _qrels_from_arrays(queries, docs, grades, source, None, duplicates)
+    return _qrels_from_arrays(queries, docs, grades, source, None, duplicates,
+                              empty_queries=tuple(empty))
 
 
 # -- runs --------------------------------------------------------------------
@@ -471,19 +681,38 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
 
     Notes
     -----
-    Files whose fields are separated by single spaces or single tabs are read
-    by pyarrow's multi-threaded CSV reader; anything else (mixed whitespace,
-    extra columns, comments) by a line-by-line reader that also produces the
-    line-numbered error messages.
+    A file is read as trec_eval reads it: fields are separated by runs of ASCII
+    whitespace (a non-breaking or other Unicode space is part of an id), a
+    UTF-8 byte-order mark is dropped, ``#`` lines are comments (trec_eval
+    10.0), fields after the tag are ignored. Numbers follow a TREC file's
+    grammar (ASCII digits, sign, decimal point, exponent): ``0_9`` or digits
+    of other scripts, which Python's ``float`` would take and trec_eval's
+    ``atof`` reads as something else, are refused with the line number.
+
+    Speed: when the first data line separates its six fields by single spaces
+    or single tabs, the whole file (plain or gzipped) is first read by
+    pyarrow's multi-threaded CSV reader with that delimiter; comment lines
+    are skipped there too. If that reading finds anything irregular (a row with
+    another number of fields, an empty field or one holding other whitespace, a
+    number pyarrow cannot parse, a non-finite score, mixed tags, a duplicate
+    document, a comment parsed as data), the file is read again by the
+    line-by-line reader, which splits as trec_eval does and produces the
+    line-numbered errors. Both readers give the same result on every file.
     """
     _check_duplicates_option(duplicates)
     if mixed_tags not in ("raise", "allow"):
         raise ValueError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
     if isinstance(source, Run):
-        return source
+        if name is None or name == source.name:
+            return source
+        return Run(name, source.query, source.doc, source.score, source.rank, source.tag,
+                   source.source, source._meta)
+    foreign = _foreign_table(source)
+    if foreign is not None:
+        source = foreign
     if isinstance(source, pd.DataFrame):
         return _run_from_frame(source, name, duplicates)
-    if isinstance(source, dict):
+    if isinstance(source, Mapping):
         return _run_from_dict(source, name, duplicates)
     if not _is_pathlike(source):
         raise TypeError("`run` must be a file path, a DataFrame, a dict or Run, "
@@ -517,7 +746,7 @@ def _sniff_delimiter(path, source: str) -> str | None:
                             not any(ch.isspace() for ch in p) for p in parts):
                         return delim
                 return None
-        except (UnicodeDecodeError, EOFError, OSError):
+        except (UnicodeDecodeError, EOFError, OSError, zlib.error):
             return None
     return None
 
@@ -562,6 +791,7 @@ def _read_run_fast(path, source: str, name: str) -> Run | None:
               score=table["score"].to_numpy(), rank=table["rank"],
               tag=tags[-1] if tags else None, source=source)
     run._meta["tags"] = tags
+    run._meta["tag_column"] = table["tag"]
     return run
 
 
@@ -571,6 +801,15 @@ def _fast_run_problem(run: Run, mixed_tags: str) -> str | None:
         return "mixed tags"
     if not np.isfinite(run.score).all():
         return "non-finite score"
+    # The delimiter was sniffed on the first line only: a later line with another
+    # whitespace character, or a doubled delimiter, is split as trec_eval splits it
+    # (on any run of ASCII whitespace) by the line reader.
+    for column in (run.query, run.doc, run.rank, run._meta.pop("tag_column", None)):
+        if column is None:
+            continue
+        if pc.any(pc.match_substring_regex(column, "[ \t\v\f\r]")).as_py() or \
+                pc.any(pc.equal(pc.binary_length(column), 0)).as_py():
+            return "irregular whitespace"
     # Query codes and document hashes are independent: compute them side by side
     # (both release the GIL); the results do not depend on the thread count.
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -594,14 +833,7 @@ def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: s
     last_tag = None
     with _open_text(path, source) as fh:
         for lineno, parts in _data_lines(fh, source, 6, None, "query Q0 doc rank score tag"):
-            try:
-                score = float(parts[4])
-            except ValueError:
-                raise InputError(f"score {parts[4]!r} is not a number", source=source,
-                                 line=lineno) from None
-            if not math.isfinite(score):
-                raise InputError(f"score {parts[4]!r} is not finite", source=source,
-                                 line=lineno)
+            score = _parse_score(parts[4], source, lineno)
             tag = parts[5]
             if first_tag is None:
                 first_tag = (tag, lineno)
@@ -631,55 +863,190 @@ def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: s
     return run
 
 
+def as_string_array(values) -> pa.Array | pa.ChunkedArray:
+    """Ids as a variable-width Arrow string array, without copying where possible.
+
+    Arrow-backed pandas columns, Arrow arrays and polars columns pass through;
+    object arrays of ``str`` are converted in C; integers are cast; anything
+    else is converted with ``str()`` value by value.
+    """
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        arr = values
+    else:
+        if isinstance(values, pd.Series) and values.dtype.kind in "fc":
+            values = values.astype(str)
+        try:
+            arr = pa.array(values, from_pandas=True) if isinstance(values, pd.Series) \
+                else pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            arr = pa.array([str(v) for v in values], type=pa.string())
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    if pa.types.is_string_view(arr.type):  # polars' strings
+        return arr.cast(pa.large_string())
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        return arr
+    if pa.types.is_integer(arr.type):
+        return arr.cast(pa.string())
+    return pa.array([str(v) for v in arr.to_pylist()], type=pa.string())
+
+
 def _run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
-    query = np.asarray(query, dtype=object)
-    doc = np.asarray(doc, dtype=object)
     score = np.asarray(score, dtype=np.float64)
     if score.size == 0:
         raise InputError("no results found (empty run)", source=source)
+    q_arr, d_arr = as_string_array(query), as_string_array(doc)
+    if q_arr.null_count or d_arr.null_count:
+        which, arr = ("query", q_arr) if q_arr.null_count else ("document", d_arr)
+        i = int(np.flatnonzero(pc.is_null(arr).to_numpy(zero_copy_only=False))[0])
+        raise InputError(f"row {i}: missing {which} id", source=source)
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"query {query[i]!r}, document {doc[i]!r}: score {score[i]} is not "
-                         "finite", source=source)
-    keep = _dedupe_pairs(query, doc, score, None, duplicates, source, "run")
-    rank_arr = None
-    if rank is not None:
-        rank_arr = pa.array(np.asarray(rank).astype(str)[keep], type=pa.string())
-    return Run(name=name, query=pa.array(query[keep].astype(str), type=pa.string()),
-               doc=pa.array(doc[keep].astype(str), type=pa.string()), score=score[keep],
-               rank=rank_arr, tag=None, source=source)
+        raise InputError(f"query {q_arr[i].as_py()!r}, document {d_arr[i].as_py()!r}: score "
+                         f"{score[i]} is not finite", source=source)
+    rank_arr = None if rank is None else as_string_array(
+        rank if isinstance(rank, (pa.Array, pa.ChunkedArray)) else np.asarray(rank))
+    # Duplicates by hashes (as for files); the exact pandas path only when some exist.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        encoded = pool.submit(encode_strings, q_arr)
+        doc_hashes = hash_strings(d_arr)
+        dictionary, codes = encoded.result()
+    if duplicate_pairs(q_arr, d_arr, codes=codes, doc_hashes=doc_hashes):
+        qo = q_arr.to_numpy(zero_copy_only=False)
+        do = d_arr.to_numpy(zero_copy_only=False)
+        keep = _dedupe_pairs(qo, do, score, None, duplicates, source, "run")
+        take = pa.array(keep)
+        return Run(name=name, query=q_arr.take(take), doc=d_arr.take(take), score=score[keep],
+                   rank=None if rank_arr is None else rank_arr.take(take), tag=None,
+                   source=source)
+    run = Run(name=name, query=q_arr, doc=d_arr, score=score, rank=rank_arr, tag=None,
+              source=source)
+    run._meta["query_dictionary"] = dictionary
+    run._meta["query_codes"] = codes
+    run._meta["doc_hashes"] = doc_hashes
+    return run
 
 
 def _run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
     source = frame.attrs.get("source", "<DataFrame run>")
     qcol = _pick_column(frame, _QUERY_ALIASES, "query", source)
     dcol = _pick_column(frame, _DOC_ALIASES, "document", source)
-    scol = _pick_column(frame, _SCORE_ALIASES, "score", source)
-    scores = pd.to_numeric(frame[scol], errors="coerce").to_numpy(dtype=np.float64)
-    nan_in = np.isnan(scores) & frame[scol].notna().to_numpy()
-    if nan_in.any():
-        i = int(np.flatnonzero(nan_in)[0])
-        raise InputError(f"row {i}: score {frame[scol].iloc[i]!r} is not a number",
-                         source=source)
-    rank = frame["rank"].to_numpy() if "rank" in frame.columns else None
-    return _run_from_arrays(frame[qcol].astype(str).to_numpy(object),
-                            frame[dcol].astype(str).to_numpy(object), scores, rank,
-                            name or "run", source, duplicates)
+    lower = {str(c).lower(): c for c in frame.columns}
+    has_score = any(a in lower for a in _SCORE_ALIASES)
+    rank = frame[lower["rank"]] if "rank" in lower else None
+    if has_score:
+        scol = _pick_column(frame, _SCORE_ALIASES, "score", source)
+        scores = pd.to_numeric(frame[scol], errors="coerce").to_numpy(dtype=np.float64)
+        nan_in = np.isnan(scores) & frame[scol].notna().to_numpy()
+        if nan_in.any():
+            i = int(np.flatnonzero(nan_in)[0])
+            raise InputError(f"row {i}: score {frame[scol].iloc[i]!r} is not a number",
+                             source=source)
+    elif rank is not None:
+        # Rank-only data: the ranks define the order; the score is minus the rank,
+        # so that every convention ordering by score orders by rank.
+        ranks = pd.to_numeric(frame[lower["rank"]], errors="coerce").to_numpy(np.float64)
+        bad = ~np.isfinite(ranks)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"row {i}: rank {frame[lower['rank']].iloc[i]!r} is not a "
+                             "number", source=source)
+        scores = -ranks
+    else:
+        raise InputError(f"no score column (and no rank column); expected one of "
+                         f"{', '.join(_SCORE_ALIASES + ('rank',))}, found "
+                         f"{', '.join(map(str, frame.columns))}", source=source)
+    return _run_from_arrays(frame[qcol], frame[dcol], scores, rank, name or "run", source,
+                            duplicates)
+
+
+def _foreign_table(obj):
+    """An Arrow table/batch, a polars frame or a ranx Run/Qrels as a pandas frame or
+    dict; ``None`` for anything else. The packages are never imported here: the
+    object is recognised by its type's module and attributes."""
+    module = type(obj).__module__ or ""
+    if isinstance(obj, (pa.Table, pa.RecordBatch)):
+        return obj.to_pandas()
+    if module.startswith("polars") and hasattr(obj, "to_arrow"):
+        return obj.to_arrow().to_pandas()
+    if module.startswith("ranx") and hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    return None
 
 
 def _run_from_dict(mapping: dict, name, duplicates) -> Run:
+    """``{query: {doc: score}}``, or ``{query: [doc, ...]}`` in rank order.
+
+    A list (or tuple, or 1-d array) is a ranking: its order is the run's order
+    under every tie convention (scores ``n, n-1, ..., 1`` and ranks ``1..n`` are
+    attached, all distinct, so no tie rule can reorder them).
+    """
     source = "<dict run>"
-    queries, docs, scores = [], [], []
-    for q, scored in mapping.items():
-        if not isinstance(scored, dict):
-            raise InputError(f"query {q!r}: expected a dict {{doc: score}}, "
-                             f"got {type(scored).__name__}", source=source)
-        for d, s in scored.items():
-            if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
-                raise InputError(f"query {q!r}, document {d!r}: score {s!r} is not a number",
-                                 source=source)
-            queries.append(str(q))
-            docs.append(str(d))
-            scores.append(float(s))
-    return _run_from_arrays(queries, docs, scores, None, name or "run", source, duplicates)
+    keys = list(mapping.keys())
+    values = list(mapping.values())
+    is_list = [isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim == 1)
+               for v in values]
+    for q, v, lst in zip(keys, values, is_list, strict=True):
+        if lst:
+            continue
+        if isinstance(v, (set, frozenset)):
+            raise InputError(f"query {q!r}: a set has no order; give the retrieved documents "
+                             "as a list in rank order, or a dict {doc: score}", source=source)
+        if not isinstance(v, Mapping):
+            raise InputError(f"query {q!r}: expected a dict {{doc: score}} or a list of "
+                             f"documents in rank order, got {type(v).__name__}",
+                             source=source)
+    if any(is_list) and not all(is_list):
+        raise InputError("mixes queries given as ranked lists and as {doc: score} dicts; use "
+                         "one shape for the whole run", source=source)
+    lens = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    total = int(lens.sum())
+    qkeys = as_string_array(np.asarray([str(q) for q in keys], dtype=object))
+    query = qkeys.take(pa.array(np.repeat(np.arange(len(keys)), lens)))
+    if all(is_list) and values:
+        docs = list(chain.from_iterable(values))
+        try:
+            doc = pa.array(docs)
+            ok = pa.types.is_string(doc.type) or pa.types.is_integer(doc.type) or \
+                pa.types.is_large_string(doc.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            ok = False
+        if not ok:
+            for q, v in zip(keys, values, strict=True):
+                for i, d in enumerate(v):
+                    if isinstance(d, (dict, list, set, tuple)):
+                        raise InputError(f"query {q!r}: expected document ids in rank order, "
+                                         f"got a {type(d).__name__} at position {i}",
+                                         source=source)
+            doc = pa.array([str(d) for d in docs], type=pa.string())
+        starts = np.repeat(np.cumsum(lens) - lens, lens)
+        position = np.arange(total) - starts  # 0-based position in its list
+        score = (np.repeat(lens, lens) - position).astype(np.float64)
+        rank = position + 1
+        kind = "list"
+    else:
+        docs = list(chain.from_iterable(v.keys() for v in values))
+        raw = list(chain.from_iterable(v.values() for v in values))
+        try:
+            scores_pa = pa.array(raw)
+            numeric = pa.types.is_integer(scores_pa.type) or pa.types.is_floating(
+                scores_pa.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            numeric = False
+        if not numeric or scores_pa.null_count:
+            for q, v in zip(keys, values, strict=True):
+                for d, sc in v.items():
+                    if isinstance(sc, bool) or not isinstance(
+                            sc, (int, float, np.integer, np.floating)):
+                        raise InputError(f"query {q!r}, document {d!r}: score {sc!r} is not "
+                                         "a number", source=source)
+            score = np.asarray(raw, dtype=np.float64)
+        else:
+            score = scores_pa.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        doc = as_string_array(docs) if docs else pa.array([], type=pa.string())
+        rank = None
+        kind = "dict"
+    run = _run_from_arrays(query, doc, score, rank, name or "run", source, duplicates)
+    run._meta["from_dict"] = kind
+    return run

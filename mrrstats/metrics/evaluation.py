@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,16 +30,22 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..io.trec import Qrels, Run, read_qrels, read_run
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from .kernels import score_ranked_run
 from .measures import parse_measures
 
-__all__ = ["evaluate", "Evaluation", "QueryCounts", "QUERIES", "ENGINES", "evaluate_group"]
+__all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
+           "ENGINES", "evaluate_group", "evaluate_run"]
 
 QUERIES = ("both", "qrels", "msmarco")
 ENGINES = ("memory", "stream", "dask", "auto")
+#: Policies for a query without any relevant document (torchmetrics' names).
+EMPTY_TARGET = ("neg", "pos", "skip", "error")
+_EMPTY_WORDS = {"neg": "scored 0", "pos": "scored 1", "skip": "left out",
+                "error": "refused"}
 
 
 @dataclass(frozen=True, repr=False)
@@ -55,26 +62,34 @@ class QueryCounts:
     run_only : tuple of str
         Queries of the run without any judgement (always left out).
     no_relevant : tuple of str
-        Evaluated queries with no relevant judged document (they score 0).
+        Counted queries (before ``empty_target="skip"`` removes them) without
+        any relevant judged document (grade >= ``rel``).
+    empty_target : str
+        The policy applied to them: ``"neg"`` (score 0, ``Rank`` inf: trec_eval),
+        ``"pos"`` (score 1, ``Rank`` 1), ``"skip"`` (left out of ``evaluated``).
     """
 
     evaluated: int
     qrels_only: tuple
     run_only: tuple
     no_relevant: tuple
+    empty_target: str = "neg"
 
     def to_dict(self) -> dict:
         return {"evaluated": self.evaluated, "qrels_only": len(self.qrels_only),
-                "run_only": len(self.run_only), "no_relevant": len(self.no_relevant)}
+                "run_only": len(self.run_only), "no_relevant": len(self.no_relevant),
+                "empty_target": self.empty_target}
 
     def __repr__(self) -> str:
         d = self.to_dict()
-        return ("QueryCounts(" + ", ".join(f"{k}={v}" for k, v in d.items()) + ")")
+        return ("QueryCounts(" + ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
+                                           for k, v in d.items()) + ")")
 
     def __str__(self) -> str:
         d = self.to_dict()
         return (f"{d['evaluated']} evaluated; {d['qrels_only']} in qrels only; "
-                f"{d['run_only']} in run only (unjudged); {d['no_relevant']} without relevant")
+                f"{d['run_only']} in run only (unjudged); {d['no_relevant']} without relevant "
+                f"({_EMPTY_WORDS[self.empty_target]})")
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,6 +231,20 @@ def _json_num(value):
     return value
 
 
+def _is_one_run(mapping: Mapping) -> bool:
+    """``{query: {doc: score}}`` or ``{query: [doc, ...]}`` is one run;
+    ``{name: run}`` (a run being a path, frame, Run or such a dict) is several."""
+    for value in mapping.values():
+        if isinstance(value, (list, tuple, np.ndarray)):
+            return True  # {query: [doc, ...]}
+        if not isinstance(value, Mapping):
+            return False  # {name: path / frame / Run}
+        for inner in value.values():
+            # {query: {doc: score}}: a number; {name: {query: ...}}: a dict or list
+            return isinstance(inner, (int, float, np.integer, np.floating))
+    return True
+
+
 def _runs_iv(runs) -> list:
     """Normalise ``runs`` to a list of (name or None, source)."""
     if type(runs).__module__.split(".")[0] in ("dask", "dask_expr"):  # engine="dask"
@@ -223,18 +252,25 @@ def _runs_iv(runs) -> list:
     if isinstance(runs, (Run, pd.DataFrame, str)) or hasattr(runs, "__fspath__"):
         return [(None, runs)]
     if isinstance(runs, Mapping):
-        values = list(runs.values())
-        # {query: {doc: score}} is one run; {name: run} is several.
-        if values and isinstance(values[0], Mapping) and values[0] and \
-                not isinstance(next(iter(values[0].values())), Mapping):
+        if _is_one_run(runs):
             return [(None, runs)]
         return [(str(k), v) for k, v in runs.items()]
     if isinstance(runs, (list, tuple)):
         if not runs:
             raise ValueError("`runs` is empty")
         return [(None, r) for r in runs]
+    if type(runs).__module__.split(".")[0] in ("pyarrow", "polars", "ranx"):
+        return [(None, runs)]
     raise TypeError("`runs` must be a run (path, DataFrame, dict or Run), a list of runs or a "
                     f"dict of name -> run; got {type(runs).__name__}")
+
+
+def empty_target_iv(empty_target: str) -> str:
+    """Validate ``empty_target`` (shared by every entry point)."""
+    if empty_target not in EMPTY_TARGET:
+        raise ValueError(f"`empty_target` must be one of {', '.join(map(repr, EMPTY_TARGET))}, "
+                         f"got {empty_target!r}")
+    return empty_target
 
 
 def _evaluate_iv(ties, rel, queries, max_depth, measures):
@@ -255,27 +291,36 @@ def _evaluate_iv(ties, rel, queries, max_depth, measures):
 
 def _msmarco_qrels(qrels: Qrels) -> Qrels:
     """Every listed pair relevant (grade 1), as the MS MARCO script reads qrels."""
-    return Qrels(qrels.query, qrels.doc, np.ones_like(qrels.grade), qrels.source)
+    return Qrels(qrels.query, qrels.doc, np.ones_like(qrels.grade), qrels.source,
+                 qrels.empty_queries)
 
 
 def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 1,
              queries: str = "both", max_depth: int | None = None,
-             engine: str = "memory") -> Evaluation:
+             empty_target: str = "neg", engine: str = "memory") -> Evaluation:
     """Evaluate one or more runs against qrels, per query and on average.
 
     Parameters
     ----------
-    qrels : path, DataFrame, dict or Qrels
-        Relevance judgements (see :func:`mrrstats.read_qrels`).
-    runs : path, DataFrame, dict or Run, or a list of them, or a dict name -> run
-        The runs; names default to the file names (see :func:`mrrstats.read_run`).
+    qrels : path, DataFrame, dict, Qrels, Arrow/polars table or ranx.Qrels
+        Relevance judgements (see :func:`mrrstats.read_qrels`): also
+        ``{query: {doc, ...}}`` or ``{query: [doc, ...]}`` (binary relevance).
+    runs : a run, a list of runs, or a dict name -> run
+        A run is a path, DataFrame, Arrow/polars table, ranx.Run, Run,
+        ``{query: {doc: score}}`` or ``{query: [doc, ...]}`` (a ranked list:
+        the list order is the ranking whatever ``ties`` says). Several runs:
+        ``{name: run}``. Names default to the file names.
     measures : str or sequence of str, optional
-        Canonical measure names such as ``"RR"``, ``"RR@10"``, ``"AP"``,
-        ``"nDCG@10"``, ``"P@10"``, ``"R@100"``, ``"Success@10"``, ``"Rank"``.
-        Default ``("RR",)`` (``("RR@10",)`` under ``queries="msmarco"``).
+        Measure names such as ``"RR"``, ``"RR@10"``, ``"AP"``, ``"nDCG@10"``,
+        ``"P@10"``, ``"R@100"``, ``"Success@10"``, ``"Rank"`` (trec_eval and
+        other common names such as ``"MRR@10"``, ``"recip_rank"``, ``"P_10"``,
+        ``"Hits@10"`` are read too). Default ``("RR",)`` (``("RR@10",)`` under
+        ``queries="msmarco"``).
     ties : str, optional, keyword-only
         Tie convention (:data:`mrrstats.TIES`); default ``"trec_eval"``
-        (``"rank"`` under ``queries="msmarco"``).
+        (``"rank"`` under ``queries="msmarco"``). A dict run whose scores are
+        all equal within every query under ``"trec_eval"`` warns: the document
+        ids decide its order.
     rel : int, keyword-only
         Minimum grade that counts as relevant (trec_eval ``-l``), default 1.
         Grades <= 0 are never relevant. A measure's own ``rel=`` wins.
@@ -283,6 +328,12 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
         Which queries count; see the module documentation.
     max_depth : int, optional, keyword-only
         Only the first ``max_depth`` documents per query count (trec_eval ``-M``).
+    empty_target : {"neg", "pos", "skip", "error"}, keyword-only
+        What a counted query without any relevant document (grade >= ``rel``)
+        becomes: ``"neg"`` (default; every measure 0 and ``Rank`` inf, as
+        trec_eval scores it), ``"pos"`` (1), ``"skip"`` (left out of the means)
+        or ``"error"`` (an :class:`InputError` naming them). torchmetrics'
+        names; the queries are listed in ``counts[run].no_relevant``.
     engine : {"memory", "stream", "dask", "auto"}, keyword-only
         Where the per-query values are computed (the values are identical,
         bit for bit, whichever engine): ``"memory"`` reads each run whole;
@@ -299,6 +350,12 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     -------
     Evaluation
 
+    Raises
+    ------
+    InputError
+        A run with no query in common with the qrels (unless ``queries`` is
+        ``"qrels"`` or ``"msmarco"``, which score it 0 on every qrels query).
+
     Examples
     --------
     >>> import mrrstats
@@ -311,13 +368,22 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     bm25     0.5  0.0
     >>> ev.scores("RR")["bm25"].tolist()
     [0.5, 0.5]
+
+    Retrieved lists and relevant sets (a RAG evaluation):
+
+    >>> relevant = {"q1": {"d1"}, "q2": ["d7", "d8"]}
+    >>> retrieved = {"q1": ["d2", "d1"], "q2": ["d8", "d9"]}
+    >>> mrrstats.evaluate(relevant, {"rag": retrieved}, "MRR@5").scores("RR@5")["rag"].tolist()
+    [0.5, 1.0]
     """
     ties, rel, measures = _evaluate_iv(ties, rel, queries, max_depth, measures)
+    empty_target = empty_target_iv(empty_target)
     if engine not in ENGINES:
         raise ValueError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
                          f"got {engine!r}")
     with no_hugepage_madvise():
-        return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, engine)
+        return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, empty_target,
+                         engine)
 
 
 def evaluate_group(qrels, run, *, measures, ties, rel, max_depth) -> tuple:
@@ -350,67 +416,195 @@ def _combine_groups(parts) -> tuple:
             np.concatenate([p[3] for p in parts])[order])
 
 
-def _evaluate_run(given_name, source, group, engine) -> tuple:
-    """``(name, values, run_ids, depth, rel_retrieved)`` of one run through ``engine``."""
+def _evaluate_run(given_name, source, group, engine, ties) -> tuple:
+    """``(name, values, run_ids, depth, rel_retrieved, source)`` of one run via ``engine``."""
     if engine != "memory":
         from ..scale.engines import evaluate_groups  # dask/duckdb are optional
 
         name, parts = evaluate_groups(source, group, engine=engine, name=given_name)
         if parts is not None:
-            return (name, *_combine_groups(parts))
+            return (name, *_combine_groups(parts), str(source))
     run = read_run(source, name=given_name) if given_name is not None else read_run(source)
-    return (run.name, *group(run))
+    _warn_equal_scores(run, ties)
+    return (run.name, *group(run), run.source)
 
 
 def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
-              engine="memory") -> Evaluation:
+              empty_target="neg", engine="memory") -> Evaluation:
     qrels = read_qrels(qrels)
     if queries == "msmarco":
         qrels = _msmarco_qrels(qrels)
-    judged_all = judged_from_qrels(qrels)
-    qrels_ids = judged_all.query_ids.astype(str)
-    num_rel_all = judged_all.num_rel(rel)
     items = _runs_iv(runs)
     values, counts, stats, names = {}, {}, [], []
     group = partial(evaluate_group, measures=measures, ties=ties, rel=rel, max_depth=max_depth)
     for given_name, source in items:
-        name, per_q, run_ids, depth, info = _evaluate_run(given_name, source,
-                                                          partial(group, qrels), engine)
+        name, per_q, run_ids, depth, info, src = _evaluate_run(given_name, source,
+                                                               partial(group, qrels), engine,
+                                                               ties)
         if name in values:
             raise ValueError(f"two runs are named {name!r}; pass a dict {{name: run}} to name "
                              "them apart")
         names.append(name)
-        judged_mask = np.isin(run_ids, qrels_ids)
-        run_only = tuple(str(q) for q in run_ids[~judged_mask])
-        qrels_only = tuple(str(q) for q in qrels_ids[~np.isin(qrels_ids, run_ids)])
-        per_q = per_q.loc[judged_mask]
-        depth = depth[judged_mask]
-        info = info[judged_mask]
-        if queries in ("qrels", "msmarco") and qrels_only:
-            fill = {str(m): (np.inf if m.name == "Rank" else 0.0) for m in measures}
-            missing = pd.DataFrame([fill] * len(qrels_only),
-                                   index=pd.Index(list(qrels_only), name="query"))
-            per_q = pd.concat([per_q, missing])
-            per_q = per_q.sort_index(key=lambda idx: idx.astype(str))
-        per_q.columns.name = "measure"
-        values[name] = per_q
-        evaluated = per_q.index.astype(str).to_numpy()
-        pos = np.searchsorted(qrels_ids, evaluated)
-        no_rel = tuple(str(q) for q in evaluated[num_rel_all[pos] == 0])
-        counts[name] = QueryCounts(len(evaluated), qrels_only, run_only, no_rel)
-        # query statistics (for baselines and reports)
-        ret = pd.Series(depth, index=run_ids[judged_mask])
-        relret = pd.Series(info, index=run_ids[judged_mask])
-        st = pd.DataFrame({"query": evaluated})
-        st["num_ret"] = ret.reindex(evaluated).fillna(0).astype(np.int64).to_numpy()
-        st["num_rel"] = num_rel_all[pos].astype(np.int64)
-        st["num_rel_ret"] = relret.reindex(evaluated).fillna(0).astype(np.int64).to_numpy()
-        st["num_judged"] = judged_all.num_judged()[pos].astype(np.int64)
-        st.insert(0, "run", name)
+        values[name], counts[name], st = _finish_run(
+            qrels, name, src, per_q, run_ids, depth, info, measures, rel=rel, queries=queries,
+            empty_target=empty_target)
         stats.append(st)
-    settings = {"ties": ties, "rel": rel, "queries": queries, "max_depth": max_depth}
+    settings = {"ties": ties, "rel": rel, "queries": queries, "max_depth": max_depth,
+                "empty_target": empty_target}
     return Evaluation(measures=measures, runs=tuple(names), values=values, counts=counts,
                       query_stats=pd.concat(stats, ignore_index=True), settings=settings)
+
+
+def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = "skip",
+                  ties: str = "expected", rel: int = 1, max_depth: int | None = None,
+                  name: str = "run") -> Evaluation:
+    """Evaluate flat ``preds``, ``target``, ``indexes`` arrays (torchmetrics' contract).
+
+    Parameters
+    ----------
+    preds : array
+        Score of each (query, document) row; higher is better. NumPy, or any
+        array-API / DLPack array (torch in any float dtype including float16
+        and bfloat16, ``requires_grad`` or not, on CPU or GPU; CuPy; JAX): it
+        is widened to float64 on its device, never rounded.
+    target : array
+        Grade of each row: bool or integer (``0``/``False``: judged
+        non-relevant; graded targets feed nDCG).
+    indexes : array
+        Query of each row (integers, or strings in a NumPy array).
+    measures : str or sequence of str, optional
+        As in :func:`evaluate`; default ``("RR",)``.
+    empty_target : {"skip", "neg", "pos", "error"}, keyword-only
+        A query without any relevant row: left out (default, as torchmetrics),
+        scored 0, scored 1, or an error.
+    ties : str, keyword-only
+        Tie convention (:data:`mrrstats.TIES`). Default ``"expected"``: the
+        exact expectation over random tie-breaking (torchmetrics' sort leaves
+        ties in an unspecified order). Document ids are row numbers.
+    rel : int, keyword-only
+        Minimum grade that counts as relevant, default 1.
+    max_depth : int, optional, keyword-only
+        Only the first ``max_depth`` documents per query count.
+    name : str, keyword-only
+        The run's name in the result.
+
+    Returns
+    -------
+    Evaluation
+        The same object :func:`evaluate` returns (queries are the ``indexes``
+        values as strings), so :func:`mrrstats.compare`, the baselines and the
+        report accept it.
+
+    Examples
+    --------
+    >>> import numpy as np, mrrstats
+    >>> preds = np.array([0.2, 0.3, 0.5, 0.1, 0.3, 0.5, 0.2], dtype=np.float16)
+    >>> target = np.array([False, False, True, False, True, False, True])
+    >>> indexes = np.array([0, 0, 0, 1, 1, 1, 1])
+    >>> ev = mrrstats.evaluate_flat(preds, target, indexes, ["RR", "P@2"])
+    >>> ev.aggregate()
+    measure    RR   P@2
+    run
+    run      0.75  0.5
+    """
+    from ..io.flat import flat_to_qrels_run
+
+    ties, rel, measures = _evaluate_iv(ties, rel, "both", max_depth, measures)
+    empty_target = empty_target_iv(empty_target)
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a str, got {type(name).__name__}")
+    with no_hugepage_madvise():
+        qrels, run = flat_to_qrels_run(preds, target, indexes, name=name)
+        return _evaluate(qrels, {name: run}, measures, ties, rel, "both", max_depth,
+                         empty_target)
+
+
+def _warn_equal_scores(run: Run, ties: str) -> None:
+    if ties != "trec_eval" or run._meta.get("from_dict") != "dict" or len(run) < 2:
+        return
+    frame = pd.DataFrame({"q": run.query.to_numpy(zero_copy_only=False), "s": run.score})
+    grouped = frame.groupby("q", sort=False)["s"]
+    size, distinct = grouped.size(), grouped.nunique()
+    if (size > 1).any() and (distinct[size > 1] == 1).all():
+        warnings.warn(
+            f"run {run.name!r}: every query's documents have the same score, so under "
+            "ties='trec_eval' the document ids decide the order; give each query's documents "
+            "as a list in rank order ({query: [doc, ...]}) if that order is the ranking",
+            UserWarning, stacklevel=4)
+
+
+def evaluate_run(qrels: Qrels, run: Run, measures, *, ties: str, rel: int, queries: str,
+                 max_depth, empty_target: str):
+    """Evaluate one run held in memory: (per-query frame, QueryCounts, query stats).
+
+    ``qrels`` and ``run`` are already read, the options already validated;
+    :func:`evaluate_group` computes the values, :func:`_finish_run` applies
+    the query policies.
+    """
+    _warn_equal_scores(run, ties)
+    per_q, run_ids, depth, info = evaluate_group(qrels, run, measures=measures, ties=ties,
+                                                 rel=rel, max_depth=max_depth)
+    return _finish_run(qrels, run.name, run.source, per_q, run_ids, depth, info, measures,
+                       rel=rel, queries=queries, empty_target=empty_target)
+
+
+def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, rel, queries,
+                empty_target):
+    """Apply the query policies (``queries``, ``empty_target``) to one run's values."""
+    judged_all = judged_from_qrels(qrels)
+    qrels_ids = judged_all.query_ids.astype(str)
+    num_rel_all = judged_all.num_rel(rel)
+    judged_mask = np.isin(run_ids, qrels_ids)
+    run_only = tuple(str(q) for q in run_ids[~judged_mask])
+    qrels_only = tuple(str(q) for q in qrels_ids[~np.isin(qrels_ids, run_ids)])
+    if not judged_mask.any() and queries == "both":
+        raise InputError(
+            f"run {name!r} ({source}) has no query in common with the qrels "
+            f"({qrels.source}): run queries {_few(run_ids)}, qrels queries "
+            f"{_few(qrels_ids)} (pass queries='qrels' to score every qrels query 0)")
+    per_q = per_q.loc[judged_mask]
+    depth = depth[judged_mask]
+    info = info[judged_mask]
+    if queries in ("qrels", "msmarco") and qrels_only:
+        fill = {str(m): (np.inf if m.name == "Rank" else 0.0) for m in measures}
+        missing = pd.DataFrame([fill] * len(qrels_only),
+                               index=pd.Index(list(qrels_only), name="query"))
+        per_q = pd.concat([per_q, missing])
+        per_q = per_q.sort_index(key=lambda idx: idx.astype(str))
+    per_q.columns.name = "measure"
+    evaluated = per_q.index.astype(str).to_numpy()
+    pos = np.searchsorted(qrels_ids, evaluated)
+    empty = num_rel_all[pos] == 0
+    no_rel = tuple(str(q) for q in evaluated[empty])
+    if empty.any():
+        if empty_target == "error":
+            raise InputError(
+                f"run {name!r}: {int(empty.sum())} queries have no relevant document "
+                f"(grade >= {rel}): {_few(evaluated[empty])} (pass empty_target='neg', 'pos' "
+                "or 'skip')", source=qrels.source)
+        if empty_target == "pos":
+            per_q = per_q.copy()
+            per_q.loc[empty, :] = 1.0
+        elif empty_target == "skip":
+            per_q = per_q.loc[~empty]
+            evaluated, pos = evaluated[~empty], pos[~empty]
+    counts = QueryCounts(len(evaluated), qrels_only, run_only, no_rel, empty_target)
+    # query statistics (for baselines and reports)
+    ret = pd.Series(depth, index=run_ids[judged_mask])
+    relret = pd.Series(info, index=run_ids[judged_mask])
+    st = pd.DataFrame({"query": evaluated})
+    st["num_ret"] = ret.reindex(evaluated).fillna(0).astype(np.int64).to_numpy()
+    st["num_rel"] = num_rel_all[pos].astype(np.int64)
+    st["num_rel_ret"] = relret.reindex(evaluated).fillna(0).astype(np.int64).to_numpy()
+    st["num_judged"] = judged_all.num_judged()[pos].astype(np.int64)
+    st.insert(0, "run", name)
+    return per_q, counts, st
+
+
+def _few(ids, n: int = 3) -> str:
+    ids = [str(i) for i in ids]
+    shown = ", ".join(repr(i) for i in ids[:n])
+    return f"[{shown}{', ...' if len(ids) > n else ''}] ({len(ids)})"
 
 
 def _rel_retrieved(ranked, rel: int) -> np.ndarray:

@@ -71,12 +71,14 @@ class MeasureSpec:
 
 
 SPECS = {s.name: s for s in (
-    MeasureSpec("RR", ("mrr", "recip_rank"), False, "recip_rank", None, mean_name="MRR"),
-    MeasureSpec("AP", ("map",), False, "map", "map_cut", mean_name="MAP"),
+    MeasureSpec("RR", ("mrr", "recip_rank", "reciprocal_rank", "rr"), False, "recip_rank",
+                None, mean_name="MRR"),
+    MeasureSpec("AP", ("map", "average_precision"), False, "map", "map_cut", mean_name="MAP"),
     MeasureSpec("nDCG", ("ndcg",), False, "ndcg", "ndcg_cut", mean_name="mean nDCG"),
     MeasureSpec("P", ("precision",), True, None, "P", mean_name="mean P"),
     MeasureSpec("R", ("recall",), True, None, "recall", mean_name="mean R"),
-    MeasureSpec("Success", ("hits", "success"), True, None, "success", mean_name="mean Success"),
+    MeasureSpec("Success", ("hits", "hit", "success", "hitrate", "hit_rate", "top_k_accuracy"),
+                True, None, "success", mean_name="mean Success"),
     MeasureSpec("Rank", ("rank",), False, None, None, higher_is_better=False,
                 bounds=(1.0, float("inf")), no_relevant_retrieved=float("inf"),
                 mean_name="mean Rank"),
@@ -84,6 +86,10 @@ SPECS = {s.name: s for s in (
 _ALIASES = {name.lower(): name for name in SPECS}
 for _s in SPECS.values():
     _ALIASES.update({a: _s.name for a in _s.aliases})
+
+# trec_eval's names with a cutoff: ``P_10``, ``ndcg_cut_10``, ``recall_100``, ``map_cut_5``...
+_CUT_NAMES = {s.trec_eval_cut.lower(): s.name for s in SPECS.values() if s.trec_eval_cut}
+_TREC_CUT = re.compile(r"^\s*(?P<name>[A-Za-z_]+?)_(?P<k>\d+)\s*$")
 
 _PATTERN = re.compile(
     r"^\s*(?P<name>[A-Za-z_]+)\s*(?:\((?P<params>[^)]*)\))?\s*(?:@\s*(?P<k>[^\s]+))?\s*$")
@@ -160,8 +166,11 @@ class Measure:
 def parse_measure(spec) -> Measure:
     """Parse a measure name such as ``"RR"``, ``"RR@10"``, ``"RR(rel=2)@10"``, ``"nDCG@10"``.
 
-    Names are case-insensitive (``mrr``, ``map`` and ``recip_rank`` are accepted
-    as aliases); the result prints in canonical form.
+    Names are case-insensitive; the names users type elsewhere are read too
+    (``MRR``, ``MRR@10``, ``recip_rank``, ``map``, ``HitRate@10``, ``Hits@10``,
+    ``Recall@100``, and trec_eval's cut names ``P_10``, ``ndcg_cut_10``,
+    ``map_cut_10``, ``recall_100``, ``success_10``); the result prints in
+    canonical form. The aliases live in :data:`SPECS`.
 
     Examples
     --------
@@ -170,11 +179,16 @@ def parse_measure(spec) -> Measure:
     Measure('RR(rel=2)@10')
     >>> str(parse_measure("ndcg@10")), parse_measure("P@5").k
     ('nDCG@10', 5)
+    >>> [str(parse_measure(s)) for s in ("MRR@10", "HitRate@5", "P_10", "ndcg_cut_10")]
+    ['RR@10', 'Success@5', 'P@10', 'nDCG@10']
     """
     if isinstance(spec, Measure):
         return spec
     if not isinstance(spec, str):
         raise TypeError(f"a measure must be a string such as 'RR@10', got {type(spec).__name__}")
+    cut = _TREC_CUT.match(spec)
+    if cut and cut.group("name").lower() in _CUT_NAMES:
+        return Measure(_CUT_NAMES[cut.group("name").lower()], int(cut.group("k")))
     m = _PATTERN.match(spec)
     if not m:
         raise ValueError(f"cannot parse measure {spec!r}; expected e.g. 'RR', 'RR@10', "

@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
-from ..io.trec import Qrels, Run, read_qrels, read_run
+from ..io.trec import Qrels, Run, as_string_array, read_qrels, read_run
 from ..numerics import no_hugepage_madvise
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
@@ -95,6 +95,12 @@ def judged_from_qrels(qrels: Qrels) -> Judged:
         return cached
     q = qrels.query
     ids, codes = np.unique(q.astype(str), return_inverse=True)
+    if qrels.empty_queries:  # judged queries with an empty judgement set: no grades
+        extra = np.setdiff1d(np.asarray(qrels.empty_queries, dtype=str), ids)
+        if extra.size:
+            merged = np.union1d(ids, extra)
+            codes = np.searchsorted(merged, ids)[codes]
+            ids = merged
     order = np.lexsort((-qrels.grade, codes))
     offsets = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=ids.size))))
     judged = Judged(ids.astype(object), offsets.astype(np.int64), qrels.grade[order])
@@ -243,7 +249,7 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     if not in_run.any():
         return grades
     sel = np.flatnonzero(in_run)
-    qdocs = pa.array(qrels.doc[sel].astype(str), type=pa.string())
+    qdocs = as_string_array(qrels.doc[sel])  # variable width: ids may be huge
     qdoc_hashes = hash_strings(qdocs)
     qkeys = pair_keys(pos[sel], qdoc_hashes)
     index = pd.Index(qkeys)

@@ -19,20 +19,27 @@ sent to a reviewer or attached to a paper::
         rr_summary       MRR, median RR, share of RR = 1 and = 0, mean first ranks
         agreement        Kendall's tau, tau_AP and Spearman's rho between measures
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
+      results/           what the notebook draws, saved by the one run of the analysis:
+        pairs.csv, means.csv, versus_baseline.csv, random_baseline.csv, rr_summary.csv,
+        agreement.csv, power.csv, null_distribution.npy (the null distribution of the
+        test of the pair shown up close, when the test keeps it) and results.json
+      screenshots/       (example report only) the page as Chromium shows it
 
-Everything in ``tables/``, ``per_query.csv`` and ``settings.json`` is computed
-in Python from ``per_query.csv`` and ``settings.json`` alone
-(:func:`load_report`), contains no timestamps and is byte-identical when the
-report is made again from the same inputs with the same seed and package
-versions. The notebook calls :func:`load_report` on its own folder, checks
-that it reproduces the tables on disk and draws the figures; it can be
-re-run by itself (``jupyter nbconvert --execute report.ipynb``) wherever
-``mrrstats`` is installed, without the original runs.
+:func:`make_report` runs the analysis once (:func:`recompute_report` runs it
+again from ``per_query.csv`` and ``settings.json``, to check a report); the
+notebook calls :func:`load_report` on its own folder, which loads the saved
+results and recomputes nothing, and draws them: the figures and the tables
+show the same numbers. It can be re-run by itself (``jupyter nbconvert
+--execute report.ipynb``) wherever ``mrrstats`` is installed, without the
+original runs. Every file contains no timestamp or random id and is
+byte-identical when the report is made again from the same inputs with the
+same seed and package versions.
 
 Random numbers: one :class:`numpy.random.Generator` seeded with ``rng`` serves,
-in this order, the significance test of every measure (in measure order) and
-then the Monte-Carlo random-ranking test of every system (in system order).
-The figures draw their own resamples from the same seed.
+in this order, the significance test of every measure (in measure order), the
+Monte-Carlo random-ranking test of every system (in system order), the
+bootstrap interval of every system's mean, and the randomization test of the
+pair shown up close. The notebook draws no random numbers.
 """
 
 from __future__ import annotations
@@ -62,6 +69,11 @@ _RANDOM_MODELS = ("retrieved", "judged")
 _STAT_COLUMNS = ("num_ret", "num_rel", "num_rel_ret", "num_judged")
 _VERSION_PACKAGES = ("mrrstats", "numpy", "scipy", "pandas", "statsmodels", "matplotlib")
 _DIGITS = 4
+#: Below this many systems the agreement section says that tau is not informative.
+_FEW_SYSTEMS = 7
+#: Saved results of the analysis (what the notebook draws), under ``results/``.
+_RESULT_TABLES = ("pairs", "means", "versus_baseline", "random_baseline", "rr_summary",
+                  "agreement", "power")
 #: Files every report folder contains (tables that do not apply are omitted).
 REPORT_FILES = ("report.ipynb", "report.html", "per_query.csv", "settings.json",
                 "tables/comparison.md", "tables/comparison.tex", "tables/comparison.json",
@@ -163,6 +175,27 @@ class ReportData:
         Warnings raised by the analysis (for example, too few resamples for
         the correction to reject anything); also printed under the
         comparison and pairs tables.
+    pairs : pandas.DataFrame
+        ``comparison.to_frame()`` with ``ci_method``, ``confidence_level`` and
+        ``alpha``: every pair's difference, interval, p-values and decision.
+    means : pandas.DataFrame
+        Per measure and system: the mean and its bootstrap interval
+        (``method``, ``confidence_level``, ``n_queries``).
+    focus : dict or None
+        The pair shown up close: ``measure, a, b, statistic, pvalue, exact,
+        n_resamples, test`` of the paired randomization test run on it, and
+        the table's ``ci_low, ci_high, ci_method, confidence_level,
+        pvalue_table`` for the pair.
+    null_distribution : ndarray or None
+        That test's null distribution (the mean difference under each
+        resampled sign vector).
+    power : pandas.DataFrame or None
+        Power of the paired t-test against the number of queries
+        (:func:`power_table`), its ``attrs`` in ``settings["power"]``.
+
+    A :class:`ReportData` from :func:`load_report` holds what
+    :func:`make_report` saved (``comparison`` is None there: its tables are
+    the files in ``tables/``); nothing is recomputed.
     """
 
     scores: dict = field(repr=False)
@@ -174,6 +207,11 @@ class ReportData:
     rr_summary: pd.DataFrame | None = field(repr=False)
     agreement: pd.DataFrame | None = field(repr=False)
     notes: tuple = ()
+    pairs: pd.DataFrame | None = field(repr=False, default=None)
+    means: pd.DataFrame | None = field(repr=False, default=None)
+    focus: dict | None = field(repr=False, default=None)
+    null_distribution: np.ndarray | None = field(repr=False, default=None)
+    power: pd.DataFrame | None = field(repr=False, default=None)
 
     @property
     def measures(self) -> list:
@@ -182,7 +220,7 @@ class ReportData:
 
     @property
     def systems(self) -> list:
-        return list(self.comparison.systems)
+        return list(self.settings["systems"])
 
     @property
     def rr_measure(self):
@@ -199,31 +237,15 @@ class ReportData:
         if self.query_stats is None:
             raise ValueError("this report was made from score matrices: there is no "
                              "Evaluation (no candidate counts)")
-        from ..metrics.evaluation import Evaluation, QueryCounts
-        from ..metrics.measures import parse_measures
-
-        names = list(self.settings["evaluated_measures"])
-        values = {}
-        for s in self.systems:
-            frame = pd.DataFrame({m: self.scores[m][s] for m in names})
-            frame = frame.dropna(how="all")
-            frame.index.name = "query"
-            frame.columns.name = "measure"
-            values[s] = frame
-        counts = {}
-        for s, c in self.settings["input"]["query_counts"].items():
-            counts[s] = QueryCounts(int(c["evaluated"]), ("?",) * int(c["qrels_only"]),
-                                    ("?",) * int(c["run_only"]),
-                                    ("?",) * int(c["no_relevant"]))
-        stats = self.query_stats.rename(columns={"system": "run"})
-        ev = self.settings["evaluation"]
-        settings = {k: ev[k] for k in ("ties", "rel", "queries", "max_depth")}
-        return Evaluation(measures=parse_measures(names), runs=tuple(self.systems),
-                          values=values, counts=counts, query_stats=stats, settings=settings)
+        return _evaluation_from(self.scores, self.query_stats, self.settings)
 
     # -- tables -------------------------------------------------------------
     def tables(self) -> dict:
         """``{relative file name: text}`` of every table file of the report."""
+        if self.comparison is None:
+            raise ValueError("this ReportData was loaded (load_report): its tables are the "
+                             "files in tables/; recompute_report(path).tables() runs the "
+                             "analysis again to check them")
         out = {}
         cmp_ = self.comparison
         md_notes = "".join(f"\n**Warning.** {n}\n" for n in self.notes)
@@ -248,14 +270,14 @@ class ReportData:
         return out
 
     def _test_phrase(self):
-        from ..stats.compare import _CORRECTION_LABELS, _TEST_LABELS
+        from ..stats.registry import correction_label, test_label
 
         c = self.comparison
         r0 = c.results[c.measures[0]]
-        corr = _CORRECTION_LABELS.get(r0.correction, r0.correction)
+        corr = correction_label(r0.correction)
         side = {"two-sided": "two-sided", "greater": "one-sided (a better)",
                 "less": "one-sided (a worse)"}[c.alternative]
-        text = f"{_TEST_LABELS[c.test]}, {side}"
+        text = f"{test_label(c.test)}, {side}"
         if r0.n_resamples is not None:
             text += (f", exact ({r0.n_resamples} sign vectors)" if r0.exact
                      else f", B = {c.n_resamples}, seed = {self.settings['seed']}")
@@ -365,24 +387,23 @@ class ReportData:
         ag = self.agreement
         if ag is None:
             return None
-        ms = self.measures
-        rows = []
-        for i, a in enumerate(ms):
-            for b in ms[i + 1:]:
-                ab = ag[(ag.measure_a == a) & (ag.measure_b == b)].iloc[0]
-                ba = ag[(ag.measure_a == b) & (ag.measure_b == a)].iloc[0]
-                rows.append([a, b, _f(ab.tau, 3), _f(ab.tau_ap, 3), _f(ba.tau_ap, 3),
-                             _f(ab.rho, 3), f"{int(ab.n_swaps)}/{int(ab.n_pairs)}"])
+        rows = [[r.measure_a, r.measure_b, _f(r.tau, 3), _f(r.tau_ap, 3),
+                 _f(r.tau_ap_reverse, 3), _f(r.rho, 3), f"{int(r.n_swaps)}/{int(r.n_pairs)}"]
+                for r in ag.itertuples(index=False)]
         n = int(ag["n_systems"].iloc[0])
         header = ["measure a", "measure b", "tau", "tau_AP (a truth)", "tau_AP (b truth)",
                   "rho", "swapped pairs"]
+        few = (f" With only {n} systems (fewer than {_FEW_SYSTEMS}) Kendall's tau takes "
+               f"{n * (n - 1) // 2 + 1} possible values and no test of it can reach "
+               "significance at 0.05 unless the orders agree almost exactly: these numbers "
+               "are not informative." if n < _FEW_SYSTEMS else
+               f" With {n} systems these numbers are coarse: read them as descriptive.")
         caption = (f"Agreement between the rankings of the {n} systems by their mean score "
                    "under two measures: Kendall's tau-b, tau_AP (Yilmaz, Aslam and Robertson "
                    "2008; top-weighted, with either measure's ranking as the truth), "
                    "Spearman's rho and the number of system pairs the two measures order "
-                   f"oppositely. Means rounded to 12 decimals before ranking, so equal "
-                   f"totals tie. With {n} systems these numbers are coarse: read them as "
-                   "descriptive.")
+                   "oppositely. Means rounded to 12 decimals before ranking, so equal "
+                   f"totals tie.{few}")
         return header, rows, "ll" + "r" * 5, caption
 
     def per_query_frame(self) -> pd.DataFrame:
@@ -495,13 +516,17 @@ def _is_rr(name):
         return False
 
 
-def _analyse(scores, query_stats, settings, progress=False):
-    """Compute every table's numbers from the per-query data and the settings."""
+def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
+    """Run the analysis once: every number of the tables and figures.
+
+    ``evaluation`` is the :class:`Evaluation` of runs input (rebuilt from the
+    per-query data when not given); the random baseline of each system is
+    :func:`mrrstats.evaluation_baseline`'s.
+    """
     import dataclasses
 
     from ..agreement.diagnostics import rr_diagnostics
     from ..agreement.measures import ranking_agreement
-    from ..baselines.random_ranking import random_baseline_test
     from ..stats.compare import compare
 
     cs = settings["comparison"]
@@ -555,25 +580,15 @@ def _analyse(scores, query_stats, settings, progress=False):
         t0 = time.perf_counter()
         _say(progress, f"[{n_steps}/{n_steps}] random-ranking baseline ({rb['random']} model, "
              f"{rb['measure']}) for {len(comparison.systems)} systems ...", end="")
-        from ..metrics.measures import parse_measure
+        from ..baselines.random_ranking import evaluation_baseline
 
-        k = parse_measure(rb["measure"]).k
-        n_col, r_col = (("num_ret", "num_rel_ret") if rb["random"] == "retrieved"
-                        else ("num_judged", "num_rel"))
-        rows = {}
-        for s in comparison.systems:
-            st = query_stats[query_stats["system"] == s].set_index("query")
-            rr = scores[rb["measure"]][s].reindex(st.index)
-            if rr.isna().any():
-                raise ValueError(f"system {s!r}: no {rb['measure']} for some queries")
-            res = random_baseline_test(rr.to_numpy(np.float64), st[n_col].to_numpy(),
-                                       st[r_col].to_numpy(), k=k,
-                                       alternative=rb["alternative"], method=rb["method"],
-                                       n_resamples=rb["n_resamples"], rng=gen)
-            d = res.to_dict()
-            d["measure"] = rb["measure"]
-            rows[s] = d
-        random_table = pd.DataFrame.from_dict(rows, orient="index")
+        if evaluation is None:
+            evaluation = _evaluation_from(scores, query_stats, settings)
+        random_table = evaluation_baseline(
+            evaluation, random=rb["random"], measure=rb["measure"],
+            alternative=rb["alternative"], method=rb["method"],
+            n_resamples=rb["n_resamples"], rng=gen).loc[list(comparison.systems)]
+
         random_table.index.name = "system"
         _say(progress, f" {time.perf_counter() - t0:.1f} s", prefix=False)
 
@@ -587,15 +602,167 @@ def _analyse(scores, query_stats, settings, progress=False):
                 common = idx if common is None else common.intersection(idx, sort=False)
             frames = {m: f.loc[common] for m, f in frames.items()}
         agreement = ranking_agreement(frames)
+
+    pairs = comparison.to_frame()
+    pairs["ci_method"] = comparison.ci_method
+    pairs["confidence_level"] = comparison.confidence_level
+    pairs["alpha"] = comparison.alpha
+    means = _mean_intervals(scores, measures, comparison, cs, gen)
+    focus, null = _focus_pair(scores, measures[0], comparison, settings, pairs, gen)
+    power = power_table(scores[measures[0]].dropna(), differences=settings["power"]["differences"],
+                        alpha=settings["power"]["alpha"], target=settings["power"]["target"])
     return ReportData(scores=scores, query_stats=query_stats, settings=settings,
                       comparison=comparison, versus_baseline=versus,
                       random_baseline=random_table, rr_summary=rr_summary,
-                      agreement=agreement, notes=tuple(notes))
+                      agreement=agreement, notes=tuple(notes), pairs=pairs, means=means,
+                      focus=focus, null_distribution=null, power=power)
+
+
+def _mean_intervals(scores, measures, comparison, cs, gen):
+    """Each system's mean with its bootstrap interval, per measure (one Generator, in order)."""
+    from ..stats.significance import bootstrap_ci
+
+    method = comparison.ci_method if comparison.ci_method in ("bca", "percentile", "basic") \
+        else "bca"
+    rows = []
+    for m in measures:
+        frame = scores[m].dropna()
+        for s in comparison.systems:
+            res = bootstrap_ci(frame[s].to_numpy(np.float64), method=method,
+                               confidence_level=cs["confidence_level"],
+                               n_resamples=cs["n_resamples"], rng=gen)
+            ci = res.confidence_interval()
+            rows.append({"measure": m, "system": s, "mean": float(res.statistic),
+                         "ci_low": float(ci.low), "ci_high": float(ci.high),
+                         "method": method, "confidence_level": float(ci.confidence_level),
+                         "n_queries": int(frame.shape[0])})
+    return pd.DataFrame(rows)
+
+
+def _focus_pair(scores, measure, comparison, settings, pairs, gen):
+    """The pair shown up close, its paired randomization test and the test's null."""
+    from ..stats.significance import randomization_test
+
+    frame = scores[measure].dropna()
+    means = frame.mean()
+    base = settings.get("baseline")
+    if base is not None:
+        pair = (str(means.drop(base).idxmax()), base)
+    else:
+        order = means.sort_values(ascending=False, kind="stable").index
+        pair = (str(order[0]), str(order[1]))
+    row = pairs[(pairs["measure"] == measure) & (
+        ((pairs["a"] == pair[0]) & (pairs["b"] == pair[1])) |
+        ((pairs["a"] == pair[1]) & (pairs["b"] == pair[0])))].iloc[0]
+    sign = 1.0 if row["a"] == pair[0] else -1.0
+    lo, hi = sorted((sign * float(row["ci_low"]), sign * float(row["ci_high"])))
+    res = randomization_test(frame[pair[0]].to_numpy(np.float64),
+                             frame[pair[1]].to_numpy(np.float64),
+                             alternative=comparison.alternative,
+                             n_resamples=settings["comparison"]["n_resamples"], rng=gen)
+    null = getattr(res, "null_distribution", None)
+    focus = {"measure": measure, "a": pair[0], "b": pair[1], "test": "randomization",
+             "statistic": float(res.statistic), "pvalue": float(res.pvalue),
+             "exact": bool(res.exact), "n_resamples": int(res.n_resamples),
+             "alternative": res.alternative, "n_queries": int(res.n),
+             "ci_low": lo, "ci_high": hi, "ci_method": str(row["ci_method"]),
+             "confidence_level": float(row["confidence_level"]),
+             "pvalue_table": float(row["pvalue"]),
+             "pvalue_adjusted_table": float(row["pvalue_adjusted"]),
+             "test_table": str(row["test"]),
+             "null_distribution": None if null is None else "null_distribution.npy"}
+    return focus, (None if null is None else np.asarray(null, dtype=np.float64))
+
+
+def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=0.05,
+                alternative="two-sided", target=0.8):
+    """Power of the paired t-test against the number of queries, per true difference.
+
+    The numbers that :func:`mrrstats.plots.power_curve` draws: the standard
+    deviation of per-query differences is estimated from a pilot score matrix
+    as :math:`\\sqrt{2 V_E}` (:func:`mrrstats.residual_variance`, as
+    :func:`mrrstats.topic_set_size` does) or given as a number, and the power
+    is :func:`mrrstats.ttest_power`'s.
+
+    Parameters
+    ----------
+    scores : DataFrame or float
+        Pilot per-query scores (rows = queries, columns = systems), or the
+        standard deviation of per-query differences.
+    differences : sequence of float, keyword-only
+    n_queries : array_like of int, optional, keyword-only
+        Default 5 to 200, extended (up to 1000) to where every curve reaches
+        ``target``.
+    alpha, alternative, target : keyword-only
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``difference, n_queries, power, n_required``; ``attrs`` hold
+        ``sd, alpha, alternative, target, test``.
+
+    Examples
+    --------
+    >>> from mrrstats.report import power_table
+    >>> t = power_table(0.3, differences=(0.1,), n_queries=[10, 50, 100])
+    >>> t[["n_queries", "power", "n_required"]].round(3).to_numpy().tolist()
+    [[10.0, 0.157, 73.0], [50.0, 0.637, 73.0], [100.0, 0.91, 73.0]]
+    """
+    from ..stats.power import ttest_power
+    from ..stats.significance import residual_variance
+
+    if isinstance(scores, numbers.Real) and not isinstance(scores, bool):
+        sd = float(scores)
+    else:
+        sd = math.sqrt(2.0 * residual_variance(scores))
+    diffs = [float(d) for d in differences]
+    needs = [ttest_power(difference=d, sd=sd, power=target, alpha=alpha,
+                         alternative=alternative).n_queries_required for d in diffs]
+    if n_queries is None:
+        top = min(1000, max(200, int(math.ceil(1.15 * max(needs) / 50) * 50)))
+        n = np.arange(5, top + 1) if top <= 400 else np.unique(
+            np.linspace(5, top, 400).astype(np.int64))
+    else:
+        n = np.unique(np.asarray(n_queries, dtype=np.int64))
+    rows = [{"difference": d, "n_queries": int(m),
+             "power": ttest_power(difference=d, sd=sd, n_queries=int(m), alpha=alpha,
+                                  alternative=alternative).power, "n_required": int(need)}
+            for d, need in zip(diffs, needs, strict=True) for m in n]
+    table = pd.DataFrame(rows)
+    table.attrs.update(sd=sd, alpha=alpha, alternative=alternative, target=target,
+                       test="paired t")
+    return table
+
+
+def _evaluation_from(scores, query_stats, settings):
+    """The Evaluation of a runs report, rebuilt from its per-query data."""
+    from ..metrics.evaluation import Evaluation, QueryCounts
+    from ..metrics.measures import parse_measures
+
+    names = list(settings["evaluated_measures"])
+    systems = list(settings["systems"])
+    values = {}
+    for s in systems:
+        frame = pd.DataFrame({m: scores[m][s] for m in names})
+        frame = frame.dropna(how="all")
+        frame.index.name = "query"
+        frame.columns.name = "measure"
+        values[s] = frame
+    counts = {}
+    for s, c in settings["input"]["query_counts"].items():
+        counts[s] = QueryCounts(int(c["evaluated"]), ("?",) * int(c["qrels_only"]),
+                                ("?",) * int(c["run_only"]), ("?",) * int(c["no_relevant"]))
+    stats = query_stats.rename(columns={"system": "run"})
+    ev = settings["evaluation"]
+    conv = {k: ev[k] for k in ("ties", "rel", "queries", "max_depth")}
+    return Evaluation(measures=parse_measures(names), runs=tuple(systems), values=values,
+                      counts=counts, query_stats=stats, settings=conv)
 
 
 def _versus_baseline(comparison, baseline):
     """Rows of the all-pairs result that involve ``baseline``, oriented system - baseline."""
-    from ..stats.multiple import _FAMILY_TESTS, _adjust
+    from ..stats.multiple import adjust_pvalues
+    from ..stats.registry import FAMILY_TESTS
 
     rows = []
     for m in comparison.measures:
@@ -611,10 +778,10 @@ def _versus_baseline(comparison, baseline):
         idx = np.asarray(idx, dtype=np.int64)
         sign = np.asarray(sign)
         p = r.pvalue[idx]
-        if r.test in _FAMILY_TESTS:
+        if r.test in FAMILY_TESTS:
             p_adj, reject = r.pvalue_adjusted[idx], r.reject[idx]
         else:
-            p_adj, reject = _adjust(p, r.correction, r.alpha)
+            p_adj, reject = adjust_pvalues(p, r.correction, r.alpha)
         lo = np.where(sign > 0, r.ci_low[idx], -r.ci_high[idx])
         hi = np.where(sign > 0, r.ci_high[idx], -r.ci_low[idx])
         for j, q in enumerate(idx):
@@ -690,6 +857,7 @@ def _inject_parameters(nb, params):
     lines += [f"{k} = {v!r}" for k, v in params.items()]
     cell = nbformat.v4.new_code_cell("\n".join(lines))
     cell.metadata["tags"] = ["injected-parameters"]
+    cell["id"] = "injected-parameters"    # not a random id: the report is byte-reproducible
     for i, c in enumerate(nb.cells):
         if c.cell_type == "code" and "parameters" in c.metadata.get("tags", []):
             nb.cells[i] = cell
@@ -750,6 +918,14 @@ _HTML_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block extra_css -%}
+{{ super() }}
+<style type="text/css">
+/* mrrstats: figures half the page width (a full-width figure on a small screen) */
+body .jp-RenderedImage img { max-width: 50%; min-width: min(100%, 420px); height: auto; }
+.jp-RenderedHTMLCommon table { font-size: 0.85em; }
+</style>
+{%- endblock extra_css -%}
 {%- block data_png scoped -%}
 <div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">
 <img src="data:image/png;base64,{{ output.data['image/png'] | escape_html }}"
@@ -783,7 +959,7 @@ def _add_alt_text(nb):
     return nb
 
 
-def _to_html(nb, title):
+def _to_html(nb, title, show_code=False):
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
 
@@ -792,7 +968,8 @@ def _to_html(nb, title):
     # the significance superscripts (<sup>ab</sup>) of the tables (nbconvert 7.17).
     exporter = HTMLExporter(extra_loaders=[DictLoader({"mrrstats.html.j2": _HTML_TEMPLATE})],
                             template_file="mrrstats.html.j2", embed_images=False,
-                            exclude_input_prompt=True, exclude_output_prompt=True)
+                            exclude_input_prompt=True, exclude_output_prompt=True,
+                            exclude_input=not show_code)
     nb.metadata["title"] = title
     _add_alt_text(nb)
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
@@ -842,7 +1019,7 @@ def _score_inputs(scores):
 def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
                     alternative, n_resamples, confidence_level, random, ties, rel, queries,
                     missing, rng, timeout):
-    from ..stats.multiple import _correction_iv, _test_name_iv
+    from ..stats.registry import correction_spec, test_spec
     from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv
 
     if out is None or not isinstance(out, (str, os.PathLike)):
@@ -861,8 +1038,8 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
         measures = list(measures)
         if not measures or not all(isinstance(m, str) for m in measures):
             raise TypeError("`measures` must be a measure name or a list of them")
-    test = _test_name_iv(test)
-    correction = _correction_iv(correction)
+    test = test_spec(test).name
+    correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
     n_resamples = int_iv(n_resamples, "n_resamples")
@@ -890,8 +1067,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                 baseline=None, test="randomization", correction="holm", alpha=0.05,
                 alternative="two-sided", n_resamples=10000, confidence_level=0.95,
                 random="retrieved", ties="trec_eval", rel=1, queries="both", missing="raise",
-                rng=None, title=None, notebook=True, timeout=600, progress=True
-                ) -> ReportResult:
+                rng=None, title=None, notebook=True, show_code=False, timeout=600,
+                progress=True) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
     Parameters
@@ -931,7 +1108,10 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     title : str, optional, keyword-only
     notebook : bool, keyword-only
         Execute the notebook and export the HTML (default True); False writes
-        only the tables, ``per_query.csv`` and ``settings.json``.
+        only the tables, the saved results, ``per_query.csv`` and ``settings.json``.
+    show_code : bool, keyword-only
+        Keep the code cells in the HTML (default False: a reviewer reads
+        tables, figures and text; the notebook always has the code).
     timeout : int, keyword-only
         Seconds allowed per notebook cell.
     progress : bool, keyword-only
@@ -944,9 +1124,9 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     Notes
     -----
     Re-running with the same inputs, options and seed (and the same package
-    versions) writes byte-identical ``tables/``, ``per_query.csv`` and
-    ``settings.json``; the notebook and HTML differ only in the embedded
-    timestamp and figure encoding.
+    versions) writes a byte-identical folder: ``tables/``, ``results/``,
+    ``per_query.csv``, ``settings.json``, the notebook (its cell ids are
+    fixed) and the HTML.
 
     Examples
     --------
@@ -957,7 +1137,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'settings.json', 'tables/comparison.json')
+    ('per_query.csv', 'results/means.csv', 'results/pairs.csv')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
      timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
@@ -1036,7 +1216,12 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         "agreement": {"ties": "agreement", "decimals": 12},
         "seed": seed,
         "rng_order": "one numpy Generator(PCG64) seeded with `seed`: the test of each "
-                     "measure in order, then the random-ranking test of each system in order",
+                     "measure in order, then the random-ranking test of each system in order, "
+                     "then the bootstrap interval of each system's mean (measure by measure, "
+                     "systems in order), then the randomization test of the pair shown up "
+                     "close",
+        "power": {"test": "paired t", "differences": [0.02, 0.05, 0.1], "alpha": alpha,
+                  "alternative": "two-sided", "target": 0.8},
         "versions": _versions(),
     }
     out.mkdir(parents=True, exist_ok=True)
@@ -1044,15 +1229,20 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     per_query = _per_query_frame(score_frames, stats, names, systems)
     _write_per_query(per_query, out / "per_query.csv")
     (out / "settings.json").write_text(_dump_json(settings), encoding="utf-8", newline="")
-    # Everything below is computed from the two files just written, exactly as
-    # load_report (and the notebook) will.
-    data = load_report(out, progress=progress)
+    # The analysis runs once, on the data just written (read back, so that the
+    # numbers are those of the files); its results are saved for the notebook.
+    scores_rt, stats_rt = _read_per_query(out / "per_query.csv", settings["evaluated_measures"],
+                                          settings["systems"], settings["input"]["kind"] == "runs")
+    data = _analyse(scores_rt, stats_rt, settings, progress=progress)
     written = ["per_query.csv", "settings.json"]
-    for name in sorted(p.name for p in (out / "tables").iterdir() if p.is_file()):
-        (out / "tables" / name).unlink()
+    for sub in ("tables", "results"):
+        (out / sub).mkdir(exist_ok=True)
+        for name in sorted(p.name for p in (out / sub).iterdir() if p.is_file()):
+            (out / sub / name).unlink()
     for name, text in data.tables().items():
         (out / "tables" / name).write_text(text, encoding="utf-8", newline="")
         written.append(f"tables/{name}")
+    written += _save_results(data, out / "results")
     seconds["analysis"] = time.perf_counter() - t0
     if notebook:
         title = title or "mrrstats report"
@@ -1064,7 +1254,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         nbformat.write(nb, str(out / "report.ipynb"))
         seconds["notebook"] = time.perf_counter() - t1
         t2 = time.perf_counter()
-        (out / "report.html").write_text(_to_html(nb, title), encoding="utf-8")
+        (out / "report.html").write_text(_to_html(nb, title, show_code=show_code),
+                                         encoding="utf-8", newline="")
         seconds["html"] = time.perf_counter() - t2
         written += ["report.ipynb", "report.html"]
     _say(progress, f"wrote {len(written)} files to {out} in "
@@ -1072,20 +1263,90 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     return ReportResult(out, tuple(sorted(written)), data, seconds)
 
 
+def _save_results(data, folder):
+    """Write what the notebook draws under ``folder``; returns the relative file names."""
+    written = []
+    for name in _RESULT_TABLES:
+        frame = getattr(data, name)
+        if frame is None:
+            continue
+        index = name in ("random_baseline", "rr_summary")
+        text = frame.to_csv(index=index, lineterminator="\n", float_format=None)
+        (folder / f"{name}.csv").write_text(text, encoding="utf-8", newline="")
+        written.append(f"results/{name}.csv")
+    if data.null_distribution is not None:
+        with open(folder / "null_distribution.npy", "wb") as fh:
+            np.save(fh, np.ascontiguousarray(data.null_distribution, dtype="<f8"),
+                    allow_pickle=False)
+        written.append("results/null_distribution.npy")
+    manifest = {"focus": data.focus, "notes": list(data.notes),
+                "power": None if data.power is None else dict(data.power.attrs)}
+    (folder / "results.json").write_text(_dump_json(manifest), encoding="utf-8", newline="")
+    written.append("results/results.json")
+    return written
+
+
+def _read_csv(path, index):
+    # pandas' default float parser round-trips the repr() digits written above
+    # (checked in tests/test_report.py against the in-memory results, exactly)
+    return pd.read_csv(path, index_col=0 if index else None)
+
+
 def load_report(path, *, progress=False) -> ReportData:
-    """Recompute a report's numbers from its ``per_query.csv`` and ``settings.json``.
+    """Load a report's saved results (nothing is recomputed).
 
     Parameters
     ----------
     path : path
         A folder written by :func:`make_report`.
     progress : bool, keyword-only
-        Print progress on stderr.
+        Unused (kept for compatibility: loading runs no analysis).
 
     Returns
     -------
     ReportData
-        ``ReportData.tables()`` equals the files in ``path/tables``.
+        The per-query data, the settings and the saved results of the
+        analysis (``results/``); ``comparison`` is None (its tables are the
+        files in ``tables/``).
+    """
+    path = Path(path)
+    settings = json.loads((path / "settings.json").read_text(encoding="utf-8"))
+    if settings.get("format") != FORMAT_VERSION:
+        raise ValueError(f"{path / 'settings.json'}: unknown report format "
+                         f"{settings.get('format')!r}")
+    if not (path / "results" / "results.json").is_file():
+        raise ValueError(f"{path}: no saved results (results/results.json); make the report "
+                         "again with this version of mrrstats")
+    scores, stats = _read_per_query(path / "per_query.csv", settings["evaluated_measures"],
+                                    settings["systems"], settings["input"]["kind"] == "runs")
+    res = path / "results"
+    manifest = json.loads((res / "results.json").read_text(encoding="utf-8"))
+    tables = {}
+    for name in _RESULT_TABLES:
+        f = res / f"{name}.csv"
+        tables[name] = _read_csv(f, name in ("random_baseline", "rr_summary")) \
+            if f.is_file() else None
+    if tables["power"] is not None and manifest.get("power"):
+        tables["power"].attrs.update(manifest["power"])
+    if tables["agreement"] is not None:
+        tables["agreement"].attrs["measures"] = list(settings["measures"])
+    null = None
+    if (res / "null_distribution.npy").is_file():
+        null = np.load(res / "null_distribution.npy", allow_pickle=False)
+    return ReportData(scores=scores, query_stats=stats, settings=settings, comparison=None,
+                      versus_baseline=tables["versus_baseline"],
+                      random_baseline=tables["random_baseline"],
+                      rr_summary=tables["rr_summary"], agreement=tables["agreement"],
+                      notes=tuple(manifest.get("notes", ())), pairs=tables["pairs"],
+                      means=tables["means"], focus=manifest.get("focus"),
+                      null_distribution=null, power=tables["power"])
+
+
+def recompute_report(path, *, progress=False) -> ReportData:
+    """Run a report's analysis again from its ``per_query.csv`` and ``settings.json``.
+
+    For checking a report: ``recompute_report(path).tables()`` equals the
+    files in ``path/tables`` when the package versions are the same.
     """
     path = Path(path)
     settings = json.loads((path / "settings.json").read_text(encoding="utf-8"))

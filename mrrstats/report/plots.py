@@ -1,7 +1,11 @@
 r"""Plots for MRR and its companions: distributions, comparisons, baselines, power.
 
 Every function takes ``ax=None`` (a new figure is created when it is None),
-draws on that Axes and returns it; none calls ``show()``. matplotlib is
+draws on that Axes and returns it; none calls ``show()``. The plots draw
+results: no function here runs a test or a resampling procedure (pass the
+intervals, pairwise results, power tables and baselines your analysis
+computed). Score input goes through the package's one coercion,
+:func:`mrrstats.model.scoretable.as_score_table`. matplotlib is
 imported inside the functions, so ``import mrrstats`` does not import it.
 
 The style is shared by all functions: the Okabe-Ito colour-blind-safe palette
@@ -16,13 +20,13 @@ Functions
 =========================  ===========================================================
 :func:`rr_histogram`       per-query RR per system, with the RR distribution of a random ranking
 :func:`rank_ecdf`          ECDF of the first-relevant rank (log axis), with the random CDF
-:func:`paired_differences` sorted per-query differences of two systems, mean and its CI
-:func:`forest_means`       each system's mean (MRR) with its confidence interval
-:func:`forest_differences` differences to a baseline: marginal and simultaneous intervals
+:func:`paired_differences` sorted per-query differences of two systems, mean and a given CI
+:func:`forest_means`       each system's mean (MRR) with its computed confidence interval
+:func:`forest_differences` a pairwise result against a baseline: intervals and decisions
 :func:`null_distribution`  null or bootstrap distribution of a statistic and the observed value
 :func:`measure_scatter`    system means under two measures, Kendall's tau in the title
 :func:`tau_heatmap`        measure-by-measure matrix of rank correlations
-:func:`power_curve`        power of the paired t-test against the number of queries
+:func:`power_curve`        a computed power table against the number of queries
 :func:`observed_vs_random` observed MRR against its random-ranking expectation
 :func:`expected_mrr_curve` expected RR of a random ranking against the number of candidates
 :func:`rank_credit`        how RR, AP and nDCG credit a relevant document as its rank grows
@@ -54,6 +58,7 @@ import pandas as pd
 __all__ = [
     "PALETTE",
     "style_context",
+    "interval_name",
     "rr_histogram",
     "rank_ecdf",
     "paired_differences",
@@ -197,49 +202,24 @@ def _is_evaluation(x) -> bool:
 
 
 def _mean_label(measure) -> str:
-    """MRR for RR, MAP for AP, mean X otherwise (cut-offs kept)."""
-    m = str(measure)
-    for short, long in (("RR", "MRR"), ("AP", "MAP")):
-        if m == short or m.startswith(short + "@") or m.startswith(short + "("):
-            return long + m[len(short):]
-    return f"mean {m}"
+    """MRR for RR, MAP for AP, mean X otherwise (the measure spec's own label)."""
+    from ..metrics.measures import mean_label
+
+    return mean_label(measure)
 
 
 def _frame(scores, measure, param="scores"):
-    """Normalise scores to (DataFrame rows = queries, columns = systems, measure name)."""
-    if _is_evaluation(scores):
-        name = "RR" if measure is None else str(measure)
-        return scores.scores(name).astype(np.float64), name
-    if isinstance(scores, Mapping):
-        if measure is None:
-            if len(scores) != 1:
-                raise ValueError(f"`measure` must name one of the measures of `{param}` "
-                                 f"({list(scores)})")
-            measure = next(iter(scores))
-        if measure not in scores:
-            raise ValueError(f"`measure` {measure!r} is not in `{param}` ({list(scores)})")
-        value = scores[measure]
-        if not isinstance(value, pd.DataFrame):
-            from ..io.trec import read_score_matrix
+    """Scores as (DataFrame rows = queries, columns = systems, measure name).
 
-            value = read_score_matrix(value)
-        return value.astype(np.float64), str(measure)
-    if isinstance(scores, pd.DataFrame):
-        name = measure if measure is not None else scores.attrs.get("measure", "score")
-        return scores.astype(np.float64), str(name)
-    if isinstance(scores, pd.Series):
-        name = measure if measure is not None else scores.attrs.get("measure", "score")
-        label = scores.name if scores.name is not None else "system"
-        return scores.astype(np.float64).to_frame(str(label)), str(name)
-    if isinstance(scores, (list, tuple, np.ndarray)):
-        arr = np.asarray(scores, dtype=np.float64)
-        if arr.ndim != 1:
-            raise ValueError(f"`{param}` as an array must be 1-D (one system), got shape "
-                             f"{arr.shape}; pass a DataFrame for several systems")
-        return pd.DataFrame({"system": arr}), "score" if measure is None else str(measure)
-    raise TypeError(f"`{param}` must be a DataFrame (rows = queries, columns = systems), a "
-                    f"Series, a 1-D array, a mapping {{measure: DataFrame}} or an Evaluation, "
-                    f"got {type(scores).__name__}")
+    The one coercion of the package (:func:`mrrstats.model.scoretable.as_score_table`);
+    a query without a value for some system is left out for all of them, so
+    every figure draws the same queries for every system.
+    """
+    from ..model.scoretable import as_score_table
+
+    table = as_score_table(scores, measure=measure, missing="drop", finite=False,
+                           name=param)
+    return table.to_frame(), table.measure
 
 
 def _select(frame, systems, param="systems", limit=_MAX_SERIES):
@@ -260,13 +240,6 @@ def _select(frame, systems, param="systems", limit=_MAX_SERIES):
     if limit is not None and len(cols) > limit:
         raise ValueError(f"`{param}`: at most {limit} systems per panel, got {len(cols)}")
     return cols
-
-
-def _rng(rng):
-    if rng is None or isinstance(rng, (numbers.Integral, np.random.Generator)) and \
-            not isinstance(rng, bool):
-        return np.random.default_rng(rng)
-    raise TypeError(f"`rng` must be None, an int or a numpy.random.Generator, got {rng!r}")
 
 
 def _confidence_level(cl):
@@ -497,8 +470,9 @@ def rank_ecdf(scores, *, systems=None, measure=None, n_candidates=None, n_releva
         fin = np.sort(r[np.isfinite(r)])
         u, c = np.unique(fin, return_counts=True)
         cum = np.cumsum(c) / n
-        xs = np.concatenate(([1.0], u, [right]))
-        ys = np.concatenate(([0.0], cum, [cum[-1] if cum.size else 0.0]))
+        # a step that starts at the first observed rank (no drop to 0 at rank 1)
+        xs = np.concatenate((u, [right])) if u.size else np.array([1.0, right])
+        ys = np.concatenate((cum, [cum[-1]])) if cum.size else np.zeros(2)
         st = _style(i)
         found = fin.size / n
         label = f"{s} (median rank {np.median(r):.0f})"
@@ -525,10 +499,57 @@ def rank_ecdf(scores, *, systems=None, measure=None, n_candidates=None, n_releva
 # --------------------------------------------------------------------------
 # 2. per-query differences of two systems
 # --------------------------------------------------------------------------
-_BOOT_METHODS = ("bca", "percentile", "basic")
+#: How an interval's ``method`` is named in legends and captions.
+_METHOD_NAMES = {"t": "paired t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap",
+                 "basic": "basic bootstrap", "studentized": "studentized bootstrap",
+                 "bootstrap-t": "studentized bootstrap"}
 
 
-def _paired_differences_iv(a, b, names, measure, ci, confidence_level, n_resamples):
+def interval_name(method) -> str:
+    """Readable name of an interval method (``"bca"`` -> ``"BCa bootstrap"``).
+
+    >>> interval_name("bca"), interval_name("t")
+    ('BCa bootstrap', 'paired t')
+    """
+    m = "" if method is None else str(method)
+    return _METHOD_NAMES.get(m, m)
+
+
+def _interval_iv(interval, param="interval"):
+    """(low, high, confidence level or None, method name) of an interval-like value.
+
+    Accepted: a :class:`mrrstats.ConfidenceInterval`; a result with
+    ``confidence_interval()`` (it is asked, not recomputed); a row of a
+    pairwise frame (mapping or Series with ``ci_low``/``ci_high`` and
+    optionally ``confidence_level``/``ci_method``); a ``(low, high)`` pair.
+    """
+    if interval is None:
+        return None
+    cl = method = None
+    if hasattr(interval, "confidence_interval") and not hasattr(interval, "low"):
+        interval = interval.confidence_interval()
+    if hasattr(interval, "low") and hasattr(interval, "high"):
+        cl = getattr(interval, "confidence_level", None)
+        method = getattr(interval, "method", None)
+        lo, hi = interval.low, interval.high
+    elif isinstance(interval, (Mapping, pd.Series)) and "ci_low" in interval:
+        lo, hi = interval["ci_low"], interval["ci_high"]
+        cl = interval.get("confidence_level")
+        method = interval.get("ci_method")
+    else:
+        try:
+            lo, hi = interval
+        except (TypeError, ValueError):
+            raise TypeError(f"`{param}` must be a ConfidenceInterval, a result with "
+                            f"confidence_interval(), a pairwise row with ci_low/ci_high or a "
+                            f"(low, high) pair, got {interval!r}") from None
+    lo, hi = float(lo), float(hi)
+    if not lo <= hi:
+        raise ValueError(f"`{param}`: low {lo} is above high {hi}")
+    return lo, hi, (None if cl is None else float(cl)), interval_name(method)
+
+
+def _paired_differences_iv(a, b, names, measure, interval):
     na = getattr(a, "name", None)
     nb = getattr(b, "name", None)
     if isinstance(a, pd.Series) and isinstance(b, pd.Series):
@@ -546,40 +567,32 @@ def _paired_differences_iv(a, b, names, measure, ci, confidence_level, n_resampl
         names = (str(na) if na is not None else "a", str(nb) if nb is not None else "b")
     elif isinstance(names, str) or len(names) != 2:
         raise ValueError(f"`names` must be a pair of system names, got {names!r}")
-    cl = _confidence_level(confidence_level)
-    if not (isinstance(ci, str) and ci in ("t",) + _BOOT_METHODS):
-        try:
-            lo, hi = ci
-            lo, hi = float(lo), float(hi)
-        except (TypeError, ValueError):
-            raise ValueError(f"`ci` must be 't', 'bca', 'percentile', 'basic' or a (low, "
-                             f"high) pair, got {ci!r}") from None
     if measure is None:
         measure = getattr(a, "attrs", {}).get("measure", "score")
-    return x, y, tuple(map(str, names)), str(measure), cl
+    return x, y, tuple(map(str, names)), str(measure), _interval_iv(interval)
 
 
-def paired_differences(a, b, *, names=None, measure=None, ci="t", confidence_level=0.95,
-                       n_resamples=10000, rng=None, ax=None):
-    """Sorted per-query differences ``a - b`` with the mean difference and its CI.
+def paired_differences(a, b, *, interval=None, names=None, measure=None, ax=None, **removed):
+    """Sorted per-query differences ``a - b`` with the mean difference and its interval.
 
     Parameters
     ----------
     a, b : array_like or Series, 1-D
         Aligned per-query scores of two systems (Series are aligned on their
         index and named after ``.name``).
+    interval : ConfidenceInterval, result, pairwise row or (low, high), optional, keyword-only
+        The interval of the mean difference to draw, as computed by the
+        analysis that the figure illustrates: a
+        :class:`mrrstats.ConfidenceInterval`, a result with
+        ``confidence_interval()`` (e.g. :func:`mrrstats.paired_ttest`,
+        :func:`mrrstats.bootstrap_ci`), the row of the pair in
+        ``PairwiseResult.to_frame()`` (so the figure shows the table's
+        interval), or a ``(low, high)`` pair. Its method is named in the
+        legend. None draws no interval. Nothing is computed here.
     names : pair of str, optional, keyword-only
         System names for the labels.
     measure : str, optional, keyword-only
         Measure name for the axis label (default ``a.attrs["measure"]`` or "score").
-    ci : {"t", "bca", "percentile", "basic"} or (low, high), keyword-only
-        Interval of the mean difference: the paired t interval
-        (:func:`mrrstats.paired_ttest`), a paired bootstrap interval
-        (:func:`mrrstats.bootstrap_ci`), or one you computed.
-    confidence_level : float, keyword-only
-    n_resamples : int, keyword-only
-        Bootstrap resamples.
-    rng : None, int or Generator, keyword-only
     ax : matplotlib Axes, optional, keyword-only
 
     Returns
@@ -589,28 +602,26 @@ def paired_differences(a, b, *, names=None, measure=None, ci="t", confidence_lev
         ``b`` better: vermillion, hatched), sorted from the largest to the
         smallest difference; ties are counted in the x label. A black line at
         the mean difference and a grey band for its interval.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import mrrstats, mrrstats.plots as mp
+    >>> a, b = [1, 0.5, 1, 0.25, 1, 0.5], [0.5, 0.5, 0.2, 0.25, 0.5, 0.33]
+    >>> ax = mp.paired_differences(a, b, interval=mrrstats.paired_ttest(a, b))
+    >>> [t.get_text() for t in ax.get_legend().get_texts() if "CI" in t.get_text()]
+    ['95% CI [-0.011, +0.667] (paired t)']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    x, y, names, measure, cl = _paired_differences_iv(a, b, names, measure, ci,
-                                                      confidence_level, n_resamples)
+    if removed:
+        raise TypeError(f"paired_differences() no longer computes an interval "
+                        f"({sorted(removed)}): pass the one your analysis computed as "
+                        "interval=, e.g. interval=mrrstats.paired_ttest(a, b)")
+    x, y, names, measure, iv = _paired_differences_iv(a, b, names, measure, interval)
     d = x - y
     order = np.argsort(-d, kind="stable")
     ds = d[order]
     pos = np.arange(1, d.size + 1)
-    if isinstance(ci, str) and ci == "t":
-        from ..stats.significance import paired_ttest
-
-        lo, hi = paired_ttest(x, y).confidence_interval(cl)
-        how = "paired t"
-    elif isinstance(ci, str):
-        from ..stats.significance import bootstrap_ci
-
-        res = bootstrap_ci(x, y, method=ci, confidence_level=cl, n_resamples=n_resamples,
-                           rng=_rng(rng))
-        lo, hi = res.confidence_interval()
-        how = f"{ci} bootstrap"
-    else:
-        lo, hi = map(float, ci)
-        how = "given"
     ax = _axes(ax, figsize=(7.5, 3.2))
     win, loss = ds > 0, ds < 0
     s0, s1 = _style(0), _style(1)
@@ -619,8 +630,12 @@ def paired_differences(a, b, *, names=None, measure=None, ci="t", confidence_lev
     ax.bar(pos[loss], ds[loss], width=0.85, color="white", edgecolor=s1["color"],
            hatch="////", linewidth=0.8, label=f"{names[1]} better ({loss.sum()} queries)")
     ax.axhline(0, color="black", linewidth=0.6)
-    ax.axhspan(lo, hi, color=_GREY, alpha=0.3, linewidth=0,
-               label=f"{cl:.0%} CI [{lo:+.3f}, {hi:+.3f}] ({how})")
+    if iv is not None:
+        lo, hi, cl, how = iv
+        level = "" if cl is None else f"{cl:.0%} "
+        how = f" ({how})" if how else ""
+        ax.axhspan(lo, hi, color=_GREY, alpha=0.3, linewidth=0,
+                   label=f"{level}CI [{lo:+.3f}, {hi:+.3f}]{how}")
     ax.axhline(d.mean(), color="black", linewidth=1.5, linestyle="--",
                label=f"mean difference {d.mean():+.3f}")
     ax.set_xlim(0.3, d.size + 0.7)
@@ -632,80 +647,102 @@ def paired_differences(a, b, *, names=None, measure=None, ci="t", confidence_lev
 # --------------------------------------------------------------------------
 # 3. forest plots
 # --------------------------------------------------------------------------
-def _forest_means_iv(scores, measure, systems, method, confidence_level, n_resamples, rng):
-    frame, name = _frame(scores, measure)
-    cols = _select(frame, systems, limit=None)
-    sub = frame[cols]
-    if sub.isna().to_numpy().any():
-        raise ValueError("`scores` has missing values; drop them first")
-    if sub.shape[0] < 2:
-        raise ValueError("`scores` needs at least 2 queries")
-    if method not in ("t",) + _BOOT_METHODS:
-        raise ValueError(f"`method` must be 't', 'bca', 'percentile' or 'basic', got {method!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or \
-            n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
-    return sub, name, _confidence_level(confidence_level), _rng(rng)
+def _forest_means_iv(intervals, measure, systems):
+    if isinstance(intervals, pd.DataFrame) and {"mean", "ci_low", "ci_high"} <= set(
+            intervals.columns):
+        table = intervals
+        if "system" in table.columns:
+            table = table.set_index("system")
+        if "measure" in table.columns and measure is not None:
+            table = table[table["measure"] == measure]
+        if table.empty:
+            raise ValueError(f"`intervals` has no row for measure {measure!r}")
+        if "measure" in table.columns and table["measure"].nunique() > 1:
+            raise ValueError("`intervals` holds several measures: choose one with measure=")
+        name = measure if measure is not None else (
+            str(table["measure"].iloc[0]) if "measure" in table.columns else
+            table.attrs.get("measure", "score"))
+        method = table["method"].iloc[0] if "method" in table.columns else \
+            table.attrs.get("method")
+        cl = table["confidence_level"].iloc[0] if "confidence_level" in table.columns else \
+            table.attrs.get("confidence_level")
+        nq = int(table["n_queries"].iloc[0]) if "n_queries" in table.columns else None
+        frame = table[["mean", "ci_low", "ci_high"]].astype(np.float64)
+    elif isinstance(intervals, Mapping) and intervals and all(
+            hasattr(r, "confidence_interval") for r in intervals.values()):
+        rows = {}
+        method = cl = nq = None
+        for s, r in intervals.items():
+            ci = r.confidence_interval()
+            stat = getattr(r, "statistic", None)
+            if stat is None:
+                raise TypeError(f"`intervals[{s!r}]` has no `statistic` (the mean)")
+            rows[str(s)] = {"mean": float(stat), "ci_low": float(ci.low),
+                            "ci_high": float(ci.high)}
+            method, cl = getattr(ci, "method", None), getattr(ci, "confidence_level", None)
+            nq = getattr(r, "n", nq)
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        name = "score" if measure is None else measure
+    else:
+        raise TypeError("forest_means() draws computed intervals: `intervals` must be a "
+                        "DataFrame with columns mean, ci_low, ci_high (one row per system) "
+                        "or a mapping {system: result with statistic and "
+                        "confidence_interval()}, e.g. {s: mrrstats.bootstrap_ci(x) ...}; got "
+                        f"{type(intervals).__name__}")
+    frame.index = [str(i) for i in frame.index]
+    cols = _select(frame.T, systems, param="systems", limit=None)
+    return frame.loc[cols], str(name), method, cl, nq
 
 
-def _t_interval(x, cl):
-    from scipy import stats
-
-    n = x.size
-    se = x.std(ddof=1) / math.sqrt(n)
-    h = stats.t.ppf(0.5 + cl / 2, n - 1) * se
-    return x.mean() - h, x.mean() + h
-
-
-def forest_means(scores, *, measure=None, systems=None, method="bca", confidence_level=0.95,
-                 n_resamples=10000, rng=None, sort=True, ax=None):
+def forest_means(intervals, *, measure=None, systems=None, sort=True, ax=None, **removed):
     """Forest plot of each system's mean (MRR) with its confidence interval.
 
     Parameters
     ----------
-    scores : DataFrame, mapping or Evaluation
-        Per-query scores, rows = queries, columns = systems.
+    intervals : DataFrame or mapping
+        The computed means and intervals: a DataFrame with one row per system
+        (index or column ``system``) and columns ``mean, ci_low, ci_high``
+        (optionally ``measure``, ``method``, ``confidence_level``,
+        ``n_queries``, named in the axis label), or a mapping ``{system:
+        result}`` of results with ``statistic`` and ``confidence_interval()``
+        (e.g. :func:`mrrstats.bootstrap_ci` of each system). Nothing is
+        computed here.
     measure : str, optional, keyword-only
-        Measure to take from an Evaluation (default ``"RR"``) or a mapping.
+        The measure (selects the rows of a table with a ``measure`` column).
     systems : list of str, optional, keyword-only
         Systems to show (default all).
-    method : {"bca", "percentile", "basic", "t"}, keyword-only
-        Bootstrap interval (:func:`mrrstats.bootstrap_ci`) or the t interval.
-    confidence_level : float, keyword-only
-    n_resamples : int, keyword-only
-    rng : None, int or Generator, keyword-only
-        One Generator serves all systems, in column order.
     sort : bool, keyword-only
-        Best system at the top (default); otherwise column order, top down.
+        Best system at the top (default); otherwise input order, top down.
     ax : matplotlib Axes, optional, keyword-only
 
     Returns
     -------
     matplotlib.axes.Axes
         One row per system: the mean (dot) and the interval (line with caps).
-    """
-    sub, name, cl, gen = _forest_means_iv(scores, measure, systems, method, confidence_level,
-                                          n_resamples, rng)
-    means, lows, highs = [], [], []
-    for s in sub.columns:
-        x = sub[s].to_numpy(np.float64)
-        if method == "t":
-            lo, hi = _t_interval(x, cl)
-        else:
-            from ..stats.significance import bootstrap_ci
 
-            lo, hi = bootstrap_ci(x, method=method, confidence_level=cl,
-                                  n_resamples=n_resamples, rng=gen).confidence_interval()
-        means.append(x.mean())
-        lows.append(lo)
-        highs.append(hi)
-    means, lows, highs = map(np.asarray, (means, lows, highs))
-    labels = np.asarray(sub.columns, dtype=object)
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd, mrrstats.plots as mp
+    >>> t = pd.DataFrame({"mean": [0.5, 0.6], "ci_low": [0.4, 0.5], "ci_high": [0.6, 0.7],
+    ...                   "method": "t", "confidence_level": 0.95}, index=["bm25", "dense"])
+    >>> mp.forest_means(t, measure="RR").get_xlabel()
+    'MRR with 95% paired t CI'
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    if removed:
+        raise TypeError(f"forest_means() no longer computes intervals ({sorted(removed)}): "
+                        "pass the means and intervals your analysis computed")
+    frame, name, method, cl, nq = _forest_means_iv(intervals, measure, systems)
+    means = frame["mean"].to_numpy()
+    lows, highs = frame["ci_low"].to_numpy(), frame["ci_high"].to_numpy()
+    labels = np.asarray(frame.index, dtype=object)
     order = np.argsort(means, kind="stable") if sort else np.arange(means.size)[::-1]
+    if not _higher_is_better(name) and sort:
+        order = order[::-1]
     k = means.size
     ax = _axes(ax, figsize=(5.0, min(9.0, max(2.0, 0.9 + 0.22 * k))))
     y = np.arange(k)
-    how = "t" if method == "t" else f"{'BCa' if method == 'bca' else method} bootstrap"
     st = _style(0)
     small = k > 30
     ax.errorbar(means[order], y, xerr=[means[order] - lows[order], highs[order] - means[order]],
@@ -713,68 +750,92 @@ def forest_means(scores, *, measure=None, systems=None, method="bca", confidence
                 capsize=1.5 if small else 2.5, elinewidth=1.0 if small else 1.2)
     ax.set_yticks(y, labels[order], fontsize=8 if not small else max(3.5, 8 - k / 25))
     ax.set_ylim(-0.7, k - 0.3)
-    return _finish(ax, f"{_mean_label(name)} with {cl:.0%} {how} CI ({sub.shape[0]} queries)",
-                   "system", legend=False)
+    level = "" if cl is None else f"{float(cl):.0%} "
+    how = f"{interval_name(method)} " if method else ""
+    queries = f" ({nq} queries)" if nq else ""
+    return _finish(ax, f"{_mean_label(name)} with {level}{how}CI{queries}", "system",
+                   legend=False)
 
 
-def _forest_differences_iv(scores, baseline, measure, marginal, simultaneous, confidence_level,
-                           n_resamples, rng):
-    frame, name = _frame(scores, measure)
-    if baseline not in frame.columns:
-        raise ValueError(f"`baseline` {baseline!r} is not a system of `scores` "
-                         f"({list(frame.columns)})")
-    if frame.shape[1] < 2:
-        raise ValueError("`scores` needs a baseline and at least one other system")
-    if frame.isna().to_numpy().any():
-        raise ValueError("`scores` has missing values; drop them first")
-    if marginal not in ("t",) + _BOOT_METHODS:
-        raise ValueError(f"`marginal` must be 't', 'bca', 'percentile' or 'basic', got "
-                         f"{marginal!r}")
-    family = None
-    if isinstance(simultaneous, str):
-        if simultaneous not in ("tukey", "maxt", "none"):
-            raise ValueError(f"`simultaneous` must be 'tukey', 'maxt', 'none' or a "
-                             f"family-wise PairwiseResult/Comparison, got {simultaneous!r}")
-    else:
-        family = simultaneous
-        if hasattr(family, "results") and hasattr(family, "measures"):   # Comparison
-            key = name if name in family.results else family.measures[0]
-            family = family.results[key]
-        if not hasattr(family, "ci_low") or getattr(family, "test", None) not in (
-                "tukey", "maxt", "anova-hsd"):
-            raise ValueError("`simultaneous` as a result must be a PairwiseResult or "
-                             "Comparison computed with test='tukey', 'maxt' or 'anova-hsd'")
-        if set(family.systems) != set(frame.columns):
-            raise ValueError("`simultaneous` was computed on other systems than `scores`")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or \
-            n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
-    return frame, name, family, _confidence_level(confidence_level), _rng(rng)
+def _higher_is_better(measure) -> bool:
+    from ..metrics.measures import higher_is_better
+
+    return higher_is_better(measure)
 
 
-def forest_differences(scores, baseline, *, measure=None, marginal="t", simultaneous="tukey",
-                       confidence_level=0.95, n_resamples=10000, rng=None, sort=True, ax=None):
-    """Differences to a baseline with marginal and simultaneous intervals.
+_FAMILY_NAMES = {"tukey": "randomised Tukey HSD", "maxt": "Westfall-Young max-T",
+                 "anova-hsd": "Tukey HSD"}
+
+
+def _pairs_frame(result, measure, param):
+    """A pairwise result (PairwiseResult, Comparison or their frame) as a DataFrame."""
+    if hasattr(result, "results") and hasattr(result, "measures"):      # Comparison
+        key = measure if measure in result.results else result.measures[0]
+        result = result.results[key]
+    if hasattr(result, "to_frame") and hasattr(result, "ci_low"):       # PairwiseResult
+        frame = result.to_frame()
+        frame["ci_method"] = result.ci_method
+        frame["confidence_level"] = result.confidence_level
+        frame["alpha"] = result.alpha
+        return frame
+    if isinstance(result, pd.DataFrame):
+        frame = result
+        if measure is not None and "measure" in frame.columns and \
+                frame["measure"].nunique() > 1:
+            frame = frame[frame["measure"] == measure]
+        return frame
+    raise TypeError(f"`{param}` must be a PairwiseResult, a Comparison or a frame of their "
+                    f"pairs (to_frame()), got {type(result).__name__}")
+
+
+def _versus(frame, baseline, param):
+    """Rows ``system, diff, ci_low, ci_high, reject`` oriented system - baseline."""
+    need = {"diff", "ci_low", "ci_high"}
+    if not need <= set(frame.columns):
+        raise ValueError(f"`{param}` needs columns {sorted(need)}")
+    if "system" in frame.columns:                 # already against the baseline
+        out = frame.set_index("system")[["diff", "ci_low", "ci_high"]].copy()
+        out["reject"] = frame["reject"].to_numpy(bool) if "reject" in frame.columns else False
+        return out
+    rows = {}
+    for r in frame.to_dict("records"):
+        if r["b"] == baseline:
+            rows[r["a"]] = (r["diff"], r["ci_low"], r["ci_high"], r.get("reject", False))
+        elif r["a"] == baseline:
+            rows[r["b"]] = (-r["diff"], -r["ci_high"], -r["ci_low"], r.get("reject", False))
+    if not rows:
+        raise ValueError(f"`baseline` {baseline!r} is in no pair of `{param}`")
+    out = pd.DataFrame.from_dict(rows, orient="index",
+                                 columns=["diff", "ci_low", "ci_high", "reject"])
+    out["reject"] = out["reject"].astype(bool)
+    return out
+
+
+def _first(frame, col, default=None):
+    return frame[col].iloc[0] if col in frame.columns and len(frame) else \
+        frame.attrs.get(col, default)
+
+
+def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, sort=True,
+                       ax=None, **removed):
+    """Differences to a baseline with their intervals and decisions, as computed.
 
     Parameters
     ----------
-    scores : DataFrame, mapping or Evaluation
-        Per-query scores, rows = queries, columns = systems.
+    pairwise : PairwiseResult, Comparison or DataFrame
+        The comparison to draw: :func:`mrrstats.pairwise_tests` or
+        :func:`mrrstats.compare` output, the frame of its pairs
+        (``to_frame()``: columns ``a, b, diff, ci_low, ci_high, reject``), or a
+        frame already oriented against the baseline (columns ``system, diff,
+        ci_low, ci_high, reject``, as a report's ``versus_baseline``). Its
+        intervals are drawn as thick bars, its decisions as filled markers.
     baseline : str
-        The system every other system is compared with (difference = system - baseline).
+        The system every other one is compared with (difference = system - baseline).
+    simultaneous : PairwiseResult, Comparison or DataFrame, optional, keyword-only
+        A family-wise result (``test="tukey"``, ``"maxt"`` or ``"anova-hsd"``)
+        whose simultaneous intervals are drawn as thin capped lines.
     measure : str, optional, keyword-only
-    marginal : {"t", "bca", "percentile", "basic"}, keyword-only
-        Per-pair interval: paired t or paired bootstrap (:func:`mrrstats.bootstrap_ci`).
-    simultaneous : {"tukey", "maxt", "none"} or PairwiseResult or Comparison, keyword-only
-        Intervals that hold jointly for all pairs of systems:
-        :func:`mrrstats.randomized_tukey_hsd` or :func:`mrrstats.westfall_young`
-        computed here on all systems, or a result of ``test="tukey"``,
-        ``"maxt"`` or ``"anova-hsd"`` whose intervals are reused.
-    confidence_level : float, keyword-only
-        Level of both intervals (ignored for a given result, which has its own).
-    n_resamples : int, keyword-only
-    rng : None, int or Generator, keyword-only
-        One Generator serves the marginal bootstraps and the family test.
+        Measure of a Comparison (default its first) and of the axis label.
     sort : bool, keyword-only
         Largest difference at the top.
     ax : matplotlib Axes, optional, keyword-only
@@ -782,81 +843,78 @@ def forest_differences(scores, baseline, *, measure=None, marginal="t", simultan
     Returns
     -------
     matplotlib.axes.Axes
-        One row per system: a thick bar for the marginal interval, a thin
-        capped line for the simultaneous one (it is wider), and a diamond at
-        the difference, filled when the family-wise test rejects.
 
     Notes
     -----
-    The simultaneous intervals cover all :math:`k(k-1)/2` pairs, not only the
-    comparisons with the baseline, so they are conservative for a
-    many-to-one question; they are the intervals that match the family-wise
-    p-values reported by the same procedure.
+    Nothing is computed: the figure shows the intervals and decisions of
+    the results it is given, so that it agrees with their tables. Intervals
+    and decisions agree when the result makes them agree (a pair is rejected
+    exactly when 0 lies outside its interval).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd, mrrstats.plots as mp
+    >>> pairs = pd.DataFrame({"a": ["x", "y"], "b": ["base", "base"], "diff": [0.1, -0.02],
+    ...                       "ci_low": [0.04, -0.08], "ci_high": [0.16, 0.04],
+    ...                       "reject": [True, False], "ci_method": "t"})
+    >>> mp.forest_differences(pairs, "base", measure="RR").get_xlabel()
+    'difference in MRR (system − base)'
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    frame, name, family, cl, gen = _forest_differences_iv(
-        scores, baseline, measure, marginal, simultaneous, confidence_level, n_resamples, rng)
-    others = [s for s in frame.columns if s != baseline]
-    base = frame[baseline].to_numpy(np.float64)
-    diff, mlo, mhi = [], [], []
-    for s in others:
-        x = frame[s].to_numpy(np.float64)
-        if marginal == "t":
-            lo, hi = _t_interval(x - base, cl)
-        else:
-            from ..stats.significance import bootstrap_ci
-
-            lo, hi = bootstrap_ci(x, base, method=marginal, confidence_level=cl,
-                                  n_resamples=n_resamples, rng=gen).confidence_interval()
-        diff.append(float(np.mean(x - base)))
-        mlo.append(lo)
-        mhi.append(hi)
-    diff, mlo, mhi = map(np.asarray, (diff, mlo, mhi))
-    if family is None and simultaneous != "none":
-        from ..stats.multiple import randomized_tukey_hsd, westfall_young
-
-        fn = randomized_tukey_hsd if simultaneous == "tukey" else westfall_young
-        family = fn(frame, confidence_level=cl, n_resamples=n_resamples, rng=gen)
-    slo = shi = rej = None
-    if family is not None:
-        lookup = {}
-        for a, b, lo, hi, r in zip(family.a, family.b, family.ci_low, family.ci_high,
-                                   family.reject, strict=True):
-            lookup[(a, b)] = (lo, hi, r)
-            lookup[(b, a)] = (-hi, -lo, r)
-        vals = np.array([lookup[(s, baseline)] for s in others], dtype=np.float64)
-        slo, shi, rej = vals[:, 0], vals[:, 1], vals[:, 2].astype(bool)
+    if removed:
+        raise TypeError(f"forest_differences() no longer runs tests ({sorted(removed)}): "
+                        "pass the PairwiseResult or Comparison your analysis computed")
+    if not isinstance(baseline, str):
+        raise TypeError(f"`baseline` must be a system name, got {baseline!r}")
+    frame = _pairs_frame(pairwise, measure, "pairwise")
+    if measure is None:
+        measure = _first(frame, "measure", "score")
+    vs = _versus(frame, baseline, "pairwise")
+    fam = None
+    if simultaneous is not None:
+        fframe = _pairs_frame(simultaneous, measure, "simultaneous")
+        if _first(fframe, "test") not in _FAMILY_NAMES:
+            raise ValueError("`simultaneous` must be a result of test='tukey', 'maxt' or "
+                             "'anova-hsd'")
+        fam = _versus(fframe, baseline, "simultaneous").reindex(vs.index)
+        if fam["diff"].isna().any():
+            raise ValueError("`simultaneous` was computed on other systems than `pairwise`")
+    diff = vs["diff"].to_numpy(np.float64)
+    mlo, mhi = vs["ci_low"].to_numpy(np.float64), vs["ci_high"].to_numpy(np.float64)
+    rej = vs["reject"].to_numpy(bool)
     order = np.argsort(diff, kind="stable") if sort else np.arange(diff.size)[::-1]
     k = diff.size
     ax = _axes(ax, figsize=(8.0, min(10.0, max(2.0, 1.1 + 0.25 * k))))
     y = np.arange(k)
     s0, s1 = _style(0), _style(1)
-    how = "paired t" if marginal == "t" else f"{'BCa' if marginal == 'bca' else marginal} " \
-        "bootstrap"
+    cl = _first(frame, "confidence_level")
+    level = "" if cl is None else f"{float(cl):.0%} "
+    how = interval_name(_first(frame, "ci_method"))
     small = k > 30
     ax.hlines(y, mlo[order], mhi[order], color=s0["color"], linewidth=2.5 if small else 5,
-              alpha=0.55, label=f"marginal {cl:.0%} CI ({how})", zorder=2)
-    if family is not None:
-        fam_name = {"tukey": "randomised Tukey HSD", "maxt": "Westfall-Young max-T",
-                    "anova-hsd": "Tukey HSD"}[family.test]
-        fcl = family.confidence_level
-        ax.errorbar(diff[order], y, xerr=[diff[order] - slo[order], shi[order] - diff[order]],
+              alpha=0.55, label=f"{level}CI" + (f" ({how})" if how else ""), zorder=2)
+    if fam is not None:
+        fcl = _first(_pairs_frame(simultaneous, measure, "simultaneous"), "confidence_level")
+        flevel = "" if fcl is None else f"{float(fcl):.0%} "
+        ax.errorbar(diff[order], y, xerr=[diff[order] - fam["ci_low"].to_numpy()[order],
+                                          fam["ci_high"].to_numpy()[order] - diff[order]],
                     fmt="none", ecolor="black", elinewidth=0.9, capsize=2 if small else 3.5,
-                    label=f"simultaneous {fcl:.0%} CI ({fam_name})", zorder=3)
-        filled = rej[order]
-        ax.scatter(diff[order][filled], y[filled], marker="D", s=14 if small else 30,
-                   color=s1["color"], edgecolor="black", linewidth=0.6, zorder=4,
-                   label=f"significant, family-wise α = {family.alpha:g}")
-        ax.scatter(diff[order][~filled], y[~filled], marker="D", s=14 if small else 30,
-                   facecolor="white", edgecolor="black", linewidth=0.8, zorder=4,
-                   label="not significant")
-    else:
-        ax.scatter(diff[order], y, marker="D", s=14 if small else 30, color="black", zorder=4,
-                   label="mean difference")
+                    label=f"simultaneous {flevel}CI "
+                          f"({_FAMILY_NAMES[_first(fframe, 'test')]})", zorder=3)
+    alpha = _first(frame, "alpha")
+    filled = rej[order]
+    ax.scatter(diff[order][filled], y[filled], marker="D", s=14 if small else 30,
+               color=s1["color"], edgecolor="black", linewidth=0.6, zorder=4,
+               label="significant" + ("" if alpha is None else f" (α = {float(alpha):g})"))
+    ax.scatter(diff[order][~filled], y[~filled], marker="D", s=14 if small else 30,
+               facecolor="white", edgecolor="black", linewidth=0.8, zorder=4,
+               label="not significant")
     ax.axvline(0, color=_GREY, linestyle="--", linewidth=1, zorder=1)
-    labels = np.asarray(others, dtype=object)
+    labels = np.asarray(list(vs.index), dtype=object)
     ax.set_yticks(y, labels[order], fontsize=8 if not small else 5.5)
     ax.set_ylim(-0.7, k - 0.3)
-    return _finish(ax, f"difference in {_mean_label(name)} (system − {baseline})", "system",
+    return _finish(ax, f"difference in {_mean_label(measure)} (system − {baseline})", "system",
                    legend_loc="right")
 
 
@@ -978,6 +1036,12 @@ def null_distribution(distribution, observed=None, *, kind=None, alternative="tw
         if kind == "null" and alternative == "two-sided" and observed != 0:
             ax.axvline(-observed, color="black", linewidth=1, linestyle="--")
     ax.set_ylim(0, dens.max() * 1.08)
+    if observed is not None:       # the observed value (and its mirror) always visible
+        marks = [observed, -observed] if kind == "null" and alternative == "two-sided" \
+            else [observed]
+        lo_x, hi_x = min(edges[0], *marks), max(edges[-1], *marks)
+        pad = 0.04 * (hi_x - lo_x if hi_x > lo_x else 1.0)
+        ax.set_xlim(lo_x - pad, hi_x + pad)
     if xlabel is None:
         xlabel = "test statistic" if kind == "null" else "resampled statistic"
     return _finish(ax, xlabel, "density", legend_loc="right")
@@ -987,23 +1051,19 @@ def null_distribution(distribution, observed=None, *, kind=None, alternative="tw
 # 5. agreement between measures
 # --------------------------------------------------------------------------
 def _pick_measures(scores, names, param="scores"):
-    if _is_evaluation(scores):
-        return {m: scores.scores(m).astype(np.float64) for m in names}
+    """``{measure: DataFrame}`` of the named measures, through the one coercion."""
+    if not (_is_evaluation(scores) or isinstance(scores, Mapping)):
+        raise TypeError(f"`{param}` must be an Evaluation or a mapping {{measure: DataFrame}}, "
+                        f"got {type(scores).__name__}")
     if isinstance(scores, Mapping):
         missing = [m for m in names if m not in scores]
         if missing:
             raise ValueError(f"`{param}` has no measure {missing}; have {list(scores)}")
-        out = {}
-        for m in names:
-            v = scores[m]
-            if not isinstance(v, pd.DataFrame):
-                from ..io.trec import read_score_matrix
+    from ..model.scoretable import as_score_tables
 
-                v = read_score_matrix(v)
-            out[m] = v
-        return out
-    raise TypeError(f"`{param}` must be an Evaluation or a mapping {{measure: DataFrame}}, "
-                    f"got {type(scores).__name__}")
+    tables = as_score_tables(scores, measures=list(names), missing="drop", finite=False,
+                             name=param)
+    return {m: t.to_frame() for m, t in tables.items()}
 
 
 def _measure_scatter_iv(scores, x, y, decimals):
@@ -1052,7 +1112,7 @@ def measure_scatter(scores, x="RR", y="AP", *, decimals=12, ax=None):
             ax.annotate(str(name), (a, b), xytext=(-4 if right else 4, 3),
                         textcoords="offset points", fontsize=7,
                         ha="right" if right else "left")
-    ax.set_title(f"Kendall's τ = {row['tau']:.3f}, τ_AP = {row['tau_ap']:.3f}\n"
+    ax.set_title(f"Kendall's $\\tau$ = {row['tau']:.3f}, $\\tau_{{AP}}$ = {row['tau_ap']:.3f}\n"
                  f"{int(row['n_swaps'])} of {int(row['n_pairs'])} system pairs swapped")
     ax.margins(0.08)
     return _finish(ax, f"{_mean_label(x)} (mean over {frames[x].shape[0]} queries)",
@@ -1123,8 +1183,9 @@ def tau_heatmap(agreement, *, value="tau", ax=None):
             ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=8)
     ax.set_xticks(range(mat.shape[1]), [str(c) for c in mat.columns])
     ax.set_yticks(range(mat.shape[0]), [str(r) for r in mat.index])
-    names = {"tau": "Kendall's τ", "tau_ap": "τ_AP", "tau_ap_symmetric": "symmetric τ_AP",
-             "rho": "Spearman's ρ", "n_swaps": "swapped system pairs"}
+    names = {"tau": "Kendall's $\\tau$", "tau_ap": "$\\tau_{AP}$",
+             "tau_ap_symmetric": "symmetric $\\tau_{AP}$", "rho": "Spearman's $\\rho$",
+             "n_swaps": "swapped system pairs"}
     label = names.get(value, value)
     ax.figure.colorbar(im, ax=ax, label=label, shrink=0.85)
     ax.set_title(f"{label} between system rankings\n({n_sys} systems)")
@@ -1140,116 +1201,96 @@ def tau_heatmap(agreement, *, value="tau", ax=None):
 # --------------------------------------------------------------------------
 # 6. power
 # --------------------------------------------------------------------------
-def _power_curve_iv(sd, differences, n_queries, alpha, alternative, target, simulate,
-                    n_simulations, n_resamples, rng):
-    if isinstance(sd, numbers.Real) and not isinstance(sd, bool):
-        sd = float(sd)
-        if not (sd > 0 and math.isfinite(sd)):
-            raise ValueError(f"`sd` must be positive, got {sd!r}")
-    else:
-        from ..stats.significance import residual_variance
-
-        try:
-            sd = math.sqrt(2.0 * residual_variance(sd))
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"`sd` must be a positive number or a pilot score matrix "
-                            f"(rows = queries, columns = systems): {exc}") from None
-    diffs = np.atleast_1d(np.asarray(differences, dtype=np.float64))
-    if diffs.ndim != 1 or diffs.size == 0 or diffs.size > _MAX_SERIES or \
-            np.any(diffs == 0) or not np.all(np.isfinite(diffs)):
-        raise ValueError(f"`differences` must hold 1 to {_MAX_SERIES} non-zero differences, "
-                         f"got {differences!r}")
-    if n_queries is None:
-        n = None          # chosen once the required sizes are known
-    else:
-        n = np.unique(np.asarray(n_queries, dtype=np.int64))
-        if n.ndim != 1 or n.size < 2 or n.min() < 2:
-            raise ValueError("`n_queries` must hold at least two query counts >= 2")
-    if not 0 < target < 1:
+def _power_curve_iv(curves, simulated, target):
+    need = {"difference", "n_queries", "power"}
+    if not isinstance(curves, pd.DataFrame) or not need <= set(curves.columns):
+        raise TypeError("power_curve() draws computed power: `curves` must be a DataFrame "
+                        "with columns difference, n_queries, power (e.g. "
+                        "mrrstats.report.power_table(sd, differences=...)), got "
+                        f"{type(curves).__name__}")
+    diffs = list(dict.fromkeys(curves["difference"].tolist()))
+    if not 1 <= len(diffs) <= _MAX_SERIES:
+        raise ValueError(f"`curves` must hold 1 to {_MAX_SERIES} differences")
+    if simulated is not None and (not isinstance(simulated, pd.DataFrame) or
+                                  not need <= set(simulated.columns)):
+        raise TypeError("`simulated` must be a DataFrame with columns difference, n_queries, "
+                        "power (and power_se)")
+    if target is not None and not 0 < target < 1:
         raise ValueError(f"`target` must be in (0, 1), got {target!r}")
-    if simulate is not None:
-        simulate = np.asarray(simulate, dtype=np.float64)
-        if simulate.ndim != 1 or simulate.size < 2:
-            raise ValueError("`simulate` must be 1-D pilot per-query differences")
-    return sd, diffs, n, _rng(rng), simulate
+    return diffs
 
 
-def power_curve(sd, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=0.05,
-                alternative="two-sided", target=0.8, simulate=None, n_simulations=400,
-                n_resamples=1000, rng=None, ax=None):
-    """Power of the paired t-test against the number of queries, per true difference.
+def power_curve(curves, *, simulated=None, target=None, series=None, ax=None, **removed):
+    """Power against the number of queries, one curve per true difference (as computed).
 
     Parameters
     ----------
-    sd : float or DataFrame
-        Standard deviation of per-query differences, or a pilot score matrix
-        (rows = queries, columns = systems) from which it is estimated as
-        :math:`\\sqrt{2 V_E}` (as :func:`mrrstats.topic_set_size` does).
-    differences : sequence of float, keyword-only
-        True differences in MRR (one curve each, at most 8).
-    n_queries : array_like of int, optional, keyword-only
-        Query counts on the x axis (default 5 to 200, extended up to 1000 so
-        that the queries needed for ``target`` power are visible).
-    alpha : float, keyword-only
-    alternative : {"two-sided", "greater", "less"}, keyword-only
-    target : float, keyword-only
-        Target power: a dotted line, and the queries needed per difference
-        (:func:`mrrstats.ttest_power`) marked on each curve and given in the legend.
-    simulate : array_like, optional, keyword-only
-        Pilot per-query differences: adds the simulated power of the paired
-        randomization test (:func:`mrrstats.randomization_power`) at five
-        query counts, with 2-SE error bars. Use ``sd`` equal to their
-        standard deviation for the two to be comparable.
-    n_simulations, n_resamples : int, keyword-only
-        Of the simulation.
-    rng : None, int or Generator, keyword-only
+    curves : DataFrame
+        Columns ``difference, n_queries, power`` (one row per point), and
+        optionally ``n_required`` (queries needed for the target power, marked
+        on each curve and given in the legend); ``attrs`` may hold ``sd``,
+        ``alpha``, ``alternative``, ``target`` and ``test`` for the labels.
+        :func:`mrrstats.report.power_table` computes it for the paired t-test.
+    simulated : DataFrame, optional, keyword-only
+        Simulated power (columns ``difference, n_queries, power, power_se``,
+        e.g. from :func:`mrrstats.randomization_power`), drawn as points with
+        2-SE error bars.
+    target : float, optional, keyword-only
+        Target power drawn as a dotted line (default ``curves.attrs["target"]``).
+    series : mapping, optional, keyword-only
+        ``{difference: i}``: draw that difference in the i-th colour, marker and
+        line style (default: in order), so that one difference looks the same
+        in several panels.
     ax : matplotlib Axes, optional, keyword-only
 
     Returns
     -------
     matplotlib.axes.Axes
     """
-    sd, diffs, n, gen, simulate = _power_curve_iv(sd, differences, n_queries, alpha,
-                                                  alternative, target, simulate,
-                                                  n_simulations, n_resamples, rng)
-    from ..stats.power import randomization_power, ttest_power
-
-    needs = [ttest_power(difference=d, sd=sd, power=target, alpha=alpha,
-                         alternative=alternative).n_queries_required for d in diffs]
-    if n is None:     # 5 to 200 queries, extended (up to 1000) to show where power reaches target
-        top = min(1000, max(200, int(math.ceil(1.15 * max(needs) / 50) * 50)))
-        n = np.arange(5, top + 1) if top <= 400 else np.unique(np.linspace(5, top, 400)
-                                                                 .astype(np.int64))
+    if removed:
+        raise TypeError(f"power_curve() no longer computes power ({sorted(removed)}): pass "
+                        "the table of mrrstats.report.power_table(...)")
+    diffs = _power_curve_iv(curves, simulated, target)
+    at = curves.attrs
+    target = at.get("target") if target is None else target
+    alpha = at.get("alpha")
     ax = _axes(ax, figsize=(7.0, 3.4))
-    for i, (d, need) in enumerate(zip(diffs, needs, strict=True)):
-        st = _style(i)
-        p = np.array([ttest_power(difference=d, sd=sd, n_queries=int(m), alpha=alpha,
-                                  alternative=alternative).power for m in n])
-        ax.plot(n, p, color=st["color"], linestyle=st["linestyle"],
-                label=f"Δ = {d:g} (n ≥ {need:,})")
-        if n.min() <= need <= n.max():
+    n_all = curves["n_queries"].to_numpy(np.float64)
+    for i, d in enumerate(diffs):
+        st = _style(i if series is None else int(series[d]))
+        c = curves[curves["difference"] == d].sort_values("n_queries")
+        need = int(c["n_required"].iloc[0]) if "n_required" in c.columns else None
+        label = f"Δ = {d:g}" + (f" (n ≥ {need:,})" if need is not None else "")
+        ax.plot(c["n_queries"], c["power"], color=st["color"], linestyle=st["linestyle"],
+                label=label)
+        if need is not None and target is not None and \
+                c["n_queries"].min() <= need <= c["n_queries"].max():
             ax.plot([need], [target], marker=st["marker"], color=st["color"], markersize=6,
                     linestyle="none")
-        if simulate is not None:
-            pts = np.unique(np.linspace(n.min(), n.max(), 5).astype(np.int64))
-            res = [randomization_power(simulate, n_queries=int(m), difference=float(d),
-                                       alpha=alpha, alternative=alternative,
-                                       n_simulations=n_simulations, n_resamples=n_resamples,
-                                       rng=gen) for m in pts]
-            ax.errorbar(pts, np.array([r.power for r in res]),
-                        yerr=np.array([2 * r.power_se for r in res]),
-                        fmt=st["marker"], mfc="white", color=st["color"], capsize=2,
-                        markersize=5, label="randomization test\n(simulated, ±2 SE)" if i == 0
-                        else None)
-    ax.axhline(target, color=_GREY, linestyle=":", linewidth=1)
-    ax.axhline(alpha, color=_GREY, linestyle="-", linewidth=0.6)
+        if simulated is not None:
+            sm = simulated[simulated["difference"] == d]
+            if len(sm):
+                se = sm["power_se"].to_numpy() if "power_se" in sm.columns else None
+                ax.errorbar(sm["n_queries"], sm["power"], yerr=None if se is None else 2 * se,
+                            fmt=st["marker"], mfc="white", color=st["color"], capsize=2,
+                            markersize=5, label="randomization test\n(simulated, ±2 SE)"
+                            if i == 0 else None)
+    if target is not None:
+        ax.axhline(target, color=_GREY, linestyle=":", linewidth=1)
+    if alpha is not None:
+        ax.axhline(alpha, color=_GREY, linestyle="-", linewidth=0.6)
     ax.set_ylim(-0.02, 1.02)       # power 0 (e.g. too few queries for an exact test) visible
-    pad = 0.02 * (n.max() - n.min())
-    ax.set_xlim(n.min() - pad, n.max() + pad)
-    sided = "two-sided" if alternative == "two-sided" else "one-sided"
-    return _finish(ax, "number of queries", f"power (P[p ≤ {alpha:g}], paired t, {sided})",
-                   legend_loc="right",
-                   title=f"true difference Δ\n(n for {target:.0%} power)\nσ_d = {sd:.3f}")
+    pad = 0.02 * (n_all.max() - n_all.min())
+    ax.set_xlim(n_all.min() - pad, n_all.max() + pad)
+    sided = "two-sided" if at.get("alternative", "two-sided") == "two-sided" else "one-sided"
+    test = at.get("test", "paired t")
+    ylab = f"power (P[p ≤ {alpha:g}], {test}, {sided})" if alpha is not None else "power"
+    title = "true difference Δ"
+    if target is not None and "n_required" in curves.columns:
+        title += f"\n(n for {target:.0%} power)"
+    if at.get("sd") is not None:
+        title += f"\n$\\sigma_d$ = {at['sd']:.3f}"
+    return _finish(ax, "number of queries", ylab, legend_loc="right", title=title)
 
 
 # --------------------------------------------------------------------------
@@ -1258,36 +1299,18 @@ def power_curve(sd, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=0.05
 def _observed_vs_random_iv(baseline, random, measure, confidence_level):
     cl = _confidence_level(confidence_level)
     if _is_evaluation(baseline):
-        from ..baselines.random_ranking import expected_mrr, random_baseline_counts, variance_mrr
-        from ..metrics.measures import parse_measure
-
-        if random is None:
-            raise ValueError("`random` ('retrieved' or 'judged') is required with an "
-                             "Evaluation")
-        m = parse_measure(measure)
-        if m.name != "RR":
-            raise ValueError(f"`measure` must be 'RR' or 'RR@k', got {measure!r}")
-        counts = random_baseline_counts(baseline, random=random)
-        rows = {}
-        for run in baseline.runs:
-            c = counts[counts["run"] == run]
-            rr = baseline.values[run][str(m)]
-            rr.index = rr.index.astype(str)
-            N, R = c["n_candidates"].to_numpy(), c["n_relevant"].to_numpy()
-            rows[run] = {"observed": float(rr.reindex(c["query"]).mean()),
-                         "expected": expected_mrr(N, R, k=m.k),
-                         "std": math.sqrt(variance_mrr(N, R, k=m.k))}
-        table = pd.DataFrame.from_dict(rows, orient="index")
-        name = str(m)
-    elif isinstance(baseline, pd.DataFrame):
+        raise TypeError("observed_vs_random() draws a computed table: pass "
+                        "mrrstats.evaluation_baseline(evaluation, random=...) (the one place "
+                        "the random baseline of each system is computed)")
+    if isinstance(baseline, pd.DataFrame):
         if not {"observed", "expected"} <= set(baseline.columns):
             raise ValueError("`baseline` must have columns 'observed' and 'expected' (and "
                              "optionally 'std'), e.g. the output of evaluation_baseline")
         table = baseline
         name = str(baseline["measure"].iloc[0]) if "measure" in baseline.columns else measure
     else:
-        raise TypeError(f"`baseline` must be a DataFrame or an Evaluation, got "
-                        f"{type(baseline).__name__}")
+        raise TypeError(f"`baseline` must be a DataFrame (e.g. mrrstats.evaluation_baseline), "
+                        f"got {type(baseline).__name__}")
     return table, name, cl
 
 
@@ -1296,17 +1319,15 @@ def observed_vs_random(baseline, *, random=None, measure="RR", confidence_level=
 
     Parameters
     ----------
-    baseline : DataFrame or Evaluation
+    baseline : DataFrame
         A table with columns ``observed`` and ``expected`` (and optionally
         ``std``, the standard deviation of the random MRR), one row per
-        system or data set (the index labels the rows; the output of
-        :func:`mrrstats.evaluation_baseline` fits), or an Evaluation, for which
-        it is computed with :func:`mrrstats.expected_mrr` and
-        :func:`mrrstats.variance_mrr`.
-    random : {"retrieved", "judged"}, optional, keyword-only
-        The random model; required with an Evaluation.
+        system or data set (the index labels the rows): the output of
+        :func:`mrrstats.evaluation_baseline`. Nothing is computed here.
+    random : None, keyword-only
+        Kept for backward compatibility; an Evaluation is no longer accepted.
     measure : str, keyword-only
-        ``"RR"`` or ``"RR@k"`` (Evaluation only).
+        Measure name for the labels when the table has no ``measure`` column.
     confidence_level : float, keyword-only
         Central range of the random MRR drawn around its expectation (normal
         approximation ``E ± z sd``).
@@ -1340,6 +1361,9 @@ def observed_vs_random(baseline, *, random=None, measure="RR", confidence_level=
     st = _style(0)
     ax.plot(obs, y, marker="s", linestyle="none", color=st["color"], zorder=3,
             label=f"observed {_mean_label(name)}")
+    for yi, e in zip(y, exp, strict=True):        # the random expectation, labelled
+        ax.annotate(f"E = {e:.3f}", (e, yi), xytext=(0, -9), textcoords="offset points",
+                    ha="center", va="top", fontsize=6.5, color="#4d4d4d")
     labels = [f"{lab}\nadjusted {a:.3f}" for lab, a in zip(table.index, adj, strict=True)]
     ax.set_yticks(y, labels, fontsize=7.5)
     ax.set_ylim(-0.6, k - 0.4)

@@ -1,7 +1,22 @@
 """Uncertainty and significance: one resampling engine, paired tests, intervals,
 multiple comparisons, power, and the ``compare`` verb."""
 
+from .clustered import ClusterBootstrapResult, cluster_bootstrap_ci, cluster_randomization_test
 from .compare import Comparison, compare
+from .estimation import (
+                       EffectSizeIntervals,
+                       EquivalenceResult,
+                       HodgesLehmannResult,
+                       UnpairedResult,
+                       effect_size_intervals,
+                       equivalence_test,
+                       hodges_lehmann,
+                       unpaired_bootstrap_ci,
+                       unpaired_permutation_test,
+                       unpaired_ttest,
+)
+from .leaderboard import RankIntervals, compact_letter_display, rank_intervals
+from .mixed import MixedModelResult, mixed_model
 from .multiple import (
                        PairwiseResult,
                        anova_tukey_hsd,
@@ -27,4 +42,11 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "pairwise_tests", "randomized_tukey_hsd", "westfall_young", "randomization_power",
            "topic_set_size", "ttest_power", "ConfidenceInterval", "bootstrap_ci",
            "bootstrap_test", "effect_sizes", "paired_ttest", "randomization_test",
-           "residual_variance", "sign_test", "wilcoxon_test"]
+           "residual_variance", "sign_test", "wilcoxon_test",
+           # estimation, equivalence and unpaired comparisons (issue 14)
+           "EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult", "UnpairedResult",
+           "effect_size_intervals", "equivalence_test", "hodges_lehmann",
+           "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
+           "MixedModelResult", "mixed_model",
+           "RankIntervals", "compact_letter_display", "rank_intervals",
+           "ClusterBootstrapResult", "cluster_bootstrap_ci", "cluster_randomization_test"]

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
-from .significance import _signflip_rows, _ttest_rows, _vector, residual_variance
+from .resampling import signflip_pvalues_per_row
+from .significance import _ttest_rows, _vector, residual_variance
 
 __all__ = ["PowerResult", "SimulatedPowerResult", "TopicSetSizeResult", "ttest_power",
            "randomization_power", "topic_set_size"]
@@ -290,40 +292,12 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
         if test == "t":
             _, p, _, _ = _ttest_rows(D, alternative)
         else:
-            p = _batched_signflip_p(D, alternative, B, exact, gen_sign)
+            p = signflip_pvalues_per_row(D, alternative, B, exact, gen_sign)
         rejected += int((p <= alpha).sum())
     power = rejected / n_sim
     return SimulatedPowerResult(power, math.sqrt(power * (1 - power) / n_sim), delta, n,
                                 test, alpha, alternative, n_sim,
                                 total_b if test == "randomization" else None, exact, seed)
-
-
-def _batched_signflip_p(D, alternative, B, exact, gen):
-    """Randomization p-values of each row of D, each row with its OWN sign vectors."""
-    r, n = D.shape
-    S = D.sum(axis=1)
-    scale = np.abs(D).sum(axis=1)
-    tol = 1e-9 * scale
-    if exact:
-        from .significance import _enumerated_rows
-
-        bits = _enumerated_rows(0, 1 << n, n).astype(np.float64)  # shared, deterministic
-        G = D @ bits.T  # (r, 2**n)
-        total = 1 << n
-    else:
-        bits = _signflip_rows(gen, r * B, n).reshape(r, B, n).astype(np.float64)
-        G = np.einsum("rbn,rn->rb", bits, D)
-        total = B
-    T = 2.0 * G - S[:, None]
-    if alternative == "two-sided":
-        cnt = (np.abs(T) >= (np.abs(S) - tol)[:, None]).sum(axis=1)
-    elif alternative == "greater":
-        cnt = (T >= (S - tol)[:, None]).sum(axis=1)
-    else:
-        cnt = (T <= (S + tol)[:, None]).sum(axis=1)
-    if exact:
-        return cnt / total
-    return (cnt + 1.0) / (total + 1.0)
 
 
 def _randomization_power_iv(differences, n_queries, difference, alpha, alternative, test,
@@ -387,11 +361,12 @@ def topic_set_size(pilot, *, difference, power=0.8, alpha=0.05, alternative="two
 
     Parameters
     ----------
-    pilot : DataFrame, array_like or float
-        A pilot score matrix (DataFrame with one row per query and one column
-        per system, or array ``(n_systems, n_queries)``) from which the
-        variance is estimated, or directly the standard deviation of
-        per-query differences.
+    pilot : DataFrame, array_like, ScoreTable, path, mapping, Evaluation or float
+        A pilot score matrix (anything
+        :func:`mrrstats.model.scoretable.as_score_table` accepts: a DataFrame
+        with one row per query and one column per system, an array
+        ``(n_systems, n_queries)``, ...) from which the variance is estimated,
+        or directly the standard deviation of per-query differences.
     difference : float, keyword-only
         Minimum difference in mean scores that should be detected.
     power : float, keyword-only
@@ -439,10 +414,8 @@ def _topic_set_size_iv(pilot, difference, power, alpha, alternative):
             raise ValueError(f"`pilot` as a standard deviation must be positive, got {pilot!r}")
         v_e = math.nan
     else:
-        try:
-            v_e = residual_variance(pilot)
-        except ValueError as exc:
-            raise ValueError(f"`pilot`: {exc}") from None
+        v_e = residual_variance(as_score_table(pilot, min_systems=2, min_queries=2,
+                                               name="pilot"))
         if not v_e > 0:
             raise ValueError("`pilot` has no residual variance (all differences constant)")
         sd = math.sqrt(2.0 * v_e)

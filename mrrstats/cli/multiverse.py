@@ -1,0 +1,62 @@
+"""``mrrstats multiverse``: would the conclusion survive another evaluation convention?
+
+``mrrstats multiverse QRELS RUN [RUN ...] -m RR`` (or ``--example``) evaluates the
+runs under every tie convention, query set, relevance threshold and cutoff, and
+prints one row per convention: the system ordering, the number of significant
+pairs, and against the reference convention (the first of each option) the
+pairs that flip, lose or gain significance and the largest shift of a mean.
+"""
+
+from __future__ import annotations
+
+from .common import add_run_inputs, add_test_options
+
+HELP = "the convention multiverse: orderings and significant pairs under every convention"
+
+
+def add_arguments(parser) -> None:
+    from ..model.ranking import TIES
+
+    add_run_inputs(parser)
+    parser.add_argument("-m", "--measure", action="append", dest="measures", default=None,
+                        metavar="MEASURE", help="base measure (repeat); default RR")
+    parser.add_argument("--ties", nargs="+", choices=TIES,
+                        default=["trec_eval", "optimistic", "pessimistic", "expected"],
+                        help="tie conventions (first = reference)")
+    parser.add_argument("--queries", nargs="+", choices=("both", "qrels"),
+                        default=["both", "qrels"], help="query sets (first = reference)")
+    parser.add_argument("--rels", nargs="+", type=int, default=None,
+                        help="relevance thresholds (default: every positive grade)")
+    parser.add_argument("--cutoffs", nargs="+", default=["none", "10", "100"],
+                        help="cutoffs, 'none' for no cutoff (first = reference)")
+    add_test_options(parser, tests=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
+                     n_resamples_default=2000, alternative=False)
+    parser.set_defaults(test="t")
+    parser.add_argument("--csv", metavar="FILE", help="write the per-convention x pair table")
+
+
+def run(args) -> int:
+    from .. import datasets
+    from ..agreement.multiverse import multiverse
+    from ..errors import InputError
+
+    if args.example:
+        data = datasets.cast2021()
+        qrels, runs = data.qrels, list(data.runs)
+    else:
+        if not args.qrels or not args.runs:
+            raise InputError("give QRELS and at least one RUN, or --example")
+        qrels, runs = args.qrels, list(args.runs)
+    cutoffs = [None if c.lower() == "none" else int(c) for c in args.cutoffs]
+    res = multiverse(qrels, runs, args.measures or ["RR"], ties=args.ties,
+                     queries=args.queries, rels=args.rels, cutoffs=cutoffs, test=args.test,
+                     correction=args.correction, alpha=args.alpha,
+                     n_resamples=args.n_resamples, rng=args.seed)
+    cols = ["measure", "ties", "queries", "rel", "cutoff", "n_significant", "n_flipped",
+            "n_lost", "n_gained", "max_abs_shift", "kendall_tau", "ordering"]
+    print(f"# test={res.test} correction={res.correction} alpha={res.alpha}; reference "
+          f"convention per measure: {res.reference}")
+    print(res.summary[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    if args.csv:
+        res.pairs.to_csv(args.csv, index=False)
+    return 0

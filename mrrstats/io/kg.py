@@ -1,0 +1,158 @@
+"""Knowledge-graph triples in: the filter of other known answers (filtered protocol).
+
+In the filtered link-prediction protocol (Bordes et al., NeurIPS 2013, as in
+PyKEEN and LibKGE), when the tail of a test triple ``(h, r, t)`` is ranked, every
+other entity ``t'`` with ``(h, r, t')`` in train, valid or test is removed from
+the candidates (likewise for heads). :func:`kg_filter` builds those pairs from
+the triples, in the ``exclude`` form :func:`mrrstats.ranks_from_scores` takes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["KGFilter", "kg_filter", "read_triples"]
+
+
+@dataclass(frozen=True, eq=False)
+class KGFilter:
+    """The filter of known answers for every test triple, on one side.
+
+    Attributes
+    ----------
+    side : {"tail", "head"}
+        Which entity is predicted.
+    queries : numpy.ndarray of int64, shape (n, 3)
+        The test triples as ``head, relation, tail`` ids (row ``i`` of the
+        score matrix is query ``i``).
+    true_index : numpy.ndarray of int64, shape (n,)
+        The true candidate of each row (the tail, or the head).
+    exclude : numpy.ndarray of int64, shape (m, 2)
+        ``(row, candidate)`` pairs of known answers (the true one included,
+        which :func:`mrrstats.ranks_from_scores` keeps in its row).
+    entities, relations : tuple of str or None
+        Labels of the ids when the triples were given as labels.
+    """
+
+    side: str
+    queries: np.ndarray = field(repr=False)
+    true_index: np.ndarray = field(repr=False)
+    exclude: np.ndarray = field(repr=False)
+    entities: tuple | None = field(default=None, repr=False)
+    relations: tuple | None = field(default=None, repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.true_index.size)
+
+
+def read_triples(source, *, name: str = "triples") -> np.ndarray:
+    """Triples as an ``(n, 3)`` array: a path (TSV/whitespace ``head relation tail``),
+    a DataFrame (first three columns) or an array-like of shape ``(n, 3)``."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        try:
+            frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, engine="python",
+                                comment=None)
+        except FileNotFoundError:
+            raise InputError("file not found", source=path) from None
+        except pd.errors.EmptyDataError:
+            raise InputError("empty file: expected 'head relation tail' lines",
+                             source=path) from None
+        except pd.errors.ParserError as exc:
+            raise InputError(f"not 'head relation tail' lines ({exc})", source=path) from None
+        if frame.shape[1] != 3:
+            raise InputError(f"expected 3 fields (head relation tail), found "
+                             f"{frame.shape[1]}", source=path)
+        if frame.isna().any().any():
+            line = int(np.flatnonzero(frame.isna().any(axis=1).to_numpy())[0]) + 1
+            raise InputError("expected 3 fields (head relation tail)", source=path,
+                             line=line)
+        return frame.to_numpy(dtype=object)
+    if isinstance(source, pd.DataFrame):
+        arr = source.iloc[:, :3].to_numpy()
+    else:
+        arr = np.asarray(source)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(f"`{name}` must have shape (n, 3) (head, relation, tail), "
+                         f"got {arr.shape}")
+    return arr
+
+
+def kg_filter(train, valid, test, *, side: str = "tail") -> KGFilter:
+    """The filtered-protocol exclusion pairs of every test triple.
+
+    Parameters
+    ----------
+    train, valid, test : path, DataFrame or array of shape (n, 3)
+        Triples ``head, relation, tail``: integer ids, or labels (then ids are
+        positions in the sorted labels of all three splits). ``valid`` may be
+        ``None``.
+    side : {"tail", "head"}, keyword-only
+        Predict tails ``(h, r, ?)`` (default) or heads ``(?, r, t)``.
+
+    Returns
+    -------
+    KGFilter
+        ``ranks_from_scores(scores, f.true_index, exclude=f.exclude)`` gives the
+        filtered ranks when row ``i`` of ``scores`` scores every entity for
+        query ``f.queries[i]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mrrstats import kg_filter, ranks_from_scores
+    >>> train = [(0, 0, 1), (0, 0, 2)]
+    >>> test = [(0, 0, 3)]
+    >>> f = kg_filter(train, None, test)
+    >>> f.exclude.tolist()  # known tails of (0, 0, ?); 3 is the true one
+    [[0, 1], [0, 2], [0, 3]]
+    >>> scores = np.array([[0.1, 0.9, 0.8, 0.7]])  # entities 0..3
+    >>> ranks_from_scores(scores, f.true_index, exclude=f.exclude).optimistic.tolist()
+    [1.0]
+    """
+    if side not in ("tail", "head"):
+        raise ValueError(f"`side` must be 'tail' or 'head', got {side!r}")
+    parts = {"train": read_triples(train, name="train"),
+             "valid": None if valid is None else read_triples(valid, name="valid"),
+             "test": read_triples(test, name="test")}
+    given = {k: v for k, v in parts.items() if v is not None}
+    numeric = all(np.issubdtype(v.dtype, np.integer) for v in given.values())
+    entities = relations = None
+    if numeric:
+        ids = {k: v.astype(np.int64) for k, v in given.items()}
+        if any((v < 0).any() for v in ids.values()):
+            raise ValueError("triple ids must be non-negative integers")
+    else:
+        stacked = np.concatenate([v.astype(str) for v in given.values()])
+        entities = tuple(np.unique(np.concatenate((stacked[:, 0], stacked[:, 2]))).tolist())
+        relations = tuple(np.unique(stacked[:, 1]).tolist())
+        ent = pd.Index(entities)
+        rel = pd.Index(relations)
+        ids = {k: np.stack([ent.get_indexer(v[:, 0].astype(str)),
+                            rel.get_indexer(v[:, 1].astype(str)),
+                            ent.get_indexer(v[:, 2].astype(str))], axis=1).astype(np.int64)
+               for k, v in given.items()}
+    known = np.unique(np.concatenate(list(ids.values())), axis=0)
+    test_ids = ids["test"]
+    a, b = (0, 2) if side == "tail" else (2, 0)  # key entity column, answer column
+    n_rel = int(known[:, 1].max()) + 1
+    key_known = known[:, a] * n_rel + known[:, 1]
+    order = np.argsort(key_known, kind="stable")
+    key_sorted = key_known[order]
+    answers = known[order, b]
+    key_test = test_ids[:, a] * n_rel + test_ids[:, 1]
+    lo = np.searchsorted(key_sorted, key_test, side="left")
+    hi = np.searchsorted(key_sorted, key_test, side="right")
+    sizes = hi - lo
+    rows = np.repeat(np.arange(test_ids.shape[0]), sizes)
+    pos = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + \
+        np.arange(int(sizes.sum()))
+    exclude = np.stack([rows, answers[pos]], axis=1).astype(np.int64)
+    return KGFilter(side, test_ids, test_ids[:, b].copy(), exclude, entities, relations)

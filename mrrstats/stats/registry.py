@@ -1,0 +1,144 @@
+"""One registry of the pairwise tests and multiplicity corrections.
+
+Every place that names a test or a correction (``pairwise_tests``, ``compare``,
+the report builder, the command line) reads this table: canonical name,
+aliases, the label printed in captions, whether the test is per pair or a
+family-wise procedure, whether its null distribution is discrete (so that its
+smallest attainable p-value may not pass a corrected threshold), and the
+alternatives it supports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "TestSpec", "CorrectionSpec", "TESTS", "CORRECTIONS", "PAIR_TESTS", "FAMILY_TESTS",
+    "TEST_NAMES", "CORRECTION_NAMES", "test_spec", "correction_spec", "test_label",
+    "correction_label", "UnattainableSignificanceWarning",
+]
+
+_ALL_SIDES = ("two-sided", "less", "greater")
+
+
+class UnattainableSignificanceWarning(RuntimeWarning):
+    """A discrete or Monte-Carlo test cannot reach the corrected threshold.
+
+    Raised (as a warning) when the smallest p-value a test can attain (e.g.
+    :math:`2 \\cdot 2^{-n}` for a two-sided sign test on :math:`n` untied
+    queries, or :math:`1/(B+1)` for :math:`B` resamples) exceeds the threshold
+    the correction needs for a first rejection, so nothing can be rejected.
+    """
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """A pairwise test or a family-wise procedure of :func:`mrrstats.pairwise_tests`."""
+
+    __test__ = False  # not a pytest class
+
+    name: str
+    label: str
+    aliases: tuple = ()
+    family: bool = False
+    discrete: bool = False
+    alternatives: tuple = _ALL_SIDES
+    correction: str | None = None  # the family-wise procedure's own correction name
+
+
+@dataclass(frozen=True)
+class CorrectionSpec:
+    """A multiplicity correction across the pairs of one measure."""
+
+    name: str
+    label: str
+    aliases: tuple = ()
+    statsmodels: str | None = None  # method name for statsmodels.stats.multitest
+    family_of: str | None = None  # set for the corrections of family-wise procedures
+    controls: str = "FWER"
+
+
+TESTS = {s.name: s for s in (
+    TestSpec("t", "paired t-test", ("ttest", "t-test", "paired-t")),
+    TestSpec("wilcoxon", "Wilcoxon signed-rank test", discrete=True),
+    TestSpec("sign", "sign test", discrete=True),
+    TestSpec("randomization", "paired randomization test", ("fisher", "permutation"),
+             discrete=True),
+    TestSpec("bootstrap", "paired bootstrap shift test"),
+    TestSpec("bootstrap-t", "studentised paired bootstrap test",
+             ("studentized-bootstrap", "bootstrap-studentized")),
+    TestSpec("tukey", "randomised Tukey HSD", ("randomized-tukey", "tukey-hsd"), family=True,
+             alternatives=("two-sided",), correction="tukey-hsd"),
+    TestSpec("maxt", "Westfall-Young step-down max-T", ("max-t", "westfall-young"),
+             family=True, alternatives=("two-sided",), correction="westfall-young"),
+    TestSpec("anova-hsd", "Tukey HSD (two-way ANOVA)", ("anova", "tukey-anova"), family=True,
+             alternatives=("two-sided",), correction="tukey-hsd-anova"),
+)}
+
+CORRECTIONS = {s.name: s for s in (
+    CorrectionSpec("holm", "Holm", statsmodels="holm"),
+    CorrectionSpec("bonferroni", "Bonferroni", ("bonf",), statsmodels="bonferroni"),
+    CorrectionSpec("bh", "Benjamini-Hochberg", ("fdr_bh", "benjamini-hochberg", "fdr"),
+                   statsmodels="fdr_bh", controls="FDR"),
+    CorrectionSpec("none", "no correction", controls="none"),
+    CorrectionSpec("tukey-hsd", "Tukey HSD family-wise", family_of="tukey"),
+    CorrectionSpec("westfall-young", "Westfall-Young family-wise", family_of="maxt"),
+    CorrectionSpec("tukey-hsd-anova", "Tukey HSD family-wise", family_of="anova-hsd"),
+)}
+
+PAIR_TESTS = tuple(n for n, s in TESTS.items() if not s.family)
+FAMILY_TESTS = tuple(n for n, s in TESTS.items() if s.family)
+TEST_NAMES = PAIR_TESTS + FAMILY_TESTS
+# The corrections a user may ask for (the family-wise ones come with their test).
+CORRECTION_NAMES = tuple(n for n, s in CORRECTIONS.items() if s.family_of is None)
+
+_TEST_ALIASES = {a: s.name for s in TESTS.values() for a in (s.name, *s.aliases)}
+_CORRECTION_ALIASES = {a: s.name for s in CORRECTIONS.values() for a in (s.name, *s.aliases)}
+
+
+def test_spec(test) -> TestSpec:
+    """The :class:`TestSpec` of a test name or alias (case-insensitive).
+
+    >>> test_spec("Permutation").name, test_spec("maxt").family
+    ('randomization', True)
+    """
+    if not isinstance(test, str):
+        raise TypeError(f"`test` must be a string, got {type(test).__name__}")
+    name = _TEST_ALIASES.get(test.lower())
+    if name is None:
+        raise ValueError(f"`test` must be one of {TEST_NAMES}, got {test!r}")
+    return TESTS[name]
+
+
+test_spec.__test__ = False  # not a pytest function
+
+
+def correction_spec(correction) -> CorrectionSpec:
+    """The :class:`CorrectionSpec` of a user correction name or alias (None is "none").
+
+    >>> correction_spec("fdr").name, correction_spec(None).name
+    ('bh', 'none')
+    """
+    if correction is None:
+        return CORRECTIONS["none"]
+    if not isinstance(correction, str):
+        raise TypeError(f"`correction` must be a string or None, got {correction!r}")
+    name = _CORRECTION_ALIASES.get(correction.lower())
+    if name is None or CORRECTIONS[name].family_of is not None:
+        raise ValueError(f"`correction` must be one of {CORRECTION_NAMES} or None, "
+                         f"got {correction!r}")
+    return CORRECTIONS[name]
+
+
+def test_label(name) -> str:
+    """The caption label of a canonical test name (``"paired randomization test"``)."""
+    return TESTS[name].label
+
+
+test_label.__test__ = False
+
+
+def correction_label(name) -> str:
+    """The caption label of a canonical correction name (``"Holm"``); unknown names as is."""
+    spec = CORRECTIONS.get(name)
+    return spec.label if spec is not None else str(name)

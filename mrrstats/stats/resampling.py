@@ -1,0 +1,375 @@
+r"""The one resampling engine: sign flips and the paired bootstrap.
+
+Every test and interval of :mod:`mrrstats.stats` that resamples goes through
+the primitives here (the within-query permutations of the many-system
+procedures still live in :mod:`mrrstats.stats.multiple`). Names without a
+leading underscore are public within the package: other modules of
+:mod:`mrrstats.stats` may import them; users should call the public tests.
+
+Two guarantees hold for every function here:
+
+* **Stream order.** Random numbers are drawn resample by resample (row by row of
+  the resampling matrix), so the same seed gives the same resamples whatever the
+  ``batch`` size.
+* **Exact arithmetic where order could matter.** BLAS may sum a matrix product
+  in any order (depending on the shape and the number of threads). The sign-flip
+  counts decide every comparison the float32 error bound cannot decide in
+  float64; the bootstrap sums and the stored sign-flip null distribution are
+  products of small integers with data split on power-of-two grids, exact in
+  any order. Results are therefore bit-identical for every batch size and
+  every number of BLAS threads.
+
+Sign flips
+    :func:`signflip_rows` (random bits), :func:`enumerated_rows` (all
+    :math:`2^n` patterns), :func:`signflip_counts` (the counting engine shared
+    by many pairs), :func:`signflip_null` (the null distribution of one pair),
+    :func:`signflip_pvalues_per_row` (independent sign vectors per row).
+Bootstrap
+    :func:`bootstrap_counts` (multinomial count rows), :func:`exact_split` and
+    :func:`exact_count_products` (the exactness trick), :func:`bootstrap_sums`.
+Helpers
+    :func:`blas_single_thread`, :func:`default_batch`, :func:`bootstrap_batch`,
+    :func:`mc_se`, :func:`use_exact`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+
+__all__ = [
+    "EXACT_BUDGET",
+    "blas_single_thread",
+    "mc_se",
+    "default_batch",
+    "use_exact",
+    "signflip_rows",
+    "enumerated_rows",
+    "signflip_counts",
+    "signflip_null",
+    "signflip_pvalues_per_row",
+    "bootstrap_counts",
+    "bootstrap_batch",
+    "exact_split",
+    "exact_count_products",
+    "bootstrap_sums",
+]
+
+# Exact enumeration of the 2**n sign vectors is used (when ``exact=None``) as
+# long as 2**n <= max(n_resamples, EXACT_BUDGET // n_pairs).
+EXACT_BUDGET = 1 << 20
+# Default batch: resampling rows per step such that one step touches about
+# _BATCH_ELEMENTS floats (rows x (queries + pairs)). Small steps keep the
+# random bits, counts and products in cache and keep the matrix products skinny,
+# which multi-threaded BLAS handles poorly when large on a busy machine.
+_BATCH_ELEMENTS = 1 << 17
+
+_U32 = float(np.finfo(np.float32).eps) / 2.0  # unit roundoff of float32
+_U64 = float(np.finfo(np.float64).eps) / 2.0
+
+
+# --------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------
+_CONTROLLER = []  # lazily created threadpoolctl.ThreadpoolController (scanning is slow)
+
+
+def blas_single_thread():
+    """Context limiting BLAS to one thread (if threadpoolctl is installed).
+
+    The resampling loops multiply skinny matrices; multi-threaded OpenBLAS gains
+    little on them and spins badly when the cores are busy. Results never
+    depend on this (the comparisons are exact, see the engines), only speed.
+    """
+    if not _CONTROLLER:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - optional
+            _CONTROLLER.append(None)
+        else:
+            _CONTROLLER.append(ThreadpoolController())
+    controller = _CONTROLLER[0]
+    if controller is None:  # pragma: no cover - optional
+        return contextlib.nullcontext()
+    return controller.limit(limits=1, user_api="blas")
+
+
+def mc_se(pvalue, n_resamples):
+    """Binomial standard error :math:`\\sqrt{p(1-p)/B}` of a Monte-Carlo p-value."""
+    p = np.asarray(pvalue, dtype=np.float64)
+    return np.sqrt(p * (1.0 - p) / n_resamples)
+
+
+def default_batch(n_cols, n_extra=0):
+    """Default number of resamples per step: about 2**17 floats per step, 8 to 4096 rows.
+
+    ``n_cols`` is the number of queries, ``n_extra`` the number of output
+    columns (pairs) touched per resample.
+    """
+    return int(min(4096, max(8, _BATCH_ELEMENTS // max(1, n_cols + n_extra))))
+
+
+def use_exact(n, n_pairs, n_resamples, exact):
+    """Whether to enumerate all 2**n sign vectors (``exact=None`` decides by budget)."""
+    if exact is None:
+        return (1 << min(n, 62)) <= max(n_resamples, EXACT_BUDGET // max(1, n_pairs))
+    return bool(exact)
+
+
+# --------------------------------------------------------------------------
+# sign flips
+# --------------------------------------------------------------------------
+def signflip_rows(gen, r, n):
+    """``r`` rows of ``n`` fair random bits (uint8), drawn in a fixed order.
+
+    Bit ``i`` of a row is 1 when query ``i`` keeps its sign. Each row consumes
+    exactly ``ceil(n / 64)`` raw 64-bit outputs of the bit generator, so
+    splitting the rows into batches never changes them.
+    """
+    words = (n + 63) // 64
+    raw = gen.bit_generator.random_raw(r * words).reshape(r, words)
+    raw = raw.astype("<u8", copy=False)
+    return np.unpackbits(raw.view(np.uint8), axis=1, bitorder="little", count=n)
+
+
+def enumerated_rows(start, r, n):
+    """Rows ``start .. start + r - 1`` of the 2**n sign patterns (bit i of the code)."""
+    codes = np.arange(start, start + r, dtype=np.int64)
+    return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
+
+
+def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False):
+    r"""Count sign-flip resamples at least as extreme as the observed mean difference.
+
+    ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
+    pairs share the same sign matrix. Returns ``(counts, total, exact)``, and
+    with ``keep=True`` (one pair only) also ``(sums, n_kept)``: the resampled
+    sums :math:`2\sum_i \beta_i d_i - S` in draw order (float64, exact in any
+    summation order, see :func:`signflip_null`) and the number of kept signs
+    :math:`\sum_i \beta_i` of each resample (int32).
+
+    For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
+    :math:`2\beta_i - 1`) the resampled sum is :math:`2\sum_i \beta_i d_i - S`
+    with :math:`S = \sum_i d_i`. The products :math:`\beta D^T` run in float32
+    BLAS; the float32 error is bounded (Higham's :math:`\gamma_n`) and every
+    comparison that the bound cannot decide is recomputed in float64, so the
+    counts are those of the float64 computation whatever the BLAS or thread
+    count. Resampled statistics within ``tol`` of the observed one count as ties
+    (at least as extreme), ``tol = 100 eps |T| + 4 n eps sum|d|``.
+    """
+    P, n = D.shape
+    if keep and P != 1:
+        raise ValueError("keep=True stores the null distribution of one pair only")
+    S = D.sum(axis=1)
+    absum = np.abs(D).sum(axis=1)
+    if alternative == "two-sided":
+        obs = np.abs(S)
+    elif alternative == "greater":
+        obs = S.copy()
+    else:
+        obs = -S
+    tol = 100 * np.finfo(np.float64).eps * np.abs(S) + 4 * n * _U64 * 2 * absum
+    if n * _U32 < 0.25:
+        gamma = n * _U32 / (1 - n * _U32)
+        margin = 2.0 * (gamma * (1 + _U32) + _U32) * absum * 1.01 + 2 * tol
+    else:  # millions of queries: no useful float32 bound, decide everything in float64
+        margin = np.full(P, np.inf)
+    thresh = obs - tol
+    D32 = D.T.astype(np.float32)  # (n, P)
+    if exact:
+        total = 1 << n
+    else:
+        total = n_resamples
+    if batch is None:
+        batch = default_batch(n, P)
+    counts = np.zeros(P, dtype=np.int64)
+    if keep:
+        sums = np.empty(total)
+        kept = np.empty(total, dtype=np.int32)
+        hi, lo = exact_split(D, n)
+        HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
+    for start in range(0, total, batch):
+        r = min(batch, total - start)
+        bits = enumerated_rows(start, r, n) if exact else signflip_rows(gen, r, n)
+        bits32 = bits.astype(np.float32)
+        G = (bits32 @ D32).astype(np.float64)  # (r, P)
+        T = 2.0 * G - S
+        if alternative == "two-sided":
+            stat = np.abs(T)
+        elif alternative == "greater":
+            stat = T
+        else:
+            stat = -T
+        diff = stat - thresh
+        sure = diff > margin
+        unsure = np.abs(diff) <= margin
+        counts += sure.sum(axis=0)
+        if unsure.any():
+            rows, cols = np.nonzero(unsure)
+            exact_g = (bits[rows].astype(np.float64) * D[cols]).sum(axis=1)
+            t64 = 2.0 * exact_g - S[cols]
+            if alternative == "two-sided":
+                s64 = np.abs(t64)
+            elif alternative == "greater":
+                s64 = t64
+            else:
+                s64 = -t64
+            hit = s64 >= thresh[cols]
+            np.add.at(counts, cols[hit], 1)
+        if keep:
+            g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
+            sums[start:start + r] = 2.0 * g - S[0]
+            kept[start:start + r] = bits.sum(axis=1, dtype=np.int32)
+    if keep:
+        return counts, total, exact, sums, kept
+    return counts, total, exact
+
+
+def signflip_counts(D, alternative, *, n_resamples, exact, batch, gen, keep=False):
+    with blas_single_thread():
+        return _signflip_counts_impl(D, alternative, n_resamples=n_resamples, exact=exact,
+                                     batch=batch, gen=gen, keep=keep)
+
+
+signflip_counts.__doc__ = _signflip_counts_impl.__doc__
+
+
+def signflip_null(d, batch=None):
+    r"""All :math:`2^n` sign-flip sums of ``d`` (1-D) and their kept-sign counts.
+
+    Returns ``(sums, n_kept)`` in enumeration order (code ``c`` keeps the sign
+    of query ``i`` when bit ``i`` of ``c`` is set): the same values
+    :func:`signflip_counts` stores with ``keep=True, exact=True``. Memory is
+    ``12 * 2**n`` bytes (12 MiB at 20 queries).
+    """
+    d = np.asarray(d, dtype=np.float64)
+    n = d.size
+    total = 1 << n
+    batch = default_batch(n, 1) if batch is None else batch
+    hi, lo = exact_split(d[None, :], n)
+    HL = np.ascontiguousarray(np.vstack([hi, lo]).T)
+    S = d.sum()
+    sums = np.empty(total)
+    kept = np.empty(total, dtype=np.int32)
+    with blas_single_thread():
+        for start in range(0, total, batch):
+            r = min(batch, total - start)
+            bits = enumerated_rows(start, r, n)
+            g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
+            sums[start:start + r] = 2.0 * g - S
+            kept[start:start + r] = bits.sum(axis=1, dtype=np.int32)
+    return sums, kept
+
+
+def signflip_pvalues_per_row(D, alternative, n_resamples, exact, gen):
+    """Randomization p-values of each row of ``D`` (r, n), each row with its OWN signs.
+
+    Unlike :func:`signflip_counts` (one sign matrix shared by many pairs), row
+    ``j`` uses sign vectors ``j * B .. (j + 1) * B - 1`` of the stream, so a
+    batch of rows draws exactly what the same rows drawn one by one would
+    (used by the power simulation, where each simulated experiment is
+    independent). Exact enumeration (all ``2**n`` patterns, shared) when
+    ``exact``. Resampled sums within ``1e-9 * sum|d|`` of the observed one count
+    as ties. Returns ``(count + 1) / (B + 1)``, or ``count / 2**n`` when exact.
+    """
+    r, n = D.shape
+    B = n_resamples
+    S = D.sum(axis=1)
+    scale = np.abs(D).sum(axis=1)
+    tol = 1e-9 * scale
+    if exact:
+        bits = enumerated_rows(0, 1 << n, n).astype(np.float64)  # shared, deterministic
+        G = D @ bits.T  # (r, 2**n)
+        total = 1 << n
+    else:
+        bits = signflip_rows(gen, r * B, n).reshape(r, B, n).astype(np.float64)
+        G = np.einsum("rbn,rn->rb", bits, D)
+        total = B
+    T = 2.0 * G - S[:, None]
+    if alternative == "two-sided":
+        cnt = (np.abs(T) >= (np.abs(S) - tol)[:, None]).sum(axis=1)
+    elif alternative == "greater":
+        cnt = (T >= (S - tol)[:, None]).sum(axis=1)
+    else:
+        cnt = (T <= (S + tol)[:, None]).sum(axis=1)
+    if exact:
+        return cnt / total
+    return (cnt + 1.0) / (total + 1.0)
+
+
+# --------------------------------------------------------------------------
+# bootstrap
+# --------------------------------------------------------------------------
+def bootstrap_counts(gen, r, n):
+    """Multinomial counts (r, n) of ``r`` bootstrap resamples of ``n`` queries, as float64.
+
+    Indices are drawn row by row with ``gen.integers(0, n, size=(r, n))``,
+    which consumes the stream in the same order whatever the batch size.
+    """
+    idx = gen.integers(0, n, size=(r, n))
+    idx += (np.arange(r, dtype=np.int64) * n)[:, None]
+    return np.bincount(idx.ravel(), minlength=r * n).reshape(r, n).astype(np.float64)
+
+
+# Bootstrap sums are matrix products of integer counts with the data. BLAS may
+# sum in any order (depending on the number of rows and threads), so the data
+# are split into two parts on power-of-two grids, each small enough that every
+# partial sum is exact: the products are then exact in any order, and the
+# result (hi + lo, rounded once) is bit-identical for every batch size and
+# thread count. The split keeps 2 * (52 - ceil(log2(n + 1))) bits of each row
+# below its largest power of two: the data are represented to an absolute
+# error below 2 * max|x| * 2**-64 for up to a million queries (2**-77 at 7,000).
+def bootstrap_batch(batch, n, m):
+    """The batch to use for ``m`` data rows of ``n`` queries (``batch`` if given)."""
+    return default_batch(n, 2 * m) if batch is None else batch
+
+
+def exact_split(X, n):
+    """Split rows of ``X`` (m, n) into ``hi``, ``lo`` whose count-weighted sums are exact.
+
+    Any sum of at most ``n`` (with multiplicity) values of ``hi`` (or of
+    ``lo``) of one row is exact in float64, so ``counts @ hi.T`` does not depend
+    on the summation order.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    bits = 52 - int(math.ceil(math.log2(n + 1)))
+    amax = np.abs(X).max(axis=1, keepdims=True)
+    amax = np.where(amax > 0, amax, 1.0)
+    q1 = np.exp2(np.ceil(np.log2(amax)) - bits)  # power-of-two grid per row
+    hi = np.rint(X / q1) * q1
+    q2 = q1 * 2.0**-bits
+    lo = np.rint((X - hi) / q2) * q2
+    return hi, lo
+
+
+def exact_count_products(counts, hi_lo_T, m):
+    """``counts @ [hi; lo].T`` (both exact), summed to (r, m)."""
+    prod = counts @ hi_lo_T
+    return prod[:, :m] + prod[:, m:]
+
+
+def _bootstrap_sums_impl(X, n_resamples, batch, gen):
+    """Bootstrap resample sums of each row of ``X`` (m, n), one shared index matrix.
+
+    Returns an (m, B) array of :math:`\\sum_i c_{bi} x_i` where :math:`c_b` are
+    the multinomial counts of resample ``b``.
+    """
+    m, n = X.shape
+    batch = bootstrap_batch(batch, n, m)
+    out = np.empty((m, n_resamples))
+    hi, lo = exact_split(X, n)
+    HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
+    for start in range(0, n_resamples, batch):
+        r = min(batch, n_resamples - start)
+        out[:, start:start + r] = exact_count_products(bootstrap_counts(gen, r, n), HL, m).T
+    return out
+
+
+def bootstrap_sums(X, n_resamples, batch, gen):
+    with blas_single_thread():
+        return _bootstrap_sums_impl(X, n_resamples, batch, gen)
+
+
+bootstrap_sums.__doc__ = _bootstrap_sums_impl.__doc__
