@@ -25,6 +25,7 @@ _COMMANDS = {
     "compare": "mrrstats.cli.compare",
     "report": "mrrstats.cli.report",
     "multiverse": "mrrstats.cli.multiverse",
+    "leaderboard": "mrrstats.cli.leaderboard",
 }
 
 
