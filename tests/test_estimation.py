@@ -257,3 +257,20 @@ def test_unpaired_bootstrap_matches_scipy_within_mc_error():
     assert (res2.low, res2.high) == (res.low, res.high)
     basic = est.unpaired_bootstrap_ci(a, b, n_resamples=4000, rng=1, method="basic")
     assert basic.low == pytest.approx(2 * res.difference - res.high)
+
+
+def test_cli_estimate(capsys, tmp_path):
+    import pandas as pd
+
+    from mrrstats.cli import main
+
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"A": X, "B": Y}, index=pd.Index([f"q{i}" for i in range(9)],
+                                                  name="query")).to_csv(path)
+    assert main(["estimate", "--scores", str(path), "--systems", "A", "B", "--margin", "0.5",
+                 "--seed", "1", "--n-resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    # the R ?wilcox.test values: (pseudo)median 0.46, interval [0.01, 0.786]
+    assert "+0.4600  [+0.0100, +0.7860] (0.95, exact)" in out
+    assert "TOST (t) margin 0.5" in out
+    assert main(["estimate", "--scores", str(path)]) == 2

@@ -26,6 +26,7 @@ _COMMANDS = {
     "report": "mrrstats.cli.report",
     "multiverse": "mrrstats.cli.multiverse",
     "leaderboard": "mrrstats.cli.leaderboard",
+    "estimate": "mrrstats.cli.estimate",
 }
 
 
