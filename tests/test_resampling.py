@@ -308,3 +308,11 @@ def test_inverted_intervals_cover_a_known_mean_on_real_data():
             hit[k] += lo <= pop.mean() <= hi
     for k, h in hit.items():
         assert abs(h / R - 0.95) <= half, (k, h / R)
+
+
+def test_exact_null_too_large_is_a_clear_error():
+    d = np.linspace(-1, 1, 27) + 0.01
+    res = mrrstats.randomization_test(d, np.zeros(27), exact=True, batch=1 << 16)
+    assert 0 < res.pvalue <= 1
+    with pytest.raises(ValueError, match="exact=False"):
+        res.confidence_interval()
