@@ -308,3 +308,14 @@ def test_inverted_intervals_cover_a_known_mean_on_real_data():
             hit[k] += lo <= pop.mean() <= hi
     for k, h in hit.items():
         assert abs(h / R - 0.95) <= half, (k, h / R)
+
+
+def test_exact_null_too_large_is_a_clear_error():
+    # built directly: running the exact test of 27 queries (2**27 sign vectors) is slow
+    from mrrstats.stats.significance import RandomizationTestResult
+
+    d = np.linspace(-1, 1, 27) + 0.01
+    res = RandomizationTestResult(float(d.mean()), 1.0, 0.0, True, 2**27, 27, "two-sided",
+                                  None, d)
+    with pytest.raises(ValueError, match="exact=False"):
+        res.confidence_interval()
