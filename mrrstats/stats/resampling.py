@@ -140,7 +140,8 @@ def enumerated_rows(start, r, n):
     return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
 
 
-def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False):
+def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
+                          weights=None):
     r"""Count sign-flip resamples at least as extreme as the observed mean difference.
 
     ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
@@ -148,7 +149,9 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     with ``keep=True`` (one pair only) also ``(sums, n_kept)``: the resampled
     sums :math:`2\sum_i \beta_i d_i - S` in draw order (float64, exact in any
     summation order, see :func:`signflip_null`) and the number of kept signs
-    :math:`\sum_i \beta_i` of each resample (int32).
+    :math:`\sum_i \beta_i` of each resample (int32), or with integer
+    ``weights`` (the sizes of clusters whose totals are the columns of ``D``)
+    the kept weight :math:`\sum_i \beta_i w_i` (int64).
 
     For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
     :math:`2\beta_i - 1`) the resampled sum is :math:`2\sum_i \beta_i d_i - S`
@@ -187,7 +190,7 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     counts = np.zeros(P, dtype=np.int64)
     if keep:
         sums = np.empty(total)
-        kept = np.empty(total, dtype=np.int32)
+        kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
         hi, lo = exact_split(D, n)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
     for start in range(0, total, batch):
@@ -221,27 +224,36 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
         if keep:
             g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
             sums[start:start + r] = 2.0 * g - S[0]
-            kept[start:start + r] = bits.sum(axis=1, dtype=np.int32)
+            kept[start:start + r] = _kept_weight(bits, weights)
     if keep:
         return counts, total, exact, sums, kept
     return counts, total, exact
 
 
-def signflip_counts(D, alternative, *, n_resamples, exact, batch, gen, keep=False):
+def _kept_weight(bits, weights):
+    """Number of kept signs of each row of ``bits``, or their total integer weight."""
+    if weights is None:
+        return bits.sum(axis=1, dtype=np.int32)
+    return bits.astype(np.int64) @ weights
+
+
+def signflip_counts(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
+                    weights=None):
     with blas_single_thread():
         return _signflip_counts_impl(D, alternative, n_resamples=n_resamples, exact=exact,
-                                     batch=batch, gen=gen, keep=keep)
+                                     batch=batch, gen=gen, keep=keep, weights=weights)
 
 
 signflip_counts.__doc__ = _signflip_counts_impl.__doc__
 
 
-def signflip_null(d, batch=None):
+def signflip_null(d, batch=None, weights=None):
     r"""All :math:`2^n` sign-flip sums of ``d`` (1-D) and their kept-sign counts.
 
     Returns ``(sums, n_kept)`` in enumeration order (code ``c`` keeps the sign
     of query ``i`` when bit ``i`` of ``c`` is set): the same values
-    :func:`signflip_counts` stores with ``keep=True, exact=True``. Memory is
+    :func:`signflip_counts` stores with ``keep=True, exact=True`` (with
+    integer ``weights``, ``n_kept`` is the kept weight, as there). Memory is
     ``12 * 2**n`` bytes (12 MiB at 20 queries).
     """
     d = np.asarray(d, dtype=np.float64)
@@ -252,14 +264,14 @@ def signflip_null(d, batch=None):
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)
     S = d.sum()
     sums = np.empty(total)
-    kept = np.empty(total, dtype=np.int32)
+    kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
     with blas_single_thread():
         for start in range(0, total, batch):
             r = min(batch, total - start)
             bits = enumerated_rows(start, r, n)
             g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
             sums[start:start + r] = 2.0 * g - S
-            kept[start:start + r] = bits.sum(axis=1, dtype=np.int32)
+            kept[start:start + r] = _kept_weight(bits, weights)
     return sums, kept
 
 
