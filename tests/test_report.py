@@ -87,6 +87,8 @@ def test_example_report_regenerates_byte_identical(tmp_path):
     assert "title = 'TREC CAsT 2021 organiser baselines'" in code[0].source
     outputs = [o for c in code for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+    # no warning printed into the page (e.g. a figure whose layout collapsed)
+    assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"]
     n_png = sum("image/png" in o.get("data", {}) for o in outputs)
     assert n_png >= 6
 
