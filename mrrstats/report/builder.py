@@ -1171,7 +1171,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/means.csv', 'results/pairs.csv')
+    ('per_query.csv', 'results/means.csv', 'results/null_distribution.npy')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
      timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
