@@ -251,3 +251,30 @@ def test_bad_clusters_and_strata():
         mrrstats.bootstrap_test(x, x[::-1], clusters=np.zeros(8))
     with pytest.raises(ValueError, match="`strata` must be 1-D"):
         mrrstats.bootstrap_ci(x, strata=[[0] * 8])
+
+
+def test_rank_intervals_clusters_by_loop():
+    # the cluster max-|t| bootstrap of rank_intervals, recomputed by a loop over explicit
+    # cluster draws from the same stream (same order: one index row per resample)
+    rng = np.random.default_rng(5)
+    conv = np.repeat(np.arange(12), [3, 1, 4, 2, 2, 3, 1, 5, 2, 3, 2, 2])
+    n, k = conv.size, 4
+    x = rng.normal(size=(n, 1)) + [0.0, 0.1, 0.5, 0.9] + rng.normal(0, 0.4, (n, k))
+    B = 400
+    ri = mrrstats.rank_intervals(x.T, clusters=conv, n_resamples=B, rng=3)
+    ii, jj = np.triu_indices(k, 1)
+    d = x[:, ii] - x[:, jj]
+    dhat = d.mean(axis=0)
+    parts = [d[conv == g] for g in range(12)]
+    S = np.array([p.sum(axis=0) for p in parts])  # (G, pairs)
+    sz = np.array([len(p) for p in parts], float)
+    se = np.sqrt(12 / 11 * ((S - sz[:, None] * dhat) ** 2).sum(axis=0)) / n
+    gen = np.random.default_rng(3)
+    maxt = [np.max(np.abs(S[i].sum(axis=0) / sz[i].sum() - dhat) / se)
+            for i in gen.integers(0, 12, size=(B, 12))]
+    c = np.quantile(maxt, 0.95, method="higher")
+    assert ri.critical_value == pytest.approx(c, rel=1e-12)
+    sig = np.abs(dhat) / se > c
+    assert np.array_equal(ri.significant[ii, jj], sig)
+    again = mrrstats.rank_intervals(x.T, clusters=conv, n_resamples=B, rng=3, batch=7)
+    assert again.critical_value == ri.critical_value
