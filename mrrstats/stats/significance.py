@@ -1592,45 +1592,71 @@ def _cluster_bootstrap_test(d, design, alternative, method, n_resamples, batch, 
 
     Returns ``(statistic, pvalue, pvalue_se, null, std_error)``.
     """
-    n, G = d.size, design.n_clusters
-    S = design.totals(d)
+    stat, p, se_p, null, se = cluster_bootstrap_rows(d[None, :], design, alternative, method,
+                                                     n_resamples, batch, gen, keep=True)
+    return float(stat[0]), float(p[0]), float(se_p[0]), null, float(se[0])
+
+
+def cluster_robust_se(D, design):
+    r"""Cluster-robust (CR1-type) standard errors of the row means of ``D`` (P, n).
+
+    :math:`\sqrt{G/(G-1) \sum_g (S_g - n_g \bar d)^2} / n` with cluster totals
+    :math:`S_g`; :math:`s_d/\sqrt n` up to rounding for singleton clusters.
+    """
+    G = design.n_clusters
+    S = np.stack([design.totals(row) for row in D])
     sz = design.sizes.astype(np.float64)
-    mean = d.mean()
-    scale = np.abs(d).mean()
+    mean = D.mean(axis=1)
+    return np.sqrt(G / (G - 1.0) * ((S - sz * mean[:, None]) ** 2).sum(axis=1)) / D.shape[1]
+
+
+def cluster_bootstrap_rows(D, design, alternative, method, n_resamples, batch, gen,
+                           keep=False):
+    """Cluster bootstrap tests of each row of ``D`` (P, n), one shared set of cluster draws.
+
+    Returns ``(statistic, pvalue, pvalue_se, null, std_error)`` (arrays of P;
+    ``null`` is the (B,) null of the one row with ``keep=True``, else None).
+    """
+    P, n = D.shape
+    G = design.n_clusters
+    S = np.stack([design.totals(row) for row in D])  # (P, G)
+    sz = design.sizes.astype(np.float64)
+    mean = D.mean(axis=1)
+    scale = np.abs(D).mean(axis=1)
     crv = G / (G - 1.0)
-    se = math.sqrt(crv * float(((S - sz * mean) ** 2).sum())) / n
+    se = cluster_robust_se(D, design)
     studentized = method == "studentized"
     if studentized:
-        if se * math.sqrt(n) <= 1e-13 * np.abs(d).max():  # no usable variance
-            obs = float(_signed_inf(mean))
-        else:
-            obs = mean / se
-        tol = 1e-12 * abs(obs) if math.isfinite(obs) else 0.0
+        const = se * math.sqrt(n) <= 1e-13 * np.abs(D).max(axis=1)  # no usable variance
+        with np.errstate(divide="ignore", invalid="ignore"):
+            obs = np.where(const, _signed_inf(mean), mean / se)
+        tol = 1e-12 * np.where(np.isfinite(obs), np.abs(obs), 0.0)
         Y = np.vstack([S, sz, S * S, S * sz, sz * sz])
     else:
         obs, tol = mean, 1e-12 * scale
         Y = np.vstack([S, sz])
     sums = _design_sums(Y, design, n_resamples, batch, gen)
-    m = sums[0] / sums[1]
-    num = m - mean
+    N = sums[P]
+    m = sums[:P] / N
+    num = m - mean[:, None]
     if studentized:
-        _, N, Q, R, W = sums
+        Q, R, W = sums[P + 1:2 * P + 1], sums[2 * P + 1:3 * P + 1], sums[3 * P + 1]
         var = np.maximum(Q - 2.0 * m * R + m * m * W, 0.0) * crv / (N * N)
         se_b = np.sqrt(var)
-        tiny = np.abs(num) <= 1e-12 * (scale + 1e-300)
+        lim = 1e-12 * (scale[:, None] + 1e-300)
+        tiny = np.abs(num) <= lim
         with np.errstate(divide="ignore", invalid="ignore"):
-            null = np.where(se_b > 1e-12 * (scale + 1e-300), num / se_b,
-                            np.where(tiny, 0.0, _signed_inf(num)))
+            null = np.where(se_b > lim, num / se_b, np.where(tiny, 0.0, _signed_inf(num)))
     else:
         null = num
     if alternative == "two-sided":
-        count = int((np.abs(null) >= abs(obs) - tol).sum())
+        count = (np.abs(null) >= (np.abs(obs) - tol)[:, None]).sum(axis=1)
     elif alternative == "greater":
-        count = int((null >= obs - tol).sum())
+        count = (null >= (obs - tol)[:, None]).sum(axis=1)
     else:
-        count = int((null <= obs + tol).sum())
-    p = min((count + 1.0) / (n_resamples + 1.0), 1.0)
-    return float(obs), p, float(mc_se(p, n_resamples)), null, se
+        count = (null <= (obs + tol)[:, None]).sum(axis=1)
+    p = np.minimum((count + 1.0) / (n_resamples + 1.0), 1.0)
+    return obs, p, mc_se(p, n_resamples), (null[0] if keep else None), se
 
 
 def _bootstrap_test_iv(a, b, method, alternative, n_resamples, clusters, batch, missing, rng):
