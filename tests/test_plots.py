@@ -242,7 +242,7 @@ def test_forest_means_from_results(cast):
 def test_forest_differences_draws_the_result(cast):
     base = "org_manual_bm25.run"
     s = cast.scores("RR")
-    pairwise = mrrstats.pairwise_tests(s, test="t", correction="holm")
+    pairwise = mrrstats.pairwise_tests(s, test="t", correction="holm", ci="t")  # marginal
     family = mrrstats.randomized_tukey_hsd(s, n_resamples=2000, rng=0)
     ax = mp.forest_differences(pairwise, base, simultaneous=family, measure="RR")
     others = [c for c in s.columns if c != base]

@@ -665,7 +665,9 @@ def _focus_pair(scores, measure, comparison, settings, pairs, gen):
              "statistic": float(res.statistic), "pvalue": float(res.pvalue),
              "exact": bool(res.exact), "n_resamples": int(res.n_resamples),
              "alternative": res.alternative, "n_queries": int(res.n),
-             "ci_low": lo, "ci_high": hi, "ci_method": str(row["ci_method"]),
+             # a decision-consistent interval may be one-sided (0, inf): JSON null
+             "ci_low": lo if math.isfinite(lo) else None,
+             "ci_high": hi if math.isfinite(hi) else None, "ci_method": str(row["ci_method"]),
              "confidence_level": float(row["confidence_level"]),
              "pvalue_table": float(row["pvalue"]),
              "pvalue_adjusted_table": float(row["pvalue_adjusted"]),
@@ -1333,12 +1335,17 @@ def load_report(path, *, progress=False) -> ReportData:
     null = None
     if (res / "null_distribution.npy").is_file():
         null = np.load(res / "null_distribution.npy", allow_pickle=False)
+    focus = manifest.get("focus")
+    if focus is not None:  # JSON null: the unbounded side of a one-sided interval
+        focus = dict(focus)
+        focus["ci_low"] = -math.inf if focus.get("ci_low") is None else focus["ci_low"]
+        focus["ci_high"] = math.inf if focus.get("ci_high") is None else focus["ci_high"]
     return ReportData(scores=scores, query_stats=stats, settings=settings, comparison=None,
                       versus_baseline=tables["versus_baseline"],
                       random_baseline=tables["random_baseline"],
                       rr_summary=tables["rr_summary"], agreement=tables["agreement"],
                       notes=tuple(manifest.get("notes", ())), pairs=tables["pairs"],
-                      means=tables["means"], focus=manifest.get("focus"),
+                      means=tables["means"], focus=focus,
                       null_distribution=null, power=tables["power"])
 
 
