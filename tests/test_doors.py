@@ -207,3 +207,63 @@ def test_no_common_query_is_an_error():
         mrrstats.evaluate({"q1": {"a"}}, {"x": ["a"]}, "RR")
     ev = mrrstats.evaluate({"q1": {"a"}}, {"x": ["a"]}, "RR", queries="qrels")
     assert ev.values["run"]["RR"].tolist() == [0.0]
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_rank_only_files(cast, tmp_path, gz):
+    import gzip
+
+    _, qrels, runs, _ = cast
+    name = next(iter(runs))
+    frame = runs[name].to_frame()
+    text = "".join(f"{q}\t{d}\t{r}\n" for q, d, r in zip(frame["query"], frame["doc"],
+                                                         frame["rank"], strict=True))
+    path = tmp_path / ("ms.tsv.gz" if gz else "ms.tsv")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    want = mrrstats.evaluate(qrels, {name: runs[name]}, BINARY, ties="rank")
+    for ties in ("rank", "trec_eval", "pessimistic"):
+        got = mrrstats.evaluate(qrels, {name: path}, BINARY, ties=ties)
+        _assert_same(got, want, BINARY)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("q1\td1\t1\nq1\td2\ttwo\n")
+    with pytest.raises(InputError, match="line 2: rank 'two' is not an integer"):
+        read_run(bad)
+    bad.write_text("q1\td1\t1\nq1\td2\n")
+    with pytest.raises(InputError, match="line 2: expected 3 fields"):
+        read_run(bad)
+
+
+FIXTURE_MEASURES = ["RR", "AP", "nDCG", "nDCG@10", "P@5", "R@100", "Success@1"]
+
+
+def test_trec_eval_fixtures_in_every_shape():
+    """trec_eval's own test qrels and run, converted to every door: identical values."""
+    from conftest import shared_path
+
+    qpath = shared_path("trec_eval_test", "qrels.test")
+    rpath = shared_path("trec_eval_test", "results.test")
+    ref = mrrstats.evaluate(qpath, {"r": rpath}, FIXTURE_MEASURES)
+    qrels, run = read_qrels(qpath), read_run(rpath)
+    qframe, rframe = qrels.to_frame(), run.to_frame()
+    qdict = {}
+    for q, d, g in zip(qrels.query, qrels.doc, qrels.grade, strict=True):
+        qdict.setdefault(q, {})[d] = int(g)
+    rdict = {}
+    for q, d, s in zip(rframe["query"], rframe["doc"], rframe["score"], strict=True):
+        rdict.setdefault(q, {})[d] = float(s)
+    shapes = {
+        "pandas": (qframe, rframe),
+        "arrow": (pa.Table.from_pandas(qframe), pa.Table.from_pandas(rframe)),
+        "dict": (qdict, rdict),
+        "ranx-like": (_FakeRanxQrels(qdict), _FakeRanxRun(rdict)),
+        "lists": (qdict, _ranked_lists(qrels, run)),
+    }
+    for shape, (q, r) in shapes.items():
+        ev = mrrstats.evaluate(q, {"r": r}, FIXTURE_MEASURES)
+        pd.testing.assert_frame_equal(ev.values["r"], ref.values["r"], check_exact=True,
+                                      obj=shape)
+    # binary relevance as sets, for the measures that only see relevant / not
+    sets = {q: {d for d, g in judged.items() if g >= 1} for q, judged in qdict.items()}
+    binary = ["RR", "AP", "P@5", "R@100", "Success@1"]
+    ev = mrrstats.evaluate(sets, {"r": _ranked_lists(qrels, run)}, binary)
+    pd.testing.assert_frame_equal(ev.values["r"], ref.values["r"][binary], check_exact=True)

@@ -316,8 +316,12 @@ def test_anova_hsd_against_studentized_range(small):
     np.testing.assert_allclose(res.statistic, q)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        np.testing.assert_allclose(res.pvalue_adjusted, stats.studentized_range.sf(q, k, df),
-                                   rtol=1e-9)
+        # scipy computes 1 - cdf (~1e-11 absolute error): compare where it is
+        # accurate; the far tail is checked in tests/test_studentized_range.py.
+        ref = stats.studentized_range.sf(q, k, df)
+        ok = ref > 1e-3
+        assert ok.sum() >= 5
+        np.testing.assert_allclose(res.pvalue_adjusted[ok], ref[ok], rtol=1e-8)
         c = stats.studentized_range.ppf(0.9, k, df)
     np.testing.assert_allclose(res.ci_high - res.difference, c * se)
 

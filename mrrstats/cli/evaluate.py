@@ -25,6 +25,9 @@ def add_arguments(p) -> None:
                         "pieces and evaluated query bucket by bucket; dask: Parquet runs on "
                         "the current Dask scheduler; auto: stream when a run would not fit "
                         "(identical values whichever engine)")
+    p.add_argument("--empty-target", choices=("neg", "pos", "skip", "error"), default="neg",
+                   help="a query without any relevant document: neg (score 0, trec_eval; "
+                        "default), pos (score 1), skip (leave out), error")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
     p.add_argument("--stat", choices=("mean", "median"), default="mean",
                    help="aggregate over queries: mean (MRR, MAP, ...; default) or median "
@@ -51,7 +54,8 @@ def resolve_inputs(args):
 def run(args) -> int:
     qrels, runs = resolve_inputs(args)
     ev = evaluate(qrels, runs, args.measures, ties=args.ties, rel=args.rel,
-                  queries=args.queries, max_depth=args.max_depth, engine=args.engine)
+                  queries=args.queries, max_depth=args.max_depth, engine=args.engine,
+                  empty_target=args.empty_target)
     out = sys.stdout
     if args.format == "tsv":  # always per query plus 'all' rows, like trec_eval -q
         out.write(ev.to_tsv(per_query=True, stat=args.stat))

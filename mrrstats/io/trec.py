@@ -438,11 +438,31 @@ def _qrels_from_arrays(query, doc, grade, source, lines, duplicates,
 
 
 def _pair_order(query, doc) -> np.ndarray:
-    """Order by query then document id (byte order), on variable-width strings:
-    numpy's fixed-width ``astype(str)`` would cost the longest id times the rows."""
-    table = pa.table({"q": as_string_array(query), "d": as_string_array(doc)})
-    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("d", "ascending")]
-                           ).to_numpy()
+    """Order by query then document id (byte order), for pairs without duplicates.
+
+    Variable-width strings throughout (numpy's fixed-width ``astype(str)`` costs
+    the longest id times the rows), and one-key sorts only: Arrow's two-key
+    string sort is several times slower.
+    """
+    q = as_string_array(query)
+    d = as_string_array(doc)
+    # Query: dense rank (equal ids must get equal keys); few distinct values.
+    enc = pc.dictionary_encode(q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q)
+    order = pc.sort_indices(enc.dictionary).to_numpy()
+    dict_rank = np.empty(order.size, dtype=np.int64)
+    dict_rank[order] = np.arange(order.size)
+    q_key = dict_rank[enc.indices.to_numpy(zero_copy_only=False)]
+    # Document: its position in sorted order is enough, as a query never lists a
+    # document twice here.
+    d_order = pc.sort_indices(d).to_numpy()
+    d_key = np.empty(d_order.size, dtype=np.int64)
+    d_key[d_order] = np.arange(d_order.size)
+    return np.lexsort((d_key, q_key))
+
+
+def _irregular(column) -> bool:
+    """Whether any value is empty or holds ASCII whitespace (one RE2 pass)."""
+    return bool(pc.any(pc.match_substring_regex(column, "^$|[ \t\v\f\r]")).as_py())
 
 
 def _read_qrels_fast(path, source: str) -> Qrels | None:
@@ -497,8 +517,7 @@ def _read_qrels_fast(path, source: str) -> Qrels | None:
         return None
     for name in ("query", "iter", "doc", "grade"):
         col = table[name]
-        if pc.any(pc.match_substring_regex(col, "[ \t\v\f\r]")).as_py() or \
-                pc.any(pc.equal(pc.binary_length(col), 0)).as_py():
+        if _irregular(col):
             return None
     if pc.any(pc.starts_with(table["query"], "#")).as_py():
         return None  # comment lines: the line reader skips them
@@ -510,11 +529,10 @@ def _read_qrels_fast(path, source: str) -> Qrels | None:
         return None  # out of int64 range
     if duplicate_pairs(table["query"], table["doc"]):
         return None  # the line reader raises or applies the policy, with line numbers
-    order = pc.sort_indices(table.select(["query", "doc"]),
-                            sort_keys=[("query", "ascending"), ("doc", "ascending")])
-    sorted_table = table.select(["query", "doc"]).take(order)
+    order = _pair_order(table["query"], table["doc"])
+    sorted_table = table.select(["query", "doc"]).take(pa.array(order))
     return Qrels(sorted_table["query"].to_numpy(), sorted_table["doc"].to_numpy(),
-                 grade[order.to_numpy()], source)
+                 grade[order], source)
 
 
 def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
@@ -529,7 +547,11 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
         * a DataFrame with columns for query (``query``/``query_id``/``q_id``/
           ``qid``), document (``doc``/``doc_id``/``docno``) and grade
           (``grade``/``relevance``/``score``...), the shapes of ir_measures and ranx;
-        * a dict ``{query: {doc: grade}}`` (pytrec_eval / ranx shape).
+        * a dict ``{query: {doc: grade}}`` (pytrec_eval / ranx shape), or
+          ``{query: {doc, ...}}`` / ``{query: [doc, ...]}``: the relevant
+          documents (grade 1); an empty set is a judged query without any
+          relevant document;
+        * a polars DataFrame, an Arrow table or a ``ranx.Qrels``.
     duplicates : {"raise", "first", "max"}, keyword-only
         A (query, doc) pair judged twice is an error by default; ``"first"``
         keeps the first judgement, ``"max"`` the highest grade.
@@ -655,9 +677,16 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
         * a TREC run file ``query Q0 doc rank score tag`` (plain or gzipped,
           any whitespace, in any row order; lines starting with ``#`` are
           comments; fields after the tag are ignored, as trec_eval does);
-        * a DataFrame with query, document and score columns (optionally
-          ``rank``), the shapes of ir_measures and ranx;
-        * a dict ``{query: {doc: score}}`` (pytrec_eval / ranx shape).
+        * a rank-only file ``query doc rank`` (the MS MARCO run format, told
+          apart by its first line having three fields): the score is minus
+          the rank, so every tie convention orders by rank;
+        * a DataFrame (pandas, polars or an Arrow table) with query, document
+          and score columns (optionally ``rank``; a ``rank`` column alone is a
+          rank-only run ordered by it), the shapes of ir_measures and ranx;
+        * a dict ``{query: {doc: score}}`` (pytrec_eval / ranx shape), or
+          ``{query: [doc, ...]}``: ranked lists, whose order is the ranking under
+          every tie convention;
+        * a ``ranx.Run``.
     name : str, optional, keyword-only
         The run's name; defaults to the file name without directories and
         ``.gz`` (``"run"`` for in-memory input).
@@ -723,7 +752,40 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
         return _read_run_file(source, src, run_name, duplicates, mixed_tags)
 
 
+def _first_data_fields(path, source: str) -> int | None:
+    with _open_text(path, source) as fh:
+        try:
+            for raw in fh:
+                text = raw.strip(_ASCII_SPACE)
+                if text and not text.startswith("#"):
+                    return len(_SPLIT.split(text))
+        except (UnicodeDecodeError, EOFError, OSError, zlib.error):
+            return None
+    return None
+
+
+def _read_rank_only_file(path, source: str, name: str, duplicates: str) -> Run:
+    """``query doc rank`` lines (the MS MARCO run format): the ranks are the order."""
+    queries, docs, ranks, lines = [], [], [], []
+    with _open_text(path, source) as fh:
+        for lineno, parts in _data_lines(fh, source, 3, 3, "query doc rank"):
+            if not _INT.fullmatch(parts[2]):
+                raise InputError(f"rank {parts[2]!r} is not an integer", source=source,
+                                 line=lineno)
+            queries.append(parts[0])
+            docs.append(parts[1])
+            ranks.append(int(parts[2]))
+            lines.append(lineno)
+    rank = np.asarray(ranks, dtype=np.int64)
+    run = _run_from_arrays(np.asarray(queries, dtype=object), np.asarray(docs, dtype=object),
+                           -rank.astype(np.float64), rank, name, source, duplicates)
+    run._meta["rank_only"] = True
+    return run
+
+
 def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str) -> Run:
+    if _first_data_fields(source, src) == 3:
+        return _read_rank_only_file(source, src, run_name, duplicates)
     run = _read_run_fast(source, src, run_name)
     if run is not None:
         problem = _fast_run_problem(run, mixed_tags)
@@ -807,8 +869,7 @@ def _fast_run_problem(run: Run, mixed_tags: str) -> str | None:
     for column in (run.query, run.doc, run.rank, run._meta.pop("tag_column", None)):
         if column is None:
             continue
-        if pc.any(pc.match_substring_regex(column, "[ \t\v\f\r]")).as_py() or \
-                pc.any(pc.equal(pc.binary_length(column), 0)).as_py():
+        if _irregular(column):
             return "irregular whitespace"
     # Query codes and document hashes are independent: compute them side by side
     # (both release the GIL); the results do not depend on the thread count.
@@ -966,10 +1027,12 @@ def _foreign_table(obj):
     dict; ``None`` for anything else. The packages are never imported here: the
     object is recognised by its type's module and attributes."""
     module = type(obj).__module__ or ""
+    # types_mapper: the columns stay Arrow arrays inside the frame (no copy of the ids
+    # into Python strings); the run reader takes them as they are.
     if isinstance(obj, (pa.Table, pa.RecordBatch)):
-        return obj.to_pandas()
+        return obj.to_pandas(types_mapper=pd.ArrowDtype)
     if module.startswith("polars") and hasattr(obj, "to_arrow"):
-        return obj.to_arrow().to_pandas()
+        return obj.to_arrow().to_pandas(types_mapper=pd.ArrowDtype)
     if module.startswith("ranx") and hasattr(obj, "to_dict"):
         return obj.to_dict()
     return None

@@ -294,11 +294,12 @@ class ReportData:
                          _p(r.pvalue_adjusted), "yes" if r.reject else "no", _f(r.d_z, 2),
                          f"{r.wins}/{r.ties}/{r.losses}"])
         header = ["measure", "a", "b", "mean a", "mean b", "a - b",
-                  f"{cl:.0%} CI ({c.ci_method})", "p", "p adj.", "reject", "d_z",
+                  f"{cl:.0%} CI", "p", "p adj.", "reject", "d_z",
                   "W/T/L"]
         test, corr, _ = self._test_phrase()
         caption = (f"Every pair of systems: mean difference a - b with its {cl:.0%} "
-                   f"confidence interval ({c.ci_method}), raw p-value of the {test}, "
+                   f"confidence interval ({_interval_phrase(c.ci_method)}), raw p-value of "
+                   f"the {test}, "
                    f"p-value adjusted over the pairs of each measure ({corr}), decision at "
                    f"alpha = {c.alpha:g}, standardised effect d_z (mean difference / sd of "
                    "the differences) and queries won/tied/lost by a.")
@@ -315,7 +316,7 @@ class ReportData:
                  "yes" if r.reject else "no"] for r in vb.itertuples(index=False)]
         base = self.settings["baseline"]
         header = ["measure", "system", "mean", f"mean {base}", "diff",
-                  f"{cl:.0%} CI ({c.ci_method})", "p", "p adj.", "reject"]
+                  f"{cl:.0%} CI", "p", "p adj.", "reject"]
         test, corr, rcorr = self._test_phrase()
         if rcorr in ("none",):
             fam = "no multiple-comparison correction"
@@ -326,7 +327,8 @@ class ReportData:
             fam = (f"p-values adjusted with {corr} over the {len(self.systems) - 1} "
                    "comparisons with the baseline of each measure")
         caption = (f"Each system against the baseline {base}: difference system - baseline "
-                   f"with its {cl:.0%} confidence interval, raw p-value of the {test}; "
+                   f"with its {cl:.0%} confidence interval ({_interval_phrase(c.ci_method)}, "
+                   f"the interval of the pair in the pairs table), raw p-value of the {test}; "
                    f"{fam}; reject at alpha = {c.alpha:g}.")
         return header, rows, "ll" + "r" * 7, caption
 
@@ -547,6 +549,12 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
                                confidence_level=cs["confidence_level"],
                                alternative=cs["alternative"], missing=cs["missing"], rng=gen)
         for w in caught:
+            if not _is_own_warning(w):
+                # another library's warning (e.g. one that a dependency gives once per
+                # process): passed on, but not a note of the report, which must not
+                # depend on what ran before in the process
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                continue
             note = f"{m}: {w.message}"
             if note not in notes:
                 notes.append(note)
@@ -604,7 +612,8 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
         agreement = ranking_agreement(frames)
 
     pairs = comparison.to_frame()
-    pairs["ci_method"] = comparison.ci_method
+    if "ci_method" not in pairs.columns:
+        pairs["ci_method"] = comparison.ci_method
     pairs["confidence_level"] = comparison.confidence_level
     pairs["alpha"] = comparison.alpha
     means = _mean_intervals(scores, measures, comparison, cs, gen)
@@ -665,9 +674,7 @@ def _focus_pair(scores, measure, comparison, settings, pairs, gen):
              "statistic": float(res.statistic), "pvalue": float(res.pvalue),
              "exact": bool(res.exact), "n_resamples": int(res.n_resamples),
              "alternative": res.alternative, "n_queries": int(res.n),
-             # a decision-consistent interval may be one-sided (0, inf): JSON null
-             "ci_low": lo if math.isfinite(lo) else None,
-             "ci_high": hi if math.isfinite(hi) else None, "ci_method": str(row["ci_method"]),
+             "ci_low": lo, "ci_high": hi, "ci_method": str(row["ci_method"]),
              "confidence_level": float(row["confidence_level"]),
              "pvalue_table": float(row["pvalue"]),
              "pvalue_adjusted_table": float(row["pvalue_adjusted"]),
@@ -759,6 +766,31 @@ def _evaluation_from(scores, query_stats, settings):
     conv = {k: ev[k] for k in ("ties", "rel", "queries", "max_depth")}
     return Evaluation(measures=parse_measures(names), runs=tuple(systems), values=values,
                       counts=counts, query_stats=stats, settings=conv)
+
+
+def _interval_phrase(method) -> str:
+    """How an interval was computed, in words (for captions)."""
+    from .plots import interval_name
+
+    name = interval_name(method)
+    if str(method).startswith("holm-sb2008"):
+        name += ("; a rejected pair's interval is one-sided, from 0, so that 0 lies outside "
+                 "an interval exactly when the pair is rejected")
+    return name
+
+
+def _is_own_warning(w) -> bool:
+    """Whether a caught warning was raised by mrrstats itself (an analysis note)."""
+    # a warning class of another library (e.g. numba's compilation warnings, which
+    # point at the jitted mrrstats source but come once per process) is not ours
+    if str(getattr(w.category, "__module__", "")).split(".")[0] not in ("builtins",
+                                                                        "mrrstats"):
+        return False
+    package = Path(__file__).resolve().parent.parent
+    try:
+        return Path(w.filename).resolve().is_relative_to(package)
+    except (TypeError, ValueError, OSError):
+        return False
 
 
 def _versus_baseline(comparison, baseline):
@@ -1139,7 +1171,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/means.csv', 'results/pairs.csv')
+    ('per_query.csv', 'results/means.csv', 'results/null_distribution.npy')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
      timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
@@ -1281,11 +1313,27 @@ def _save_results(data, folder):
             np.save(fh, np.ascontiguousarray(data.null_distribution, dtype="<f8"),
                     allow_pickle=False)
         written.append("results/null_distribution.npy")
-    manifest = {"focus": data.focus, "notes": list(data.notes),
+    manifest = {"focus": _json_floats(data.focus), "notes": list(data.notes),
                 "power": None if data.power is None else dict(data.power.attrs)}
     (folder / "results.json").write_text(_dump_json(manifest), encoding="utf-8", newline="")
     written.append("results/results.json")
     return written
+
+
+def _json_floats(obj):
+    """Non-finite floats as the strings "inf", "-inf", "nan" (strict JSON has none)."""
+    if isinstance(obj, dict):
+        return {k: _json_floats(v) for k, v in obj.items()}
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+def _float_fields(obj, names=("ci_low", "ci_high")):
+    """Undo :func:`_json_floats` for the interval bounds."""
+    if obj is None:
+        return None
+    return {k: (float(v) if k in names else v) for k, v in obj.items()}
 
 
 def _read_csv(path, index):
@@ -1335,17 +1383,12 @@ def load_report(path, *, progress=False) -> ReportData:
     null = None
     if (res / "null_distribution.npy").is_file():
         null = np.load(res / "null_distribution.npy", allow_pickle=False)
-    focus = manifest.get("focus")
-    if focus is not None:  # JSON null: the unbounded side of a one-sided interval
-        focus = dict(focus)
-        focus["ci_low"] = -math.inf if focus.get("ci_low") is None else focus["ci_low"]
-        focus["ci_high"] = math.inf if focus.get("ci_high") is None else focus["ci_high"]
     return ReportData(scores=scores, query_stats=stats, settings=settings, comparison=None,
                       versus_baseline=tables["versus_baseline"],
                       random_baseline=tables["random_baseline"],
                       rr_summary=tables["rr_summary"], agreement=tables["agreement"],
                       notes=tuple(manifest.get("notes", ())), pairs=tables["pairs"],
-                      means=tables["means"], focus=focus,
+                      means=tables["means"], focus=_float_fields(manifest.get("focus")),
                       null_distribution=null, power=tables["power"])
 
 

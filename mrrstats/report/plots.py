@@ -408,7 +408,8 @@ def _rank_ecdf_iv(scores, systems, measure, n_candidates, n_relevant, random):
     cols = _select(frame, systems)
     values = frame[cols].to_numpy(np.float64)
     m = name.split("(")[0].split("@")[0]
-    if m == "Rank" or (m not in ("RR",) and np.nanmax(values) > 1):
+    # ranks (lower is better, by the measure spec) or, for unnamed frames, values above 1
+    if not _higher_is_better(name) or (m not in ("RR",) and np.nanmax(values) > 1):
         ranks = values
         if np.any(ranks[~np.isnan(ranks)] < 1):
             raise ValueError("`scores`: ranks must be >= 1 (inf when none is retrieved)")
@@ -502,7 +503,13 @@ def rank_ecdf(scores, *, systems=None, measure=None, n_candidates=None, n_releva
 #: How an interval's ``method`` is named in legends and captions.
 _METHOD_NAMES = {"t": "paired t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap",
                  "basic": "basic bootstrap", "studentized": "studentized bootstrap",
-                 "bootstrap-t": "studentized bootstrap"}
+                 "bootstrap-t": "studentized bootstrap",
+                 "holm-sb2008": "Holm-compatible (Strassburger & Bretz 2008)",
+                 "fcr-by2005": "FCR-adjusted (Benjamini & Yekutieli 2005)",
+                 "bonferroni": "Bonferroni", "marginal": "marginal",
+                 "maxt-step-down": "max-T step-down compatible",
+                 "maxt-single-step": "max-T single-step simultaneous",
+                 "tukey-simultaneous": "randomised Tukey simultaneous"}
 
 
 def interval_name(method) -> str:
@@ -512,6 +519,9 @@ def interval_name(method) -> str:
     ('BCa bootstrap', 'paired t')
     """
     m = "" if method is None else str(method)
+    if m.endswith(")") and "(" in m:         # "holm-sb2008(randomization)": how(test)
+        how, test = m[:-1].split("(", 1)
+        return f"{_METHOD_NAMES.get(how, how)}, inverting the {test} test"
     return _METHOD_NAMES.get(m, m)
 
 
@@ -544,9 +554,23 @@ def _interval_iv(interval, param="interval"):
                             f"confidence_interval(), a pairwise row with ci_low/ci_high or a "
                             f"(low, high) pair, got {interval!r}") from None
     lo, hi = float(lo), float(hi)
-    if not lo <= hi:
+    if not lo <= hi:       # an end may be infinite (one-sided or compatible intervals)
         raise ValueError(f"`{param}`: low {lo} is above high {hi}")
     return lo, hi, (None if cl is None else float(cl)), interval_name(method)
+
+
+def _wrap(text, width=28):
+    """Legend text broken into lines of at most ``width`` characters."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(str(text), width)) or str(text)
+
+
+def _interval_text(lo, hi, fmt="+.3f"):
+    """``[lo, hi]`` with infinite ends written as open: ``(-∞, 0.120]``."""
+    left = "(-∞" if lo == -math.inf else f"[{lo:{fmt}}"
+    right = "∞)" if hi == math.inf else f"{hi:{fmt}}]"
+    return f"{left}, {right}"
 
 
 def _paired_differences_iv(a, b, names, measure, interval):
@@ -634,8 +658,10 @@ def paired_differences(a, b, *, interval=None, names=None, measure=None, ax=None
         lo, hi, cl, how = iv
         level = "" if cl is None else f"{cl:.0%} "
         how = f" ({how})" if how else ""
-        ax.axhspan(lo, hi, color=_GREY, alpha=0.3, linewidth=0,
-                   label=f"{level}CI [{lo:+.3f}, {hi:+.3f}]{how}")
+        ymin, ymax = ax.get_ylim()
+        ax.axhspan(max(lo, ymin), min(hi, ymax), color=_GREY, alpha=0.3, linewidth=0,
+                   label=_wrap(f"{level}CI {_interval_text(lo, hi)}{how}", 34))
+        ax.set_ylim(ymin, ymax)        # an infinite end runs to the edge
     ax.axhline(d.mean(), color="black", linewidth=1.5, linestyle="--",
                label=f"mean difference {d.mean():+.3f}")
     ax.set_xlim(0.3, d.size + 0.7)
@@ -883,6 +909,12 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
     diff = vs["diff"].to_numpy(np.float64)
     mlo, mhi = vs["ci_low"].to_numpy(np.float64), vs["ci_high"].to_numpy(np.float64)
     rej = vs["reject"].to_numpy(bool)
+    # an infinite end (one-sided or compatible intervals) is drawn to the plot's edge
+    ends = np.concatenate([diff, mlo[np.isfinite(mlo)], mhi[np.isfinite(mhi)], [0.0]])
+    span = max(float(ends.max() - ends.min()), 1e-12)
+    edge = (float(ends.min()) - 0.15 * span, float(ends.max()) + 0.15 * span)
+    open_ends = ~np.isfinite(mlo) | ~np.isfinite(mhi)
+    mlo, mhi = np.clip(mlo, *edge), np.clip(mhi, *edge)
     order = np.argsort(diff, kind="stable") if sort else np.arange(diff.size)[::-1]
     k = diff.size
     ax = _axes(ax, figsize=(8.0, min(10.0, max(2.0, 1.1 + 0.25 * k))))
@@ -893,7 +925,7 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
     how = interval_name(_first(frame, "ci_method"))
     small = k > 30
     ax.hlines(y, mlo[order], mhi[order], color=s0["color"], linewidth=2.5 if small else 5,
-              alpha=0.55, label=f"{level}CI" + (f" ({how})" if how else ""), zorder=2)
+              alpha=0.55, label=f"{level}CI" + (f"\n({_wrap(how)})" if how else ""), zorder=2)
     if fam is not None:
         fcl = _first(_pairs_frame(simultaneous, measure, "simultaneous"), "confidence_level")
         flevel = "" if fcl is None else f"{float(fcl):.0%} "
@@ -910,6 +942,10 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
     ax.scatter(diff[order][~filled], y[~filled], marker="D", s=14 if small else 30,
                facecolor="white", edgecolor="black", linewidth=0.8, zorder=4,
                label="not significant")
+    if open_ends.any():
+        ax.set_xlim(*edge)
+        ax.plot([], [], color=s0["color"], linewidth=5, alpha=0.55,
+                label="bar to the edge:\ninterval open on that side")
     ax.axvline(0, color=_GREY, linestyle="--", linewidth=1, zorder=1)
     labels = np.asarray(list(vs.index), dtype=object)
     ax.set_yticks(y, labels[order], fontsize=8 if not small else 5.5)
