@@ -8,7 +8,7 @@ control and agreement between measures.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__
 
 import sys as _sys
 
