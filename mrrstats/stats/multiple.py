@@ -126,6 +126,15 @@ def adjust_pvalues(pvalues, correction, alpha):
     p = np.asarray(pvalues, dtype=np.float64)
     if method is None or p.size == 0:
         return p.copy(), p <= alpha
+    if method == "holm":
+        # statsmodels' own arithmetic (same numbers), without the gc.collect() that its
+        # Holm branch runs on every call (about a second in a busy process)
+        order = np.argsort(p)
+        adj = np.maximum.accumulate(p[order] * np.arange(p.size, 0, -1))
+        adj[adj > 1] = 1.0
+        p_adj = np.empty_like(adj)
+        p_adj[order] = adj
+        return p_adj, p_adj <= alpha
     from statsmodels.stats.multitest import multipletests
 
     reject, p_adj, _, _ = multipletests(p, alpha=alpha, method=method)
@@ -380,11 +389,12 @@ def _directional(diff, lo, hi, alternative):
     return low, high
 
 
-def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert):
+def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert, decided=None):
     r"""Intervals for every pair that agree with ``correction``'s decisions at ``alpha_ci``.
 
     ``invert(alpha_pair)`` returns the marginal interval of the same test at
-    per-pair level ``alpha_pair``. Returns ``(low, high, ci_method)``.
+    per-pair level ``alpha_pair``; ``decided`` is ``(alpha, reject)`` of the
+    correction already applied. Returns ``(low, high, ci_method)``.
     """
     m = p.size
     diff = D.mean(axis=1)
@@ -394,7 +404,11 @@ def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert):
     if correction == "bonferroni":
         lo, hi = invert(np.full(m, alpha_ci / m))
         return lo, hi, "bonferroni"
-    _, reject = _adjust(p, correction, alpha_ci)
+    # the decisions at alpha_ci: those already made when alpha_ci is the test's alpha
+    # (statsmodels' multipletests runs a full gc.collect(), slow in loops)
+    alpha, reject = decided if decided is not None else (None, None)
+    if alpha != alpha_ci:
+        _, reject = _adjust(p, correction, alpha_ci)
     r = int(reject.sum())
     if correction == "bh":
         # Benjamini & Yekutieli (2005): level 1 - R q / m; BH rejects exactly p <= R q / m.
@@ -608,7 +622,8 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
             def invert(a):
                 return _signflip_inverted(D, a, alternative, total=n_used, exact=exact,
                                           batch=batch, replay=replay)
-        lo, hi, how = _consistent_intervals(D, p, correction, 1.0 - cl, alternative, invert)
+        lo, hi, how = _consistent_intervals(D, p, correction, 1.0 - cl, alternative, invert,
+                                            decided=(alpha, reject))
         ci_method = f"{how}({test})"
     elif ci == "t":
         se_d = D.std(axis=1, ddof=1) / math.sqrt(n)
