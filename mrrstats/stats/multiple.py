@@ -60,6 +60,7 @@ from .resampling import bootstrap_sums as _bootstrap_sums
 from .resampling import default_batch as _default_batch
 from .resampling import enumerated_rows as _enumerated_rows
 from .resampling import mc_se as _mc_se
+from .resampling import permutation_batches, query_means
 from .resampling import signflip_rows as _signflip_rows
 from .significance import (
     _bootstrap_interval,
@@ -752,33 +753,6 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
 # --------------------------------------------------------------------------
 # within-query permutations: randomised Tukey HSD and Westfall-Young max-T
 # --------------------------------------------------------------------------
-def _permutation_batches(X, n_resamples, batch, gen):
-    """Yield batches (r, n, k) of X with system labels permuted within each query.
-
-    ``Generator.permuted`` shuffles each (resample, query) row in C order with
-    one Fisher-Yates pass, so the stream is consumed in the same order for
-    every batch size.
-    """
-    n, k = X.shape
-    if batch is None:
-        batch = max(1, _BATCH_ELEMENTS // (n * k))
-    for start in range(0, n_resamples, batch):
-        r = min(batch, n_resamples - start)
-        yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
-
-
-def _query_means(perm):
-    """Mean over queries (axis 1) of (r, n, k), summed in a fixed sequential order.
-
-    numpy may reorder a reduction over a middle axis depending on the shape,
-    which would make results depend (in the last bit) on the batch size.
-    """
-    acc = perm[:, 0, :].copy()
-    for q in range(1, perm.shape[1]):
-        acc += perm[:, q, :]
-    return acc / perm.shape[1]
-
-
 def _paired_t_from_moments(mean_diff, sq_sum, n):
     """Paired t from the mean difference and the sum of squared differences."""
     var = (sq_sum - n * mean_diff * mean_diff) / (n - 1.0)
@@ -803,8 +777,8 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in _permutation_batches(X, n_resamples, batch, gen):
-        m = _query_means(perm)  # (r, k)
+    for perm in permutation_batches(X, n_resamples, batch, gen):
+        m = query_means(perm)  # (r, k)
         rng_b = m.max(axis=1) - m.min(axis=1)
         null_max[pos:pos + rng_b.size] = rng_b
         pos += rng_b.size
@@ -867,9 +841,9 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in _permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen):
         r = perm.shape[0]
-        m = _query_means(perm)  # (r, k)
+        m = query_means(perm)  # (r, k)
         md_b = m[:, I_s] - m[:, J_s]
         if statistic == "t":
             G = (np.ascontiguousarray(perm.transpose(0, 2, 1)) @ perm).reshape(r, k * k)
@@ -960,9 +934,9 @@ def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n):
     flat = I * k + J
     diag_flat = np.arange(k) * (k + 1)
     pos = 0
-    for perm in _permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen):
         r = perm.shape[0]
-        m = _query_means(perm)
+        m = query_means(perm)
         md_b = m[:, I] - m[:, J]
         if statistic == "t":
             G = (np.ascontiguousarray(perm.transpose(0, 2, 1)) @ perm).reshape(r, k * k)
