@@ -74,6 +74,7 @@ from .significance import (
     _win_tie_loss,
     wilcoxon_test,
 )
+from .significance import residual_variance as _rv
 from .studentized_range import studentized_range_sf
 
 __all__ = [
@@ -678,8 +679,6 @@ def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_us
 
 def _assemble(X, systems, queries, dropped, I, J, D, stat, p, se_p, p_adj, reject, lo, hi,
               tol, *, test, correction, alpha, alternative, cl, ci, n_resamples, exact, seed):
-    from .significance import residual_variance as _rv
-
     means = X.mean(axis=0)
     v_e = _rv(X.T) if X.shape[1] >= 2 and X.shape[0] >= 2 else None
     if v_e is not None and not v_e > 0:
