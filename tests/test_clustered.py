@@ -9,6 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import mrrstats
 
@@ -278,3 +279,91 @@ def test_rank_intervals_clusters_by_loop():
     assert np.array_equal(ri.significant[ii, jj], sig)
     again = mrrstats.rank_intervals(x.T, clusters=conv, n_resamples=B, rng=3, batch=7)
     assert again.critical_value == ri.critical_value
+
+
+# -- clusters in pairwise_tests and compare --------------------------------------------
+def _three(n=18, seed=6):
+    rng = np.random.default_rng(seed)
+    conv = np.repeat(np.arange(6), 3)
+    base = rng.random(n) + 0.3 * rng.normal(size=6)[conv]
+    import pandas as pd
+
+    df = pd.DataFrame({"a": base, "b": base + rng.normal(0.1, 0.2, n),
+                       "c": base + rng.normal(0.3, 0.2, n)},
+                      index=[f"{g}_{i}" for i, g in enumerate(conv)])
+    return df, conv
+
+
+def test_pairwise_randomization_clusters_equal_per_pair():
+    df, conv = _three()
+    res = mrrstats.pairwise_tests(df, test="randomization", correction="none",
+                                  clusters=conv)
+    assert res.exact
+    for q, (a, b) in enumerate(zip(res.a, res.b, strict=True)):
+        ref = mrrstats.randomization_test(df[a], df[b], clusters=conv)
+        assert res.pvalue[q] == ref.pvalue
+        lo, hi = ref.confidence_interval(0.95)
+        assert (res.ci_low[q], res.ci_high[q]) == pytest.approx((lo, hi), abs=1e-12)
+    # Monte Carlo: every pair shares the sign matrix; two systems = the single-pair test
+    rng = np.random.default_rng(1)
+    conv2 = np.repeat(np.arange(40), 2)
+    x = rng.random((80, 2))
+    import pandas as pd
+
+    two = mrrstats.pairwise_tests(pd.DataFrame(x, columns=["a", "b"]), correction="none",
+                                  clusters=conv2, n_resamples=999, rng=4)
+    one = mrrstats.randomization_test(x[:, 0], x[:, 1], clusters=conv2, n_resamples=999,
+                                      rng=4)
+    assert two.pvalue[0] == one.pvalue and not two.exact
+    # the interval inverts the two-sided clustered test on its own sign vectors: replay
+    # them and check that p(delta) crosses 0.05 at the ends
+    from mrrstats.stats.resampling import signflip_rows
+
+    signs = 2.0 * signflip_rows(np.random.default_rng(4), 999, 40) - 1.0
+    Dg = (x[:, 0] - x[:, 1]).reshape(40, 2).sum(axis=1)
+
+    def p_at(delta):
+        e = Dg - 2 * delta
+        return (1 + np.sum(np.abs(signs @ e) >= abs(e.sum()) - 1e-12)) / 1000
+
+    lo, hi = two.ci_low[0], two.ci_high[0]
+    assert p_at(lo + 1e-9) > 0.05 and p_at(hi - 1e-9) > 0.05
+    assert p_at(lo - 1e-6) <= 0.05 and p_at(hi + 1e-6) <= 0.05
+    # singleton clusters: the unclustered pairwise result
+    plain = mrrstats.pairwise_tests(pd.DataFrame(x, columns=["a", "b"]), correction="none",
+                                    n_resamples=999, rng=4)
+    single = mrrstats.pairwise_tests(pd.DataFrame(x, columns=["a", "b"]), correction="none",
+                                     clusters=np.arange(80), n_resamples=999, rng=4)
+    assert single.pvalue[0] == plain.pvalue[0]
+    assert (single.ci_low[0], single.ci_high[0]) == (plain.ci_low[0], plain.ci_high[0])
+
+
+@pytest.mark.parametrize("test, method", [("bootstrap-t", "studentized"),
+                                          ("bootstrap", "shift")])
+def test_pairwise_bootstrap_clusters_equal_single_pair(test, method):
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    conv = np.repeat(np.arange(15), 3)
+    x = rng.random((45, 2)) + [0.0, 0.05]
+    res = mrrstats.pairwise_tests(pd.DataFrame(x, columns=["a", "b"]), test=test,
+                                  correction="none", clusters=conv, n_resamples=999, rng=8)
+    ref = mrrstats.bootstrap_test(x[:, 0], x[:, 1], method=method, clusters=conv,
+                                  n_resamples=999, rng=8)
+    assert res.pvalue[0] == ref.pvalue
+    # marginal interval: cluster-robust t with G - 1 degrees of freedom
+    se = ref.std_error
+    q = stats.t.ppf(0.975, 14)
+    assert (res.marginal_low[0], res.marginal_high[0]) == pytest.approx(
+        (ref.mean_difference - q * se, ref.mean_difference + q * se), rel=1e-12)
+
+
+def test_compare_clusters_mapping_and_errors():
+    df, conv = _three()
+    by_id = {q: q.split("_")[0] for q in df.index}
+    a = mrrstats.compare(df, measure="RR", clusters=by_id, correction="holm")
+    b = mrrstats.compare(df, measure="RR", clusters=conv, correction="holm")
+    np.testing.assert_array_equal(a.to_frame()["pvalue"], b.to_frame()["pvalue"])
+    assert "6 clusters" in a.caption()
+    with pytest.raises(ValueError, match="clusters"):
+        mrrstats.compare(df, measure="RR", clusters=conv, test="t")

@@ -176,7 +176,7 @@ def test_registry_is_the_one_source_of_names_and_labels(frames):
     from mrrstats.stats import registry
 
     assert registry.TEST_NAMES == registry.PAIR_TESTS + registry.FAMILY_TESTS
-    assert set(registry.FAMILY_TESTS) == {"tukey", "maxt", "anova-hsd"}
+    assert set(registry.FAMILY_TESTS) == {"tukey", "maxt", "anova-hsd", "dunnett"}
     for name, spec in registry.TESTS.items():
         assert spec.label and registry.test_spec(name.upper()) is spec
         for alias in spec.aliases:

@@ -14,7 +14,6 @@ Names without a leading underscore are public within the package.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,52 +22,9 @@ from scipy import stats
 
 from .multiple import adjust_pvalues, pairwise_tests
 from .registry import correction_label, correction_spec, test_label
+from .significance import query_labels
 
 __all__ = ["SegmentComparison", "query_labels", "segment_pairs"]
-
-
-def query_labels(labels, queries, *, name="segment_by", frame=None):
-    """One label per query from a mapping, a Series, an aligned array or a frame column.
-
-    Parameters
-    ----------
-    labels : mapping, Series, array_like or str
-        ``{query: label}`` (or a Series indexed by query id); a 1-D array with
-        one label per query in table order; or the name of a column of
-        ``frame``.
-    queries : sequence of str
-        The table's query ids.
-    frame : DataFrame, optional
-        The input frame, for a column name.
-
-    Returns
-    -------
-    ndarray of object
-        The label of each query, in table order.
-    """
-    queries = [str(q) for q in queries]
-    if isinstance(labels, str):
-        if frame is None or labels not in getattr(frame, "columns", ()):
-            raise ValueError(f"`{name}`={labels!r} names no column of the score frame")
-        labels = frame[labels]
-    if isinstance(labels, pd.Series):
-        labels = {str(k): v for k, v in labels.items()}
-    if isinstance(labels, Mapping):
-        lab = {str(k): v for k, v in labels.items()}
-        absent = [q for q in queries if q not in lab or pd.isna(lab[q])]
-        if absent:
-            raise ValueError(f"`{name}` has no label for {len(absent)} of {len(queries)} "
-                             f"queries (e.g. {absent[:3]}); give every query one")
-        return np.array([lab[q] for q in queries], dtype=object)
-    arr = np.asarray(labels, dtype=object)
-    if arr.ndim != 1 or arr.size != len(queries):
-        raise ValueError(f"`{name}` must be a mapping query -> label, a column name, or a "
-                         f"1-D array with one label per query ({len(queries)}), got shape "
-                         f"{arr.shape}")
-    bad = pd.isna(arr)
-    if bad.any():
-        raise ValueError(f"`{name}` has a missing label at position {int(np.flatnonzero(bad)[0])}")
-    return arr
 
 
 def _mean_interval(x, cl):
