@@ -106,7 +106,34 @@ def test_markdown_and_latex(frames):
     caption = res.caption()
     for word in ("paired t-test", "two-sided", "Holm", "alpha = 0.05"):
         assert word in caption and word in tex
-    assert "\\begin{tabular}{llrr}" in tex and "\\caption{" in tex
+    # per measure: value, rank interval, letter group (the leaderboard, issue 14 part 3)
+    assert "\\begin{tabular}{llrclrcl}" in tex and "\\caption{" in tex
+    assert "RR rank" in md and "RR group" in md
+
+
+def test_leaderboard_from_the_same_decisions(frames):
+    # ranks and letters of compare's table = rank_intervals / compact_letter_display run
+    # on the very PairwiseResult (independent code paths over the same decisions)
+    res = mrrstats.compare(frames, test="t", correction="holm")
+    for m in res.measures:
+        board = res.leaderboard(m)
+        ri = mrrstats.rank_intervals(frames[m], decisions=res.results[m]).to_frame()
+        np.testing.assert_array_equal(board.loc[ri.index, "rank_low"], ri["rank_low"])
+        np.testing.assert_array_equal(board.loc[ri.index, "rank_high"], ri["rank_high"])
+        cld = mrrstats.compact_letter_display(res.results[m])
+        assert list(board.loc[cld.index, "letters"]) == list(cld)
+        doc = res.to_dict()["leaderboard"][m]
+        assert [d["system"] for d in doc] == list(board.index)
+        md = res.to_markdown()
+        for s in res.systems:
+            lo, hi = int(board.loc[s, "rank_low"]), int(board.loc[s, "rank_high"])
+            cell = str(lo) if lo == hi else f"{lo}-{hi}"
+            row = [x.strip() for x in next(line for line in md.splitlines()
+                                           if f"| {s} |" in line).split("|")]
+            assert cell in row and board.loc[s, "letters"] in row
+    assert "Rank: interval of ranks from the same decisions (simultaneous)" in res.caption()
+    with pytest.raises(ValueError, match="needs all pairs"):
+        mrrstats.compare(frames, test="t", baseline=0).leaderboard()
 
 
 def test_caption_names_resampling_and_seed(frames):

@@ -333,3 +333,30 @@ def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2
                                      higher_is_better=hib)
     return RankIntervals(table.systems, mean, rank, low, high, tuple(letters), sig, c, cl,
                          "max-t bootstrap", n_resamples, seed, table.measure)
+
+
+def leaderboard_frame(result, *, higher_is_better=True):
+    """Ranks and letters of an all-pairs :class:`~mrrstats.PairwiseResult`, from its decisions.
+
+    Public within the package (``compare``'s tables). One row per system in
+    the result's order: ``mean``, ``rank`` (1 = best), ``rank_low``,
+    ``rank_high`` (:math:`1 +` the number of systems significantly better,
+    :math:`k -` the number significantly worse; simultaneous at the level of
+    the decisions when they control the family-wise error) and ``letters``
+    (:func:`compact_letter_display`).
+    """
+    sig, names = _decision_matrix(result, None)
+    mm = {}
+    for a, b, ma, mb in zip(result.a, result.b, result.mean_a, result.mean_b, strict=True):
+        mm[a], mm[b] = float(ma), float(mb)
+    mean = np.array([mm[s] for s in names])
+    sgn = 1.0 if higher_is_better else -1.0
+    key = sgn * mean
+    rank = np.array([1 + int(np.sum(key > key[i])) for i in range(len(names))])
+    better = sgn * (mean[:, None] - mean[None, :]) > 0
+    low, high = _intervals_from_decisions(sig, better)
+    letters = compact_letter_display(sig, systems=names, means=mean,
+                                     higher_is_better=higher_is_better)
+    return pd.DataFrame({"mean": mean, "rank": rank, "rank_low": low, "rank_high": high,
+                         "letters": letters.to_numpy()},
+                        index=pd.Index(names, name="system"))

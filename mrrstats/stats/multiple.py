@@ -412,37 +412,45 @@ def _directional(diff, lo, hi, alternative):
     return low, high
 
 
-def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert, decided=None):
+def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert, decided=None,
+                          family=None):
     r"""Intervals for every pair that agree with ``correction``'s decisions at ``alpha_ci``.
 
     ``invert(alpha_pair)`` returns the marginal interval of the same test at
     per-pair level ``alpha_pair``; ``decided`` is ``(alpha, reject)`` of the
-    correction already applied. Returns ``(low, high, ci_method)``.
+    correction already applied; ``family`` (see :func:`pairwise_tests_in_family`)
+    replaces the size and the rejections of the family by those of a larger
+    one. Returns ``(low, high, ci_method)``.
     """
-    m = p.size
+    P = p.size
+    m = P if family is None else int(family["m"])
     diff = D.mean(axis=1)
     if correction == "none":
-        lo, hi = invert(np.full(m, alpha_ci))
+        lo, hi = invert(np.full(P, alpha_ci))
         return lo, hi, "marginal"
     if correction == "bonferroni":
-        lo, hi = invert(np.full(m, alpha_ci / m))
+        lo, hi = invert(np.full(P, alpha_ci / m))
         return lo, hi, "bonferroni"
-    # the decisions at alpha_ci: those already made when alpha_ci is the test's alpha
-    # (statsmodels' multipletests runs a full gc.collect(), slow in loops)
-    alpha, reject = decided if decided is not None else (None, None)
-    if alpha != alpha_ci:
-        _, reject = _adjust(p, correction, alpha_ci)
-    r = int(reject.sum())
+    if family is None:
+        # the decisions at alpha_ci: those already made when alpha_ci is the test's alpha
+        # (statsmodels' multipletests runs a full gc.collect(), slow in loops)
+        alpha, reject = decided if decided is not None else (None, None)
+        if alpha != alpha_ci:
+            _, reject = _adjust(p, correction, alpha_ci)
+        r = int(reject.sum())
+    else:
+        reject = np.asarray(family["reject_ci"], bool)
+        r = int(family["r_ci"])
     if correction == "bh":
         # Benjamini & Yekutieli (2005): level 1 - R q / m; BH rejects exactly p <= R q / m.
-        lo, hi = invert(np.full(m, alpha_ci * max(r, 1) / m))
+        lo, hi = invert(np.full(P, alpha_ci * max(r, 1) / m))
         return lo, hi, "fcr-by2005"
     # Holm: Strassburger & Bretz (2008).
     if r < m:
-        lo, hi = invert(np.full(m, alpha_ci / (m - r)))
-        dlo, dhi = _directional(diff, np.zeros(m), np.zeros(m), alternative)
+        lo, hi = invert(np.full(P, alpha_ci / (m - r)))
+        dlo, dhi = _directional(diff, np.zeros(P), np.zeros(P), alternative)
     else:
-        lo, hi = invert(np.full(m, alpha_ci / m))
+        lo, hi = invert(np.full(P, alpha_ci / m))
         dlo, dhi = _directional(diff, lo, hi, alternative)
     return np.where(reject, dlo, lo), np.where(reject, dhi, hi), "holm-sb2008"
 
@@ -623,10 +631,32 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     0 2    True
     1 2    True
     """
+    return pairwise_tests_in_family(
+        scores, None, test=test, correction=correction, alpha=alpha, alternative=alternative,
+        n_resamples=n_resamples, confidence_level=confidence_level, ci=ci,
+        zero_tolerance=zero_tolerance, baseline=baseline, clusters=clusters, batch=batch,
+        missing=missing, test_options=test_options, rng=rng)
+
+
+def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alternative,
+                             n_resamples, confidence_level, ci, zero_tolerance, baseline,
+                             clusters, batch, missing, test_options, rng):
+    """:func:`pairwise_tests`, with the decisions of a larger family when ``family`` is given.
+
+    ``family`` (None: this measure's pairs are the family) is a dict with
+    ``p_adj`` and ``reject`` (this measure's pairs, adjusted over the whole
+    family at ``alpha``), ``reject_ci`` (at ``1 - confidence_level``), ``m``
+    (the family size) and ``r_ci`` (rejections in the family at ``1 -
+    confidence_level``): the decision-consistent intervals then use the
+    family's size and rejections (e.g. Holm's ``alpha / (m - r)``).
+    """
     (X, systems, queries, dropped, measure, test, correction, alpha, alternative, n_resamples,
      cl, ci, tol, batch, opts, gen, seed, b_idx, design) = _pairwise_tests_iv(
         scores, test, correction, alpha, alternative, n_resamples, confidence_level, ci,
         zero_tolerance, baseline, clusters, batch, missing, test_options, rng)
+    if family is not None and test in FAMILY_TESTS:
+        raise ValueError(f"test={test!r} controls the error rate within one measure; a "
+                         "family over measures needs a per-pair test and a correction")
     n, k = X.shape
     I, J = _pairs(k) if b_idx is None else _baseline_pairs(k, b_idx)
     extra = {"baseline": None if b_idx is None else systems[b_idx],
@@ -676,9 +706,12 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         stat, p, se_p, _, _ = cluster_bootstrap_rows(D, design, alternative, method,
                                                      n_resamples, batch, gen)
         n_used = n_resamples
-    p_adj, reject = _adjust(p, correction, alpha)
+    if family is None:
+        p_adj, reject = _adjust(p, correction, alpha)
+    else:
+        p_adj, reject = np.asarray(family["p_adj"]), np.asarray(family["reject"], bool)
     if (n_used is not None and not exact and correction in ("holm", "bonferroni")
-            and 1.0 / (n_used + 1.0) > alpha / P):
+            and family is None and 1.0 / (n_used + 1.0) > alpha / P):
         warnings.warn(f"with n_resamples={n_used} the smallest attainable p-value "
                       f"1/(B+1) exceeds alpha/m = {alpha / P:.3g} for m = {P} pairs, so "
                       f"{correction} can reject nothing; use n_resamples >= "
@@ -695,7 +728,7 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
                 return _signflip_inverted(Du, a, alternative, total=n_used, exact=exact,
                                           batch=batch, replay=replay, weights=weights)
         lo, hi, how = _consistent_intervals(D, p, correction, 1.0 - cl, alternative, invert,
-                                            decided=(alpha, reject))
+                                            decided=(alpha, reject), family=family)
         ci_method = f"{how}({test})"
     elif ci == "t":
         lo, hi = _marginal_t(D, design, alternative, cl)

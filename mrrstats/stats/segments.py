@@ -121,14 +121,19 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
     """Run ``test`` within every segment and adjust across segments (see the module).
 
     ``tables``: ``{measure: ScoreTable}``; ``labels``: one segment label per
-    query of the tables (same queries in every table); ``clusters``: one
-    cluster label per query or None. Tests draw from ``gen`` segment by
-    segment, measure by measure.
+    query of the tables (an array when every table has the same queries), or
+    ``{measure: labels}``; ``clusters``: the same for cluster labels, or None.
+    Tests draw from ``gen`` segment by segment, measure by measure.
     """
     corr = correction_spec(segment_correction).name
-    segs = list(dict.fromkeys(labels.tolist()))
+    by_m = labels if isinstance(labels, dict) else {m: labels for m in tables}
+    cl_by_m = clusters if isinstance(clusters, dict) or clusters is None else \
+        {m: clusters for m in tables}
+    segs = list(dict.fromkeys(x for lab in by_m.values() for x in lab.tolist()))
     rows, mrows = [], []
     for m, table in tables.items():
+        labels = by_m[m]
+        clusters = None if cl_by_m is None else cl_by_m.get(m)
         X = table.values
         for s in segs:
             idx = np.flatnonzero(labels == s)
