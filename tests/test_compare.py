@@ -225,3 +225,56 @@ def test_registry_is_the_one_source_of_names_and_labels(frames):
     assert tuple(choices["test"]) == registry.TEST_NAMES
     assert tuple(choices["correction"]) == registry.CORRECTION_NAMES
     assert registry.interval_label("bonferroni(t)").startswith("Bonferroni simultaneous")
+
+
+@pytest.mark.parametrize("test, correction", [("t", "holm"), ("t", "bonferroni"),
+                                              ("randomization", "holm"), ("t", "bh")])
+def test_family_over_measures(frames, test, correction):
+    # one correction over measures x pairs: statsmodels' multipletests on the concatenated
+    # unadjusted p-values (which are those of each measure alone, same seed)
+    from statsmodels.stats.multitest import multipletests
+
+    from mrrstats.stats.multiple import ci_excludes_zero
+
+    fam = mrrstats.compare(frames, test=test, correction=correction, family="measures",
+                           n_resamples=2000, rng=9)
+    per = mrrstats.compare(frames, test=test, correction=correction, n_resamples=2000, rng=9)
+    p = np.concatenate([per.results[m].pvalue for m in per.measures])
+    np.testing.assert_array_equal(np.concatenate([fam.results[m].pvalue
+                                                  for m in fam.measures]), p)
+    method = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[correction]
+    rej, padj, _, _ = multipletests(p, alpha=0.05, method=method)
+    f = fam.to_frame()
+    np.testing.assert_allclose(f["pvalue_adjusted"], padj, rtol=1e-12)
+    assert list(f["reject"]) == list(rej)
+    if correction != "bh":  # FCR intervals need not exclude 0 exactly at the rejections
+        assert list(ci_excludes_zero(f["ci_low"], f["ci_high"])) == list(rej)
+    assert fam.family_size == 20 and fam.to_dict()["settings"]["family_size"] == 20
+    assert "over the 20 tests of 2 measures x 10 pairs" in fam.caption()
+    with pytest.raises(ValueError, match="per-pair test"):
+        mrrstats.compare(frames, test="tukey", family="measures")
+
+
+def test_segments_in_compare_and_cli(frames, tmp_path, capsys):
+    rr = frames["RR"]
+    seg = {q: ("even" if i % 2 == 0 else "odd") for i, q in enumerate(rr.index)}
+    res = mrrstats.compare(rr, measure="RR", test="t", segment_by=seg)
+    f = res.segments.to_frame()
+    assert set(f["segment"]) == {"even", "odd"} and (f["family_size"] == 2).all()
+    # the frame-column form gives the same table
+    col = rr.assign(kind=[seg[q] for q in rr.index])
+    res2 = mrrstats.compare(col, measure="RR", test="t", segment_by="kind")
+    pd.testing.assert_frame_equal(res2.segments.to_frame(), f)
+    assert res.to_dict()["segments"]["rows"][0]["segment"] == "even"
+    # CLI: --segment-by FILE
+    path = tmp_path / "RR.csv"
+    rr.to_csv(path)
+    seg_file = tmp_path / "seg.tsv"
+    seg_file.write_text("".join(f"{q}\t{s}\n" for q, s in seg.items()))
+    from mrrstats.cli import main
+
+    assert main(["compare", "--scores", str(path), "--test", "t", "--segment-by",
+                 str(seg_file), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    got = pd.DataFrame(doc["segments"]["rows"])
+    np.testing.assert_allclose(got["pvalue_adjusted"], f["pvalue_adjusted"], rtol=1e-12)
