@@ -367,3 +367,22 @@ def test_compare_clusters_mapping_and_errors():
     assert "6 clusters" in a.caption()
     with pytest.raises(ValueError, match="clusters"):
         mrrstats.compare(df, measure="RR", clusters=conv, test="t")
+
+
+def test_cli_clusters_prefix_on_cast(capsys):
+    # CAsT 2021 turns "conv_turn": --clusters prefix:_ flips whole conversations
+    import json
+
+    from mrrstats.cli import main
+
+    d = mrrstats.datasets.cast2021()
+    runs = list(d.runs)[:2]
+    assert main(["compare", str(d.qrels), *map(str, runs), "--clusters", "prefix:_",
+                 "--seed", "1", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    ev = mrrstats.evaluate(d.qrels, runs, ["RR"])
+    f = ev.scores("RR")
+    conv = [q.split("_")[0] for q in f.index]
+    ref = mrrstats.randomization_test(f.iloc[:, 0], f.iloc[:, 1], clusters=conv)
+    assert doc["settings"]["n_clusters"] == len(set(conv)) == ref.n_clusters
+    assert doc["pairs"][0]["pvalue"] == pytest.approx(ref.pvalue, abs=1e-15)
