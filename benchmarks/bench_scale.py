@@ -96,11 +96,16 @@ def to_parquet(run: Path, n_files: int = 8) -> Path:
     return folder
 
 
+def _yes(same) -> str:
+    return same if isinstance(same, str) else ("yes" if same else "NO")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="1e6,1e7")
     p.add_argument("--dask-sizes", default="1e6,1e7")
     p.add_argument("--workers", default="1,2,4")
+    p.add_argument("--engines", default="memory,stream,dask")
     p.add_argument("--child", nargs=5, metavar=("ENGINE", "QRELS", "RUN", "WORKERS", "OUT"))
     a = p.parse_args()
     if a.child:
@@ -121,9 +126,10 @@ def main() -> None:
         qrels, run = make(n_queries=n // 1000, depth=1000)
         print(f"{n:.0e} lines: data in {time.perf_counter() - t0:.0f} s "
               f"({run.stat().st_size / 1e9:.2f} GB)", flush=True)
-        ref = None
-        todo = [("memory", run, 1), ("stream", run, 1)]
-        if n in dask_sizes:
+        ref, have_ref = None, False
+        engines = a.engines.split(",")
+        todo = [(e, run, 1) for e in ("memory", "stream") if e in engines]
+        if n in dask_sizes and "dask" in engines:
             pq = to_parquet(run)
             todo += [("dask", pq, w) for w in workers]
         for engine, src, w in todo:
@@ -131,8 +137,15 @@ def main() -> None:
             values = np.load(r["values"])
             if ref is None:
                 ref = values
-            same = values.shape == ref.shape and np.array_equal(values.view(np.int64),
-                                                                ref.view(np.int64))
+                ref_path = HERE / "_data" / f"_reference_{n}.npy"
+                if engine == "memory":
+                    np.save(ref_path, values)
+                    have_ref = True
+                elif ref_path.exists():  # compare with an earlier memory run
+                    ref, have_ref = np.load(ref_path), True
+            same = (values.shape == ref.shape and np.array_equal(values.view(np.int64),
+                                                                 ref.view(np.int64))
+                    if have_ref else "no memory run to compare")
             label = engine if engine != "dask" else f"dask ({w} worker{'s' * (w > 1)})"
             rows.append((n, label, r["seconds"], r["rss"], r["rss_workers"], same))
             print(f"  {label:18s} {r['seconds']:8.2f} s  peak RSS {r['rss'] / 1e9:.2f} GB"
@@ -143,12 +156,13 @@ def main() -> None:
              "|---:|---|---:|---:|---:|---:|---|"]
     for n, label, s, rss, rw, same in rows:
         lines.append(f"| {n:.0e} | {label} | {s:.2f} | {s / (n / 1e6):.2f} | "
-                     f"{rss / 1e9:.2f} GB | {rw / 1e9:.2f} GB | {'yes' if same else 'NO'} |"
+                     f"{rss / 1e9:.2f} GB | {rw / 1e9:.2f} GB | {_yes(same)} |"
                      if rw else
                      f"| {n:.0e} | {label} | {s:.2f} | {s / (n / 1e6):.2f} | "
-                     f"{rss / 1e9:.2f} GB | | {'yes' if same else 'NO'} |")
+                     f"{rss / 1e9:.2f} GB | | {_yes(same)} |")
     text = ("# Scale benchmark (`python benchmarks/bench_scale.py "
-            f"--sizes {a.sizes} --dask-sizes {a.dask_sizes} --workers {a.workers}`)\n\n"
+            f"--sizes {a.sizes} --dask-sizes {a.dask_sizes} --workers {a.workers} "
+            f"--engines {a.engines}`)\n\n"
             + "\n".join(lines) + "\n")
     (HERE / "results_scale.md").write_text(text)
     print(text)

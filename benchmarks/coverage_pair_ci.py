@@ -1,8 +1,9 @@
 """Coverage of marginal intervals for one pair's mean difference (issue 10, defect 5).
 
 For real TREC score matrices: take a column pair, call its full-sample mean
-difference the truth, resample n topics (with replacement: the topics are the population) R times, and count how
-often each 95% interval covers the truth. Intervals: t, percentile, BCa and
+difference the truth, resample n topics (with replacement: the topics are the
+population) R times, and count how often each 95% interval covers the truth.
+Intervals: t, percentile, BCa and
 studentized bootstrap (B = 999 resamples, same resamples for all bootstrap intervals).
 Run: /work/main/.venv/bin/python benchmarks/coverage_pair_ci.py > benchmarks/coverage_pair_ci.txt
 """

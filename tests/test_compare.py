@@ -169,3 +169,32 @@ def test_default_intervals_agree_with_decisions(frames):
     b = frames["RR"][pair["b"]].to_numpy()
     lo, hi = mrrstats.paired_ttest(a, b).confidence_interval()
     assert (pair["marginal_low"], pair["marginal_high"]) == pytest.approx((lo, hi))
+
+
+def test_registry_is_the_one_source_of_names_and_labels(frames):
+    from mrrstats.cli import compare as cli_compare
+    from mrrstats.stats import registry
+
+    assert registry.TEST_NAMES == registry.PAIR_TESTS + registry.FAMILY_TESTS
+    assert set(registry.FAMILY_TESTS) == {"tukey", "maxt", "anova-hsd"}
+    for name, spec in registry.TESTS.items():
+        assert spec.label and registry.test_spec(name.upper()) is spec
+        for alias in spec.aliases:
+            assert registry.test_spec(alias) is spec
+        if spec.family:
+            assert registry.CORRECTIONS[spec.correction].family_of == name
+    assert registry.correction_spec("FDR").name == "bh"
+    with pytest.raises(ValueError, match="`correction` must be one of"):
+        registry.correction_spec("tukey-hsd")  # comes with its test, not asked for
+    # the caption reads the registry's labels
+    res = mrrstats.compare(frames["RR"], test="sign", correction="bh")
+    assert "sign test" in res.caption() and "Benjamini-Hochberg" in res.caption()
+    # the CLI offers exactly the registry's names
+    import argparse
+
+    p = argparse.ArgumentParser()
+    cli_compare.add_arguments(p)
+    choices = {a.dest: a.choices for a in p._actions}
+    assert tuple(choices["test"]) == registry.TEST_NAMES
+    assert tuple(choices["correction"]) == registry.CORRECTION_NAMES
+    assert registry.interval_label("bonferroni(t)").startswith("Bonferroni simultaneous")

@@ -316,8 +316,12 @@ def test_anova_hsd_against_studentized_range(small):
     np.testing.assert_allclose(res.statistic, q)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        np.testing.assert_allclose(res.pvalue_adjusted, stats.studentized_range.sf(q, k, df),
-                                   rtol=1e-9)
+        # scipy computes 1 - cdf (~1e-11 absolute error): compare where it is
+        # accurate; the far tail is checked in tests/test_studentized_range.py.
+        ref = stats.studentized_range.sf(q, k, df)
+        ok = ref > 1e-3
+        assert ok.sum() >= 5
+        np.testing.assert_allclose(res.pvalue_adjusted[ok], ref[ok], rtol=1e-8)
         c = stats.studentized_range.ppf(0.9, k, df)
     np.testing.assert_allclose(res.ci_high - res.difference, c * se)
 
@@ -581,3 +585,18 @@ def test_t_interval_coverage_on_trec_pairs():
         cover += res.ci_low[0] <= truth <= res.ci_high[0]
     cov = cover / R
     assert abs(cov - 0.95) <= 4 * math.sqrt(0.95 * 0.05 / R) + 0.01, cov
+
+
+def test_holm_is_statsmodels_bit_for_bit():
+    # adjust_pvalues computes Holm itself (statsmodels' Holm runs gc.collect() per call)
+    from mrrstats.stats.multiple import adjust_pvalues
+
+    g = np.random.default_rng(0)
+    for m in (1, 2, 5, 45, 190):
+        for _ in range(10):
+            p = g.random(m) ** 3
+            p[g.integers(0, m, m // 3)] = p[0]  # ties
+            ours, rej = adjust_pvalues(p, "holm", 0.05)
+            ref = multipletests(p, alpha=0.05, method="holm")
+            np.testing.assert_array_equal(ours, ref[1])
+            np.testing.assert_array_equal(rej, ref[1] <= 0.05)

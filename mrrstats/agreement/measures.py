@@ -34,7 +34,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..model.scoretable import ScoreTable, as_score_tables
 from ..numerics import harmonic
+from ..stats.multiple import discriminative_power, pairwise_tests
 
 __all__ = [
     "tau_ap",
@@ -67,8 +69,6 @@ def _score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataFrame]:
     Evaluation); this adds what agreement needs: every measure covers the
     same systems (at least 2) and queries, aligned by name.
     """
-    from ..model.scoretable import ScoreTable, as_score_tables
-
     if not (isinstance(scores, Mapping) or (hasattr(scores, "per_query") and callable(
             getattr(scores, "scores", None)))):
         raise TypeError(f"`{param}` must be an Evaluation or a mapping "
@@ -890,8 +890,6 @@ def decision_agreement(scores, measure_a: str, measure_b: str, *,
     >>> print(res.n_pairs, res.n_reversed, res.flip_share)
     3 3 1.0
     """
-    from ..stats.multiple import pairwise_tests
-
     frames, alpha = _decision_agreement_iv(scores, measure_a, measure_b, alpha)
     seed = _seed_from(rng)
     results = {}
@@ -982,8 +980,6 @@ def discriminative_power_table(scores, *, test: str = "randomization",
     >>> print(out["n_significant"].tolist())
     [3, 1]
     """
-    from ..stats.multiple import discriminative_power
-
     frames, alpha = _discriminative_power_table_iv(scores, alpha)
     seed = _seed_from(rng)
     rows = []

@@ -14,6 +14,7 @@ import os
 import sys
 
 from ..errors import InputError
+from ..version import __version__
 
 __all__ = ["main", "build_parser"]
 
@@ -25,12 +26,12 @@ _COMMANDS = {
     "compare": "mrrstats.cli.compare",
     "report": "mrrstats.cli.report",
     "multiverse": "mrrstats.cli.multiverse",
+    "leaderboard": "mrrstats.cli.leaderboard",
+    "estimate": "mrrstats.cli.estimate",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = argparse.ArgumentParser(
         prog="mrrstats",
         description="Statistics of Mean Reciprocal Rank and companion ranking metrics.",

@@ -44,6 +44,7 @@ pair shown up close. The notebook draws no random numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -61,6 +62,21 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..agreement.diagnostics import rr_diagnostics
+from ..agreement.measures import ranking_agreement
+from ..baselines.random_ranking import evaluation_baseline
+from ..io.trec import read_score_matrix
+from ..metrics.evaluation import Evaluation, QueryCounts, evaluate
+from ..metrics.measures import parse_measure, parse_measures
+from ..stats.compare import compare
+from ..stats.multiple import adjust_pvalues
+from ..stats.power import ttest_power
+from ..stats.registry import FAMILY_TESTS, correction_label, correction_spec, test_label, test_spec
+from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
+from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..version import __version__
+from .plots import interval_name
 
 __all__ = ["ReportData", "ReportResult", "make_report", "load_report", "REPORT_FILES"]
 
@@ -270,8 +286,6 @@ class ReportData:
         return out
 
     def _test_phrase(self):
-        from ..stats.registry import correction_label, test_label
-
         c = self.comparison
         r0 = c.results[c.measures[0]]
         corr = correction_label(r0.correction)
@@ -294,11 +308,12 @@ class ReportData:
                          _p(r.pvalue_adjusted), "yes" if r.reject else "no", _f(r.d_z, 2),
                          f"{r.wins}/{r.ties}/{r.losses}"])
         header = ["measure", "a", "b", "mean a", "mean b", "a - b",
-                  f"{cl:.0%} CI ({c.ci_method})", "p", "p adj.", "reject", "d_z",
+                  f"{cl:.0%} CI", "p", "p adj.", "reject", "d_z",
                   "W/T/L"]
         test, corr, _ = self._test_phrase()
         caption = (f"Every pair of systems: mean difference a - b with its {cl:.0%} "
-                   f"confidence interval ({c.ci_method}), raw p-value of the {test}, "
+                   f"confidence interval ({_interval_phrase(c.ci_method)}), raw p-value of "
+                   f"the {test}, "
                    f"p-value adjusted over the pairs of each measure ({corr}), decision at "
                    f"alpha = {c.alpha:g}, standardised effect d_z (mean difference / sd of "
                    "the differences) and queries won/tied/lost by a.")
@@ -315,7 +330,7 @@ class ReportData:
                  "yes" if r.reject else "no"] for r in vb.itertuples(index=False)]
         base = self.settings["baseline"]
         header = ["measure", "system", "mean", f"mean {base}", "diff",
-                  f"{cl:.0%} CI ({c.ci_method})", "p", "p adj.", "reject"]
+                  f"{cl:.0%} CI", "p", "p adj.", "reject"]
         test, corr, rcorr = self._test_phrase()
         if rcorr in ("none",):
             fam = "no multiple-comparison correction"
@@ -326,7 +341,8 @@ class ReportData:
             fam = (f"p-values adjusted with {corr} over the {len(self.systems) - 1} "
                    "comparisons with the baseline of each measure")
         caption = (f"Each system against the baseline {base}: difference system - baseline "
-                   f"with its {cl:.0%} confidence interval, raw p-value of the {test}; "
+                   f"with its {cl:.0%} confidence interval ({_interval_phrase(c.ci_method)}, "
+                   f"the interval of the pair in the pairs table), raw p-value of the {test}; "
                    f"{fam}; reject at alpha = {c.alpha:g}.")
         return header, rows, "ll" + "r" * 7, caption
 
@@ -508,8 +524,6 @@ def _say(progress, msg, end="\n", prefix=True):
 
 
 def _is_rr(name):
-    from ..metrics.measures import parse_measure
-
     try:
         return parse_measure(name).name == "RR"
     except (ValueError, TypeError):
@@ -523,12 +537,6 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
     per-query data when not given); the random baseline of each system is
     :func:`mrrstats.evaluation_baseline`'s.
     """
-    import dataclasses
-
-    from ..agreement.diagnostics import rr_diagnostics
-    from ..agreement.measures import ranking_agreement
-    from ..stats.compare import compare
-
     cs = settings["comparison"]
     measures = list(settings["measures"])
     gen = np.random.default_rng(settings["seed"])
@@ -547,6 +555,12 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
                                confidence_level=cs["confidence_level"],
                                alternative=cs["alternative"], missing=cs["missing"], rng=gen)
         for w in caught:
+            if not _is_own_warning(w):
+                # another library's warning (e.g. one that a dependency gives once per
+                # process): passed on, but not a note of the report, which must not
+                # depend on what ran before in the process
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                continue
             note = f"{m}: {w.message}"
             if note not in notes:
                 notes.append(note)
@@ -580,7 +594,6 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
         t0 = time.perf_counter()
         _say(progress, f"[{n_steps}/{n_steps}] random-ranking baseline ({rb['random']} model, "
              f"{rb['measure']}) for {len(comparison.systems)} systems ...", end="")
-        from ..baselines.random_ranking import evaluation_baseline
 
         if evaluation is None:
             evaluation = _evaluation_from(scores, query_stats, settings)
@@ -604,7 +617,8 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
         agreement = ranking_agreement(frames)
 
     pairs = comparison.to_frame()
-    pairs["ci_method"] = comparison.ci_method
+    if "ci_method" not in pairs.columns:
+        pairs["ci_method"] = comparison.ci_method
     pairs["confidence_level"] = comparison.confidence_level
     pairs["alpha"] = comparison.alpha
     means = _mean_intervals(scores, measures, comparison, cs, gen)
@@ -620,8 +634,6 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
 
 def _mean_intervals(scores, measures, comparison, cs, gen):
     """Each system's mean with its bootstrap interval, per measure (one Generator, in order)."""
-    from ..stats.significance import bootstrap_ci
-
     method = comparison.ci_method if comparison.ci_method in ("bca", "percentile", "basic") \
         else "bca"
     rows = []
@@ -641,8 +653,6 @@ def _mean_intervals(scores, measures, comparison, cs, gen):
 
 def _focus_pair(scores, measure, comparison, settings, pairs, gen):
     """The pair shown up close, its paired randomization test and the test's null."""
-    from ..stats.significance import randomization_test
-
     frame = scores[measure].dropna()
     means = frame.mean()
     base = settings.get("baseline")
@@ -708,9 +718,6 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
     >>> t[["n_queries", "power", "n_required"]].round(3).to_numpy().tolist()
     [[10.0, 0.157, 73.0], [50.0, 0.637, 73.0], [100.0, 0.91, 73.0]]
     """
-    from ..stats.power import ttest_power
-    from ..stats.significance import residual_variance
-
     if isinstance(scores, numbers.Real) and not isinstance(scores, bool):
         sd = float(scores)
     else:
@@ -736,9 +743,6 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
 
 def _evaluation_from(scores, query_stats, settings):
     """The Evaluation of a runs report, rebuilt from its per-query data."""
-    from ..metrics.evaluation import Evaluation, QueryCounts
-    from ..metrics.measures import parse_measures
-
     names = list(settings["evaluated_measures"])
     systems = list(settings["systems"])
     values = {}
@@ -759,11 +763,31 @@ def _evaluation_from(scores, query_stats, settings):
                       counts=counts, query_stats=stats, settings=conv)
 
 
+def _interval_phrase(method) -> str:
+    """How an interval was computed, in words (for captions)."""
+    name = interval_name(method)
+    if str(method).startswith("holm-sb2008"):
+        name += ("; a rejected pair's interval is one-sided, from 0, so that 0 lies outside "
+                 "an interval exactly when the pair is rejected")
+    return name
+
+
+def _is_own_warning(w) -> bool:
+    """Whether a caught warning was raised by mrrstats itself (an analysis note)."""
+    # a warning class of another library (e.g. numba's compilation warnings, which
+    # point at the jitted mrrstats source but come once per process) is not ours
+    if str(getattr(w.category, "__module__", "")).split(".")[0] not in ("builtins",
+                                                                        "mrrstats"):
+        return False
+    package = Path(__file__).resolve().parent.parent
+    try:
+        return Path(w.filename).resolve().is_relative_to(package)
+    except (TypeError, ValueError, OSError):
+        return False
+
+
 def _versus_baseline(comparison, baseline):
     """Rows of the all-pairs result that involve ``baseline``, oriented system - baseline."""
-    from ..stats.multiple import adjust_pvalues
-    from ..stats.registry import FAMILY_TESTS
-
     rows = []
     for m in comparison.measures:
         r = comparison.results[m]
@@ -806,8 +830,6 @@ def _versions():
     out = {"python": ".".join(map(str, sys.version_info[:3]))}
     for pkg in _VERSION_PACKAGES:
         if pkg == "mrrstats":
-            from .. import __version__
-
             out[pkg] = __version__
             continue
         try:
@@ -1019,9 +1041,6 @@ def _score_inputs(scores):
 def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
                     alternative, n_resamples, confidence_level, random, ties, rel, queries,
                     missing, rng, timeout):
-    from ..stats.registry import correction_spec, test_spec
-    from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv
-
     if out is None or not isinstance(out, (str, os.PathLike)):
         raise TypeError("`out` must be a folder path")
     if scores is not None:
@@ -1137,20 +1156,17 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/means.csv', 'results/pairs.csv')
+    ('per_query.csv', 'results/means.csv', 'results/null_distribution.npy')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
      timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
                                 alpha, alternative, n_resamples, confidence_level, random,
                                 ties, rel, queries, missing, rng, timeout)
-    from ..validation import rng_iv
 
     seconds = {}
     t0 = time.perf_counter()
     _, seed = rng_iv(rng)
     if items is None:
-        from ..metrics.evaluation import evaluate
-
         eval_measures = list(measures) if measures is not None else ["RR", "nDCG@10"]
         n_compared = len(eval_measures)
         rr_measure = next((m for m in eval_measures if _is_rr(m)), None)
@@ -1174,8 +1190,6 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         random_settings = {"random": random, "measure": rr_measure, "alternative": "greater",
                            "method": "auto", "n_resamples": n_resamples}
     else:
-        from ..io.trec import read_score_matrix
-
         score_frames = {}
         records = []
         for name, src in items:
@@ -1279,11 +1293,27 @@ def _save_results(data, folder):
             np.save(fh, np.ascontiguousarray(data.null_distribution, dtype="<f8"),
                     allow_pickle=False)
         written.append("results/null_distribution.npy")
-    manifest = {"focus": data.focus, "notes": list(data.notes),
+    manifest = {"focus": _json_floats(data.focus), "notes": list(data.notes),
                 "power": None if data.power is None else dict(data.power.attrs)}
     (folder / "results.json").write_text(_dump_json(manifest), encoding="utf-8", newline="")
     written.append("results/results.json")
     return written
+
+
+def _json_floats(obj):
+    """Non-finite floats as the strings "inf", "-inf", "nan" (strict JSON has none)."""
+    if isinstance(obj, dict):
+        return {k: _json_floats(v) for k, v in obj.items()}
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+def _float_fields(obj, names=("ci_low", "ci_high")):
+    """Undo :func:`_json_floats` for the interval bounds."""
+    if obj is None:
+        return None
+    return {k: (float(v) if k in names else v) for k, v in obj.items()}
 
 
 def _read_csv(path, index):
@@ -1338,7 +1368,7 @@ def load_report(path, *, progress=False) -> ReportData:
                       random_baseline=tables["random_baseline"],
                       rr_summary=tables["rr_summary"], agreement=tables["agreement"],
                       notes=tuple(manifest.get("notes", ())), pairs=tables["pairs"],
-                      means=tables["means"], focus=manifest.get("focus"),
+                      means=tables["means"], focus=_float_fields(manifest.get("focus")),
                       null_distribution=null, power=tables["power"])
 
 

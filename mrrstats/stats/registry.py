@@ -15,7 +15,7 @@ from dataclasses import dataclass
 __all__ = [
     "TestSpec", "CorrectionSpec", "TESTS", "CORRECTIONS", "PAIR_TESTS", "FAMILY_TESTS",
     "TEST_NAMES", "CORRECTION_NAMES", "test_spec", "correction_spec", "test_label",
-    "correction_label", "UnattainableSignificanceWarning",
+    "correction_label", "UnattainableSignificanceWarning", "INTERVAL_LABELS", "interval_label",
 ]
 
 _ALL_SIDES = ("two-sided", "less", "greater")
@@ -142,3 +142,32 @@ def correction_label(name) -> str:
     """The caption label of a canonical correction name (``"Holm"``); unknown names as is."""
     spec = CORRECTIONS.get(name)
     return spec.label if spec is not None else str(name)
+
+
+# Interval methods of pairwise results (``ci_method``): the procedure part.
+INTERVAL_LABELS = {
+    "marginal": "marginal",
+    "bonferroni": "Bonferroni simultaneous",
+    "holm-sb2008": "Holm-compatible (Strassburger & Bretz 2008)",
+    "fcr-by2005": "FCR-adjusted (Benjamini & Yekutieli 2005)",
+    "maxt-step-down": "step-down max-T compatible (Strassburger & Bretz 2008)",
+    "maxt-single-step": "single-step max-T simultaneous",
+    "tukey-simultaneous": "randomised Tukey HSD simultaneous",
+    "studentized-range": "Tukey HSD simultaneous (studentised range)",
+    "t": "marginal paired t", "bca": "marginal BCa bootstrap",
+    "percentile": "marginal percentile bootstrap", "basic": "marginal basic bootstrap",
+}
+
+
+def interval_label(ci_method) -> str:
+    """Readable name of a pairwise result's ``ci_method``.
+
+    >>> interval_label("holm-sb2008(randomization)")
+    'Holm-compatible (Strassburger & Bretz 2008), inverting the paired randomization test'
+    """
+    m = str(ci_method)
+    if m.endswith(")") and "(" in m:
+        how, test = m[:-1].split("(", 1)
+        if how in INTERVAL_LABELS and test in TESTS:
+            return f"{INTERVAL_LABELS[how]}, inverting the {TESTS[test].label}"
+    return INTERVAL_LABELS.get(m, m)

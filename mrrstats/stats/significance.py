@@ -728,6 +728,10 @@ class RandomizationTestResult:
             raise ValueError("this result carries no null distribution (it was built "
                              "without the per-query differences)")
         if self._sums is None:  # exact: a function of the data; computed once
+            if self.n > 26:
+                raise ValueError(f"the exact null distribution of {self.n} queries has "
+                                 f"2**{self.n} values ({12 * 2 ** (self.n - 30):g} GiB); "
+                                 "rerun randomization_test with exact=False")
             sums, kept = signflip_null(self._differences)
             object.__setattr__(self, "_sums", sums)
             object.__setattr__(self, "_kept", kept)
