@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..io.flat import flat_to_qrels_run
 from ..io.trec import Qrels, Run, read_qrels, read_run
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
@@ -507,8 +508,6 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
     run
     run      0.75  0.5
     """
-    from ..io.flat import flat_to_qrels_run
-
     ties, rel, measures = _evaluate_iv(ties, rel, "both", max_depth, measures)
     empty_target = empty_target_iv(empty_target)
     if not isinstance(name, str):
