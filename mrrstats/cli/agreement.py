@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.measures import (
-    _score_frames,
     agreement_matrix,
+    aligned_score_frames,
     discriminative_power_table,
     ranking_agreement,
 )
@@ -152,7 +152,7 @@ def run(args) -> int:
         raise ValueError(f"--alpha must be in (0, 1), got {args.alpha}")
     if args.n_resamples < 1:
         raise ValueError(f"--n-resamples must be positive, got {args.n_resamples}")
-    frames = _score_frames(scores)
+    frames = aligned_score_frames(scores)
     measures = list(frames)
     first = frames[measures[0]]
     agree = ranking_agreement(frames, ties=args.tau_ap_ties)
