@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..datasets import cast2021
-from ..io.trec import _run_name
+from ..io.trec import run_name
 from ..report.builder import make_report
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from .common import add_conventions, add_run_inputs, add_test_options
@@ -77,7 +77,7 @@ def _baseline_name(baseline, runs):
 
     for r in runs:
         if str(r) == baseline or Path(str(r)) == Path(baseline):
-            return _run_name(r)
+            return run_name(r)
     return baseline
 
 
