@@ -386,3 +386,29 @@ def test_cli_clusters_prefix_on_cast(capsys):
     ref = mrrstats.randomization_test(f.iloc[:, 0], f.iloc[:, 1], clusters=conv)
     assert doc["settings"]["n_clusters"] == len(set(conv)) == ref.n_clusters
     assert doc["pairs"][0]["pvalue"] == pytest.approx(ref.pvalue, abs=1e-15)
+
+
+@pytest.mark.parametrize("test, ci", [("randomization", None), ("bootstrap-t", "bca"),
+                                      ("bootstrap", "percentile")])
+def test_pairwise_clusters_same_seed_any_batch(test, ci):
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    conv = np.repeat(np.arange(30), 2)
+    x = pd.DataFrame(rng.random((60, 3)), columns=list("abc"))
+    ref = mrrstats.pairwise_tests(x, test=test, ci=ci, clusters=conv, n_resamples=600, rng=2)
+    for batch in (1, 7):
+        got = mrrstats.pairwise_tests(x, test=test, ci=ci, clusters=conv, n_resamples=600,
+                                      rng=2, batch=batch)
+        pd.testing.assert_frame_equal(got.to_frame(), ref.to_frame(), check_exact=True)
+    # bootstrap intervals with clusters: the cluster bootstrap of bootstrap_ci, drawn after
+    # the test's own resamples (replayed here by bootstrap_test on the same Generator)
+    if ci is not None:
+        one = mrrstats.pairwise_tests(x[["a", "b"]], test="bootstrap", ci=ci, clusters=conv,
+                                      n_resamples=600, rng=2)
+        gen = np.random.default_rng(2)
+        mrrstats.bootstrap_test(x["a"], x["b"], method="shift", clusters=conv,
+                                n_resamples=600, rng=gen)
+        bc = mrrstats.bootstrap_ci(x["a"], x["b"], method=ci, clusters=conv, n_resamples=600,
+                                   rng=gen).confidence_interval()
+        assert (one.ci_low[0], one.ci_high[0]) == pytest.approx(tuple(bc), abs=1e-12)
