@@ -48,3 +48,34 @@ def test_segment_pairs_equal_scipy_and_statsmodels():
         rej, padj, _, _ = multipletests(ps, alpha=0.05, method="holm")
         np.testing.assert_allclose(g["pvalue_adjusted"], padj, rtol=1e-12)
         assert list(g["reject"]) == list(rej)
+
+
+def test_segments_with_clusters_one_cluster_per_segment():
+    # segments = conversations and clusters = conversations: no segment can be tested
+    # (one cluster each), means are still reported; a coarser segmentation is tested
+    df = _frame(24)
+    conv = np.repeat(np.arange(6), 4)
+    tables = as_score_tables(df, measures="RR", min_systems=2)
+    res = segment_pairs(tables, conv.astype(object), test="randomization",
+                        segment_correction="holm", alpha=0.05, alternative="two-sided",
+                        n_resamples=200, confidence_level=0.95, zero_tolerance=0.0,
+                        batch=None, test_options=None, gen=np.random.default_rng(0),
+                        clusters=conv)
+    f = res.to_frame()
+    assert f["pvalue"].isna().all() and (f["family_size"] == 0).all()
+    first = f[(f["segment"] == 0) & (f["a"] == "bm25") & (f["b"] == "dense")].iloc[0]
+    assert first["mean_a"] == pytest.approx(df["bm25"].iloc[:4].mean())
+    half = np.where(conv < 3, "first", "second").astype(object)
+    res2 = segment_pairs(tables, half, test="randomization", segment_correction="holm",
+                         alpha=0.05, alternative="two-sided", n_resamples=200,
+                         confidence_level=0.95, zero_tolerance=0.0, batch=None,
+                         test_options=None, gen=np.random.default_rng(0), clusters=conv)
+    f2 = res2.to_frame()
+    assert f2["pvalue"].notna().all() and (f2["family_size"] == 2).all()
+    # three clusters per segment, exact: 2**3 sign patterns
+    import mrrstats
+
+    idx = half == "first"
+    ref = mrrstats.randomization_test(df["bm25"][idx], df["dense"][idx], clusters=conv[idx])
+    row = f2[(f2["segment"] == "first") & (f2["a"] == "bm25") & (f2["b"] == "dense")].iloc[0]
+    assert row["pvalue"] == ref.pvalue

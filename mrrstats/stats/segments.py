@@ -147,7 +147,9 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
                 extra["baseline"] = baseline
             if clusters is not None:
                 extra["clusters"] = clusters[idx]
-            if idx.size >= 2:
+            testable = idx.size >= 2 and (clusters is None
+                                          or np.unique(clusters[idx].astype(str)).size >= 2)
+            if testable:
                 frame = pd.DataFrame(X[idx], columns=list(table.systems))
                 r = pairwise_tests(frame, test=test, correction="none", alpha=alpha,
                                    alternative=alternative, n_resamples=n_resamples,
@@ -156,15 +158,15 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
                                    test_options=test_options, rng=gen, **extra)
                 part = r.to_frame()[["a", "b", "mean_a", "mean_b", "diff", "ci_low",
                                      "ci_high", "statistic", "pvalue"]]
-            else:  # fewer than two queries: means only, no test
+            else:  # fewer than two queries (or clusters): means only, no test
                 names = list(table.systems)
                 if baseline is None:
                     pairs = [(names[i], names[j]) for i in range(len(names))
                              for j in range(i + 1, len(names))]
                 else:
                     pairs = [(a, baseline) for a in names if a != baseline]
-                col = dict(zip(names, X[idx[0]] if idx.size else np.full(len(names), np.nan),
-                               strict=True))
+                col = dict(zip(names, X[idx].mean(axis=0) if idx.size else
+                               np.full(len(names), np.nan), strict=True))
                 part = pd.DataFrame({"a": [a for a, _ in pairs], "b": [b for _, b in pairs],
                                      "mean_a": [col[a] for a, _ in pairs],
                                      "mean_b": [col[b] for _, b in pairs]})
