@@ -32,7 +32,7 @@ import pandas as pd
 from ..io.trec import read_score_matrix  # io reads files; model must not import io eagerly
 from ..validation import missing_iv
 
-__all__ = ["ScoreTable", "as_score_table", "as_score_tables"]
+__all__ = ["ScoreTable", "as_score_table", "as_score_tables", "score_sources"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,7 +249,7 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
     return ScoreTable(X, systems, queries, frame_measure, dropped)
 
 
-def _spec_items(scores, name):
+def score_sources(scores, name="scores"):
     """(measure, source) pairs of a path list with ``NAME=PATH`` entries."""
     items = []
     for spec in scores:
@@ -298,7 +298,7 @@ def as_score_tables(scores, *, measures=None, missing="raise", min_systems=1, mi
         source = {k: {k: v} for k, v in scores.items()}
     elif isinstance(scores, (list, tuple)) and scores and all(
             isinstance(s, (str, os.PathLike, pd.DataFrame, ScoreTable)) for s in scores):
-        items = _spec_items(scores, name)
+        items = score_sources(scores, name)
         ms = [m for m, _ in items]
         if len(set(ms)) != len(ms):
             raise ValueError(f"`{name}` gives measure names {ms}: each must be unique")
