@@ -274,20 +274,16 @@ def score_sources(scores, name="scores"):
 
 
 def as_score_tables(scores, *, measures=None, missing="raise", min_systems=1, min_queries=1,
-                    finite=True, name="scores", skip_unbounded=False) -> dict:
+                    finite=True, name="scores") -> dict:
     """Coerce several measures at once: ``{measure: ScoreTable}``, in input order.
 
     Accepts everything :func:`as_score_table` accepts (a single table gives a
     one-entry dict), plus a list of paths or frames (``NAME=PATH`` names a
     path's measure; otherwise the file name up to its first dot). ``measures``
-    selects and orders the measures; ``skip_unbounded`` leaves out measures
-    whose values are not scores in [0, 1] (``Rank``) when ``measures`` is not
-    given.
+    selects and orders the measures.
     """
     if _is_evaluation(scores):
         names = list(scores.measure_names) if measures is None else None
-        if names is not None and skip_unbounded:
-            names = [m for m in names if not m.startswith("Rank")]
         source = {m: scores for m in (names if names is not None else [])}
     elif isinstance(scores, Mapping):
         if not scores:
