@@ -29,6 +29,8 @@ Bootstrap
 Within-query permutations (randomised Tukey HSD, Westfall-Young max-T)
     :func:`permutation_batches` (system labels permuted within each query),
     :func:`query_means` (means over queries in a fixed summation order).
+Label permutations between two samples (unpaired tests)
+    :func:`label_permutations`, :func:`enumerated_splits`.
 Helpers
     :func:`blas_single_thread`, :func:`default_batch`, :func:`bootstrap_batch`,
     :func:`mc_se`, :func:`use_exact`.
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from itertools import combinations
 
 import numpy as np
 
@@ -46,6 +49,8 @@ __all__ = [
     "PERMUTATION_BATCH_ELEMENTS",
     "permutation_batches",
     "query_means",
+    "label_permutations",
+    "enumerated_splits",
     "blas_single_thread",
     "mc_se",
     "default_batch",
@@ -423,3 +428,24 @@ def query_means(perm):
     for q in range(1, perm.shape[1]):
         acc += perm[:, q, :]
     return acc / perm.shape[1]
+
+
+# --------------------------------------------------------------------------
+# label permutations between two independent samples (unpaired tests)
+# --------------------------------------------------------------------------
+def label_permutations(gen, r, n):
+    """``r`` random permutations of ``range(n)``, shape (r, n), drawn row by row.
+
+    Each row is one ``Generator.permutation(n)`` call, so the stream is consumed
+    in the same order whatever the batch size.
+    """
+    if r == 0:
+        return np.empty((0, n), dtype=np.intp)
+    return np.stack([gen.permutation(n) for _ in range(r)])
+
+
+def enumerated_splits(n, na):
+    """All ``C(n, na)`` ways to choose ``na`` of ``n`` items, shape (C(n, na), na)."""
+    count = math.comb(n, na)
+    return np.fromiter((i for c in combinations(range(n), na) for i in c), dtype=np.intp,
+                       count=count * na).reshape(count, na)
