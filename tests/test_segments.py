@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+import mrrstats
 from mrrstats.model.scoretable import as_score_tables
 from mrrstats.stats.segments import query_labels, segment_pairs
 
@@ -79,3 +80,18 @@ def test_segments_with_clusters_one_cluster_per_segment():
     ref = mrrstats.randomization_test(df["bm25"][idx], df["dense"][idx], clusters=conv[idx])
     row = f2[(f2["segment"] == "first") & (f2["a"] == "bm25") & (f2["b"] == "dense")].iloc[0]
     assert row["pvalue"] == ref.pvalue
+
+
+def test_segments_with_baseline_in_compare():
+    df = _frame()
+    seg = {q: ("a" if i < 18 else "b") for i, q in enumerate(df.index)}
+    res = mrrstats.compare(df, measure="RR", test="t", baseline="bm25", segment_by=seg)
+    f = res.segments.to_frame()
+    assert set(f["b"]) == {"bm25"} and len(f) == 2 * 2
+    for _, row in f.iterrows():
+        qs = [q for q in df.index if seg[q] == row["segment"]]
+        assert row["pvalue"] == pytest.approx(stats.ttest_rel(df.loc[qs, row["a"]],
+                                                              df.loc[qs, "bm25"]).pvalue,
+                                              rel=1e-10)
+    md = res.to_markdown()
+    assert "| segment |" in md and "Holm correction across the 2 segments" in md

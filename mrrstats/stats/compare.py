@@ -296,7 +296,10 @@ class Comparison:
             lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
         lines.append("")
         lines.append(self.caption())
-        return "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n"
+        if self.segments is not None:
+            text += "\n" + self.segments.to_markdown(digits=digits)
+        return text
 
     def to_latex(self, *, digits=4, label=None):
         """LaTeX ``table`` (booktabs): superscript letters, best value bold, full caption."""
