@@ -717,7 +717,8 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
                       f"{correction} can reject nothing; use n_resamples >= "
                       f"{math.ceil(P / alpha)}", UnattainableSignificanceWarning,
                       stacklevel=2)
-    _warn_unattainable(Du, test, correction, alpha, alternative, tol, exact, n_used, opts)
+    _warn_unattainable(Du, test, correction, alpha, alternative, tol, exact, n_used, opts,
+                       unit="queries" if design is None else "clusters")
     ci_method = ci
     if ci == "consistent":
         if test == "t":
@@ -781,7 +782,8 @@ def _smallest_attainable(D, test, alternative, tol, exact, n_used, opts):
     return None
 
 
-def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_used, opts):
+def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_used, opts,
+                       unit="queries"):
     """Warn when a discrete test cannot pass the first threshold of ``correction``."""
     if correction == "none" or not TEST_SPECS[test].discrete:
         return
@@ -793,7 +795,7 @@ def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_us
     need = alpha if correction == "bh" else alpha / m
     if np.all(pmin > need):
         warnings.warn(f"{TEST_SPECS[test].label}: the smallest attainable p-value is "
-                      f"{pmin.min():.3g} ({D.shape[1]} queries), but "
+                      f"{pmin.min():.3g} ({D.shape[1]} {unit}), but "
                       f"{CORRECTIONS[correction].label} over m = {m} pairs needs a p-value <= "
                       f"{need:.3g} to reject anything, "
                       "so it rejects nothing; use more queries, fewer pairs or a "
