@@ -14,8 +14,9 @@ from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from ..validation import rng_iv
 from .common import add_conventions, add_test_options
 
-HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
-        "max-T) with multiple-comparison correction, CIs and effect sizes.")
+HELP = ("Compare systems pairwise or against a baseline (t, Wilcoxon, sign, randomization, "
+        "bootstrap, Tukey HSD, max-T, Dunnett) with multiple-comparison correction, CIs, "
+        "effect sizes, rank intervals and letter groups; clustered queries and segments.")
 
 
 

@@ -18,23 +18,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .multiple import adjust_pvalues, pairwise_tests
 from .registry import correction_label, correction_spec, test_label
-from .significance import query_labels
+from .significance import _t_interval, query_labels
 
 __all__ = ["SegmentComparison", "query_labels", "segment_pairs"]
 
 
 def _mean_interval(x, cl):
+    """Mean and two-sided t interval (NaN bounds below two queries)."""
     n = x.size
     m = float(x.mean()) if n else math.nan
     if n < 2:
         return m, math.nan, math.nan
-    se = float(x.std(ddof=1)) / math.sqrt(n)
-    q = float(stats.t.ppf(0.5 + cl / 2.0, n - 1))
-    return m, m - q * se, m + q * se
+    lo, hi = _t_interval(m, float(x.std(ddof=1)) / math.sqrt(n), n - 1, "two-sided", cl)
+    return m, float(lo), float(hi)
 
 
 @dataclass(frozen=True, eq=False)
