@@ -414,12 +414,14 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
         ``Evaluation.scores(measure)``).
     test : str, keyword-only
         ``"t"``, ``"wilcoxon"``, ``"sign"``, ``"randomization"``,
-        ``"bootstrap"``, ``"bootstrap-t"``, ``"tukey"``, ``"maxt"`` or
-        ``"anova-hsd"`` (see :func:`mrrstats.pairwise_tests`).
+        ``"bootstrap"``, ``"bootstrap-t"``, ``"tukey"``, ``"maxt"``,
+        ``"anova-hsd"`` or ``"dunnett"`` (with ``baseline``; see
+        :func:`mrrstats.pairwise_tests`).
     correction : {"holm", "bonferroni", "bh", "none"} or None, keyword-only
         Adjustment across the pairs of each measure (the family is one
-        measure's pairs). Superseded by ``"tukey"``, ``"maxt"`` and
-        ``"anova-hsd"``, which control the family-wise error themselves.
+        measure's pairs; see ``family``). Superseded by ``"tukey"``,
+        ``"maxt"``, ``"anova-hsd"`` and ``"dunnett"``, which control the
+        family-wise error themselves.
     alpha : float, keyword-only
     n_resamples : int, keyword-only
     confidence_level : float, keyword-only

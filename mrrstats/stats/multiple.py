@@ -173,15 +173,16 @@ class PairwiseResult:
         ``"wilcoxon"``; wins of ``a`` for ``"sign"``; the mean difference for
         ``"randomization"``, ``"bootstrap"`` and ``"tukey"``; the paired t
         for ``"bootstrap-t"`` and ``"maxt"``; the studentised range ``q`` for
-        ``"anova-hsd"``.
+        ``"anova-hsd"``; Dunnett's :math:`T_i` for ``"dunnett"``.
     pvalue : ndarray
         Unadjusted p-values. For ``"tukey"``/``"maxt"`` the marginal
         permutation p-value of the pair under the same within-query permutations.
     pvalue_se : ndarray
         Monte-Carlo standard error of ``pvalue`` (0 for exact and analytic tests).
     pvalue_adjusted : ndarray
-        p-values adjusted by ``correction``; for ``"tukey"``, ``"maxt"`` and
-        ``"anova-hsd"`` the procedure's own family-wise adjusted p-values.
+        p-values adjusted by ``correction``; for ``"tukey"``, ``"maxt"``,
+        ``"anova-hsd"`` and ``"dunnett"`` the procedure's own family-wise
+        adjusted p-values.
     reject : ndarray of bool
         ``pvalue_adjusted <= alpha``.
     ci_low, ci_high : ndarray
@@ -513,7 +514,8 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         (paired sign-flip), ``"bootstrap"`` (shift), ``"bootstrap-t"``
         (studentised bootstrap), or a family-wise procedure: ``"tukey"``
         (:func:`randomized_tukey_hsd`), ``"maxt"`` (:func:`westfall_young`),
-        ``"anova-hsd"`` (:func:`anova_tukey_hsd`).
+        ``"anova-hsd"`` (:func:`anova_tukey_hsd`), ``"dunnett"`` (needs
+        ``baseline``; see there).
     correction : {"holm", "bonferroni", "bh", "none"} or None, keyword-only
         Multiplicity adjustment across the pairs, through
         :func:`statsmodels.stats.multitest.multipletests` with the method
@@ -554,7 +556,8 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
           (``"maxt-single-step"``; they may disagree with step-down decisions);
         * ``"tukey"``: the simultaneous intervals with the cut-off of the same
           null distribution as the p-values (``"tukey-simultaneous"``);
-          ``"anova-hsd"``: the studentised-range intervals.
+          ``"anova-hsd"``: the studentised-range intervals; ``"dunnett"``:
+          Dunnett's simultaneous intervals (``"dunnett-simultaneous"``).
 
         For the other tests (Wilcoxon, sign, bootstraps) the default is the
         marginal ``"t"`` interval, which does not follow their decisions. ``"t"``
