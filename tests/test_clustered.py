@@ -412,3 +412,50 @@ def test_pairwise_clusters_same_seed_any_batch(test, ci):
         bc = mrrstats.bootstrap_ci(x["a"], x["b"], method=ci, clusters=conv, n_resamples=600,
                                    rng=gen).confidence_interval()
         assert (one.ci_low[0], one.ci_high[0]) == pytest.approx(tuple(bc), abs=1e-12)
+
+
+@pytest.mark.parametrize("test", ["tukey", "maxt"])
+def test_family_permutations_singleton_clusters_identical(test):
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    x = pd.DataFrame(rng.random((16, 4)) + [0, 0.1, 0.3, 0.4], columns=list("abcd"))
+    ref = mrrstats.pairwise_tests(x, test=test, n_resamples=400, rng=5)
+    got = mrrstats.pairwise_tests(x, test=test, n_resamples=400, rng=5, batch=7,
+                                  clusters=[f"q{i}" for i in range(16)])
+    cols = ["pvalue", "pvalue_adjusted", "reject", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(got.to_frame()[cols], ref.to_frame()[cols],
+                                  check_exact=True)
+
+
+def test_tukey_cluster_permutations_by_loop():
+    # one permutation of the systems per (resample, conversation), applied to all its turns
+    import pandas as pd
+
+    rng = np.random.default_rng(9)
+    conv = np.repeat(np.arange(6), [2, 3, 1, 4, 2, 3])
+    n, k, B = conv.size, 3, 300
+    X = rng.random((n, k)) + 0.3 * rng.normal(size=(6, 1))[conv] + [0, 0.1, 0.5]
+    res = mrrstats.pairwise_tests(pd.DataFrame(X, columns=list("abc")), test="tukey",
+                                  clusters=conv, n_resamples=B, rng=4)
+    gen = np.random.default_rng(4)
+    idx = gen.permuted(np.broadcast_to(np.arange(k), (B, 6, k)), axis=-1)
+    ranges = []
+    for b in range(B):
+        Xp = np.array([X[q, idx[b, conv[q]]] for q in range(n)])
+        m = Xp.mean(axis=0)
+        ranges.append(m.max() - m.min())
+    ranges = np.array(ranges)
+    means = X.mean(axis=0)
+    for q, (i, j) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        obs = abs(means[i] - means[j])
+        p = (1 + np.sum(ranges >= obs - 1e-9)) / (B + 1)
+        assert res.pvalue_adjusted[q] == pytest.approx(p, abs=1e-12)
+    assert res.n_clusters == 6
+    again = mrrstats.pairwise_tests(pd.DataFrame(X, columns=list("abc")), test="maxt",
+                                    baseline="a", clusters=conv, n_resamples=B, rng=4,
+                                    batch=11)
+    ref = mrrstats.pairwise_tests(pd.DataFrame(X, columns=list("abc")), test="maxt",
+                                  baseline="a", clusters=conv, n_resamples=B, rng=4)
+    np.testing.assert_array_equal(again.pvalue_adjusted, ref.pvalue_adjusted)
+    np.testing.assert_array_equal(again.ci_low, ref.ci_low)

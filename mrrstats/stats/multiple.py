@@ -580,7 +580,10 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         Cluster label of each query (a mapping query id -> label, or one label
         per query in table order), for ``test="randomization"`` (one sign flip
         per cluster), ``"bootstrap"`` and ``"bootstrap-t"`` (whole clusters
-        drawn; see :func:`mrrstats.bootstrap_test`). The marginal interval is
+        drawn; see :func:`mrrstats.bootstrap_test`), ``"tukey"`` and
+        ``"maxt"`` (one permutation of the system labels per cluster, applied
+        to all its queries: valid when the systems are exchangeable within
+        each cluster as a whole). The marginal interval is
         then the cluster-robust t interval with :math:`G - 1` degrees of
         freedom, bootstrap intervals draw clusters, and the decision-consistent
         intervals invert the clustered sign-flip test.
@@ -670,6 +673,8 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
         kw = {"pairs": (I, J)} if test in ("maxt", "dunnett") else {}
         if test == "dunnett":
             kw["alternative"] = alternative
+        if test in ("tukey", "maxt"):
+            kw["clusters"] = None if design is None else design.codes
         res = fn(X, systems, queries, dropped, alpha=alpha, n_resamples=n_resamples,
                  cl=cl, ci=ci, tol=tol, batch=batch, gen=gen, seed=seed, opts=opts, **kw)
         res = dataclasses.replace(res, **extra)
@@ -852,9 +857,11 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
     if baseline is None and test == "dunnett":
         raise ValueError("test='dunnett' compares every system with a baseline: pass "
                          "`baseline` (a system name)")
-    if clusters is not None and test not in ("randomization", "bootstrap", "bootstrap-t"):
+    if clusters is not None and test not in ("randomization", "bootstrap", "bootstrap-t",
+                                             "tukey", "maxt"):
         raise ValueError("`clusters` works with test='randomization' (one sign flip per "
-                         "cluster), 'bootstrap' or 'bootstrap-t' (whole clusters drawn); "
+                         "cluster), 'bootstrap' or 'bootstrap-t' (whole clusters drawn), "
+                         "'tukey' or 'maxt' (one permutation of the systems per cluster); "
                          f"test={test!r} treats queries as independent")
     if test in _FAMILY_TESTS:
         if alternative != "two-sided" and test != "dunnett":
@@ -922,7 +929,7 @@ def _paired_t_from_moments(mean_diff, sq_sum, n):
 
 
 def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol, batch,
-                gen, seed, opts):
+                gen, seed, opts, clusters=None):
     n, k = X.shape
     I, J = _pairs(k)
     D = X[:, I].T - X[:, J].T
@@ -934,7 +941,7 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
         m = query_means(perm)  # (r, k)
         rng_b = m.max(axis=1) - m.min(axis=1)
         null_max[pos:pos + rng_b.size] = rng_b
@@ -960,15 +967,15 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
 
 
 def _maxt_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol, batch,
-               gen, seed, opts, pairs=None):
+               gen, seed, opts, pairs=None, clusters=None):
     with _blas_single_thread():
         return _maxt_core_impl(X, systems, queries, dropped, alpha=alpha,
                                n_resamples=n_resamples, cl=cl, ci=ci, tol=tol, batch=batch,
-                               gen=gen, seed=seed, opts=opts, pairs=pairs)
+                               gen=gen, seed=seed, opts=opts, pairs=pairs, clusters=clusters)
 
 
 def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol, batch,
-                    gen, seed, opts, pairs=None):
+                    gen, seed, opts, pairs=None, clusters=None):
     statistic = opts.get("statistic", "mean")
     if statistic not in ("t", "mean"):
         raise ValueError(f"`statistic` must be 't' or 'mean', got {statistic!r}")
@@ -998,7 +1005,7 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
         r = perm.shape[0]
         m = query_means(perm)  # (r, k)
         md_b = m[:, I_s] - m[:, J_s]
@@ -1027,7 +1034,8 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
         ci = "maxt-single-step"
     elif ci == "consistent":
         lo, hi = _maxt_stepdown_intervals(X, I, J, md, se_pair, obs - thr, p_adj, null_max,
-                                          statistic, 1.0 - cl, n_resamples, batch, replay)
+                                          statistic, 1.0 - cl, n_resamples, batch, replay,
+                                          clusters)
         ci = "maxt-step-down"
     else:
         lo = hi = np.full(I.size, np.nan)
@@ -1054,7 +1062,7 @@ def _null_cutoff(null, alpha):
 
 
 def _maxt_stepdown_intervals(X, I, J, md, se_pair, tolx, p_adj, null_max, statistic, alpha,
-                             n_resamples, batch, replay):
+                             n_resamples, batch, replay, clusters=None):
     r"""Intervals compatible with the step-down max-T decisions at level ``alpha``.
 
     The construction of Strassburger & Bretz (2008) for a step-down procedure:
@@ -1076,13 +1084,13 @@ def _maxt_stepdown_intervals(X, I, J, md, se_pair, tolx, p_adj, null_max, statis
     keep = ~rejected
     k, n = X.shape[1], X.shape[0]
     c = _null_cutoff(_max_null(X, I[keep], J[keep], statistic, n_resamples, batch, replay,
-                               k, n), alpha) + tolx
+                               k, n, clusters), alpha) + tolx
     lo, hi = md - c * se_pair, md + c * se_pair
     dlo, dhi = _directional(md, np.zeros(P), np.zeros(P), "two-sided")
     return np.where(rejected, dlo, lo), np.where(rejected, dhi, hi)
 
 
-def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n):
+def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n, clusters=None):
     """max |T*| over the pairs (I, J) under the replayed within-query permutations."""
     cls, state = replay
     gen = np.random.Generator(cls())
@@ -1091,7 +1099,7 @@ def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n):
     flat = I * k + J
     diag_flat = np.arange(k) * (k + 1)
     pos = 0
-    for perm in permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
         r = perm.shape[0]
         m = query_means(perm)
         md_b = m[:, I] - m[:, J]

@@ -403,19 +403,30 @@ bootstrap_sums.__doc__ = _bootstrap_sums_impl.__doc__
 PERMUTATION_BATCH_ELEMENTS = 1 << 22  # scores per batch of permuted (r, n, k) copies
 
 
-def permutation_batches(X, n_resamples, batch, gen):
+def permutation_batches(X, n_resamples, batch, gen, clusters=None):
     """Yield batches (r, n, k) of X with system labels permuted within each query.
 
     ``Generator.permuted`` shuffles each (resample, query) row in C order with
     one Fisher-Yates pass, so the stream is consumed in the same order for
-    every batch size.
+    every batch size. With ``clusters`` (the cluster number, 0..G-1, of each
+    query) one permutation per (resample, cluster) is drawn the same way and
+    applied to every query of the cluster; singleton clusters numbered in
+    query order give exactly the unclustered batches.
     """
     n, k = X.shape
     if batch is None:
         batch = max(1, PERMUTATION_BATCH_ELEMENTS // (n * k))
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=np.intp)
+        G = int(clusters.max()) + 1
+        labels = np.arange(k)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
-        yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
+        if clusters is None:
+            yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
+        else:
+            idx = gen.permuted(np.broadcast_to(labels, (r, G, k)), axis=-1)[:, clusters, :]
+            yield np.take_along_axis(np.broadcast_to(X, (r, n, k)), idx, axis=-1)
 
 
 def query_means(perm):
