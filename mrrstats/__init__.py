@@ -42,6 +42,7 @@ from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult,
 from .stats import MixedModelResult, mixed_model
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
+from .stats.segments import by_segment
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
@@ -124,6 +125,7 @@ __all__ = [
     "ttest_power",
     "Comparison",
     "compare",
+    "by_segment",
     "EffectSizeIntervals",
     "EquivalenceResult",
     "HodgesLehmannResult",

@@ -14,16 +14,18 @@ Names without a leading underscore are public within the package.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from ..validation import confidence_level_iv, missing_iv
 from .multiple import adjust_pvalues, pairwise_tests
 from .registry import correction_label, correction_spec, test_label
 from .significance import _t_interval, query_labels
 
-__all__ = ["SegmentComparison", "query_labels", "segment_pairs"]
+__all__ = ["SegmentComparison", "by_segment", "query_labels", "segment_pairs"]
 
 
 def _mean_interval(x, cl):
@@ -203,3 +205,86 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
     frame = frame[cols]
     frame["reject"] = frame["reject"].astype(bool)
     return SegmentComparison(frame, mf, tuple(segs), test, corr, alpha, confidence_level)
+
+
+def by_segment(evaluation, segment_by, *, measure=None, confidence_level=0.95,
+               missing="raise"):
+    """Per-segment means with t intervals, per run, of an :class:`Evaluation`.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        The result of :func:`mrrstats.evaluate` (or ``evaluate_flat``).
+    segment_by : mapping, Series or callable
+        ``{query: segment}``, a Series indexed by query id, or a function
+        ``query -> segment``.
+    measure : str or sequence of str, optional
+        The measures to summarise; all evaluated measures by default.
+    confidence_level : float, default 0.95
+        Two-sided level of the t interval (the same interval as
+        ``compare(..., segment_by=...)``).
+    missing : {'raise', 'drop'}, default 'raise'
+        A query without a segment raises a ``ValueError`` naming a few, or
+        (``'drop'``) is left out.
+
+    Returns
+    -------
+    DataFrame
+        One row per run, measure and segment: ``run, measure, segment,
+        n_queries, mean, ci_low, ci_high`` (bounds NaN below two queries).
+        Segments in order of first appearance.
+
+    Examples
+    --------
+    >>> import mrrstats
+    >>> from mrrstats.stats.segments import by_segment
+    >>> ev = mrrstats.evaluate({"1_1": {"a": 1}, "1_2": {"b": 1}, "2_1": {"a": 1}},
+    ...                        {"1_1": ["a", "b"], "1_2": ["a", "b"], "2_1": ["b", "a"]},
+    ...                        ["RR"])
+    >>> by_segment(ev, lambda q: q.split("_")[0])[["segment", "n_queries", "mean"]]
+      segment  n_queries  mean
+    0       1          2  0.75
+    1       2          1  0.50
+    """
+    cl = confidence_level_iv(confidence_level)
+    missing = missing_iv(missing)
+    names = list(evaluation.measure_names) if measure is None else \
+        [str(m) for m in ([measure] if isinstance(measure, str) else measure)]
+    rows = []
+    for run in evaluation.runs:
+        values = evaluation.values[run]
+        unknown = [m for m in names if m not in values.columns]
+        if unknown:
+            raise KeyError(f"`measure`: {unknown} not evaluated; have "
+                           f"{evaluation.measure_names}")
+        queries = [str(q) for q in values.index]
+        if callable(segment_by) and not isinstance(segment_by, (Mapping, pd.Series)):
+            labels = np.array([segment_by(q) for q in queries], dtype=object)
+        else:
+            lab = segment_by
+            if isinstance(lab, pd.Series):
+                lab = lab.to_dict()
+            if not isinstance(lab, Mapping):
+                raise TypeError("`segment_by` must be a mapping query -> segment, a Series "
+                                f"or a callable, got {type(segment_by).__name__}")
+            lab = {str(k): v for k, v in lab.items()}
+            labels = np.array([lab.get(q) for q in queries], dtype=object)
+        absent = pd.isna(labels)
+        if absent.any():
+            if missing == "raise":
+                few = [q for q, a in zip(queries, absent, strict=True) if a][:3]
+                raise ValueError(f"`segment_by` has no segment for {int(absent.sum())} of "
+                                 f"{len(queries)} queries of run {run!r} (e.g. {few}); give "
+                                 "every query one or pass missing='drop'")
+        segs = list(dict.fromkeys(labels[~absent].tolist()))
+        for m in names:
+            col = values[m].to_numpy(dtype=float)
+            for s in segs:
+                x = col[(labels == s) & ~absent]
+                x = x[~np.isnan(x)]
+                mean, lo, hi = _mean_interval(x, cl)
+                rows.append({"run": run, "measure": m, "segment": s,
+                             "n_queries": int(x.size), "mean": mean, "ci_low": lo,
+                             "ci_high": hi})
+    return pd.DataFrame(rows, columns=["run", "measure", "segment", "n_queries", "mean",
+                                       "ci_low", "ci_high"])
