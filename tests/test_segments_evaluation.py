@@ -62,3 +62,35 @@ def test_by_segment_mapping_series_and_missing(cast_eval):
         by_segment(cast_eval, 3)
     with pytest.raises(KeyError, match="measure"):
         by_segment(cast_eval, mapping, measure="AP")
+
+
+def test_segment_means_plot_content(cast_eval):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import mrrstats.plots as mp
+
+    table = by_segment(cast_eval, lambda q: q.split("_")[0])
+    with pytest.raises(ValueError, match="several measures"):
+        mp.segment_means(table)
+    ax = mp.segment_means(table, measure="RR")
+    rr = table[table.measure == "RR"]
+    segs = list(dict.fromkeys(rr["segment"]))
+    assert [t.get_text() for t in ax.get_yticklabels()] == segs
+    assert ax.get_xlabel().startswith("MRR")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(cast_eval.runs)
+    # one marker line per run; its x data are that run's segment means
+    lines = [c.lines[0] for c in ax.containers]
+    assert len(lines) == len(cast_eval.runs)
+    for line, run in zip(lines, cast_eval.runs, strict=True):
+        np.testing.assert_allclose(line.get_xdata(), rr[rr.run == run]["mean"])
+    plt.close("all")
+    # a Comparison's segments draw too (system column)
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, data.runs[:2], ["RR"])
+    comp = mrrstats.compare(ev, segment_by={q: q.split("_")[0]
+                                            for q in ev.values[ev.runs[0]].index})
+    ax = mp.segment_means(comp.segments)
+    assert len(ax.get_yticklabels()) == len(comp.segments.segments)
+    plt.close("all")

@@ -30,6 +30,7 @@ Functions
 :func:`observed_vs_random` observed MRR against its random-ranking expectation
 :func:`expected_mrr_curve` expected RR of a random ranking against the number of candidates
 :func:`rank_credit`        how RR, AP and nDCG credit a relevant document as its rank grows
+:func:`segment_means`      each segment's mean and interval per run (one row per segment)
 =========================  ===========================================================
 
 Examples
@@ -77,6 +78,7 @@ __all__ = [
     "paired_differences",
     "forest_means",
     "forest_differences",
+    "segment_means",
     "null_distribution",
     "measure_scatter",
     "tau_heatmap",
@@ -1518,3 +1520,73 @@ def rank_credit(*, max_rank=100, n_relevant=1, measures=("RR", "AP", "nDCG"), ax
         f"{n_relevant} relevant, 1 retrieved"
     return _finish(ax, "rank of the relevant document (log scale)",
                    "score of the query", legend_loc="upper right", title=rel)
+
+
+def segment_means(table, *, measure=None, ax=None):
+    """Each segment's mean with its interval, one row per segment, per run.
+
+    Draws a table computed elsewhere: :func:`mrrstats.by_segment` or the
+    ``segments`` of a :class:`mrrstats.Comparison` made with ``segment_by``
+    (its ``means_frame``). Nothing is computed here.
+
+    Parameters
+    ----------
+    table : DataFrame or SegmentComparison
+        Columns ``segment, mean, ci_low, ci_high``, a run column (``run`` or
+        ``system``) and, with several measures, ``measure``.
+    measure : str, optional
+        The measure to draw; required when the table has several.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd, mrrstats.plots as mp
+    >>> t = pd.DataFrame({"run": ["a", "a"], "segment": ["x", "y"], "mean": [0.5, 0.7],
+    ...                   "ci_low": [0.4, 0.6], "ci_high": [0.6, 0.8]})
+    >>> [t.get_text() for t in mp.segment_means(t).get_yticklabels()]
+    ['x', 'y']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    frame = getattr(table, "means_frame", table)
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError("`table` must be a by_segment frame or a SegmentComparison, got "
+                        f"{type(table).__name__}")
+    runcol = "run" if "run" in frame.columns else "system"
+    need = {"segment", "mean", "ci_low", "ci_high", runcol}
+    if not need <= set(frame.columns):
+        raise ValueError(f"`table` lacks columns {sorted(need - set(frame.columns))}")
+    if "measure" in frame.columns:
+        measures = list(dict.fromkeys(frame["measure"]))
+        if measure is None:
+            if len(measures) > 1:
+                raise ValueError(f"`measure`: the table has several measures {measures}; "
+                                 "name one")
+            measure = measures[0]
+        if measure not in measures:
+            raise ValueError(f"`measure`={measure!r} not in the table; have {measures}")
+        frame = frame[frame["measure"] == measure]
+    ax = _axes(ax)
+    segs = list(dict.fromkeys(frame["segment"]))
+    runs = list(dict.fromkeys(frame[runcol]))
+    pos = {s: i for i, s in enumerate(segs)}
+    width = 0.8 / max(len(runs), 1)
+    for i, run in enumerate(runs):
+        part = frame[frame[runcol] == run]
+        y = np.array([pos[s] for s in part["segment"]], dtype=float)
+        y = y - 0.4 + width * (i + 0.5)
+        m = part["mean"].to_numpy(dtype=float)
+        err = np.vstack([m - part["ci_low"].to_numpy(dtype=float),
+                         part["ci_high"].to_numpy(dtype=float) - m])
+        st = _style(i)
+        ax.errorbar(m, y, xerr=err, fmt=st["marker"], color=st["color"], linestyle="none",
+                    capsize=2, label=str(run))
+    ax.set_yticks(range(len(segs)), [str(s) for s in segs])
+    ax.invert_yaxis()
+    label = _mean_label(measure) if measure is not None else "mean"
+    _finish(ax, f"{label} (with its interval)", "segment", legend=len(runs) > 1)
+    return ax
