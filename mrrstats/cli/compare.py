@@ -12,7 +12,8 @@ from ..metrics.evaluation import evaluate
 from ..stats.compare import compare
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from ..validation import rng_iv
-from .common import add_conventions, add_test_options
+from .common import EXAMPLE_HELP, add_conventions, add_test_options
+from .evaluate import resolve_inputs
 
 HELP = ("Compare systems pairwise or against a baseline (t, Wilcoxon, sign, randomization, "
         "bootstrap, Tukey HSD, max-T, Dunnett) with multiple-comparison correction, CIs, "
@@ -23,6 +24,7 @@ HELP = ("Compare systems pairwise or against a baseline (t, Wilcoxon, sign, rand
 def add_arguments(p) -> None:
     p.add_argument("qrels", nargs="?", help="TREC qrels file (omit with --scores)")
     p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (two or more)")
+    p.add_argument("--example", action="store_true", help=EXAMPLE_HELP)
     p.add_argument("--scores", nargs="+", metavar="[NAME=]FILE.csv",
                    help="per-query score matrix CSVs (header of system names, one row per "
                         "query) instead of QRELS RUN...; the measure name is NAME, or the "
@@ -113,6 +115,11 @@ def _merge(parts, seed):
 
 def run(args) -> int:
     progress = args.progress or sys.stderr.isatty()
+    if args.example and args.scores:
+        raise ValueError("give either --example or --scores FILE..., not both")
+    if args.example:
+        args.qrels, args.runs = resolve_inputs(args)
+        args.example = False
     if args.scores:
         if args.qrels or args.runs:
             raise ValueError("give either QRELS RUN... or --scores FILE..., not both")

@@ -14,6 +14,7 @@ from ..metrics.evaluation import evaluate
 from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
 from ..validation import rng_iv
 from .common import add_conventions
+from .evaluate import resolve_inputs
 
 HELP = "estimation for a pair: Hodges-Lehmann shift, d_z and P(superiority) intervals, TOST"
 
@@ -21,6 +22,8 @@ HELP = "estimation for a pair: Hodges-Lehmann shift, d_z and P(superiority) inte
 def add_arguments(p) -> None:
     p.add_argument("qrels", nargs="?", help="TREC qrels file (omit with --scores)")
     p.add_argument("runs", nargs="*", metavar="RUN", help="two TREC run files: A B")
+    p.add_argument("--example", action="store_true",
+                   help="use the bundled TREC CAsT 2021 qrels and its first two runs")
     p.add_argument("--scores", metavar="FILE.csv", help="per-query score matrix CSV")
     p.add_argument("--systems", nargs=2, metavar=("A", "B"),
                    help="the two columns of --scores to compare (A - B)")
@@ -37,6 +40,11 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    if args.example:
+        if args.scores:
+            raise ValueError("give either --example or --scores FILE, not both")
+        qrels, runs = resolve_inputs(args)
+        args.qrels, args.runs, args.example = qrels, runs[:2], False
     if args.scores:
         if not args.systems:
             raise ValueError("--scores needs --systems A B")
