@@ -850,8 +850,10 @@ def _xp_finish(xp, S, idx, pos, pairs, dev_mask, rows, nonfinite, base_n):
             if pairs is not None:
                 lo, hi = np.searchsorted(pairs[0], [r, r + 1])
                 filtered = pairs[1][lo:hi]
-            else:
+            elif dev_mask is not None:
                 filtered = np.flatnonzero(to_numpy(dev_mask[r, :]))
+            else:
+                filtered = np.zeros(0, dtype=np.int64)
             c, kind = first_bad_column(xp, S, r, filtered)
             raise _nonfinite_error(kind, r, c)
         lt = lt - neg
