@@ -60,8 +60,8 @@ def test_hodges_lehmann_exact_interval_is_test_inversion():
 
 
 def test_hodges_lehmann_r_wrapper_value():
-    # statease::wilcoxon_interpret (a wrapper of wilcox.test(x, y, paired = TRUE,
-    # conf.int = TRUE)) prints 95% CI [-2.500, 15.000] and V = 24 for these data
+    # R 4.2.2: wilcox.test(x, y, paired = TRUE, conf.int = TRUE) prints
+    # 95% CI [-2.5, 15.0], (pseudo)median 8.25, V = 24, p-value = 0.109375
     hl = est.hodges_lehmann([23, 45, 12, 67, 34, 89, 56], [19, 38, 22, 51, 29, 74, 44])
     assert (hl.low, hl.high, hl.statistic) == (-2.5, 15.0, 24)
 
@@ -101,6 +101,12 @@ def test_hodges_lehmann_normal_with_ties():
     assert f1 * f2 <= 0
     # the limits are Walsh averages (W only jumps there): -8.5, -4.0; estimate -6.0
     assert (hl.low, hl.high, hl.estimate) == pytest.approx((-8.5, -4.0, -6.0), abs=1e-4)
+    # R 4.2.2 (Debian r-base-core 4.2.2.20221110-2), printed with sprintf("%.10f"):
+    #   r <- wilcox.test(after, before, paired = TRUE, conf.int = TRUE)
+    #   r$conf.int = -8.4999720582 -4.0000115881; r$estimate = -5.9999617431; V = 0
+    # (R's limits come from uniroot, tol 1e-4; ours are the exact crossing points)
+    assert (hl.low, hl.high, hl.estimate) == pytest.approx(
+        (-8.4999720582, -4.0000115881, -5.9999617431), abs=1e-4)
 
 
 def test_hodges_lehmann_one_sided_and_errors():
@@ -257,3 +263,20 @@ def test_unpaired_bootstrap_matches_scipy_within_mc_error():
     assert (res2.low, res2.high) == (res.low, res.high)
     basic = est.unpaired_bootstrap_ci(a, b, n_resamples=4000, rng=1, method="basic")
     assert basic.low == pytest.approx(2 * res.difference - res.high)
+
+
+def test_cli_estimate(capsys, tmp_path):
+    import pandas as pd
+
+    from mrrstats.cli import main
+
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"A": X, "B": Y}, index=pd.Index([f"q{i}" for i in range(9)],
+                                                  name="query")).to_csv(path)
+    assert main(["estimate", "--scores", str(path), "--systems", "A", "B", "--margin", "0.5",
+                 "--seed", "1", "--n-resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    # the R ?wilcox.test values: (pseudo)median 0.46, interval [0.01, 0.786]
+    assert "+0.4600  [+0.0100, +0.7860] (0.95, exact)" in out
+    assert "TOST (t) margin 0.5" in out
+    assert main(["estimate", "--scores", str(path)]) == 2

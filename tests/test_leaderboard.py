@@ -108,3 +108,22 @@ def test_rank_interval_simultaneous_coverage():
         cover += np.all((ri.low <= true_rank) & (true_rank <= ri.high))
     se = math.sqrt(0.95 * 0.05 / reps)
     assert cover / reps >= 0.95 - 3 * se
+
+
+def test_cli_leaderboard(capsys, tmp_path):
+    from mrrstats.cli import main
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 1, (30, 1)) + [0.0, 0.1, 1.0] + rng.normal(0, 0.2, (30, 3))
+    import pandas as pd
+
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(x, columns=["a", "b", "c"], index=pd.Index(
+        [f"q{i}" for i in range(30)], name="query")).to_csv(path)
+    assert main(["leaderboard", "--scores", str(path), "--seed", "1",
+                 "--n-resamples", "500"]) == 0
+    out = capsys.readouterr().out
+    ref = rank_intervals(pd.read_csv(path, index_col=0), n_resamples=500, rng=1)
+    assert f"critical |t| = {ref.critical_value:.3f}" in out
+    assert out.splitlines()[3].split()[0] == "c"
+    assert main(["leaderboard"]) == 2

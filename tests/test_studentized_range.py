@@ -151,7 +151,7 @@ def test_far_tail_bonferroni_bracket(k, df):
 
 
 def test_monotone_and_limits():
-    q = np.concatenate([[0, 1e-8], np.linspace(0.01, 80, 4000), [1e3, 1e10]])
+    q = np.concatenate([[0, 1e-8], np.linspace(0.01, 80, 1000), [1e3, 1e10]])
     for k, df in [(2, 1), (5, 10), (110, 27032), (40, np.inf)]:
         p = studentized_range_sf(q, k, df)
         assert p[0] == 1.0 and np.all((p >= 0) & (p <= 1))
@@ -185,8 +185,9 @@ def test_anova_tukey_hsd_real_data_far_tail():
     df = (n - 1) * (k - 1)
     q, p = np.asarray(res.statistic), np.asarray(res.pvalue_adjusted)
     assert k == 103 and p.size == comb(k, 2) and p.min() < 1e-40
-    # Every pair against scipy where scipy is accurate.
-    ok = p > 1e-3
+    # 40 pairs (scipy takes ~40 ms a value) against scipy where it is accurate.
+    ok = np.flatnonzero(p > 1e-3)
+    ok = ok[np.linspace(0, ok.size - 1, 40).round().astype(int)]
     np.testing.assert_allclose(p[ok], _scipy_sf(q[ok], k, df), rtol=1e-6)
     # Pairs spread over the whole range of q (down to ~1e-55) against the
     # independent quadrature.

@@ -25,6 +25,8 @@ _COMMANDS = {
     "compare": "mrrstats.cli.compare",
     "report": "mrrstats.cli.report",
     "multiverse": "mrrstats.cli.multiverse",
+    "leaderboard": "mrrstats.cli.leaderboard",
+    "estimate": "mrrstats.cli.estimate",
 }
 
 
