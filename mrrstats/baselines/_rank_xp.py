@@ -148,7 +148,7 @@ def rank_counts_xp(xp, S, true_col, t_host, pairs, dev_mask, rows):
             rems.append(removed)
         gts.append(xp.count_nonzero(above, axis=1))
         lts.append(xp.count_nonzero(below, axis=1))
-        if floating:
+        if floating and not bool(xp.min(C) > ninf):  # NaN / -inf in this chunk (rare)
             bad = ~(C > ninf)
             neg = C == ninf
             if keep is not None:
@@ -156,6 +156,9 @@ def rank_counts_xp(xp, S, true_col, t_host, pairs, dev_mask, rows):
                 neg = neg & keep
             bads.append(xp.count_nonzero(bad, axis=1))
             negs.append(xp.count_nonzero(neg, axis=1))
+        elif floating:
+            bads.append(_on(xp, S, np.zeros(k, dtype=np.int64)))
+            negs.append(bads[-1])
     gt = _gather(xp, gts, n)
     lt = _gather(xp, lts, n)
     bad = _gather(xp, bads, n) if floating else np.zeros(n, np.int64)
