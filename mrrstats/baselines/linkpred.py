@@ -24,9 +24,16 @@ candidate nor count in ``n_candidates`` (``N_i``), which counts the true
 candidate itself. All counting is done on the scores in their own dtype
 (comparisons are exact) and ranks are returned in float64.
 
-Score matrices are processed in chunks of rows (``batch``), so a
-FB15k-237-sized float32 matrix (20,466 x 14,541, 1.2 GB) needs about 3 MB of
-extra memory (0.3% of the matrix, mostly the per-query results); see
+NumPy score matrices are counted by a compiled kernel (numba, cached on
+disk): one read of each row counts the scores above and below the true one
+and detects NaN / -inf, rows are spread over ``workers`` threads, and no
+temporary of the matrix's size is made (a FB15k-237-sized float32 matrix,
+20,466 x 14,541, 1.2 GB, needs a few MB, mostly the per-query results).
+Scores that live on another device (a CUDA torch tensor, a CuPy array, any
+array-API array NumPy cannot read in place) are counted there with their own
+array namespace, in chunks of rows sized from the device's free memory,
+without copying them to the host; only per-query counts come back. All
+counts are integers, so every path gives the same ranks exactly. See
 ``benchmarks/bench_linkpred.py``.
 
 References
@@ -491,8 +498,9 @@ def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", ba
     ----------
     scores : array_like, shape (n_queries, n_candidates)
         Higher is better; float (16/32/64) or integer; a numpy array, a
-        memory map or anything ``numpy.asarray`` reads without copying (for
-        example a CPU torch tensor). Never copied as a whole.
+        memory map or anything ``numpy.asarray`` reads without copying (a CPU
+        torch tensor is viewed in place), or an array-API array on its own
+        device (CUDA torch, CuPy: counted there). Never copied as a whole.
     true_index : array_like of int, shape (n_queries,)
         Column of the true candidate in each row.
     exclude : optional, keyword-only
@@ -507,11 +515,12 @@ def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", ba
         like filtered candidates. +inf is an ordinary (largest) score. A true
         candidate scoring NaN or -inf always raises.
     batch : int, optional, keyword-only
-        Rows per chunk (default: about 2**18 scores per chunk, so that a chunk
-        stays in a core's L2 cache between passes). Results do not depend on it.
+        Rows per chunk on a device (default: sized from its free memory) and
+        in the NumPy fallback for dtypes the kernel does not read (non-native
+        byte order, longdouble). Results do not depend on it.
     workers : int, keyword-only
-        Threads processing chunks (default 1; -1: all cores). Results do not
-        depend on it.
+        Threads counting rows (default -1: all cores). Results do not depend
+        on it (every row is counted by one thread, in integers).
 
     Returns
     -------
@@ -523,10 +532,14 @@ def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", ba
     -----
     Per row, with :math:`t` the true score and :math:`\mathcal{C}_i` the
     remaining candidates: :math:`o = 1 + \#\{c : s_c > t\}`,
-    :math:`p = N_i - \#\{c : s_c < t\}`. Each chunk is compared twice with the
-    true scores into a reusable boolean buffer and counted; removed candidates
+    :math:`p = N_i - \#\{c : s_c < t\}`. The kernel counts both, and the
+    scores that are not :math:`> -\infty` (NaN, -inf), in one read of the row;
+    removed candidates (a mask is first turned into sorted columns per row)
     are corrected for individually, so filtering costs time proportional to
-    the number of filtered pairs, not to the matrix.
+    the number of filtered pairs, not to the matrix; a row holding NaN or
+    -inf is read a second time to tell filtered from unfiltered ones. The
+    first call on a machine compiles the kernel for the scores' dtype (a few
+    seconds, once: the result is cached on disk).
 
     Examples
     --------
