@@ -137,6 +137,41 @@ def test_non_native_byte_order_and_strided_views_use_a_correct_path():
         S, idx, mask))
 
 
+def _child(conn):
+    S, idx, mask, pairs = _problem(np.float32, nonfinite=False)
+    r = ranks_from_scores(S, idx, exclude=mask, workers=2)
+    conn.send((r.optimistic.tolist(), r.pessimistic.tolist()))
+    conn.close()
+
+
+def test_kernel_runs_in_a_process_forked_after_a_parallel_call():
+    # numba's GNU OpenMP layer aborts a forked child that enters a parallel region;
+    # the kernel then runs its one-thread twin instead
+    import multiprocessing as mp
+
+    S, idx, mask, pairs = _problem(np.float32, nonfinite=False)
+    ref = ranks_from_scores(S, idx, exclude=mask, workers=2)  # the parent uses threads
+    ctx = mp.get_context("fork")
+    a, b = ctx.Pipe()
+    p = ctx.Process(target=_child, args=(b,))
+    p.start()
+    assert a.poll(120), "the forked child did not answer"
+    o, pe = a.recv()
+    p.join(30)
+    assert p.exitcode == 0
+    assert o == ref.optimistic.tolist() and pe == ref.pessimistic.tolist()
+
+
+def test_concurrent_calls_from_python_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    S, idx, mask, pairs = _problem(np.float64, nonfinite=False)
+    ref = _numpy_reference(S, idx, pairs)
+    with ThreadPoolExecutor(4) as ex:
+        for r in ex.map(lambda _: ranks_from_scores(S, idx, exclude=pairs), range(8)):
+            _same(r, ref)
+
+
 def test_empty_and_single_column():
     r = ranks_from_scores(np.zeros((0, 5), np.float32), np.zeros(0, np.int64))
     assert len(r) == 0

@@ -20,6 +20,7 @@ entry table of the exactly equal float32 values (numba has no CPU float16).
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numba
@@ -36,10 +37,68 @@ KERNEL_DTYPES = frozenset(np.dtype(d) for d in (
 _F16_TABLE = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
 _F16_TABLE.setflags(write=False)
 _LOCK = threading.Lock()  # the workqueue threading layer must not be entered twice at once
+_STATE: dict = {}  # "pid": the process that first ran a parallel kernel
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_row(S, i, ti, ptr, cols, table, check):
+    """``(gt, lt, bad, first_bad)`` of row ``i`` (see :func:`_count_rows`)."""
+    m = S.shape[1]
+    ninf = -np.inf
+    g = 0
+    lo = 0
+    ok = 0
+    if check:
+        for j in range(m):
+            if table is None:
+                v = S[i, j]
+            else:
+                v = table[S[i, j]]
+            g += v > ti
+            lo += v < ti
+            ok += v > ninf
+    else:
+        for j in range(m):
+            v = S[i, j]
+            g += v > ti
+            lo += v < ti
+    # filtered candidates (sorted, never the true one) neither outrank nor trail
+    fb = 0
+    for q in range(ptr[i], ptr[i + 1]):
+        if table is None:
+            v = S[i, cols[q]]
+        else:
+            v = table[S[i, cols[q]]]
+        if v > ti:
+            g -= 1
+        elif v < ti:
+            lo -= 1  # -inf included: it was counted as lower
+        if check and not v > ninf:
+            fb += 1
+    nb = 0
+    first = -1
+    if check and ok + fb < m:  # NaN / -inf outside the filter: rare, scan the row again
+        q = ptr[i]
+        for j in range(m):
+            while q < ptr[i + 1] and cols[q] < j:
+                q += 1
+            if q < ptr[i + 1] and cols[q] == j:
+                continue
+            if table is None:
+                v = S[i, j]
+            else:
+                v = table[S[i, j]]
+            if not v > ninf:
+                nb += 1
+                if first < 0:
+                    first = j
+                if v == ninf:
+                    lo -= 1
+    return g, lo, nb, first
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def _count_rows(S, t, true_col, ptr, cols, table, check, gt, lt, bad, first_bad):
+def _count_rows(S, t, ptr, cols, table, check, gt, lt, bad, first_bad):
     """Fill ``gt``, ``lt`` (filtered candidates corrected), ``bad``, ``first_bad`` per row.
 
     ``bad[i]``: NaN / -inf entries of row ``i`` that are neither filtered nor
@@ -47,86 +106,65 @@ def _count_rows(S, t, true_col, ptr, cols, table, check, gt, lt, bad, first_bad)
     the column of the first of them (-1 if none). ``table`` is None, or the
     float16 decoding table (then ``S`` holds float16 bit patterns).
     """
-    n, m = S.shape
-    ninf = -np.inf
-    for i in prange(n):
-        ti = t[i]
-        g = 0
-        lo = 0
-        ok = 0
-        if check:
-            for j in range(m):
-                if table is None:
-                    v = S[i, j]
-                else:
-                    v = table[S[i, j]]
-                g += v > ti
-                lo += v < ti
-                ok += v > ninf
-        else:
-            for j in range(m):
-                v = S[i, j]
-                g += v > ti
-                lo += v < ti
-        # filtered candidates (sorted, never the true one) neither outrank nor trail
-        fb = 0
-        for q in range(ptr[i], ptr[i + 1]):
-            if table is None:
-                v = S[i, cols[q]]
-            else:
-                v = table[S[i, cols[q]]]
-            if v > ti:
-                g -= 1
-            elif v < ti:
-                lo -= 1  # -inf included: it was counted as lower
-            if check and not v > ninf:
-                fb += 1
-        nb = 0
-        first = -1
-        if check and ok + fb < m:  # NaN / -inf outside the filter: rare, scan the row again
-            q = ptr[i]
-            for j in range(m):
-                while q < ptr[i + 1] and cols[q] < j:
-                    q += 1
-                if q < ptr[i + 1] and cols[q] == j:
-                    continue
-                if table is None:
-                    v = S[i, j]
-                else:
-                    v = table[S[i, j]]
-                if not v > ninf:
-                    nb += 1
-                    if first < 0:
-                        first = j
-                    if v == ninf:
-                        lo -= 1
-        gt[i] = g
-        lt[i] = lo
-        bad[i] = nb
-        first_bad[i] = first
+    for i in prange(S.shape[0]):
+        gt[i], lt[i], bad[i], first_bad[i] = _count_row(S, i, t[i], ptr, cols, table, check)
+
+
+@njit(cache=True, nogil=True)
+def _count_rows_serial(S, t, ptr, cols, table, check, gt, lt, bad, first_bad):
+    """:func:`_count_rows` on the calling thread only (no numba threading layer)."""
+    for i in range(S.shape[0]):
+        gt[i], lt[i], bad[i], first_bad[i] = _count_row(S, i, t[i], ptr, cols, table, check)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mask_row_count(M, i, true_col):
+    c = 0
+    for j in range(M.shape[1]):
+        c += M[i, j]
+    if true_col[i] >= 0 and M[i, true_col[i]]:
+        c -= 1
+    return c
 
 
 @njit(parallel=True, cache=True, nogil=True)
 def _mask_row_counts(M, true_col, counts):
-    n, m = M.shape
-    for i in prange(n):
-        c = 0
-        for j in range(m):
-            c += M[i, j]
-        if true_col[i] >= 0 and M[i, true_col[i]]:
-            c -= 1
-        counts[i] = c
+    for i in prange(M.shape[0]):
+        counts[i] = _mask_row_count(M, i, true_col)
+
+
+@njit(cache=True, nogil=True)
+def _mask_row_counts_serial(M, true_col, counts):
+    for i in range(M.shape[0]):
+        counts[i] = _mask_row_count(M, i, true_col)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mask_row_put(M, i, true_col, ptr, cols):
+    q = ptr[i]
+    for j in range(M.shape[1]):
+        if M[i, j] and j != true_col[i]:
+            cols[q] = j
+            q += 1
 
 
 @njit(parallel=True, cache=True, nogil=True)
 def _mask_row_fill(M, true_col, ptr, cols):
-    n, m = M.shape
-    for i in prange(n):
-        q = ptr[i]
-        for j in range(m):
-            if M[i, j] and j != true_col[i]:
-                cols[q] = j
-                q += 1
+    for i in prange(M.shape[0]):
+        _mask_row_put(M, i, true_col, ptr, cols)
+
+
+@njit(cache=True, nogil=True)
+def _mask_row_fill_serial(M, true_col, ptr, cols):
+    for i in range(M.shape[0]):
+        _mask_row_put(M, i, true_col, ptr, cols)
+
+
+_SERIAL = {}  # filled below: parallel kernel -> its one-thread twin
+
+
+_SERIAL.update({_count_rows: _count_rows_serial, _mask_row_counts: _mask_row_counts_serial,
+                _mask_row_fill: _mask_row_fill_serial})
 
 
 def _threads(workers: int) -> int:
@@ -134,7 +172,17 @@ def _threads(workers: int) -> int:
 
 
 def _launch(workers, kernel, *args):
+    """Run ``kernel`` on ``workers`` threads (its serial twin where threads are unsafe).
+
+    The serial twin runs when one thread is asked for, and in a process
+    forked from one that already used GNU OpenMP (numba's ``omp`` layer
+    would abort the child). With the ``workqueue`` layer (not thread-safe)
+    concurrent calls from several Python threads take turns.
+    """
     threads = _threads(workers)
+    if threads == 1 or _forked_after_omp():
+        _SERIAL[kernel](*args)
+        return
     layer_safe = _layer_is_threadsafe()
     if not layer_safe:
         _LOCK.acquire()
@@ -145,16 +193,26 @@ def _launch(workers, kernel, *args):
             kernel(*args)
         finally:
             numba.set_num_threads(previous)
+        _STATE.setdefault("pid", os.getpid())
     finally:
         if not layer_safe:
             _LOCK.release()
 
 
-def _layer_is_threadsafe() -> bool:
+def _forked_after_omp() -> bool:
+    pid = _STATE.get("pid")
+    return pid is not None and pid != os.getpid() and _layer() == "omp"
+
+
+def _layer():
     try:
-        return numba.threading_layer() in ("omp", "tbb")
-    except ValueError:  # no parallel kernel has run yet: be safe
-        return False
+        return numba.threading_layer()
+    except ValueError:  # no parallel kernel has run yet
+        return None
+
+
+def _layer_is_threadsafe() -> bool:
+    return _layer() in ("omp", "tbb")
 
 
 def mask_to_csr(mask: np.ndarray, true_col: np.ndarray, workers: int):
@@ -170,14 +228,14 @@ def mask_to_csr(mask: np.ndarray, true_col: np.ndarray, workers: int):
     return ptr, cols
 
 
-def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, ptr: np.ndarray,
-               cols: np.ndarray, workers: int):
+def count_rows(S: np.ndarray, t: np.ndarray, ptr: np.ndarray, cols: np.ndarray,
+               workers: int):
     """Per row: ``(gt, lt, bad, first_bad)`` (see :func:`_count_rows`), int64 arrays.
 
     ``S`` has a dtype in :data:`KERNEL_DTYPES`; ``t`` holds one true score per
     row in the dtype the comparisons are made in (numpy's promotion of the
-    score and true-score dtypes); ``true_col`` is -1 where the true candidate
-    is not a column of ``S``.
+    score and true-score dtypes); the true candidate's own column needs no
+    care (it equals ``t``: neither above nor below, never NaN / -inf).
     """
     n = S.shape[0]
     gt = np.empty(n, dtype=np.int64)
@@ -190,6 +248,5 @@ def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, ptr: np.ndarr
         S = S.view(np.uint16)
         table = _F16_TABLE
         t = t.astype(np.result_type(np.float32, t.dtype))  # exact: float16 -> float32
-    _launch(workers, _count_rows, S, t, true_col, ptr, cols, table, check, gt, lt, bad,
-            first_bad)
+    _launch(workers, _count_rows, S, t, ptr, cols, table, check, gt, lt, bad, first_bad)
     return gt, lt, bad, first_bad

@@ -625,7 +625,7 @@ def _rank_compiled(S, idx, positive, kind, ex, nonfinite, workers, base_n):
     else:
         ptr = np.zeros(n + 1, dtype=np.int64)
         cols = np.zeros(0, dtype=np.int64)
-    gt, lt, bad, first = K.count_rows(S, t, true_col, ptr, cols, workers)
+    gt, lt, bad, first = K.count_rows(S, t, ptr, cols, workers)
     removed = np.diff(ptr)
     if bad.any():
         if nonfinite == "raise":
