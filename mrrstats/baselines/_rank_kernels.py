@@ -10,9 +10,10 @@ Per row ``i`` with true score ``t`` the kernel counts, in one read of the row,
 the scores above and below ``t`` and the scores that are not ``> -inf`` (NaN
 or -inf). Rows are spread over threads with ``prange``; every row is counted
 by exactly one thread, so the integer results do not depend on the number of
-threads. Filtered candidates are given as sorted column lists per row (CSR:
-``ptr``, ``cols``) and corrected for after the pass; rows with NaN / -inf
-(rare) are scanned a second time to find which entries are not filtered.
+threads. Filtered candidates come as a boolean mask, read in the same pass,
+or as sorted column lists per row (CSR: ``ptr``, ``cols``), corrected for
+after the pass; rows with NaN / -inf (rare) are read a second time to tell
+filtered from unfiltered ones and find the first.
 
 float16 scores are read as their bit patterns (``uint16``) through a 65,536
 entry table of the exactly equal float32 values (numba has no CPU float16).
@@ -27,7 +28,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["count_rows", "mask_to_csr", "KERNEL_DTYPES"]
+__all__ = ["count_rows", "KERNEL_DTYPES"]
 
 #: Score dtypes the kernels read directly (native byte order); others use numpy.
 KERNEL_DTYPES = frozenset(np.dtype(d) for d in (
@@ -41,28 +42,44 @@ _STATE: dict = {}  # "pid": the process that first ran a parallel kernel
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _count_row(S, i, ti, ptr, cols, table, check):
-    """``(gt, lt, bad, first_bad)`` of row ``i`` (see :func:`_count_rows`)."""
+def _count_row(S, i, ti, tc, M, ptr, cols, table, check):
+    """``(gt, lt, bad, first_bad, removed)`` of row ``i`` (see :func:`_count_rows`)."""
     m = S.shape[1]
     ninf = -np.inf
     g = 0
     lo = 0
     ok = 0
-    if check:
+    rm = 0
+    if M is None:
+        if check:
+            for j in range(m):
+                if table is None:
+                    v = S[i, j]
+                else:
+                    v = table[S[i, j]]
+                g += v > ti
+                lo += v < ti
+                ok += v > ninf
+        else:
+            for j in range(m):
+                v = S[i, j]
+                g += v > ti
+                lo += v < ti
+    else:  # filtered by a mask, read in the same pass (the true column is never filtered)
         for j in range(m):
             if table is None:
                 v = S[i, j]
             else:
                 v = table[S[i, j]]
-            g += v > ti
-            lo += v < ti
-            ok += v > ninf
-    else:
-        for j in range(m):
-            v = S[i, j]
-            g += v > ti
-            lo += v < ti
-    # filtered candidates (sorted, never the true one) neither outrank nor trail
+            keep = M[i, j] == 0
+            g += (v > ti) & keep
+            lo += (v < ti) & keep
+            rm += not keep
+            if check:
+                ok += (v > ninf) | (not keep)
+        if tc >= 0 and M[i, tc] != 0:
+            rm -= 1
+    # filtered pairs (sorted, never the true one) neither outrank nor trail
     fb = 0
     for q in range(ptr[i], ptr[i + 1]):
         if table is None:
@@ -75,6 +92,7 @@ def _count_row(S, i, ti, ptr, cols, table, check):
             lo -= 1  # -inf included: it was counted as lower
         if check and not v > ninf:
             fb += 1
+    rm += ptr[i + 1] - ptr[i]
     nb = 0
     first = -1
     if check and ok + fb < m:  # NaN / -inf outside the filter: rare, scan the row again
@@ -84,6 +102,9 @@ def _count_row(S, i, ti, ptr, cols, table, check):
                 q += 1
             if q < ptr[i + 1] and cols[q] == j:
                 continue
+            if M is not None:
+                if M[i, j] != 0:
+                    continue
             if table is None:
                 v = S[i, j]
             else:
@@ -94,77 +115,40 @@ def _count_row(S, i, ti, ptr, cols, table, check):
                     first = j
                 if v == ninf:
                     lo -= 1
-    return g, lo, nb, first
+    return g, lo, nb, first, rm
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def _count_rows(S, t, ptr, cols, table, check, gt, lt, bad, first_bad):
-    """Fill ``gt``, ``lt`` (filtered candidates corrected), ``bad``, ``first_bad`` per row.
+def _count_rows(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad, removed):
+    """Fill ``gt``, ``lt``, ``bad``, ``first_bad``, ``removed`` per row.
 
+    ``gt`` / ``lt``: unfiltered scores above / below the true one;
     ``bad[i]``: NaN / -inf entries of row ``i`` that are neither filtered nor
     the true candidate (not counted in ``gt`` / ``lt``); ``first_bad[i]``:
-    the column of the first of them (-1 if none). ``table`` is None, or the
-    float16 decoding table (then ``S`` holds float16 bit patterns).
+    the column of the first of them (-1 if none); ``removed``: filtered
+    candidates. Filters: ``M`` (None or a uint8 mask, its true column
+    ignored) and the sorted columns per row ``cols[ptr[i]:ptr[i + 1]]``
+    (never the true one). ``table`` is None, or the float16 decoding table
+    (then ``S`` holds float16 bit patterns).
     """
     for i in prange(S.shape[0]):
-        gt[i], lt[i], bad[i], first_bad[i] = _count_row(S, i, t[i], ptr, cols, table, check)
+        gt[i], lt[i], bad[i], first_bad[i], removed[i] = _count_row(
+            S, i, t[i], true_col[i], M, ptr, cols, table, check)
 
 
 @njit(cache=True, nogil=True)
-def _count_rows_serial(S, t, ptr, cols, table, check, gt, lt, bad, first_bad):
+def _count_rows_serial(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad,
+                       removed):
     """:func:`_count_rows` on the calling thread only (no numba threading layer)."""
     for i in range(S.shape[0]):
-        gt[i], lt[i], bad[i], first_bad[i] = _count_row(S, i, t[i], ptr, cols, table, check)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mask_row_count(M, i, true_col):
-    c = 0
-    for j in range(M.shape[1]):
-        c += M[i, j]
-    if true_col[i] >= 0 and M[i, true_col[i]]:
-        c -= 1
-    return c
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def _mask_row_counts(M, true_col, counts):
-    for i in prange(M.shape[0]):
-        counts[i] = _mask_row_count(M, i, true_col)
-
-
-@njit(cache=True, nogil=True)
-def _mask_row_counts_serial(M, true_col, counts):
-    for i in range(M.shape[0]):
-        counts[i] = _mask_row_count(M, i, true_col)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mask_row_put(M, i, true_col, ptr, cols):
-    q = ptr[i]
-    for j in range(M.shape[1]):
-        if M[i, j] and j != true_col[i]:
-            cols[q] = j
-            q += 1
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def _mask_row_fill(M, true_col, ptr, cols):
-    for i in prange(M.shape[0]):
-        _mask_row_put(M, i, true_col, ptr, cols)
-
-
-@njit(cache=True, nogil=True)
-def _mask_row_fill_serial(M, true_col, ptr, cols):
-    for i in range(M.shape[0]):
-        _mask_row_put(M, i, true_col, ptr, cols)
+        gt[i], lt[i], bad[i], first_bad[i], removed[i] = _count_row(
+            S, i, t[i], true_col[i], M, ptr, cols, table, check)
 
 
 _SERIAL = {}  # filled below: parallel kernel -> its one-thread twin
 
 
-_SERIAL.update({_count_rows: _count_rows_serial, _mask_row_counts: _mask_row_counts_serial,
-                _mask_row_fill: _mask_row_fill_serial})
+_SERIAL.update({_count_rows: _count_rows_serial})
 
 
 def _threads(workers: int) -> int:
@@ -215,38 +199,24 @@ def _layer_is_threadsafe() -> bool:
     return _layer() in ("omp", "tbb")
 
 
-def mask_to_csr(mask: np.ndarray, true_col: np.ndarray, workers: int):
-    """Sorted filtered columns per row of a boolean mask, the true column left out."""
-    n = mask.shape[0]
-    counts = np.empty(n, dtype=np.int64)
-    M = mask.view(np.uint8)
-    _launch(workers, _mask_row_counts, M, true_col, counts)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    cols = np.empty(int(ptr[-1]), dtype=np.int64)
-    _launch(workers, _mask_row_fill, M, true_col, ptr, cols)
-    return ptr, cols
-
-
-def count_rows(S: np.ndarray, t: np.ndarray, ptr: np.ndarray, cols: np.ndarray,
-               workers: int):
-    """Per row: ``(gt, lt, bad, first_bad)`` (see :func:`_count_rows`), int64 arrays.
+def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, mask, ptr: np.ndarray,
+               cols: np.ndarray, workers: int):
+    """Per row: ``(gt, lt, bad, first_bad, removed)`` (see :func:`_count_rows`), int64.
 
     ``S`` has a dtype in :data:`KERNEL_DTYPES`; ``t`` holds one true score per
     row in the dtype the comparisons are made in (numpy's promotion of the
-    score and true-score dtypes); the true candidate's own column needs no
-    care (it equals ``t``: neither above nor below, never NaN / -inf).
+    score and true-score dtypes); ``true_col`` is -1 where the true candidate
+    is not a column of ``S``; ``mask`` is None or a boolean filter mask of
+    the shape of ``S``; ``ptr``, ``cols``: filtered pairs, CSR.
     """
     n = S.shape[0]
-    gt = np.empty(n, dtype=np.int64)
-    lt = np.empty(n, dtype=np.int64)
-    bad = np.empty(n, dtype=np.int64)
-    first_bad = np.empty(n, dtype=np.int64)
+    out = [np.empty(n, dtype=np.int64) for _ in range(5)]
     check = bool(np.issubdtype(S.dtype, np.floating))
     table = None
     if S.dtype == np.float16:
         S = S.view(np.uint16)
         table = _F16_TABLE
         t = t.astype(np.result_type(np.float32, t.dtype))  # exact: float16 -> float32
-    _launch(workers, _count_rows, S, t, ptr, cols, table, check, gt, lt, bad, first_bad)
-    return gt, lt, bad, first_bad
+    M = None if mask is None else mask.view(np.uint8)
+    _launch(workers, _count_rows, S, t, true_col, M, ptr, cols, table, check, *out)
+    return tuple(out)

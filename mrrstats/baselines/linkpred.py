@@ -533,10 +533,10 @@ def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", ba
     Per row, with :math:`t` the true score and :math:`\mathcal{C}_i` the
     remaining candidates: :math:`o = 1 + \#\{c : s_c > t\}`,
     :math:`p = N_i - \#\{c : s_c < t\}`. The kernel counts both, and the
-    scores that are not :math:`> -\infty` (NaN, -inf), in one read of the row;
-    removed candidates (a mask is first turned into sorted columns per row)
-    are corrected for individually, so filtering costs time proportional to
-    the number of filtered pairs, not to the matrix; a row holding NaN or
+    scores that are not :math:`> -\infty` (NaN, -inf), in one read of the row
+    (a mask filter is read in the same pass); removed candidates given as
+    pairs are corrected for individually, so they cost time proportional to
+    their number, not to the matrix; a row holding NaN or
     -inf is read a second time to tell filtered from unfiltered ones. The
     first call on a machine compiles the kernel for the scores' dtype (a few
     seconds, once: the result is cached on disk).
@@ -616,17 +616,16 @@ def _rank_compiled(S, idx, positive, kind, ex, nonfinite, workers, base_n):
         true_col = np.full(n, -1, dtype=np.int64)
     t = np.ascontiguousarray(t, dtype=np.result_type(S.dtype, t.dtype))
     true_col = np.ascontiguousarray(true_col, dtype=np.int64)
+    mask = None
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    cols = np.zeros(0, dtype=np.int64)
     if kind == "mask":
-        ptr, cols = K.mask_to_csr(ex, true_col, workers)
+        mask = ex
     elif kind == "pairs":
         pr, pc = ex
         ptr = np.searchsorted(pr, np.arange(n + 1)).astype(np.int64)
         cols = np.ascontiguousarray(pc, dtype=np.int64)
-    else:
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        cols = np.zeros(0, dtype=np.int64)
-    gt, lt, bad, first = K.count_rows(S, t, ptr, cols, workers)
-    removed = np.diff(ptr)
+    gt, lt, bad, first, removed = K.count_rows(S, t, true_col, mask, ptr, cols, workers)
     if bad.any():
         if nonfinite == "raise":
             r = int(np.flatnonzero(bad)[0])
