@@ -459,15 +459,16 @@ def main(argv=None) -> int:
     print(f"building {N_QUERIES} x {N_CAND} float32 matrix ...", flush=True)
     S, idx, pairs = fb15k_problem()
     fb15k_cpu(S, idx, pairs, args.repeats, lines)
+    gpu_lines = ["## 4. GPU\n\nNot run (`--gpu` not given).\n"]
     if args.gpu:
         print("GPU rows ...", flush=True)
-        gpu_rows(S, idx, pairs, args.wd_rows_gpu, args.repeats, lines)
+        gpu_lines = []
+        gpu_rows(S, idx, pairs, args.wd_rows_gpu, args.repeats, gpu_lines)
     del S
     gc.collect()
     print(f"Wikidata5M-sized chunk, {args.wd_rows} rows ...", flush=True)
     wd_cpu(args.wd_rows, args.repeats, lines)
-    if not args.gpu:
-        lines.append("## 4. GPU\n\nNot run (`--gpu` not given).\n")
+    lines.extend(gpu_lines)
     text = "\n".join(lines) + "\n"
     print(text)
     args.out.write_text(text)
