@@ -2,9 +2,10 @@
 
 The kernels are compiled on first use and cached on disk (``cache=True``), so
 only the first call on a machine pays the compilation (measured in
-``benchmarks/results_linkpred.md``); importing :mod:`mrrstats` does not
-import numba: :mod:`mrrstats.baselines.linkpred` imports this module on the
-first call of a rank function.
+``benchmarks/results_linkpred.md``). Importing :mod:`mrrstats` does not
+import numba: the kernels are written here as plain functions and
+:func:`_kernels` wraps them with ``numba.njit`` on the first rank call (they
+stay module-level functions, so numba's on-disk cache finds them again).
 
 Per row ``i`` with true score ``t`` the kernel counts, in one read of the row,
 the scores above and below ``t`` and the scores that are not ``> -inf`` (NaN
@@ -24,9 +25,7 @@ from __future__ import annotations
 import os
 import threading
 
-import numba
 import numpy as np
-from numba import njit, prange
 
 __all__ = ["count_rows", "KERNEL_DTYPES"]
 
@@ -39,11 +38,11 @@ _F16_TABLE = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.floa
 _F16_TABLE.setflags(write=False)
 _LOCK = threading.Lock()  # the workqueue threading layer must not be entered twice at once
 _STATE: dict = {}  # "pid": the process that first ran a parallel kernel
+prange = range  # numba.prange once the kernels are compiled (see _kernels)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _count_row(S, i, ti, tc, M, ptr, cols, table, check):
-    """``(gt, lt, bad, first_bad, removed)`` of row ``i`` (see :func:`_count_rows`)."""
+def _count_row_py(S, i, ti, tc, M, ptr, cols, table, check):
+    """``(gt, lt, bad, first_bad, removed)`` of row ``i`` (see :func:`_count_rows_py`)."""
     m = S.shape[1]
     ninf = -np.inf
     g = 0
@@ -118,8 +117,7 @@ def _count_row(S, i, ti, tc, M, ptr, cols, table, check):
     return g, lo, nb, first, rm
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def _count_rows(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad, removed):
+def _count_rows_py(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad, removed):
     """Fill ``gt``, ``lt``, ``bad``, ``first_bad``, ``removed`` per row.
 
     ``gt`` / ``lt``: unfiltered scores above / below the true one;
@@ -136,26 +134,45 @@ def _count_rows(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_b
             S, i, t[i], true_col[i], M, ptr, cols, table, check)
 
 
-@njit(cache=True, nogil=True)
-def _count_rows_serial(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad,
+def _count_rows_serial_py(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad,
                        removed):
-    """:func:`_count_rows` on the calling thread only (no numba threading layer)."""
+    """:func:`_count_rows_py` on the calling thread only (no numba threading layer)."""
     for i in range(S.shape[0]):
         gt[i], lt[i], bad[i], first_bad[i], removed[i] = _count_row(
             S, i, t[i], true_col[i], M, ptr, cols, table, check)
 
 
-_SERIAL = {}  # filled below: parallel kernel -> its one-thread twin
+_count_row = _count_row_py  # these three names become compiled kernels in _kernels()
+_count_rows = _count_rows_py
+_count_rows_serial = _count_rows_serial_py
+_BUILD = threading.Lock()
 
 
-_SERIAL.update({_count_rows: _count_rows_serial})
+def _kernels():
+    """Compile (or load from the cache) the kernels: ``(parallel, serial)``; once per process."""
+    global _count_row, _count_rows, _count_rows_serial, prange
+    k = _STATE.get("kernels")
+    if k is None:
+        with _BUILD:
+            k = _STATE.get("kernels")
+            if k is None:
+                import numba
+
+                prange = numba.prange
+                _count_row = numba.njit(cache=True, nogil=True, inline="always")(_count_row_py)
+                _count_rows = numba.njit(parallel=True, cache=True, nogil=True)(_count_rows_py)
+                _count_rows_serial = numba.njit(cache=True, nogil=True)(_count_rows_serial_py)
+                k = _STATE["kernels"] = (_count_rows, _count_rows_serial)
+    return k
 
 
 def _threads(workers: int) -> int:
+    import numba
+
     return max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS))
 
 
-def _launch(workers, kernel, *args):
+def _launch(workers, *args):
     """Run ``kernel`` on ``workers`` threads (its serial twin where threads are unsafe).
 
     The serial twin runs when one thread is asked for, and in a process
@@ -163,9 +180,12 @@ def _launch(workers, kernel, *args):
     would abort the child). With the ``workqueue`` layer (not thread-safe)
     concurrent calls from several Python threads take turns.
     """
+    import numba
+
+    kernel, serial = _kernels()
     threads = _threads(workers)
     if threads == 1 or _forked_after_omp():
-        _SERIAL[kernel](*args)
+        serial(*args)
         return
     layer_safe = _layer_is_threadsafe()
     if not layer_safe:
@@ -189,6 +209,8 @@ def _forked_after_omp() -> bool:
 
 
 def _layer():
+    import numba
+
     try:
         return numba.threading_layer()
     except ValueError:  # no parallel kernel has run yet
@@ -201,7 +223,7 @@ def _layer_is_threadsafe() -> bool:
 
 def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, mask, ptr: np.ndarray,
                cols: np.ndarray, workers: int):
-    """Per row: ``(gt, lt, bad, first_bad, removed)`` (see :func:`_count_rows`), int64.
+    """Per row: ``(gt, lt, bad, first_bad, removed)`` (see :func:`_count_rows_py`), int64.
 
     ``S`` has a dtype in :data:`KERNEL_DTYPES`; ``t`` holds one true score per
     row in the dtype the comparisons are made in (numpy's promotion of the
@@ -218,5 +240,5 @@ def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, mask, ptr: np
         table = _F16_TABLE
         t = t.astype(np.result_type(np.float32, t.dtype))  # exact: float16 -> float32
     M = None if mask is None else mask.view(np.uint8)
-    _launch(workers, _count_rows, S, t, true_col, M, ptr, cols, table, check, *out)
+    _launch(workers, S, t, true_col, M, ptr, cols, table, check, *out)
     return tuple(out)

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from ..numerics import expected_inverse_uniform
+from ._rank_kernels import KERNEL_DTYPES, count_rows
 from ._rank_xp import (
     array_namespace_or_none,
     first_bad_column,
@@ -65,6 +66,7 @@ from ._rank_xp import (
     to_numpy,
     true_scores_xp,
 )
+from .random_ranking import adjusted_mrr, expected_mrr, random_baseline_test
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 
@@ -267,21 +269,15 @@ class LinkPredictionRanks:
 
     def expected_mrr(self) -> float:
         r"""MRR of a uniformly random ranker on the same candidates, mean of :math:`H(N_i)/N_i`."""
-        from .random_ranking import expected_mrr
-
         return expected_mrr(self._need_counts())
 
     def adjusted_mrr(self, ties: str = "realistic") -> float:
         """Adjusted MRR :math:`(M - E)/(1 - E)` (0: random, 1: perfect)."""
-        from .random_ranking import adjusted_mrr
-
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
     def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
                       method: str = "auto", n_resamples: int = 9999, rng=None):
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
-        from .random_ranking import random_baseline_test
-
         return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),
                                     alternative=alternative, method=method,
                                     n_resamples=n_resamples, rng=rng)
@@ -588,8 +584,6 @@ def _dispatch(scores):
 
 def _rank_chunks(S, idx, positive, kind, ex, nonfinite, batch, workers, base_n):
     """Ranks of every row: the compiled kernel, or numpy for dtypes it does not read."""
-    from ._rank_kernels import KERNEL_DTYPES
-
     if S.dtype in KERNEL_DTYPES and S.dtype.isnative:
         return _rank_compiled(S, idx, positive, kind, ex, nonfinite, workers, base_n)
     return _rank_chunks_numpy(S, idx, positive, kind, ex, nonfinite, batch, workers, base_n)
@@ -603,8 +597,6 @@ def _nonfinite_error(kind: str, row: int, col: int) -> ValueError:
 
 def _rank_compiled(S, idx, positive, kind, ex, nonfinite, workers, base_n):
     """One pass of the compiled kernel over every row (parallel over rows)."""
-    from . import _rank_kernels as K
-
     n, m = S.shape
     if idx is not None:
         t = S[np.arange(n), idx]
@@ -625,7 +617,7 @@ def _rank_compiled(S, idx, positive, kind, ex, nonfinite, workers, base_n):
         pr, pc = ex
         ptr = np.searchsorted(pr, np.arange(n + 1)).astype(np.int64)
         cols = np.ascontiguousarray(pc, dtype=np.int64)
-    gt, lt, bad, first, removed = K.count_rows(S, t, true_col, mask, ptr, cols, workers)
+    gt, lt, bad, first, removed = count_rows(S, t, true_col, mask, ptr, cols, workers)
     if bad.any():
         if nonfinite == "raise":
             r = int(np.flatnonzero(bad)[0])
