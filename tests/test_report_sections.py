@@ -1,0 +1,106 @@
+"""The report's sections for leaderboard tiers, clustered queries and the multiverse."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+import mrrstats
+from mrrstats.report import sections
+
+
+def test_conversation_clusters():
+    assert sections.conversation_clusters(["106_1", "106_10", "107_2"]).tolist() == \
+        ["106", "106", "107"]
+    assert sections.conversation_clusters(["a_1", "b_1"]) is None  # every cluster a singleton
+    assert sections.conversation_clusters(["106_1", "q7"]) is None
+    lab, desc = sections.cluster_labels(["x", "y"], {"x": 1, "y": 1})
+    assert lab.tolist() == ["1", "1"] and desc
+    with pytest.raises(ValueError, match="`clusters` has no cluster for query 'y'"):
+        sections.cluster_labels(["x", "y"], {"x": 1})
+    with pytest.raises(ValueError, match="`clusters` must be"):
+        sections.cluster_labels(["x"], "conversation")
+    assert sections.cluster_labels(["106_1", "106_2"], None) == (None, None)
+
+
+def _cast():
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, data.runs, ["RR", "AP"])
+    return {m: ev.scores(m) for m in ("RR", "AP")}
+
+
+def test_leaderboard_letters_say_what_the_comparison_says():
+    scores = _cast()
+    cmp_ = mrrstats.compare(scores, n_resamples=999, rng=4)
+    pairs = cmp_.to_frame()
+    lb = sections.leaderboard_frame(scores, ["RR", "AP"], pairs, cmp_.systems)
+    for m in ("RR", "AP"):
+        sub = lb[lb.measure == m].set_index("system")
+        wins = cmp_.wins_matrix(m)
+        for a in cmp_.systems:
+            for b in cmp_.systems:
+                if a == b:
+                    continue
+                share = bool(set(sub.loc[a, "letters"]) & set(sub.loc[b, "letters"]))
+                assert share == (not (wins.loc[a, b] or wins.loc[b, a])), (m, a, b)
+            # rank interval: 1 + systems significantly better .. k - systems significantly worse
+            k = len(cmp_.systems)
+            assert sub.loc[a, "rank_low"] == 1 + int(wins[a].sum())
+            assert sub.loc[a, "rank_high"] == k - int(wins.loc[a].sum())
+        means = scores[m].mean()
+        np.testing.assert_allclose(sub["mean"], means[sub.index])
+
+
+def test_clustered_frame_against_its_parts():
+    scores = _cast()
+    cmp_ = mrrstats.compare(scores, n_resamples=999, rng=4)
+    pairs = cmp_.to_frame()
+    lab = sections.conversation_clusters(scores["RR"].index)
+    got = sections.clustered_frame(scores, ["RR", "AP"], pairs, lab, confidence_level=0.9,
+                                   n_resamples=500, alpha=0.05, gen=np.random.default_rng(7))
+    assert len(got) == len(pairs)
+    assert (got["n_clusters"] == 19).all() and (got["n_queries"] == 158).all()
+    # the same numbers, one call at a time, in the documented order of the Generator
+    gen = np.random.default_rng(7)
+    for row in got.itertuples(index=False):
+        a, b = scores[row.measure][row.a], scores[row.measure][row.b]
+        q = mrrstats.cluster_bootstrap_ci(a, b, clusters=np.arange(158), confidence_level=0.9,
+                                          n_resamples=500, rng=gen)
+        c = mrrstats.cluster_bootstrap_ci(a, b, clusters=lab, confidence_level=0.9,
+                                          n_resamples=500, rng=gen)
+        t = mrrstats.cluster_randomization_test(a, b, clusters=lab, n_resamples=500, rng=gen)
+        assert (row.query_low, row.query_high) == (q.low, q.high)
+        assert (row.cluster_low, row.cluster_high) == (c.low, c.high)
+        assert row.width_ratio == pytest.approx((c.high - c.low) / (q.high - q.low))
+        assert row.pvalue_cluster == t.pvalue and row.diff == pytest.approx(np.mean(a - b))
+    for m in ("RR", "AP"):
+        sub = got[got.measure == m]
+        holm = multipletests(sub["pvalue_cluster"], method="holm")[1]
+        np.testing.assert_allclose(sub["pvalue_cluster_adjusted"], holm, rtol=1e-12)
+        assert (sub["reject_clusters"] == (sub["pvalue_cluster_adjusted"] <= 0.05)).all()
+        assert (sub["reject_queries"].to_numpy() ==
+                pairs[pairs.measure == m]["reject"].to_numpy()).all()
+
+
+def test_query_bootstrap_is_the_ordinary_percentile_bootstrap():
+    """Singleton clusters: the resampled ratio is the resampled mean (a loop reference)."""
+    rng = np.random.default_rng(0)
+    d = rng.normal(0.05, 0.2, 40)
+    res = mrrstats.cluster_bootstrap_ci(d, clusters=np.arange(40), n_resamples=400,
+                                        rng=np.random.default_rng(3))
+    gen = np.random.default_rng(3)
+    means = np.sort([d[gen.integers(0, 40, size=40)].mean() for _ in range(400)])
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    assert res.low == pytest.approx(lo, abs=1e-12) and res.high == pytest.approx(hi, abs=1e-12)
+
+
+def test_multiverse_result_of_the_report():
+    data = mrrstats.datasets.cast2021()
+    mv = sections.multiverse_result(data.qrels, data.runs[:3], ["RR"], alpha=0.05,
+                                    correction="holm")
+    assert isinstance(mv.summary, pd.DataFrame)
+    # 4 tie conventions x 2 query sets x 4 relevance grades, no cutoff
+    assert len(mv.summary) == 4 * 2 * 4
+    assert set(mv.summary["cutoff"]) == {"none"}
