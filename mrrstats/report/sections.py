@@ -23,6 +23,11 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..agreement.multiverse import multiverse
+from ..stats.clustered import cluster_bootstrap_ci, cluster_randomization_test
+from ..stats.leaderboard import rank_intervals
+from ..stats.multiple import adjust_pvalues
+
 __all__ = ["conversation_clusters", "cluster_labels", "leaderboard_frame", "clustered_frame",
            "multiverse_result", "MULTIVERSE_OPTIONS"]
 
@@ -98,8 +103,6 @@ def leaderboard_frame(scores, measures, pairs, systems):
     comparison's (its test and correction), so the intervals hold
     simultaneously at the family-wise level of the comparison.
     """
-    from ..stats.leaderboard import rank_intervals
-
     parts = []
     for m in measures:
         frame = scores[m].dropna()[list(systems)]
@@ -124,9 +127,6 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
     with one sign per cluster (exact when :math:`2^G` is small). The
     cluster p-values are Holm-adjusted over the pairs of each measure.
     """
-    from ..stats.clustered import cluster_bootstrap_ci, cluster_randomization_test
-    from ..stats.multiple import adjust_pvalues
-
     rows = []
     for m in measures:
         frame = scores[m].dropna()
@@ -170,8 +170,6 @@ def multiverse_result(qrels, runs, measures, *, alpha, correction):
     correction and alpha; relevance thresholds: every positive grade of the
     qrels.
     """
-    from ..agreement.multiverse import multiverse
-
     opts = MULTIVERSE_OPTIONS
     mv = multiverse(qrels, runs, list(measures), ties=opts["ties"], queries=opts["queries"],
                     cutoffs=opts["cutoffs"], test=opts["test"], correction=correction,
