@@ -8,7 +8,7 @@ control and agreement between measures.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__ as __version__  # re-exported
 
 import sys as _sys
 
@@ -26,8 +26,8 @@ from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineRe
                         RandomMetricMoments, adjusted_mrr, evaluation_baseline, expected_ap,
                         expected_mrr, expected_rank, expected_rr, expected_success,
                         random_baseline_counts, random_baseline_test, random_metric_moments,
-                        ranks_from_negatives, ranks_from_scores, variance_mrr, variance_rank,
-                        variance_rr, variance_success)
+                        ranks_from_negatives, ranks_from_scorer, ranks_from_scores, variance_mrr,
+                        variance_rank, variance_rr, variance_success)
 from .baselines import SampledMetricResult, correct_sampled_metric
 # -- significance and uncertainty (mrrstats.stats) -----------------------------
 from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_hsd,
@@ -103,6 +103,7 @@ __all__ = [
     "LinkPredictionRanks",
     "ranks_from_negatives",
     "ranks_from_scores",
+    "ranks_from_scorer",
     "SampledMetricResult",
     "correct_sampled_metric",
     "ConfidenceInterval",

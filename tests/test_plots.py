@@ -183,7 +183,7 @@ def test_paired_differences_draws_the_given_interval_and_computes_none(cast):
     for interval, how in ((res, "BCa bootstrap"), (res.confidence_interval(), "BCa bootstrap"),
                           ((low, high), None)):
         ax = mp.paired_differences(a, b, interval=interval)
-        text = [t for t in _legend_texts(ax) if "CI" in t][0]
+        text = [t for t in _legend_texts(ax) if "CI" in t][0].replace("\n", " ")
         assert f"[{low:+.3f}, {high:+.3f}]" in text
         assert (how in text) if how else "(" not in text
         plt.close("all")
@@ -242,7 +242,7 @@ def test_forest_means_from_results(cast):
 def test_forest_differences_draws_the_result(cast):
     base = "org_manual_bm25.run"
     s = cast.scores("RR")
-    pairwise = mrrstats.pairwise_tests(s, test="t", correction="holm")
+    pairwise = mrrstats.pairwise_tests(s, test="t", correction="holm", ci="t")
     family = mrrstats.randomized_tukey_hsd(s, n_resamples=2000, rng=0)
     ax = mp.forest_differences(pairwise, base, simultaneous=family, measure="RR")
     others = [c for c in s.columns if c != base]
@@ -264,7 +264,7 @@ def test_forest_differences_draws_the_result(cast):
     assert len(filled) == sum(pairwise.reject[i] for i in range(len(pairwise.a))
                               if base in (pairwise.a[i], pairwise.b[i]))
     assert "randomised Tukey HSD" in " ".join(_legend_texts(ax))
-    assert "95% CI (paired t)" in _legend_texts(ax)
+    assert "95% CI\n(paired t)" in _legend_texts(ax)
     # the frame of the result draws the same
     ax2 = mp.forest_differences(pairwise.to_frame(), base, measure="RR")
     np.testing.assert_allclose(np.array(ax2.collections[0].get_segments()),

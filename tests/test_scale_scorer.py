@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrrstats import LinkPredictionRanks, ranks_from_scores
+from mrrstats import LinkPredictionRanks, ranks_from_scorer, ranks_from_scores
 from mrrstats.datasets import kg_graph
-from mrrstats.scale import ranks_from_scorer
 
 
 def tie_scorer(graph, dtype=np.float32):

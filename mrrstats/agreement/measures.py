@@ -34,7 +34,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..model.scoretable import ScoreTable, as_score_tables
 from ..numerics import harmonic
+from ..stats.multiple import discriminative_power, pairwise_tests
 
 __all__ = [
     "tau_ap",
@@ -59,7 +61,7 @@ _AGREEMENT_COLUMNS = ["measure_a", "measure_b", "n_systems", "tau", "tau_pvalue"
 # input normalisation shared by the public functions
 # --------------------------------------------------------------------------
 
-def _score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataFrame]:
+def aligned_score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataFrame]:
     """``{measure: frame}`` with aligned rows and columns, through the one coercion.
 
     The input is coerced by :func:`mrrstats.model.scoretable.as_score_tables`
@@ -67,8 +69,6 @@ def _score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataFrame]:
     Evaluation); this adds what agreement needs: every measure covers the
     same systems (at least 2) and queries, aligned by name.
     """
-    from ..model.scoretable import ScoreTable, as_score_tables
-
     if not (isinstance(scores, Mapping) or (hasattr(scores, "per_query") and callable(
             getattr(scores, "scores", None)))):
         raise TypeError(f"`{param}` must be an Evaluation or a mapping "
@@ -308,7 +308,7 @@ def tau_ap(truth, estimate, *, ties: str = "agreement", symmetric: bool = False)
 # --------------------------------------------------------------------------
 
 def _ranking_agreement_iv(scores, ties, decimals):
-    frames = _score_frames(scores)
+    frames = aligned_score_frames(scores)
     if ties not in _TAU_AP_TIES:
         raise ValueError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
     return frames, ties, _check_decimals(decimals)
@@ -516,7 +516,7 @@ def agreement_matrix(agreement: pd.DataFrame, value: str = "tau") -> pd.DataFram
 
 
 def _swapped_pairs_iv(scores, measure_a, measure_b, decimals):
-    frames = _score_frames(scores)
+    frames = aligned_score_frames(scores)
     _check_measure(frames, measure_a, "measure_a")
     _check_measure(frames, measure_b, "measure_b")
     return frames, _check_decimals(decimals)
@@ -596,7 +596,7 @@ def _corr(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _per_query_correlation_iv(scores, by):
-    frames = _score_frames(scores)
+    frames = aligned_score_frames(scores)
     if by not in ("system", "pooled"):
         raise ValueError(f"`by` must be 'system' or 'pooled', got {by!r}")
     return frames, by
@@ -657,7 +657,7 @@ def per_query_correlation(scores, *, by: str = "system") -> pd.DataFrame:
 
 
 def _perfect_rr_disagreement_iv(scores, rr, others, atol):
-    frames = _score_frames(scores)
+    frames = aligned_score_frames(scores)
     _check_measure(frames, rr, "rr")
     if others is None:
         others = [m for m in frames if m != rr]
@@ -822,7 +822,7 @@ def _seed_from(rng) -> int:
 
 
 def _decision_agreement_iv(scores, measure_a, measure_b, alpha):
-    frames = _score_frames(scores)
+    frames = aligned_score_frames(scores)
     _check_measure(frames, measure_a, "measure_a")
     _check_measure(frames, measure_b, "measure_b")
     if measure_a == measure_b:
@@ -890,8 +890,6 @@ def decision_agreement(scores, measure_a: str, measure_b: str, *,
     >>> print(res.n_pairs, res.n_reversed, res.flip_share)
     3 3 1.0
     """
-    from ..stats.multiple import pairwise_tests
-
     frames, alpha = _decision_agreement_iv(scores, measure_a, measure_b, alpha)
     seed = _seed_from(rng)
     results = {}
@@ -935,7 +933,7 @@ def decision_agreement(scores, measure_a: str, measure_b: str, *,
 
 
 def _discriminative_power_table_iv(scores, alpha):
-    return _score_frames(scores), _check_alpha(alpha)
+    return aligned_score_frames(scores), _check_alpha(alpha)
 
 
 def discriminative_power_table(scores, *, test: str = "randomization",
@@ -982,8 +980,6 @@ def discriminative_power_table(scores, *, test: str = "randomization",
     >>> print(out["n_significant"].tolist())
     [3, 1]
     """
-    from ..stats.multiple import discriminative_power
-
     frames, alpha = _discriminative_power_table_iv(scores, alpha)
     seed = _seed_from(rng)
     rows = []

@@ -47,6 +47,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..io.trec import read_run
+from ..metrics.kernels import score_rankings
+from ..metrics.measures import parse_measures
+from ..model.ranking import rank_run
+
 __all__ = ["move_first_relevant", "swap_relevant", "add_relevant", "perturbation_summary"]
 
 _DEFAULT_MEASURES = ("RR", "AP", "nDCG", "P@10")
@@ -60,8 +65,6 @@ _COMMON = ["run", "query", "measure", "before", "after", "delta", "eligible", "f
 
 def _named_runs(runs) -> list[tuple[str, object]]:
     """[(name, run)] from one run, a list of runs or a {name: run} mapping."""
-    from ..io.trec import read_run
-
     first = next(iter(runs.values()), None) if isinstance(runs, Mapping) else None
     if isinstance(runs, Mapping) and not (isinstance(first, Mapping) and not any(
             isinstance(v, Mapping) for v in first.values())):
@@ -85,8 +88,6 @@ def _named_runs(runs) -> list[tuple[str, object]]:
 
 
 def _measure_names(measures) -> list[str]:
-    from ..metrics.measures import parse_measures
-
     if isinstance(measures, str):
         measures = [measures]
     return [str(m) for m in parse_measures(measures)]
@@ -123,7 +124,6 @@ def _is_rel(grades: np.ndarray, rel: int) -> np.ndarray:
 def _run_perturbation(qrels, runs, measures, rel, ties, settings, build, setting_col):
     """Score ``build(grades, judged, setting) -> (before, after) or None`` for every
     run, query and setting; return the tidy frame."""
-    from .. import rank_run, score_rankings
 
     names = _measure_names(measures)
     records = []  # (run, query, setting, first_rank, num_rel, eligible)

@@ -27,8 +27,10 @@ from .sampled import (
                       sampled_metric_mapping,
                       sampled_rank_matrix,
 )
+from .scorer import ranks_from_scorer
 
-__all__ = ["LinkPredictionRanks", "ranks_from_negatives", "ranks_from_scores", "RANDOM_MODELS",
+__all__ = ["LinkPredictionRanks", "ranks_from_negatives", "ranks_from_scores", "ranks_from_scorer",
+           "RANDOM_MODELS",
            "FirstRelevantRank", "RandomBaselineResult", "RandomMetricMoments", "adjusted_mrr",
            "evaluation_baseline", "expected_ap", "expected_mrr", "expected_rank", "expected_rr",
            "expected_success", "random_baseline_counts", "random_baseline_test",

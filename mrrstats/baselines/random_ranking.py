@@ -54,6 +54,9 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ..metrics.kernels import compute_measures
+from ..metrics.measures import parse_measures
+from ..model.ranking import Judged
 from ..numerics import harmonic, harmonic2
 
 __all__ = [
@@ -808,8 +811,6 @@ def _multiset_arrangements(values: np.ndarray) -> np.ndarray:
 
 def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
                               max_arrangements, batch):
-    from ..metrics.measures import parse_measures
-
     g = np.asarray(grades, dtype=np.float64).ravel()
     if g.size == 0:
         raise ValueError("`grades` must hold at least one candidate")
@@ -846,9 +847,6 @@ def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
 
 def _score_permuted(rows: np.ndarray, measure, judged: np.ndarray, rel: int) -> np.ndarray:
     """The measure of every row of ``rows`` (each a ranking of grades)."""
-    from ..metrics.kernels import compute_measures
-    from ..model.ranking import Judged
-
     n, N = rows.shape
     jg = np.sort(judged.astype(np.int64))[::-1]
     offsets = np.arange(n + 1, dtype=np.int64) * N
@@ -1339,7 +1337,6 @@ def random_baseline_counts(evaluation, *, random) -> pd.DataFrame:
 
 def _evaluation_baseline_iv(evaluation, random, measure):
     _random_baseline_counts_iv(evaluation, random)
-    from ..metrics.measures import parse_measures
 
     ms = parse_measures(measure)
     if len(ms) != 1 or ms[0].name != "RR":

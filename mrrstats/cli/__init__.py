@@ -14,6 +14,7 @@ import os
 import sys
 
 from ..errors import InputError
+from ..version import __version__
 
 __all__ = ["main", "build_parser"]
 
@@ -31,8 +32,6 @@ _COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = argparse.ArgumentParser(
         prog="mrrstats",
         description="Statistics of Mean Reciprocal Rank and companion ranking metrics.",

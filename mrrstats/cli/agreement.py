@@ -23,6 +23,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..agreement.measures import (
+    agreement_matrix,
+    aligned_score_frames,
+    discriminative_power_table,
+    ranking_agreement,
+)
+from ..datasets import cast2021
+from ..io.trec import read_score_matrix
+from ..metrics.evaluation import evaluate
 from ..stats.registry import TEST_NAMES
 from .common import add_conventions
 
@@ -77,7 +86,6 @@ def _measure_name_from_path(path: str) -> str:
 
 
 def _load_scores(args):
-    from .. import read_score_matrix
 
     if args.inputs:
         raise ValueError("give either QRELS RUN ... or --scores, not both")
@@ -96,7 +104,6 @@ def _load_scores(args):
 
 
 def _evaluate(args):
-    from .. import evaluate
 
     if args.names is not None:
         raise ValueError("--names applies to --scores input; name measures with -m")
@@ -129,18 +136,9 @@ def _matrix_dict(matrix: pd.DataFrame) -> dict:
 
 
 def run(args) -> int:
-    from ..agreement.measures import (
-        _score_frames,
-        agreement_matrix,
-        discriminative_power_table,
-        ranking_agreement,
-    )
-
     if args.example:
         if args.scores or args.inputs:
             raise ValueError("give either --example or QRELS RUN... / --scores, not both")
-        from ..datasets import cast2021
-
         data = cast2021()
         args.inputs = [str(data.qrels)] + [str(r) for r in data.runs]
         scores = _evaluate(args)
@@ -154,7 +152,7 @@ def run(args) -> int:
         raise ValueError(f"--alpha must be in (0, 1), got {args.alpha}")
     if args.n_resamples < 1:
         raise ValueError(f"--n-resamples must be positive, got {args.n_resamples}")
-    frames = _score_frames(scores)
+    frames = aligned_score_frames(scores)
     measures = list(frames)
     first = frames[measures[0]]
     agree = ranking_agreement(frames, ties=args.tau_ap_ties)

@@ -33,9 +33,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..baselines.random_ranking import evaluation_baseline, random_baseline_test
 from ..errors import InputError
 from ..io.trec import read_text
+from ..metrics.evaluation import evaluate
 from .common import add_conventions, add_run_inputs
+from .evaluate import resolve_inputs
 
 HELP = "Observed MRR vs a uniformly random ranker: expected MRR, sd, adjusted MRR, z, p-value."
 
@@ -125,7 +128,6 @@ def read_ranks_file(path) -> pd.DataFrame:
 
 
 def _rows_from_ranks(args, rng) -> dict:
-    from ..baselines.random_ranking import random_baseline_test
 
     frame = read_ranks_file(args.ranks)
     rank = frame["rank"].to_numpy(np.float64)
@@ -141,9 +143,6 @@ def _rows_from_ranks(args, rng) -> dict:
 
 
 def _rows_from_runs(args, rng) -> dict:
-    from ..baselines.random_ranking import evaluation_baseline
-    from ..metrics.evaluation import evaluate
-    from .evaluate import resolve_inputs
 
     if args.random is None:
         raise ValueError("--random retrieved|judged is required with QRELS RUN: say whether "

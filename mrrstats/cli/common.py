@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from ..metrics.evaluation import QUERIES
+from ..model.ranking import TIES
+
 EXAMPLE_HELP = "use the bundled TREC CAsT 2021 qrels and five baseline runs"
 
 
@@ -15,9 +18,6 @@ def add_run_inputs(p, *, runs_help: str = "TREC run files (plain or .gz)",
 
 def add_conventions(p, *, ties_default=None, queries: bool = True) -> None:
     """``--ties``, ``--rel`` and (optionally) ``--queries`` for QRELS RUN input."""
-    from ..metrics.evaluation import QUERIES
-    from ..model.ranking import TIES
-
     p.add_argument("--ties", choices=TIES, default=ties_default,
                    help="tie convention for QRELS RUN input (default trec_eval; rank under "
                         "--queries msmarco)")

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from pathlib import Path
 
+from ..io.trec import read_score_matrix
+from ..metrics.evaluation import evaluate
+from ..stats.compare import compare
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
+from ..validation import rng_iv
 from .common import add_conventions, add_test_options
 
 HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
@@ -36,8 +41,6 @@ def add_arguments(p) -> None:
 
 
 def _score_frames(args):
-    from ..io.trec import read_score_matrix
-
     names = list(args.measures or [])
     if names and len(names) != len(args.scores):
         raise ValueError(f"-m given {len(names)} times for {len(args.scores)} --scores files; "
@@ -57,8 +60,6 @@ def _score_frames(args):
 
 
 def _merge(parts, seed):
-    import dataclasses
-
     results = {}
     for part in parts:
         if part.systems != parts[0].systems:
@@ -71,9 +72,6 @@ def _merge(parts, seed):
 
 
 def run(args) -> int:
-    from ..stats.compare import compare
-    from ..validation import rng_iv
-
     progress = args.progress or sys.stderr.isatty()
     if args.scores:
         if args.qrels or args.runs:
@@ -82,7 +80,6 @@ def run(args) -> int:
     else:
         if not args.qrels or len(args.runs) < 2:
             raise ValueError("need QRELS and at least two RUN files (or --scores FILE.csv)")
-        from ..metrics.evaluation import evaluate
 
         if progress:
             print(f"mrrstats compare: evaluating {len(args.runs)} runs ...", file=sys.stderr)

@@ -9,6 +9,10 @@ interval and, with ``--margin``, the equivalence tests (TOST).
 
 from __future__ import annotations
 
+from ..io.trec import read_score_matrix
+from ..metrics.evaluation import evaluate
+from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
+from ..validation import rng_iv
 from .common import add_conventions
 
 HELP = "estimation for a pair: Hodges-Lehmann shift, d_z and P(superiority) intervals, TOST"
@@ -33,12 +37,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
-    from ..validation import rng_iv
-
     if args.scores:
-        from ..io.trec import read_score_matrix
-
         if not args.systems:
             raise ValueError("--scores needs --systems A B")
         frame = read_score_matrix(args.scores)
@@ -51,7 +50,6 @@ def run(args) -> int:
     else:
         if not args.qrels or len(args.runs) != 2:
             raise ValueError("need QRELS and exactly two RUN files (or --scores FILE)")
-        from ..metrics.evaluation import evaluate
 
         ev = evaluate(args.qrels, args.runs, [args.measure], ties=args.ties, rel=args.rel,
                       queries=args.queries)

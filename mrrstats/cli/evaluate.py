@@ -6,6 +6,7 @@ import sys
 
 import pandas as pd
 
+from ..datasets import cast2021
 from ..metrics.evaluation import ENGINES, evaluate
 from .common import add_conventions, add_run_inputs
 
@@ -40,8 +41,6 @@ def add_arguments(p) -> None:
 def resolve_inputs(args):
     """(qrels, runs) from positional arguments or --example (shared with other commands)."""
     if getattr(args, "example", False):
-        from ..datasets import cast2021
-
         data = cast2021()
         if args.qrels or args.runs:
             raise ValueError("give either --example or QRELS RUN..., not both")

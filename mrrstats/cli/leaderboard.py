@@ -9,6 +9,10 @@ different; Piepho 2004).
 
 from __future__ import annotations
 
+from .. import datasets
+from ..io.trec import read_score_matrix
+from ..metrics.evaluation import evaluate
+from ..stats.leaderboard import rank_intervals
 from .common import add_conventions
 
 HELP = "leaderboard with honest ranks: simultaneous rank intervals and compact letters"
@@ -34,13 +38,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from .. import datasets
-    from ..stats.leaderboard import rank_intervals
-
     if args.scores:
         if args.qrels or args.runs or args.example:
             raise ValueError("give either QRELS RUN..., --example or --scores FILE, not two")
-        from ..io.trec import read_score_matrix
 
         frame = read_score_matrix(args.scores)
         frame.attrs.setdefault("measure", args.measure)
@@ -53,7 +53,6 @@ def run(args) -> int:
                 raise ValueError("need QRELS and at least two RUN files (or --scores, "
                                  "--example)")
             qrels, runs = args.qrels, list(args.runs)
-        from ..metrics.evaluation import evaluate
 
         ev = evaluate(qrels, runs, [args.measure], ties=args.ties, rel=args.rel,
                       queries=args.queries)

@@ -9,14 +9,16 @@ pairs that flip, lose or gain significance and the largest shift of a mean.
 
 from __future__ import annotations
 
+from .. import datasets
+from ..agreement.multiverse import multiverse
+from ..errors import InputError
+from ..model.ranking import TIES
 from .common import add_run_inputs, add_test_options
 
 HELP = "the convention multiverse: orderings and significant pairs under every convention"
 
 
 def add_arguments(parser) -> None:
-    from ..model.ranking import TIES
-
     add_run_inputs(parser)
     parser.add_argument("-m", "--measure", action="append", dest="measures", default=None,
                         metavar="MEASURE", help="base measure (repeat); default RR")
@@ -36,10 +38,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from .. import datasets
-    from ..agreement.multiverse import multiverse
-    from ..errors import InputError
-
     if args.example:
         data = datasets.cast2021()
         qrels, runs = data.qrels, list(data.runs)

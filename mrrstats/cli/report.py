@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..datasets import cast2021
+from ..io.trec import run_name
+from ..report.builder import make_report
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from .common import add_conventions, add_run_inputs, add_test_options
 
@@ -71,17 +74,14 @@ def _baseline_name(baseline, runs):
     """A RUN path given as --baseline becomes that run's name."""
     if baseline is None:
         return None
-    from ..io.trec import _run_name
 
     for r in runs:
         if str(r) == baseline or Path(str(r)) == Path(baseline):
-            return _run_name(r)
+            return run_name(r)
     return baseline
 
 
 def run(args) -> int:
-    from ..report.builder import make_report
-
     kwargs = dict(test=args.test, correction=args.correction, alpha=args.alpha,
                   alternative=args.alternative, n_resamples=args.n_resamples,
                   confidence_level=args.confidence_level, random=args.random,
@@ -93,7 +93,6 @@ def run(args) -> int:
     if args.example:
         if args.qrels or args.runs or args.scores:
             raise ValueError("give either --example or QRELS RUN... / --scores, not both")
-        from ..datasets import cast2021
 
         data = cast2021()
         kwargs["measures"] = args.measures or list(EXAMPLE_MEASURES)

@@ -363,9 +363,13 @@ def _data_lines(fh, source: str, min_fields: int, max_fields: int | None, layout
                          source=source) from None
 
 
-def _run_name(path) -> str:
+def run_name(path) -> str:
+    """A run's default name: the file name without directories and ``.gz``."""
     name = Path(path).name
     return name[:-3] if name.endswith(".gz") else name
+
+
+_run_name = run_name  # kept for cli/report until it imports the public name
 
 
 def _is_pathlike(obj) -> bool:

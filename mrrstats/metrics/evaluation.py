@@ -31,9 +31,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..io.flat import flat_to_qrels_run
 from ..io.trec import Qrels, Run, read_qrels, read_run
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
+from ..scale.engines import evaluate_groups  # dask/duckdb are optional
 from .kernels import score_ranked_run
 from .measures import parse_measures
 
@@ -419,8 +421,6 @@ def _combine_groups(parts) -> tuple:
 def _evaluate_run(given_name, source, group, engine, ties) -> tuple:
     """``(name, values, run_ids, depth, rel_retrieved, source)`` of one run via ``engine``."""
     if engine != "memory":
-        from ..scale.engines import evaluate_groups  # dask/duckdb are optional
-
         name, parts = evaluate_groups(source, group, engine=engine, name=given_name)
         if parts is not None:
             return (name, *_combine_groups(parts), str(source))
@@ -507,8 +507,6 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
     run
     run      0.75  0.5
     """
-    from ..io.flat import flat_to_qrels_run
-
     ties, rel, measures = _evaluate_iv(ties, rel, "both", max_depth, measures)
     empty_target = empty_target_iv(empty_target)
     if not isinstance(name, str):

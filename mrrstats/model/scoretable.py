@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io.trec import read_score_matrix  # io reads files; model must not import io eagerly
 from ..validation import missing_iv
 
 __all__ = ["ScoreTable", "as_score_table", "as_score_tables"]
@@ -114,8 +115,6 @@ def _is_evaluation(x) -> bool:
 
 
 def _read_path(path) -> pd.DataFrame:
-    from ..io.trec import read_score_matrix  # io reads files; model must not import io eagerly
-
     return read_score_matrix(path)
 
 

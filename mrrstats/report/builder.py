@@ -44,6 +44,7 @@ pair shown up close. The notebook draws no random numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -61,6 +62,21 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..agreement.diagnostics import rr_diagnostics
+from ..agreement.measures import ranking_agreement
+from ..baselines.random_ranking import evaluation_baseline
+from ..io.trec import read_score_matrix
+from ..metrics.evaluation import Evaluation, QueryCounts, evaluate
+from ..metrics.measures import parse_measure, parse_measures
+from ..stats.compare import compare
+from ..stats.multiple import adjust_pvalues
+from ..stats.power import ttest_power
+from ..stats.registry import FAMILY_TESTS, correction_label, correction_spec, test_label, test_spec
+from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
+from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..version import __version__
+from .plots import interval_name
 
 __all__ = ["ReportData", "ReportResult", "make_report", "load_report", "REPORT_FILES"]
 
@@ -270,8 +286,6 @@ class ReportData:
         return out
 
     def _test_phrase(self):
-        from ..stats.registry import correction_label, test_label
-
         c = self.comparison
         r0 = c.results[c.measures[0]]
         corr = correction_label(r0.correction)
@@ -510,8 +524,6 @@ def _say(progress, msg, end="\n", prefix=True):
 
 
 def _is_rr(name):
-    from ..metrics.measures import parse_measure
-
     try:
         return parse_measure(name).name == "RR"
     except (ValueError, TypeError):
@@ -525,12 +537,6 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
     per-query data when not given); the random baseline of each system is
     :func:`mrrstats.evaluation_baseline`'s.
     """
-    import dataclasses
-
-    from ..agreement.diagnostics import rr_diagnostics
-    from ..agreement.measures import ranking_agreement
-    from ..stats.compare import compare
-
     cs = settings["comparison"]
     measures = list(settings["measures"])
     gen = np.random.default_rng(settings["seed"])
@@ -588,7 +594,6 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
         t0 = time.perf_counter()
         _say(progress, f"[{n_steps}/{n_steps}] random-ranking baseline ({rb['random']} model, "
              f"{rb['measure']}) for {len(comparison.systems)} systems ...", end="")
-        from ..baselines.random_ranking import evaluation_baseline
 
         if evaluation is None:
             evaluation = _evaluation_from(scores, query_stats, settings)
@@ -629,8 +634,6 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
 
 def _mean_intervals(scores, measures, comparison, cs, gen):
     """Each system's mean with its bootstrap interval, per measure (one Generator, in order)."""
-    from ..stats.significance import bootstrap_ci
-
     method = comparison.ci_method if comparison.ci_method in ("bca", "percentile", "basic") \
         else "bca"
     rows = []
@@ -650,8 +653,6 @@ def _mean_intervals(scores, measures, comparison, cs, gen):
 
 def _focus_pair(scores, measure, comparison, settings, pairs, gen):
     """The pair shown up close, its paired randomization test and the test's null."""
-    from ..stats.significance import randomization_test
-
     frame = scores[measure].dropna()
     means = frame.mean()
     base = settings.get("baseline")
@@ -717,9 +718,6 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
     >>> t[["n_queries", "power", "n_required"]].round(3).to_numpy().tolist()
     [[10.0, 0.157, 73.0], [50.0, 0.637, 73.0], [100.0, 0.91, 73.0]]
     """
-    from ..stats.power import ttest_power
-    from ..stats.significance import residual_variance
-
     if isinstance(scores, numbers.Real) and not isinstance(scores, bool):
         sd = float(scores)
     else:
@@ -745,9 +743,6 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
 
 def _evaluation_from(scores, query_stats, settings):
     """The Evaluation of a runs report, rebuilt from its per-query data."""
-    from ..metrics.evaluation import Evaluation, QueryCounts
-    from ..metrics.measures import parse_measures
-
     names = list(settings["evaluated_measures"])
     systems = list(settings["systems"])
     values = {}
@@ -770,8 +765,6 @@ def _evaluation_from(scores, query_stats, settings):
 
 def _interval_phrase(method) -> str:
     """How an interval was computed, in words (for captions)."""
-    from .plots import interval_name
-
     name = interval_name(method)
     if str(method).startswith("holm-sb2008"):
         name += ("; a rejected pair's interval is one-sided, from 0, so that 0 lies outside "
@@ -795,9 +788,6 @@ def _is_own_warning(w) -> bool:
 
 def _versus_baseline(comparison, baseline):
     """Rows of the all-pairs result that involve ``baseline``, oriented system - baseline."""
-    from ..stats.multiple import adjust_pvalues
-    from ..stats.registry import FAMILY_TESTS
-
     rows = []
     for m in comparison.measures:
         r = comparison.results[m]
@@ -840,8 +830,6 @@ def _versions():
     out = {"python": ".".join(map(str, sys.version_info[:3]))}
     for pkg in _VERSION_PACKAGES:
         if pkg == "mrrstats":
-            from .. import __version__
-
             out[pkg] = __version__
             continue
         try:
@@ -1053,9 +1041,6 @@ def _score_inputs(scores):
 def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
                     alternative, n_resamples, confidence_level, random, ties, rel, queries,
                     missing, rng, timeout):
-    from ..stats.registry import correction_spec, test_spec
-    from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv
-
     if out is None or not isinstance(out, (str, os.PathLike)):
         raise TypeError("`out` must be a folder path")
     if scores is not None:
@@ -1171,20 +1156,17 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/means.csv', 'results/pairs.csv')
+    ('per_query.csv', 'results/means.csv', 'results/null_distribution.npy')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
      timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
                                 alpha, alternative, n_resamples, confidence_level, random,
                                 ties, rel, queries, missing, rng, timeout)
-    from ..validation import rng_iv
 
     seconds = {}
     t0 = time.perf_counter()
     _, seed = rng_iv(rng)
     if items is None:
-        from ..metrics.evaluation import evaluate
-
         eval_measures = list(measures) if measures is not None else ["RR", "nDCG@10"]
         n_compared = len(eval_measures)
         rr_measure = next((m for m in eval_measures if _is_rr(m)), None)
@@ -1208,8 +1190,6 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         random_settings = {"random": random, "measure": rr_measure, "alternative": "greater",
                            "method": "auto", "n_resamples": n_resamples}
     else:
-        from ..io.trec import read_score_matrix
-
         score_frames = {}
         records = []
         for name, src in items:

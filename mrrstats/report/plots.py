@@ -50,10 +50,23 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import textwrap
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+
+from ..agreement.measures import agreement_matrix, ranking_agreement
+from ..baselines.random_ranking import (
+    FirstRelevantRank,
+    expected_mrr,
+    expected_rr,
+    random_baseline_counts,
+)
+from ..metrics.evaluation import Evaluation
+from ..metrics.kernels import score_rankings
+from ..metrics.measures import higher_is_better, mean_label, parse_measure, parse_measures
+from ..model.scoretable import as_score_table, as_score_tables
 
 __all__ = [
     "PALETTE",
@@ -196,15 +209,11 @@ def _plain_log_ticks(axis):
 # input helpers
 # --------------------------------------------------------------------------
 def _is_evaluation(x) -> bool:
-    from ..metrics.evaluation import Evaluation
-
     return isinstance(x, Evaluation)
 
 
 def _mean_label(measure) -> str:
     """MRR for RR, MAP for AP, mean X otherwise (the measure spec's own label)."""
-    from ..metrics.measures import mean_label
-
     return mean_label(measure)
 
 
@@ -215,8 +224,6 @@ def _frame(scores, measure, param="scores"):
     a query without a value for some system is left out for all of them, so
     every figure draws the same queries for every system.
     """
-    from ..model.scoretable import as_score_table
-
     table = as_score_table(scores, measure=measure, missing="drop", finite=False,
                            name=param)
     return table.to_frame(), table.measure
@@ -256,7 +263,6 @@ def _random_counts(frame, systems, scores, random, n_candidates, n_relevant, k):
                              "give `n_candidates` (and `n_relevant`) instead")
         if n_candidates is not None:
             raise ValueError("give either `random` or `n_candidates`, not both")
-        from ..baselines.random_ranking import random_baseline_counts
 
         counts = random_baseline_counts(scores, random=random)
         counts = counts[counts["run"].isin(systems)]
@@ -266,7 +272,6 @@ def _random_counts(frame, systems, scores, random, n_candidates, n_relevant, k):
         return None
     N, R = np.broadcast_arrays(np.asarray(n_candidates), np.asarray(n_relevant))
     N, R = N.ravel(), R.ravel()
-    from ..baselines.random_ranking import expected_mrr
 
     expected_mrr(N, R, k=k)  # validates the counts with the baselines' messages
     return N.astype(np.int64), R.astype(np.int64)
@@ -274,8 +279,6 @@ def _random_counts(frame, systems, scores, random, n_candidates, n_relevant, k):
 
 def _random_rr_mass(N, R, k, edges):
     """Share of queries whose random-ranking RR falls in each histogram bin (exact)."""
-    from ..baselines.random_ranking import FirstRelevantRank
-
     first = edges[1] if edges[0] <= 0 else edges[0]
     J = int(math.ceil(1.0 / first)) + 1       # ranks below 1/J fall in the first bin
     mass = np.zeros(edges.size - 1)
@@ -296,8 +299,6 @@ def _random_rr_mass(N, R, k, edges):
 
 def _random_rank_cdf(N, R, grid):
     """Mixture CDF of the first relevant rank over the queries (R = 0: never found)."""
-    from ..baselines.random_ranking import FirstRelevantRank
-
     cdf = np.zeros(grid.size)
     pairs, weight = np.unique(np.column_stack([N, R]), axis=0, return_counts=True)
     for (n, r), w in zip(pairs, weight, strict=True):
@@ -322,8 +323,6 @@ def _rr_histogram_iv(scores, systems, measure, n_candidates, n_relevant, k, rand
                 edges[0] != 0 or edges[-1] < 1:
             raise ValueError("`bins` must be an int or increasing edges from 0 to >= 1")
     if k is None and _is_evaluation(scores):
-        from ..metrics.measures import parse_measure
-
         k = parse_measure(name).k
     counts = _random_counts(frame, cols, scores, random, n_candidates, n_relevant, k)
     return frame, name, cols, edges, k, counts
@@ -374,8 +373,6 @@ def rr_histogram(scores, *, systems=None, measure="RR", n_candidates=None, n_rel
         scores, systems, measure, n_candidates, n_relevant, k, random, bins)
     ax = _axes(ax, figsize=(7.5, 3.4))
     if counts is not None:
-        from ..baselines.random_ranking import expected_mrr
-
         N, R = counts
         mass = _random_rr_mass(N, R, k, edges)
         ax.bar(edges[:-1], mass, width=np.diff(edges), align="edge", color=_LIGHT,
@@ -561,8 +558,6 @@ def _interval_iv(interval, param="interval"):
 
 def _wrap(text, width=28):
     """Legend text broken into lines of at most ``width`` characters."""
-    import textwrap
-
     return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
@@ -784,8 +779,6 @@ def forest_means(intervals, *, measure=None, systems=None, sort=True, ax=None, *
 
 
 def _higher_is_better(measure) -> bool:
-    from ..metrics.measures import higher_is_better
-
     return higher_is_better(measure)
 
 
@@ -1095,7 +1088,6 @@ def _pick_measures(scores, names, param="scores"):
         missing = [m for m in names if m not in scores]
         if missing:
             raise ValueError(f"`{param}` has no measure {missing}; have {list(scores)}")
-    from ..model.scoretable import as_score_tables
 
     tables = as_score_tables(scores, measures=list(names), missing="drop", finite=False,
                              name=param)
@@ -1130,7 +1122,6 @@ def measure_scatter(scores, x="RR", y="AP", *, decimals=12, ax=None):
         number of system pairs the two measures order oppositely.
     """
     frames = _measure_scatter_iv(scores, x, y, decimals)
-    from ..agreement.measures import ranking_agreement
 
     agree = ranking_agreement(frames, decimals=decimals)
     row = agree[(agree["measure_a"] == x) & (agree["measure_b"] == y)].iloc[0]
@@ -1163,10 +1154,7 @@ def _tau_heatmap_iv(agreement, value):
             agreement.columns):
         table = agreement
     else:
-        from ..agreement.measures import ranking_agreement
-
         table = ranking_agreement(agreement)
-    from ..agreement.measures import agreement_matrix
 
     return agreement_matrix(table, value), table
 
@@ -1444,7 +1432,6 @@ def expected_mrr_curve(n_candidates=None, *, n_relevant=(1, 2, 5, 10), k=None, a
         ``R = 1``) per ``R``, and a line of slope -1 (``1/N``) for reference.
     """
     N, R, k = _expected_mrr_curve_iv(n_candidates, n_relevant, k)
-    from ..baselines.random_ranking import expected_rr
 
     ax = _axes(ax)
     for i, r in enumerate(R):
@@ -1475,7 +1462,6 @@ def _rank_credit_iv(max_rank, n_relevant, measures):
             raise ValueError(f"`{name}` must be an integer >= {lo}, got {v!r}")
     if max_rank > 100000:
         raise ValueError(f"`max_rank` must be at most 100000, got {max_rank}")
-    from ..metrics.measures import parse_measures
 
     ms = parse_measures(measures)
     if not 1 <= len(ms) <= _MAX_SERIES:
@@ -1506,7 +1492,6 @@ def rank_credit(*, max_rank=100, n_relevant=1, measures=("RR", "AP", "nDCG"), ax
         markers and line styles so that coinciding ones stay visible.
     """
     names = _rank_credit_iv(max_rank, n_relevant, measures)
-    from ..metrics.kernels import score_rankings
 
     ranks = np.arange(1, max_rank + 1)
     rankings = []

@@ -10,12 +10,14 @@ are those of the in-memory engine, bit for bit:
   then evaluated one bucket at a time;
 * :mod:`mrrstats.scale.dask`: a Dask DataFrame or Parquet files, each
   partition (whole queries, after a shuffle by query if needed) evaluated on
-  the workers, the small per-query table gathered;
-* :mod:`mrrstats.scale.scorer`: :func:`ranks_from_scorer`, link-prediction
-  ranks from a scoring function called one chunk of candidates at a time.
+  the workers, the small per-query table gathered.
+
+Link prediction at scale (ranks from a scoring function called one chunk of
+candidates at a time, no score matrix held whole) is
+:func:`mrrstats.ranks_from_scorer`, in :mod:`mrrstats.baselines.scorer` beside the
+other link-prediction ranks.
 """
 
-from .scorer import ranks_from_scorer
 from .stream import iter_query_groups
 
-__all__ = ["iter_query_groups", "ranks_from_scorer"]
+__all__ = ["iter_query_groups"]

@@ -19,6 +19,8 @@ import os
 import numpy as np
 import pandas as pd
 
+from .stream import _run_name, is_parquet_source, run_from_table
+
 __all__ = ["dask_groups"]
 
 _ROW = "__mrrstats_row__"
@@ -82,8 +84,6 @@ def _evaluate_partition(group, frame: pd.DataFrame, name: str):
         return None, np.zeros(0, dtype=str), empty, empty
     import pyarrow as pa
 
-    from .stream import run_from_table
-
     table = pa.Table.from_pandas(frame, preserve_index=False)
     return group(run_from_table(table, name=name, source=f"<Dask run {name!r}>"))
 
@@ -94,16 +94,12 @@ def dask_groups(source, group, *, name=None):
     import dask.dataframe as dd
 
     if isinstance(source, (str, os.PathLike)):
-        from .stream import is_parquet_source
-
         path = os.fspath(source)
         if not is_parquet_source(path) and "://" not in path:
             raise ValueError(f"engine='dask' reads a Dask DataFrame or Parquet files (a file "
                              f"ending .parquet, a directory or a glob); {path!r} is neither "
                              "(for a TREC text file use engine='stream')")
         if name is None:
-            from .stream import _run_name
-
             name = _run_name(path, None)
         ddf = dd.read_parquet(path)
     elif type(source).__module__.split(".")[0] in ("dask", "dask_expr"):

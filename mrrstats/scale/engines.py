@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from .stream import is_parquet_source, iter_query_groups, run_source_bytes
+from .dask import dask_groups
+from .stream import _run_name, is_parquet_source, iter_query_groups, run_source_bytes
 
 __all__ = ["evaluate_groups", "choose_engine", "is_dask_collection"]
 
@@ -54,15 +55,12 @@ def evaluate_groups(source, group, *, engine: str, name=None):
     if engine == "auto":
         engine = choose_engine(source)
     if engine == "dask":
-        from .dask import dask_groups
-
         return dask_groups(source, group, name=name)
     if engine == "stream":
         if is_dask_collection(source):
             raise TypeError("a Dask DataFrame needs engine='dask'")
         if not isinstance(source, (str, os.PathLike)):
             return None, None  # already in memory: nothing to stream
-        from .stream import _run_name
 
         parts = [group(run) for run in iter_query_groups(source, name=name)]
         return _run_name(source, name), parts

@@ -32,10 +32,18 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
 from scipy import optimize, stats
 
 from ..model.scoretable import as_score_table
-from ..validation import alternative_iv, confidence_level_iv, int_iv, missing_iv, rng_iv
+from ..validation import (
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    missing_iv,
+    rng_iv,
+    tolerance_iv,
+)
 from .resampling import bootstrap_sums
 from .significance import ConfidenceInterval, bootstrap_ci, paired_ttest, randomization_test
 
@@ -472,8 +480,6 @@ class EffectSizeIntervals:
     seed: int | None = None
 
     def to_frame(self):
-        import pandas as pd
-
         rows = [("d_z", self.d_z, *self.d_z_interval, self.d_z_interval.method),
                 ("prob_superiority", self.prob_superiority, *self.prob_superiority_interval,
                  self.prob_superiority_interval.method)]
@@ -555,7 +561,6 @@ def effect_size_intervals(a, b, *, confidence_level=0.95, zero_tolerance=0.0,
     """
     a, b = _paired_iv(a, b, missing)
     cl = confidence_level_iv(confidence_level)
-    from ..validation import tolerance_iv
 
     tol = tolerance_iv(zero_tolerance)
     n_resamples = int_iv(n_resamples, "n_resamples")

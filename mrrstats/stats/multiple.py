@@ -60,6 +60,7 @@ from .resampling import bootstrap_sums as _bootstrap_sums
 from .resampling import default_batch as _default_batch
 from .resampling import enumerated_rows as _enumerated_rows
 from .resampling import mc_se as _mc_se
+from .resampling import permutation_batches, query_means
 from .resampling import signflip_rows as _signflip_rows
 from .significance import (
     _bootstrap_interval,
@@ -73,6 +74,7 @@ from .significance import (
     _win_tie_loss,
     wilcoxon_test,
 )
+from .significance import residual_variance as _rv
 from .studentized_range import studentized_range_sf
 
 __all__ = [
@@ -126,6 +128,15 @@ def adjust_pvalues(pvalues, correction, alpha):
     p = np.asarray(pvalues, dtype=np.float64)
     if method is None or p.size == 0:
         return p.copy(), p <= alpha
+    if method == "holm":
+        # statsmodels' own arithmetic (same numbers), without the gc.collect() that its
+        # Holm branch runs on every call (about a second in a busy process)
+        order = np.argsort(p)
+        adj = np.maximum.accumulate(p[order] * np.arange(p.size, 0, -1))
+        adj[adj > 1] = 1.0
+        p_adj = np.empty_like(adj)
+        p_adj[order] = adj
+        return p_adj, p_adj <= alpha
     from statsmodels.stats.multitest import multipletests
 
     reject, p_adj, _, _ = multipletests(p, alpha=alpha, method=method)
@@ -380,11 +391,12 @@ def _directional(diff, lo, hi, alternative):
     return low, high
 
 
-def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert):
+def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert, decided=None):
     r"""Intervals for every pair that agree with ``correction``'s decisions at ``alpha_ci``.
 
     ``invert(alpha_pair)`` returns the marginal interval of the same test at
-    per-pair level ``alpha_pair``. Returns ``(low, high, ci_method)``.
+    per-pair level ``alpha_pair``; ``decided`` is ``(alpha, reject)`` of the
+    correction already applied. Returns ``(low, high, ci_method)``.
     """
     m = p.size
     diff = D.mean(axis=1)
@@ -394,7 +406,11 @@ def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert):
     if correction == "bonferroni":
         lo, hi = invert(np.full(m, alpha_ci / m))
         return lo, hi, "bonferroni"
-    _, reject = _adjust(p, correction, alpha_ci)
+    # the decisions at alpha_ci: those already made when alpha_ci is the test's alpha
+    # (statsmodels' multipletests runs a full gc.collect(), slow in loops)
+    alpha, reject = decided if decided is not None else (None, None)
+    if alpha != alpha_ci:
+        _, reject = _adjust(p, correction, alpha_ci)
     r = int(reject.sum())
     if correction == "bh":
         # Benjamini & Yekutieli (2005): level 1 - R q / m; BH rejects exactly p <= R q / m.
@@ -608,7 +624,8 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
             def invert(a):
                 return _signflip_inverted(D, a, alternative, total=n_used, exact=exact,
                                           batch=batch, replay=replay)
-        lo, hi, how = _consistent_intervals(D, p, correction, 1.0 - cl, alternative, invert)
+        lo, hi, how = _consistent_intervals(D, p, correction, 1.0 - cl, alternative, invert,
+                                            decided=(alpha, reject))
         ci_method = f"{how}({test})"
     elif ci == "t":
         se_d = D.std(axis=1, ddof=1) / math.sqrt(n)
@@ -662,8 +679,6 @@ def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_us
 
 def _assemble(X, systems, queries, dropped, I, J, D, stat, p, se_p, p_adj, reject, lo, hi,
               tol, *, test, correction, alpha, alternative, cl, ci, n_resamples, exact, seed):
-    from .significance import residual_variance as _rv
-
     means = X.mean(axis=0)
     v_e = _rv(X.T) if X.shape[1] >= 2 and X.shape[0] >= 2 else None
     if v_e is not None and not v_e > 0:
@@ -737,33 +752,6 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
 # --------------------------------------------------------------------------
 # within-query permutations: randomised Tukey HSD and Westfall-Young max-T
 # --------------------------------------------------------------------------
-def _permutation_batches(X, n_resamples, batch, gen):
-    """Yield batches (r, n, k) of X with system labels permuted within each query.
-
-    ``Generator.permuted`` shuffles each (resample, query) row in C order with
-    one Fisher-Yates pass, so the stream is consumed in the same order for
-    every batch size.
-    """
-    n, k = X.shape
-    if batch is None:
-        batch = max(1, _BATCH_ELEMENTS // (n * k))
-    for start in range(0, n_resamples, batch):
-        r = min(batch, n_resamples - start)
-        yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
-
-
-def _query_means(perm):
-    """Mean over queries (axis 1) of (r, n, k), summed in a fixed sequential order.
-
-    numpy may reorder a reduction over a middle axis depending on the shape,
-    which would make results depend (in the last bit) on the batch size.
-    """
-    acc = perm[:, 0, :].copy()
-    for q in range(1, perm.shape[1]):
-        acc += perm[:, q, :]
-    return acc / perm.shape[1]
-
-
 def _paired_t_from_moments(mean_diff, sq_sum, n):
     """Paired t from the mean difference and the sum of squared differences."""
     var = (sq_sum - n * mean_diff * mean_diff) / (n - 1.0)
@@ -788,8 +776,8 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in _permutation_batches(X, n_resamples, batch, gen):
-        m = _query_means(perm)  # (r, k)
+    for perm in permutation_batches(X, n_resamples, batch, gen):
+        m = query_means(perm)  # (r, k)
         rng_b = m.max(axis=1) - m.min(axis=1)
         null_max[pos:pos + rng_b.size] = rng_b
         pos += rng_b.size
@@ -852,9 +840,9 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in _permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen):
         r = perm.shape[0]
-        m = _query_means(perm)  # (r, k)
+        m = query_means(perm)  # (r, k)
         md_b = m[:, I_s] - m[:, J_s]
         if statistic == "t":
             G = (np.ascontiguousarray(perm.transpose(0, 2, 1)) @ perm).reshape(r, k * k)
@@ -945,9 +933,9 @@ def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n):
     flat = I * k + J
     diag_flat = np.arange(k) * (k + 1)
     pos = 0
-    for perm in _permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen):
         r = perm.shape[0]
-        m = _query_means(perm)
+        m = query_means(perm)
         md_b = m[:, I] - m[:, J]
         if statistic == "t":
             G = (np.ascontiguousarray(perm.transpose(0, 2, 1)) @ perm).reshape(r, k * k)

@@ -1,8 +1,7 @@
-r"""The one resampling engine: sign flips and the paired bootstrap.
+r"""The one resampling engine: sign flips, the paired bootstrap, within-query permutations.
 
 Every test and interval of :mod:`mrrstats.stats` that resamples goes through
-the primitives here (the within-query permutations of the many-system
-procedures still live in :mod:`mrrstats.stats.multiple`). Names without a
+the primitives here. Names without a
 leading underscore are public within the package: other modules of
 :mod:`mrrstats.stats` may import them; users should call the public tests.
 
@@ -27,6 +26,9 @@ Sign flips
 Bootstrap
     :func:`bootstrap_counts` (multinomial count rows), :func:`exact_split` and
     :func:`exact_count_products` (the exactness trick), :func:`bootstrap_sums`.
+Within-query permutations (randomised Tukey HSD, Westfall-Young max-T)
+    :func:`permutation_batches` (system labels permuted within each query),
+    :func:`query_means` (means over queries in a fixed summation order).
 Helpers
     :func:`blas_single_thread`, :func:`default_batch`, :func:`bootstrap_batch`,
     :func:`mc_se`, :func:`use_exact`.
@@ -41,6 +43,9 @@ import numpy as np
 
 __all__ = [
     "EXACT_BUDGET",
+    "PERMUTATION_BATCH_ELEMENTS",
+    "permutation_batches",
+    "query_means",
     "blas_single_thread",
     "mc_se",
     "default_batch",
@@ -373,3 +378,36 @@ def bootstrap_sums(X, n_resamples, batch, gen):
 
 
 bootstrap_sums.__doc__ = _bootstrap_sums_impl.__doc__
+
+
+# --------------------------------------------------------------------------
+# within-query permutations: randomised Tukey HSD and Westfall-Young max-T
+# --------------------------------------------------------------------------
+PERMUTATION_BATCH_ELEMENTS = 1 << 22  # scores per batch of permuted (r, n, k) copies
+
+
+def permutation_batches(X, n_resamples, batch, gen):
+    """Yield batches (r, n, k) of X with system labels permuted within each query.
+
+    ``Generator.permuted`` shuffles each (resample, query) row in C order with
+    one Fisher-Yates pass, so the stream is consumed in the same order for
+    every batch size.
+    """
+    n, k = X.shape
+    if batch is None:
+        batch = max(1, PERMUTATION_BATCH_ELEMENTS // (n * k))
+    for start in range(0, n_resamples, batch):
+        r = min(batch, n_resamples - start)
+        yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
+
+
+def query_means(perm):
+    """Mean over queries (axis 1) of (r, n, k), summed in a fixed sequential order.
+
+    numpy may reorder a reduction over a middle axis depending on the shape,
+    which would make results depend (in the last bit) on the batch size.
+    """
+    acc = perm[:, 0, :].copy()
+    for q in range(1, perm.shape[1]):
+        acc += perm[:, q, :]
+    return acc / perm.shape[1]

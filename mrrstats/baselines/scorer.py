@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..baselines.linkpred import LinkPredictionRanks
 from ..validation import int_iv
+from .linkpred import LinkPredictionRanks
 
 __all__ = ["ranks_from_scorer"]
 
@@ -107,7 +107,7 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
     --------
     >>> import numpy as np
     >>> from mrrstats import ranks_from_scores
-    >>> from mrrstats.scale import ranks_from_scorer
+    >>> from mrrstats import ranks_from_scorer
     >>> W = np.array([[0.9, 0.5, 0.5, 0.1], [0.2, 0.8, 0.8, 0.8]])
     >>> r = ranks_from_scorer(lambda q, c: W[q][:, c], np.arange(2), [1, 3],
     ...                       n_candidates=4, chunk=3, batch=1)
