@@ -145,7 +145,6 @@ EXCEPTIONS = {
     # estimation
     ("mrrstats.stats.estimation.equivalence_test", "test"):
         ("t", "TOST with paired t tests, equal to statsmodels' ttost_paired"),
-    ("mrrstats estimate", "test"): ("t", "as equivalence_test()"),
     ("mrrstats.stats.mixed.mixed_model", "missing"):
         ("drop", "a mixed model handles unbalanced data: missing cells are simply absent"),
     # `correction` of the Wilcoxon test is the continuity correction, not a multiple-test one
@@ -167,9 +166,6 @@ EXCEPTIONS = {
     ("mrrstats.baselines.random_ranking.evaluation_baseline", "alternative"):
         (BASELINE_ALTERNATIVE, "is the system better than random?"),
     ("mrrstats baseline", "alternative"): (BASELINE_ALTERNATIVE, "better than random?"),
-    # required arguments (no default on purpose)
-    ("mrrstats.baselines.random_ranking.random_baseline_counts", "random"):
-        (..., "a low-level function: the caller states the model"),
     # plots draw a random reference only when asked
     ("mrrstats.report.plots.rr_histogram", "random"): (None, "no random reference unless asked"),
     ("mrrstats.report.plots.rank_ecdf", "random"): (None, "no random reference unless asked"),

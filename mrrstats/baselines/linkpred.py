@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..defaults import N_RESAMPLES
 from ..numerics import expected_inverse_uniform
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
@@ -262,7 +263,7 @@ class LinkPredictionRanks:
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
     def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
-                      method: str = "auto", n_resamples: int = 9999, rng=None):
+                      method: str = "auto", n_resamples: int = N_RESAMPLES, rng=None):
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
         from .random_ranking import random_baseline_test
 
