@@ -29,6 +29,11 @@ Bootstrap
 Within-query permutations (randomised Tukey HSD, Westfall-Young max-T)
     :func:`permutation_batches` (system labels permuted within each query),
     :func:`query_means` (means over queries in a fixed summation order).
+Progress: every loop reports the resamples it draws to
+:func:`mrrstats.progress.resampling_ticker` (a no-op unless a caller opened
+:func:`mrrstats.progress.tracking`, e.g. :func:`mrrstats.compare` on a terminal);
+it draws no random number and never changes a result.
+
 Helpers
     :func:`blas_single_thread`, :func:`default_batch`, :func:`bootstrap_batch`,
     :func:`mc_se`, :func:`use_exact`.
@@ -40,6 +45,8 @@ import contextlib
 import math
 
 import numpy as np
+
+from ..progress import resampling_ticker
 
 __all__ = [
     "EXACT_BUDGET",
@@ -195,8 +202,10 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
         kept = np.empty(total, dtype=np.int32)
         hi, lo = exact_split(D, n)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
+    tick = resampling_ticker(total)  # progress (only inside progress.tracking)
     for start in range(0, total, batch):
         r = min(batch, total - start)
+        tick(r)
         bits = enumerated_rows(start, r, n) if exact else signflip_rows(gen, r, n)
         bits32 = bits.astype(np.float32)
         G = (bits32 @ D32).astype(np.float64)  # (r, P)
@@ -366,8 +375,10 @@ def _bootstrap_sums_impl(X, n_resamples, batch, gen):
     out = np.empty((m, n_resamples))
     hi, lo = exact_split(X, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
+    tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
+        tick(r)
         out[:, start:start + r] = exact_count_products(bootstrap_counts(gen, r, n), HL, m).T
     return out
 
@@ -396,8 +407,10 @@ def permutation_batches(X, n_resamples, batch, gen):
     n, k = X.shape
     if batch is None:
         batch = max(1, PERMUTATION_BATCH_ELEMENTS // (n * k))
+    tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
+        tick(r)
         yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
 
 
