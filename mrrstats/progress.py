@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import os
 import sys
 
-__all__ = ["progress_enabled", "progress_bar", "tracking", "resampling_ticker"]
+__all__ = ["progress_enabled", "progress_bar", "tracking", "tracked", "resampling_ticker"]
 
 _FALSE = ("", "0", "false", "no", "off")
 _ACTIVE = contextvars.ContextVar("mrrstats_progress", default=None)
@@ -110,3 +111,18 @@ def resampling_ticker(total):
     bar.total = (bar.total or 0) + int(total)
     bar.refresh()
     return bar.update
+
+
+def tracked(desc):
+    """Decorator: run the function inside :func:`tracking` with its ``progress=`` argument.
+
+    The decorated function declares ``progress=None`` itself (so that it shows
+    in its signature and documentation); the decorator reads it.
+    """
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with tracking(desc, progress=kwargs.get("progress")):
+                return func(*args, **kwargs)
+        return wrapper
+    return decorate
