@@ -57,7 +57,7 @@ def test_compare_table_fits_100_columns_on_cast():
 
 
 def test_compare_table_narrower_width():
-    res = mrrstats.compare(_cast_eval(["RR"]), rng=1, n_resamples=99)
+    res = mrrstats.compare(_cast_eval(["RR"]), rng=1, n_resamples=299)
     assert max(len(line) for line in res.to_table(width=72).splitlines()) <= 72
 
 

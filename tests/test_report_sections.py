@@ -104,3 +104,42 @@ def test_multiverse_result_of_the_report():
     # 4 tie conventions x 2 query sets x 4 relevance grades, no cutoff
     assert len(mv.summary) == 4 * 2 * 4
     assert set(mv.summary["cutoff"]) == {"none"}
+
+
+def test_report_saves_and_loads_the_new_sections(tmp_path):
+    from mrrstats.report import load_report, make_report, recompute_report
+
+    data = mrrstats.datasets.cast2021()
+    res = make_report(data.qrels, data.runs[:3], out=tmp_path / "r", measures=["RR", "AP"],
+                      n_resamples=499, rng=5, notebook=False, progress=False)
+    made = res.data
+    assert {"tables/leaderboard.md", "tables/clustered.md", "tables/multiverse.md",
+            "results/leaderboard.csv", "results/clustered.csv",
+            "results/multiverse_summary.csv"} <= set(res.files)
+    saved = load_report(res.path)
+    pd.testing.assert_frame_equal(saved.leaderboard, made.leaderboard, check_dtype=False)
+    pd.testing.assert_frame_equal(saved.clustered, made.clustered, check_dtype=False,
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(saved.multiverse.summary, made.multiverse.summary,
+                                  check_dtype=False, check_exact=True)
+    assert saved.multiverse.reference == made.multiverse.reference
+    # the tables reproduce from the saved data (the multiverse is reused: it needs runs)
+    again = recompute_report(res.path).tables()
+    for name, text in again.items():
+        assert (res.path / "tables" / name).read_text(encoding="utf-8") == text, name
+    # the clustered section: CAsT's 19 conversations, in settings.json
+    assert saved.settings["clusters"]["n_clusters"] == 19
+    assert "conversation" in saved.settings["clusters"]["description"]
+
+
+def test_report_without_clusters_or_multiverse(tmp_path):
+    from mrrstats.report import make_report
+
+    data = mrrstats.datasets.cast2021()
+    res = make_report(data.qrels, data.runs[:3], out=tmp_path / "r", measures="RR",
+                      n_resamples=299, rng=5, notebook=False, progress=False, clusters=None,
+                      multiverse=False)
+    assert res.data.clustered is None and res.data.multiverse is None
+    assert "tables/clustered.md" not in res.files and "tables/multiverse.md" not in res.files
+    assert res.data.settings["clusters_note"] and res.data.settings["multiverse_note"]
+    assert res.data.leaderboard is not None
