@@ -166,6 +166,8 @@ EXCEPTIONS = {
     ("mrrstats.baselines.random_ranking.evaluation_baseline", "alternative"):
         (BASELINE_ALTERNATIVE, "is the system better than random?"),
     ("mrrstats baseline", "alternative"): (BASELINE_ALTERNATIVE, "better than random?"),
+    ("mrrstats baseline", "random"):
+        (None, "RANDOM for QRELS RUN input; a ranks file (--ranks) carries its own counts"),
     # plots draw a random reference only when asked
     ("mrrstats.report.plots.rr_histogram", "random"): (None, "no random reference unless asked"),
     ("mrrstats.report.plots.rank_ecdf", "random"): (None, "no random reference unless asked"),

@@ -59,6 +59,7 @@ from ..metrics.kernels import compute_measures
 from ..metrics.measures import parse_measures
 from ..model.ranking import Judged
 from ..numerics import harmonic, harmonic2
+from ..progress import progress_bar
 
 __all__ = [
     "FirstRelevantRank",
@@ -1354,7 +1355,7 @@ def _evaluation_baseline_iv(evaluation, random, measure):
 
 def evaluation_baseline(evaluation, *, random=RANDOM, measure="RR",
                         alternative=BASELINE_ALTERNATIVE, method="auto",
-                        n_resamples=N_RESAMPLES, rng=None) -> pd.DataFrame:
+                        n_resamples=N_RESAMPLES, rng=None, progress=None) -> pd.DataFrame:
     """Observed MRR of every run of an evaluation against a random ranker.
 
     Parameters
@@ -1371,6 +1372,9 @@ def evaluation_baseline(evaluation, *, random=RANDOM, measure="RR",
         As in :func:`random_baseline_test`.
     rng : None, int or numpy.random.Generator, keyword-only
         One generator is used for all runs, in order.
+    progress : bool or None, keyword-only
+        A bar over the runs on standard error; default (None) only on an
+        interactive terminal outside CI. Never changes the result.
 
     Returns
     -------
@@ -1394,7 +1398,8 @@ def evaluation_baseline(evaluation, *, random=RANDOM, measure="RR",
     counts = random_baseline_counts(evaluation, random=random)
     gen = np.random.default_rng(rng)
     rows = {}
-    for run in evaluation.runs:
+    for run in progress_bar(evaluation.runs, desc="random-ranking baseline", unit="run",
+                            progress=progress):
         c = counts[counts["run"] == run].set_index("query")
         col = evaluation.values[run][str(m)]
         rr = pd.Series(col.to_numpy(np.float64), index=col.index.astype(str)).reindex(c.index)
