@@ -74,7 +74,8 @@ def cluster_labels(queries, clusters):
                              f"a function of the query id, got {clusters!r}")
         labels = conversation_clusters(queries)
         return labels, (None if labels is None else
-                        "the conversation of each turn id <conversation>_<turn>")
+                        "the conversation of each turn id: 106_3 is turn 3 of "
+                                "conversation 106")
     if callable(clusters):
         labels = np.array([str(clusters(str(q))) for q in queries], dtype=object)
         return labels, "given by a function of the query id"
