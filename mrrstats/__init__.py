@@ -42,8 +42,6 @@ from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult,
 from .stats import MixedModelResult, mixed_model
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
-# -- clustered queries (mrrstats.stats.clustered) ------------------------------
-from .stats import ClusterBootstrapResult, cluster_bootstrap_ci, cluster_randomization_test
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
@@ -141,9 +139,6 @@ __all__ = [
     "RankIntervals",
     "compact_letter_display",
     "rank_intervals",
-    "ClusterBootstrapResult",
-    "cluster_bootstrap_ci",
-    "cluster_randomization_test",
     "DecisionAgreement",
     "agreement_matrix",
     "decision_agreement",

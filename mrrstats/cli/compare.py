@@ -14,8 +14,9 @@ from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from ..validation import rng_iv
 from .common import add_conventions, add_test_options
 
-HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
-        "max-T) with multiple-comparison correction, CIs and effect sizes.")
+HELP = ("Compare systems pairwise or against a baseline (t, Wilcoxon, sign, randomization, "
+        "bootstrap, Tukey HSD, max-T, Dunnett) with multiple-comparison correction, CIs, "
+        "effect sizes, rank intervals and letter groups; clustered queries and segments.")
 
 
 
@@ -38,6 +39,23 @@ def add_arguments(p) -> None:
                    help="output format (default table: one row per pair)")
     p.add_argument("--progress", action="store_true",
                    help="report progress on stderr (default: only when stderr is a terminal)")
+    p.add_argument("--baseline", metavar="NAME", default=None,
+                   help="compare every system with this one only (k-1 tests, corrected over "
+                        "those); --test maxt: many-to-one step-down max-T; --test dunnett: "
+                        "Dunnett's test")
+    p.add_argument("--family", choices=("pairs", "measures"), default="pairs",
+                   help="one correction per measure (pairs, default) or one over all "
+                        "measures x pairs (measures)")
+    p.add_argument("--clusters", metavar="SPEC", default=None,
+                   help="query clusters: a TSV file 'query<TAB>cluster', or prefix:SEP "
+                        "(the query id up to the first SEP, e.g. prefix:_ for CAsT turns "
+                        "31_1, 31_2 -> conversation 31); randomization flips, bootstrap "
+                        "tests draw whole clusters")
+    p.add_argument("--segment-by", metavar="SPEC", default=None,
+                   help="query segments (same forms as --clusters): per-segment means and "
+                        "tests, corrected across segments")
+    p.add_argument("--segment-correction", choices=CORRECTION_NAMES, default="holm",
+                   help="correction across segments (default holm)")
 
 
 def _score_frames(args):
@@ -57,6 +75,28 @@ def _score_frames(args):
             raise ValueError(f"measure name {name!r} given twice; use NAME=FILE to rename")
         frames[name] = read_score_matrix(path, missing="raise")
     return frames
+
+
+def _labels(spec, queries, option):
+    """``{query: label}`` from ``prefix:SEP`` or a two-column TSV file (query, label)."""
+    if spec.startswith("prefix:"):
+        sep = spec[len("prefix:"):]
+        if not sep:
+            raise ValueError(f"{option} prefix:SEP needs a separator, e.g. prefix:_")
+        return {q: q.split(sep, 1)[0] for q in queries}
+    path = Path(spec)
+    if not path.exists():
+        raise ValueError(f"{option} {spec!r}: no such file (or use prefix:SEP)")
+    out = {}
+    with path.open(encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.rstrip("\r\n").split("\t")
+            if len(parts) != 2 or not parts[0] or not parts[1]:
+                raise ValueError(f"{spec}:{i}: expected 'query<TAB>label', got {line.rstrip()!r}")
+            out[parts[0]] = parts[1]
+    return out
 
 
 def _merge(parts, seed):
@@ -88,6 +128,21 @@ def run(args) -> int:
     gen, seed = rng_iv(args.seed)
     if not isinstance(scores, dict):
         scores = {m: scores.scores(m) for m in scores.measure_names}
+    queries = sorted({str(q) for f in scores.values() for q in f.index})
+    extra = {"baseline": args.baseline}
+    if args.clusters:
+        extra["clusters"] = _labels(args.clusters, queries, "--clusters")
+    if args.family == "measures" or args.segment_by:
+        # one call: the family (or the segments) spans all measures
+        if args.segment_by:
+            extra["segment_by"] = _labels(args.segment_by, queries, "--segment-by")
+        res = compare(scores, test=args.test, correction=args.correction, alpha=args.alpha,
+                      n_resamples=args.n_resamples, confidence_level=args.confidence_level,
+                      alternative=args.alternative, rng=gen, missing=args.missing,
+                      family=args.family, segment_correction=args.segment_correction,
+                      **extra)
+        res = dataclasses.replace(res, seed=seed)
+        return _write(res, args)
     parts = []
     for i, (name, frame) in enumerate(scores.items()):
         t0 = time.perf_counter()
@@ -100,10 +155,14 @@ def run(args) -> int:
         parts.append(compare({name: frame}, test=args.test, correction=args.correction,
                              alpha=args.alpha, n_resamples=args.n_resamples,
                              confidence_level=args.confidence_level,
-                             alternative=args.alternative, rng=gen, missing=args.missing))
+                             alternative=args.alternative, rng=gen, missing=args.missing,
+                             **extra))
         if progress:
             print(f" {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    res = _merge(parts, seed)
+    return _write(_merge(parts, seed), args)
+
+
+def _write(res, args) -> int:
     out = sys.stdout
     if args.format == "json":
         out.write(res.to_json() + "\n")

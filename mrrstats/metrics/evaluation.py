@@ -564,7 +564,7 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
     depth = depth[judged_mask]
     info = info[judged_mask]
     if queries in ("qrels", "msmarco") and qrels_only:
-        fill = {str(m): (np.inf if m.name == "Rank" else 0.0) for m in measures}
+        fill = {str(m): m.spec.no_relevant_retrieved for m in measures}
         missing = pd.DataFrame([fill] * len(qrels_only),
                                index=pd.Index(list(qrels_only), name="query"))
         per_q = pd.concat([per_q, missing])

@@ -69,6 +69,7 @@ from ..baselines.random_ranking import evaluation_baseline
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import Evaluation, QueryCounts, evaluate
 from ..metrics.measures import parse_measure, parse_measures
+from ..model.scoretable import score_sources
 from ..stats.compare import compare
 from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
@@ -1009,24 +1010,7 @@ def _score_inputs(scores):
     if isinstance(scores, Mapping):
         items = [(str(k), v) for k, v in scores.items()]
     elif isinstance(scores, (list, tuple)):
-        items = []
-        for spec in scores:
-            if isinstance(spec, pd.DataFrame):
-                name = spec.attrs.get("measure")
-                if name is None:
-                    raise ValueError("`scores`: a DataFrame needs frame.attrs['measure'] or "
-                                     "pass a dict {measure: frame}")
-                items.append((str(name), spec))
-            elif isinstance(spec, (str, os.PathLike)):
-                s = os.fspath(spec)
-                if "=" in s and not Path(s).exists():
-                    name, path = s.split("=", 1)
-                    items.append((name, path))
-                else:
-                    items.append((Path(s).name.split(".")[0], s))
-            else:
-                raise TypeError("`scores` must be a path, a list of paths (NAME=PATH "
-                                "allowed), or a dict measure -> path or DataFrame")
+        items = score_sources(scores)  # the NAME=PATH rule lives in model.scoretable
     else:
         raise TypeError("`scores` must be a path, a list of paths (NAME=PATH allowed), or "
                         "a dict measure -> path or DataFrame")
