@@ -66,11 +66,11 @@ def test_clustered_frame_against_its_parts():
     gen = np.random.default_rng(7)
     for row in got.itertuples(index=False):
         a, b = scores[row.measure][row.a], scores[row.measure][row.b]
-        q = mrrstats.cluster_bootstrap_ci(a, b, clusters=np.arange(158), confidence_level=0.9,
-                                          n_resamples=500, rng=gen)
-        c = mrrstats.cluster_bootstrap_ci(a, b, clusters=lab, confidence_level=0.9,
-                                          n_resamples=500, rng=gen)
-        t = mrrstats.cluster_randomization_test(a, b, clusters=lab, n_resamples=500, rng=gen)
+        q = mrrstats.bootstrap_ci(a, b, method="percentile", confidence_level=0.9,
+                                  n_resamples=500, rng=gen).confidence_interval()
+        c = mrrstats.bootstrap_ci(a, b, method="percentile", confidence_level=0.9,
+                                  n_resamples=500, clusters=lab, rng=gen).confidence_interval()
+        t = mrrstats.randomization_test(a, b, clusters=lab, n_resamples=500, rng=gen)
         assert (row.query_low, row.query_high) == (q.low, q.high)
         assert (row.cluster_low, row.cluster_high) == (c.low, c.high)
         assert row.width_ratio == pytest.approx((c.high - c.low) / (q.high - q.low))
@@ -82,18 +82,6 @@ def test_clustered_frame_against_its_parts():
         assert (sub["reject_clusters"] == (sub["pvalue_cluster_adjusted"] <= 0.05)).all()
         assert (sub["reject_queries"].to_numpy() ==
                 pairs[pairs.measure == m]["reject"].to_numpy()).all()
-
-
-def test_query_bootstrap_is_the_ordinary_percentile_bootstrap():
-    """Singleton clusters: the resampled ratio is the resampled mean (a loop reference)."""
-    rng = np.random.default_rng(0)
-    d = rng.normal(0.05, 0.2, 40)
-    res = mrrstats.cluster_bootstrap_ci(d, clusters=np.arange(40), n_resamples=400,
-                                        rng=np.random.default_rng(3))
-    gen = np.random.default_rng(3)
-    means = np.sort([d[gen.integers(0, 40, size=40)].mean() for _ in range(400)])
-    lo, hi = np.quantile(means, [0.025, 0.975])
-    assert res.low == pytest.approx(lo, abs=1e-12) and res.high == pytest.approx(hi, abs=1e-12)
 
 
 def test_multiverse_result_of_the_report():

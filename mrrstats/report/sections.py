@@ -6,8 +6,8 @@ r"""The report's sections for the newer statistics, computed once by :func:`make
   so the letters say what the comparison table's superscripts say;
 * :func:`clustered_frame` -- per pair, the query bootstrap interval of the
   mean difference against the cluster bootstrap interval, and the cluster
-  sign-flip test (:func:`mrrstats.cluster_bootstrap_ci`,
-  :func:`mrrstats.cluster_randomization_test`), when the queries come in
+  sign-flip test (``clusters=`` of :func:`mrrstats.bootstrap_ci` and
+  :func:`mrrstats.randomization_test`), when the queries come in
   clusters (CAsT turn ids ``<conversation>_<turn>``, or clusters given);
 * :func:`multiverse_result` -- the convention multiverse
   (:func:`mrrstats.multiverse`) of the runs, when the report has run files.
@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import multiverse
-from ..stats.clustered import cluster_bootstrap_ci, cluster_randomization_test
 from ..stats.leaderboard import rank_intervals
 from ..stats.multiple import adjust_pvalues
+from ..stats.significance import bootstrap_ci, randomization_test
 
 __all__ = ["conversation_clusters", "cluster_labels", "leaderboard_frame", "clustered_frame",
            "multiverse_result", "MULTIVERSE_OPTIONS"]
@@ -132,23 +132,22 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
     for m in measures:
         frame = scores[m].dropna()
         lab = pd.Series(labels, index=scores[m].index).loc[frame.index].to_numpy()
-        singles = np.arange(frame.shape[0])
         sel = pairs[pairs["measure"] == m]
         start = len(rows)
         for r in sel.itertuples(index=False):
             a = frame[r.a].to_numpy(np.float64)
             b = frame[r.b].to_numpy(np.float64)
-            q = cluster_bootstrap_ci(a, b, clusters=singles, confidence_level=confidence_level,
-                                     n_resamples=n_resamples, rng=gen)
-            c = cluster_bootstrap_ci(a, b, clusters=lab, confidence_level=confidence_level,
-                                     n_resamples=n_resamples, rng=gen)
-            t = cluster_randomization_test(a, b, clusters=lab, n_resamples=n_resamples,
-                                           rng=gen)
+            q = bootstrap_ci(a, b, method="percentile", confidence_level=confidence_level,
+                             n_resamples=n_resamples, rng=gen)
+            c = bootstrap_ci(a, b, method="percentile", confidence_level=confidence_level,
+                             n_resamples=n_resamples, clusters=lab, rng=gen)
+            t = randomization_test(a, b, clusters=lab, n_resamples=n_resamples, rng=gen)
+            qi, ci = q.confidence_interval(), c.confidence_interval()
             rows.append({"measure": m, "a": r.a, "b": r.b, "diff": float(q.statistic),
-                         "query_low": q.low, "query_high": q.high,
-                         "cluster_low": c.low, "cluster_high": c.high,
-                         "width_ratio": (c.high - c.low) / (q.high - q.low)
-                         if q.high > q.low else float("nan"),
+                         "query_low": qi.low, "query_high": qi.high,
+                         "cluster_low": ci.low, "cluster_high": ci.high,
+                         "width_ratio": (ci.high - ci.low) / (qi.high - qi.low)
+                         if qi.high > qi.low else float("nan"),
                          "pvalue_cluster": float(t.pvalue), "exact": bool(t.exact),
                          "reject_queries": bool(r.reject),
                          "n_queries": int(frame.shape[0]), "n_clusters": int(c.n_clusters)})
