@@ -50,6 +50,7 @@ import pandas as pd
 
 from ..defaults import N_RESAMPLES
 from ..numerics import expected_inverse_uniform
+from .random_ranking import adjusted_mrr, expected_mrr, random_baseline_test
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 
@@ -252,21 +253,15 @@ class LinkPredictionRanks:
 
     def expected_mrr(self) -> float:
         r"""MRR of a uniformly random ranker on the same candidates, mean of :math:`H(N_i)/N_i`."""
-        from .random_ranking import expected_mrr
-
         return expected_mrr(self._need_counts())
 
     def adjusted_mrr(self, ties: str = "realistic") -> float:
         """Adjusted MRR :math:`(M - E)/(1 - E)` (0: random, 1: perfect)."""
-        from .random_ranking import adjusted_mrr
-
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
     def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
                       method: str = "auto", n_resamples: int = N_RESAMPLES, rng=None):
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
-        from .random_ranking import random_baseline_test
-
         return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),
                                     alternative=alternative, method=method,
                                     n_resamples=n_resamples, rng=rng)
