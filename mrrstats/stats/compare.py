@@ -588,7 +588,7 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
     Notes
     -----
     Coverage of marginal 95% intervals of one pair's mean difference, measured
-    on real TREC score matrices (``benchmarks/coverage_pair_ci.py``: 12 column
+    on real TREC score matrices (``benchmarks/calibration/coverage_pair_ci.py``: 12 column
     pairs of TREC 5-7 ad hoc and Web 2010/2011, AP, RR, P@10, nDCG@20; ``n``
     topics resampled from the pair's topics, whose mean difference is the
     truth; R = 1000 replications, B = 999; one cell's Monte-Carlo SE 0.007):
