@@ -74,7 +74,7 @@ def progress_bar(iterable=None, *, total=None, desc=None, unit="it", progress=No
 
     return tqdm(iterable, total=total, desc=desc, unit=unit, leave=False, file=sys.stderr,
                 disable=not progress_enabled(progress), dynamic_ncols=True,
-                unit_scale=unit == "resamples")
+                unit_scale=unit.strip() == "resamples")
 
 
 @contextlib.contextmanager
@@ -86,7 +86,9 @@ def tracking(desc, *, progress=None):
     if _ACTIVE.get() is not None or not progress_enabled(progress):
         yield None
         return
-    bar = progress_bar(total=0, desc=desc, unit="resamples", progress=True)
+    # no total: the loops inside decide (exact enumeration or B) as they go, so the bar
+    # counts the resamples drawn and their rate
+    bar = progress_bar(total=None, desc=desc, unit=" resamples", progress=True)
     token = _ACTIVE.set(bar)
     try:
         yield bar
@@ -102,14 +104,13 @@ def _noop(n):
 def resampling_ticker(total):
     """A function ``tick(r)`` for a resampling loop of ``total`` resamples.
 
-    Inside :func:`tracking` it adds ``total`` to the bar's total and advances
-    the bar by ``r`` per call; elsewhere it does nothing.
+    Inside :func:`tracking` it advances the bar by ``r`` per call (the bar
+    counts resamples; ``total`` is this loop's, unused for now); elsewhere it
+    does nothing.
     """
     bar = _ACTIVE.get()
     if bar is None:
         return _noop
-    bar.total = (bar.total or 0) + int(total)
-    bar.refresh()
     return bar.update
 
 
