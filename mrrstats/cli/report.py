@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import defaults
 from ..datasets import cast2021
 from ..io.trec import run_name
 from ..report.builder import make_report
@@ -52,13 +53,13 @@ def add_arguments(p) -> None:
                    help="compare every system with this one (a run name, or one of the RUN "
                         "paths given)")
     add_test_options(p, tests=TEST_NAMES, corrections=CORRECTION_NAMES)
-    p.add_argument("--confidence-level", type=float, default=0.95,
+    p.add_argument("--confidence-level", type=float, default=defaults.CONFIDENCE_LEVEL,
                    help="confidence level of the intervals (0.95)")
-    p.add_argument("--random", choices=("retrieved", "judged"), default="retrieved",
+    p.add_argument("--random", choices=("retrieved", "judged"), default=defaults.RANDOM,
                    help="random ranker of the baseline table: a random permutation of each "
                         "retrieved list (default) or a random ranking of the judged pool")
     add_conventions(p)
-    p.add_argument("--missing", choices=("raise", "drop"), default="raise",
+    p.add_argument("--missing", choices=("raise", "drop"), default=defaults.MISSING,
                    help="a query some system lacks: error (default) or drop it")
     p.add_argument("--title", default=None, help="title of the notebook and HTML page")
     p.add_argument("--show-code", action="store_true",

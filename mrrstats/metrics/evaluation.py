@@ -30,7 +30,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ..defaults import default_ties
+from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
+from ..defaults import QUERIES as QUERIES_DEFAULT
+from ..defaults import REL, default_ties
 from ..errors import InputError
 from ..io.flat import flat_to_qrels_run
 from ..io.trec import Qrels, Run, read_qrels, read_run
@@ -331,9 +333,9 @@ def _msmarco_qrels(qrels: Qrels) -> Qrels:
                  qrels.empty_queries)
 
 
-def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 1,
-             queries: str = "both", max_depth: int | None = None,
-             empty_target: str = "neg", engine: str = "memory") -> Evaluation:
+def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = REL,
+             queries: str = QUERIES_DEFAULT, max_depth: int | None = None,
+             empty_target: str = EMPTY_TARGET_DEFAULT, engine: str = "memory") -> Evaluation:
     """Evaluate one or more runs against qrels, per query and on average.
 
     Parameters

@@ -72,6 +72,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import defaults
 from ..agreement.diagnostics import rr_diagnostics
 from ..agreement.measures import ranking_agreement
 from ..agreement.multiverse import MultiverseResult
@@ -1232,11 +1233,13 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
 # --------------------------------------------------------------------------
 
 def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
-                baseline=None, test="randomization", correction="holm", alpha=0.05,
-                alternative="two-sided", n_resamples=10000, confidence_level=0.95,
-                random="retrieved", ties=None, rel=1, queries="both", missing="raise",
-                rng=None, title=None, notebook=True, show_code=False, timeout=600,
-                progress=None, clusters="auto", multiverse=True) -> ReportResult:
+                baseline=None, test=defaults.TEST, correction=defaults.CORRECTION,
+                alpha=defaults.ALPHA, alternative=defaults.ALTERNATIVE,
+                n_resamples=defaults.N_RESAMPLES, confidence_level=defaults.CONFIDENCE_LEVEL,
+                random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
+                missing=defaults.MISSING, rng=None, title=None, notebook=True,
+                show_code=False, timeout=600, progress=None, clusters="auto",
+                multiverse=True) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
     Parameters
