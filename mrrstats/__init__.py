@@ -11,6 +11,7 @@ from __future__ import annotations
 from .version import __version__ as __version__  # re-exported
 
 import sys as _sys
+import warnings as _warnings
 
 from .errors import InputError
 # -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
@@ -166,9 +167,7 @@ __all__ = [
 def __getattr__(name):
     # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
     if name == "examples":
-        import warnings
-
-        warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
+        _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
                       DeprecationWarning, stacklevel=2)
         return datasets
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
