@@ -71,3 +71,14 @@ def test_cli_compare_table_and_wide(capsys):
     assert main([*argv, "--wide"]) == 0
     wide = capsys.readouterr().out
     assert "pvalue_adjusted" in wide
+
+
+def test_compare_table_fits_with_a_hundred_systems():
+    from mrrstats.datasets import trec7_scores
+
+    scores = trec7_scores("AP")  # 103 TREC-7 ad hoc runs (bundled)
+    res = mrrstats.compare(scores, measure="AP", test="t")
+    lines = res.to_table().splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert any("(beats " in line for line in lines)  # too many letters: their number
+    assert sum(line.startswith("AP ") for line in lines) == 103 * 102 // 2

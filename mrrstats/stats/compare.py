@@ -430,8 +430,12 @@ class Comparison:
         for m in self.measures:
             wins = self.wins_matrix(m).to_numpy()
             col = []
+            room = width - fixed - 10  # a cell must fit beside a (shortened) name
+            sep = "" if len(letters[-1]) == 1 else ","  # aa, ab, ... beyond 26 systems
             for i in range(len(self.systems)):
-                beaten = "".join(letters[j] for j in np.flatnonzero(wins[i]))
+                beaten = sep.join(letters[j] for j in np.flatnonzero(wins[i]))
+                if len(beaten) + digits + 6 > room:  # too many to list: their number
+                    beaten = f"beats {int(wins[i].sum())}"
                 col.append(f"{means[m].iloc[i]:.{digits}f}" + (f" ({beaten})" if beaten else ""))
             cells[m] = col
         colw = {m: max(len(m), *(len(c) for c in cells[m])) for m in self.measures}
@@ -477,7 +481,7 @@ class Comparison:
                                                                                 strict=True)))
                          .rstrip())
         note = (f"{self._plain_caption()} Means"
-                f" per system, in parentheses the systems (by letter) it beats "
+                f" per system, in parentheses the systems (by letter, or their number) it beats "
                 f"significantly after correction; pairs: difference a - b with its {cl} "
                 f"(method {self.ci_method}), raw and adjusted p-value, * = rejected "
                 "after correction. Every column: to_string(wide=True), mrrstats compare "
