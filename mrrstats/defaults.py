@@ -5,53 +5,54 @@ takes its defaults from here (``tests/test_defaults.py`` inspects every
 signature and every command's options against :data:`PARAMETERS` and the
 documented :data:`EXCEPTIONS`).
 
-=================== ============== ==========================================================
-parameter           default        why
-=================== ============== ==========================================================
-``n_resamples``     10,000         Monte-Carlo resamples of every randomization, bootstrap
-                                   and random-ranking test and interval. The p-value
-                                   ``(b + 1)/(B + 1)`` has a Monte-Carlo standard error of
-                                   at most 0.005 (0.0022 at p = 0.05), and the Monte-Carlo
-                                   test at ``alpha = 0.05`` has size ``500/10001 =
-                                   0.049995``, conservative by 5e-6 (B = 9,999 would make it
-                                   exact, Davison & Hinkley 1997, 4.2.5, a difference far
-                                   below the Monte-Carlo error). One round number for every
-                                   method (9,999 was used by the random-ranking baselines
-                                   only).
-``alpha``           0.05           Significance level.
-``confidence_level`` 0.95          Level of every interval (``1 - alpha``).
-``alternative``     "two-sided"    Comparisons between systems. The random-ranking
-                                   baselines test "better than random" (``"greater"``,
-                                   :data:`BASELINE_ALTERNATIVE`).
-``test``            "randomization" The paired sign-flip test: exact or Monte Carlo, no
-                                   distributional assumption, the usual IR choice (Smucker,
-                                   Allan and Carterette 2007).
-``correction``      "holm"         Controls the family-wise error over the pairs of a
-                                   measure, uniformly more powerful than Bonferroni.
-``ties``            "trec_eval"    Tie convention: trec_eval's (score descending, then
-                                   document id descending), so numbers match trec_eval.
-                                   Under ``queries="msmarco"`` the run's rank column
-                                   orders the documents (``"rank"``, as the MS MARCO
-                                   script): :func:`default_ties`. :func:`mrrstats.evaluate`
-                                   and :func:`mrrstats.make_report` both take
-                                   ``ties=None`` and resolve it with :func:`default_ties`.
-``rel``             1              Minimum relevant grade (trec_eval's ``-l 1``).
-``queries``         "both"         Queries in both the qrels and the run (trec_eval's
-                                   default).
-``empty_target``    "neg"          A query without a relevant document scores 0
-                                   (trec_eval).
-``random``          "retrieved"    The random ranker of the random-ranking baselines
-                                   (``mrrstats baseline``, :func:`mrrstats.evaluation_baseline`,
-                                   ``mrrstats report``): a uniformly random permutation of
-                                   each retrieved list (N = documents retrieved, R =
-                                   relevant documents retrieved). It needs only the run,
-                                   and it answers "how much does this system's order add
-                                   over its own candidates in random order"; ``"judged"``
-                                   (a random ranking of the judged pool) depends on the
-                                   pool depth. Every output names the model used.
-``missing``         "raise"        A query some system lacks is an error, never silently
-                                   dropped.
-=================== ============== ==========================================================
+====================== ================ ========================================================
+parameter              default          why
+====================== ================ ========================================================
+``n_resamples``        10,000           Monte-Carlo resamples of every randomization, bootstrap
+                                        and random-ranking test and interval. The p-value ``(b +
+                                        1)/(B + 1)`` has a Monte-Carlo standard error of at most
+                                        0.005 (0.0022 at p = 0.05), and the Monte-Carlo test at
+                                        ``alpha = 0.05`` has size ``500/10001 = 0.049995``,
+                                        conservative by 5e-6 (B = 9,999 would make it exact,
+                                        Davison & Hinkley 1997, 4.2.5, a difference far below
+                                        the Monte-Carlo error). One round number for every
+                                        method (9,999 was used by the random-ranking baselines
+                                        only).
+``alpha``              0.05             Significance level.
+``confidence_level``   0.95             Level of every interval (``1 - alpha``).
+``alternative``        "two-sided"      Comparisons between systems. The random-ranking
+                                        baselines test "better than random" (``"greater"``,
+                                        :data:`BASELINE_ALTERNATIVE`).
+``test``               "randomization"  The paired sign-flip test: exact or Monte Carlo, no
+                                        distributional assumption, the usual IR choice (Smucker,
+                                        Allan and Carterette 2007).
+``correction``         "holm"           Controls the family-wise error over the pairs of a
+                                        measure, uniformly more powerful than Bonferroni.
+``ties``               "trec_eval"      Tie convention: trec_eval's (score descending, then
+                                        document id descending), so numbers match trec_eval.
+                                        Under ``queries="msmarco"`` the run's rank column orders
+                                        the documents (``"rank"``, as the MS MARCO script):
+                                        :func:`default_ties`. :func:`mrrstats.evaluate` and
+                                        :func:`mrrstats.make_report` both take ``ties=None`` and
+                                        resolve it with :func:`default_ties`.
+``rel``                1                Minimum relevant grade (trec_eval's ``-l 1``).
+``queries``            "both"           Queries in both the qrels and the run (trec_eval's
+                                        default).
+``empty_target``       "neg"            A query without a relevant document scores 0
+                                        (trec_eval).
+``random``             "retrieved"      The random ranker of the random-ranking baselines
+                                        (``mrrstats baseline``,
+                                        :func:`mrrstats.evaluation_baseline`, ``mrrstats
+                                        report``): a uniformly random permutation of each
+                                        retrieved list (N = documents retrieved, R = relevant
+                                        documents retrieved). It needs only the run, and it
+                                        answers "how much does this system's order add over its
+                                        own candidates in random order"; ``"judged"`` (a random
+                                        ranking of the judged pool) depends on the pool depth.
+                                        Every output names the model used.
+``missing``            "raise"          A query some system lacks is an error, never silently
+                                        dropped.
+====================== ================ ========================================================
 
 Seeds: ``rng=None`` draws fresh entropy; every result, command and report
 records the seed it actually used (pass it back as ``rng=``/``--seed`` to
