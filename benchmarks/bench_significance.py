@@ -21,7 +21,7 @@ zeros of RR are those of real runs. For ranx, each per-query RR value 1/k become
 single relevant document sits at rank k (0: not retrieved), so ranx computes
 exactly the same per-query MRR.
 
-Run: /work/venv/bin/python benchmarks/bench_significance.py [--quick]
+Run: python benchmarks/bench_significance.py [--quick]
 Writes benchmarks/results_significance.md.
 """
 
@@ -42,8 +42,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = Path(os.environ.get("MRRSTATS_SHARED_DATA", ROOT.parent / "shared" / "data"))
-ADHOC7 = DATA / "score_matrices" / "trec_adhoc" / "adhoc7_rr.csv"
+# TREC-7 ad hoc per-topic RR of 103 runs: the copy bundled in the package
+# (mrrstats/data/trec7, Urbano et al., CC BY-SA 4.0), so the benchmark needs no ../shared.
 OUT = ROOT / "benchmarks" / "results_significance.md"
 
 N_QUERIES = 7000
@@ -63,9 +63,9 @@ def _peak_mb():
 
 def make_scores(path):
     """5 TREC-7 systems, 7,000 topics resampled from the 50 real ones; saved to ``path``."""
-    from mrrstats.io import read_score_matrix
+    from mrrstats.datasets import trec7_scores
 
-    X = read_score_matrix(ADHOC7).to_numpy()
+    X = trec7_scores("RR").to_numpy()
     rng = np.random.default_rng(20240601)
     # five systems with close MRR (0.736-0.820 on the 50 topics), so that the 10
     # pairs have p-values spread over (0, 1) and the ranx/mrrstats comparison of
@@ -197,10 +197,10 @@ TASKS = {
 def _child(name, data_path, conn):
     try:
         import mrrstats  # noqa: F401  (imports outside the measurement)
-        from mrrstats.io import read_score_matrix
+        from mrrstats.datasets import trec7_scores
 
         z = np.load(data_path)
-        d = {"S": z["S"], "ranks": z["ranks"], "adhoc7": read_score_matrix(ADHOC7)}
+        d = {"S": z["S"], "ranks": z["ranks"], "adhoc7": trec7_scores("RR")}
         fn, setup, repeats = TASKS[name]
         state = setup(d) if setup else None
         args = (d, state) if setup else (d,)

@@ -52,14 +52,13 @@ def main():
         for a, b in itertools.combinations(f.columns, 2):
             ind = mrrstats.bootstrap_ci(f[a], f[b], method="percentile", n_resamples=10000,
                                         rng=1).confidence_interval()
-            clu = mrrstats.cluster_bootstrap_ci(f[a], f[b], clusters=conv, n_resamples=10000,
-                                                rng=1)
+            clu = mrrstats.bootstrap_ci(f[a], f[b], method="percentile", clusters=conv,
+                                        n_resamples=10000, rng=1).confidence_interval()
             ratio = (clu.high - clu.low) / (ind.high - ind.low)
             p_plain.append(mrrstats.randomization_test(f[a], f[b], n_resamples=20000,
                                                        rng=2).pvalue)
-            p_clust.append(mrrstats.cluster_randomization_test(f[a], f[b], clusters=conv,
-                                                               n_resamples=20000,
-                                                               rng=2).pvalue)
+            p_clust.append(mrrstats.randomization_test(f[a], f[b], clusters=conv,
+                                                       n_resamples=20000, rng=2).pvalue)
             # intra-conversation correlation of the differences
             dd = (f[a] - f[b]).to_numpy()
             rows.append((a, b, dd.mean(), ratio, icc(dd, conv)))

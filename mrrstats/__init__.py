@@ -11,6 +11,7 @@ from __future__ import annotations
 from .version import __version__ as __version__  # re-exported
 
 import sys as _sys
+import warnings as _warnings
 
 from .errors import InputError
 # -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
@@ -42,8 +43,6 @@ from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult,
 from .stats import MixedModelResult, mixed_model
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
-# -- clustered queries (mrrstats.stats.clustered) ------------------------------
-from .stats import ClusterBootstrapResult, cluster_bootstrap_ci, cluster_randomization_test
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
@@ -55,7 +54,6 @@ from .report import ReportData, ReportResult, load_report, make_report, plots
 
 # Module paths kept from 0.1 (deprecated aliases): ``import mrrstats.plots`` and
 # ``import mrrstats.examples`` keep working.
-examples = datasets
 _sys.modules[__name__ + ".plots"] = plots
 _sys.modules[__name__ + ".examples"] = datasets
 
@@ -141,9 +139,6 @@ __all__ = [
     "RankIntervals",
     "compact_letter_display",
     "rank_intervals",
-    "ClusterBootstrapResult",
-    "cluster_bootstrap_ci",
-    "cluster_randomization_test",
     "DecisionAgreement",
     "agreement_matrix",
     "decision_agreement",
@@ -162,9 +157,17 @@ __all__ = [
     "MultiverseResult",
     "multiverse",
     "plots",
-    "examples",
     "ReportData",
     "ReportResult",
     "load_report",
     "make_report",
 ]
+
+
+def __getattr__(name):
+    # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
+    if name == "examples":
+        _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
+                      DeprecationWarning, stacklevel=2)
+        return datasets
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

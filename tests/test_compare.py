@@ -106,7 +106,34 @@ def test_markdown_and_latex(frames):
     caption = res.caption()
     for word in ("paired t-test", "two-sided", "Holm", "alpha = 0.05"):
         assert word in caption and word in tex
-    assert "\\begin{tabular}{llrr}" in tex and "\\caption{" in tex
+    # per measure: value, rank interval, letter group (the leaderboard, issue 14 part 3)
+    assert "\\begin{tabular}{llrclrcl}" in tex and "\\caption{" in tex
+    assert "RR rank" in md and "RR group" in md
+
+
+def test_leaderboard_from_the_same_decisions(frames):
+    # ranks and letters of compare's table = rank_intervals / compact_letter_display run
+    # on the very PairwiseResult (independent code paths over the same decisions)
+    res = mrrstats.compare(frames, test="t", correction="holm")
+    for m in res.measures:
+        board = res.leaderboard(m)
+        ri = mrrstats.rank_intervals(frames[m], decisions=res.results[m]).to_frame()
+        np.testing.assert_array_equal(board.loc[ri.index, "rank_low"], ri["rank_low"])
+        np.testing.assert_array_equal(board.loc[ri.index, "rank_high"], ri["rank_high"])
+        cld = mrrstats.compact_letter_display(res.results[m])
+        assert list(board.loc[cld.index, "letters"]) == list(cld)
+        doc = res.to_dict()["leaderboard"][m]
+        assert [d["system"] for d in doc] == list(board.index)
+        md = res.to_markdown()
+        for s in res.systems:
+            lo, hi = int(board.loc[s, "rank_low"]), int(board.loc[s, "rank_high"])
+            cell = str(lo) if lo == hi else f"{lo}-{hi}"
+            row = [x.strip() for x in next(line for line in md.splitlines()
+                                           if f"| {s} |" in line).split("|")]
+            assert cell in row and board.loc[s, "letters"] in row
+    assert "Rank: interval of ranks from the same decisions (simultaneous)" in res.caption()
+    with pytest.raises(ValueError, match="needs all pairs"):
+        mrrstats.compare(frames, test="t", baseline=0).leaderboard()
 
 
 def test_caption_names_resampling_and_seed(frames):
@@ -176,7 +203,7 @@ def test_registry_is_the_one_source_of_names_and_labels(frames):
     from mrrstats.stats import registry
 
     assert registry.TEST_NAMES == registry.PAIR_TESTS + registry.FAMILY_TESTS
-    assert set(registry.FAMILY_TESTS) == {"tukey", "maxt", "anova-hsd"}
+    assert set(registry.FAMILY_TESTS) == {"tukey", "maxt", "anova-hsd", "dunnett"}
     for name, spec in registry.TESTS.items():
         assert spec.label and registry.test_spec(name.upper()) is spec
         for alias in spec.aliases:
@@ -198,3 +225,56 @@ def test_registry_is_the_one_source_of_names_and_labels(frames):
     assert tuple(choices["test"]) == registry.TEST_NAMES
     assert tuple(choices["correction"]) == registry.CORRECTION_NAMES
     assert registry.interval_label("bonferroni(t)").startswith("Bonferroni simultaneous")
+
+
+@pytest.mark.parametrize("test, correction", [("t", "holm"), ("t", "bonferroni"),
+                                              ("randomization", "holm"), ("t", "bh")])
+def test_family_over_measures(frames, test, correction):
+    # one correction over measures x pairs: statsmodels' multipletests on the concatenated
+    # unadjusted p-values (which are those of each measure alone, same seed)
+    from statsmodels.stats.multitest import multipletests
+
+    from mrrstats.stats.multiple import ci_excludes_zero
+
+    fam = mrrstats.compare(frames, test=test, correction=correction, family="measures",
+                           n_resamples=2000, rng=9)
+    per = mrrstats.compare(frames, test=test, correction=correction, n_resamples=2000, rng=9)
+    p = np.concatenate([per.results[m].pvalue for m in per.measures])
+    np.testing.assert_array_equal(np.concatenate([fam.results[m].pvalue
+                                                  for m in fam.measures]), p)
+    method = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}[correction]
+    rej, padj, _, _ = multipletests(p, alpha=0.05, method=method)
+    f = fam.to_frame()
+    np.testing.assert_allclose(f["pvalue_adjusted"], padj, rtol=1e-12)
+    assert list(f["reject"]) == list(rej)
+    if correction != "bh":  # FCR intervals need not exclude 0 exactly at the rejections
+        assert list(ci_excludes_zero(f["ci_low"], f["ci_high"])) == list(rej)
+    assert fam.family_size == 20 and fam.to_dict()["settings"]["family_size"] == 20
+    assert "over the 20 tests of 2 measures x 10 pairs" in fam.caption()
+    with pytest.raises(ValueError, match="per-pair test"):
+        mrrstats.compare(frames, test="tukey", family="measures")
+
+
+def test_segments_in_compare_and_cli(frames, tmp_path, capsys):
+    rr = frames["RR"]
+    seg = {q: ("even" if i % 2 == 0 else "odd") for i, q in enumerate(rr.index)}
+    res = mrrstats.compare(rr, measure="RR", test="t", segment_by=seg)
+    f = res.segments.to_frame()
+    assert set(f["segment"]) == {"even", "odd"} and (f["family_size"] == 2).all()
+    # the frame-column form gives the same table
+    col = rr.assign(kind=[seg[q] for q in rr.index])
+    res2 = mrrstats.compare(col, measure="RR", test="t", segment_by="kind")
+    pd.testing.assert_frame_equal(res2.segments.to_frame(), f)
+    assert res.to_dict()["segments"]["rows"][0]["segment"] == "even"
+    # CLI: --segment-by FILE
+    path = tmp_path / "RR.csv"
+    rr.to_csv(path)
+    seg_file = tmp_path / "seg.tsv"
+    seg_file.write_text("".join(f"{q}\t{s}\n" for q, s in seg.items()))
+    from mrrstats.cli import main
+
+    assert main(["compare", "--scores", str(path), "--test", "t", "--segment-by",
+                 str(seg_file), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    got = pd.DataFrame(doc["segments"]["rows"])
+    np.testing.assert_allclose(got["pvalue_adjusted"], f["pvalue_adjusted"], rtol=1e-12)

@@ -26,6 +26,7 @@ Pass ``decimals=None`` to rank the raw means.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..metrics.measures import parse_measure
 from ..model.scoretable import ScoreTable, as_score_tables
 from ..numerics import harmonic
 from ..stats.multiple import discriminative_power, pairwise_tests
@@ -79,9 +81,14 @@ def aligned_score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataF
                     value, (str, os.PathLike, pd.DataFrame, ScoreTable)):
                 raise TypeError(f"`{param}[{key!r}]` must be a DataFrame (rows = queries, "
                                 f"columns = systems) or a path, got {type(value).__name__}")
+    measures = None
+    if hasattr(scores, "measure_names"):  # an Evaluation: only measures that are scores
+        # (``Rank``, a first-relevant rank where lower is better, is left out: its spec)
+        measures = [m for m in scores.measure_names
+                    if math.isfinite(parse_measure(m).spec.bounds[1])]
     try:
-        tables = as_score_tables(scores, missing="raise", finite=False, name=param,
-                                 skip_unbounded=True)
+        tables = as_score_tables(scores, measures=measures, missing="raise", finite=False,
+                                 name=param)
     except ValueError as exc:
         if "missing" in str(exc) or "NaN" in str(exc):
             raise ValueError(f"`{param}`: {exc}; drop or fill the missing values first "

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..defaults import N_RESAMPLES
 from ..numerics import expected_inverse_uniform
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from ._rank_xp import (
@@ -276,7 +277,7 @@ class LinkPredictionRanks:
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
     def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
-                      method: str = "auto", n_resamples: int = 9999, rng=None):
+                      method: str = "auto", n_resamples: int = N_RESAMPLES, rng=None):
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
         return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),
                                     alternative=alternative, method=method,

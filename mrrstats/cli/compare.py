@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import time
 from pathlib import Path
 
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import evaluate
+from ..progress import progress_enabled, tracking
 from ..stats.compare import compare
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from ..validation import rng_iv
 from .common import add_conventions, add_test_options
 
-HELP = ("Compare systems pairwise (t, Wilcoxon, sign, randomization, bootstrap, Tukey HSD, "
-        "max-T) with multiple-comparison correction, CIs and effect sizes.")
+HELP = ("Compare systems pairwise or against a baseline (t, Wilcoxon, sign, randomization, "
+        "bootstrap, Tukey HSD, max-T, Dunnett) with multiple-comparison correction, CIs, "
+        "effect sizes, rank intervals and letter groups; clustered queries and segments.")
 
 
 
@@ -36,8 +37,29 @@ def add_arguments(p) -> None:
     add_conventions(p)
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table",
                    help="output format (default table: one row per pair)")
+    p.add_argument("--wide", action="store_true",
+                   help="--format table: every column of every pair (one row per pair, "
+                        "wider than 100 columns); default: a summary that fits 100 columns")
     p.add_argument("--progress", action="store_true",
-                   help="report progress on stderr (default: only when stderr is a terminal)")
+                   help="show progress on stderr even when it is not a terminal (default: "
+                        "only on an interactive terminal outside CI)")
+    p.add_argument("--baseline", metavar="NAME", default=None,
+                   help="compare every system with this one only (k-1 tests, corrected over "
+                        "those); --test maxt: many-to-one step-down max-T; --test dunnett: "
+                        "Dunnett's test")
+    p.add_argument("--family", choices=("pairs", "measures"), default="pairs",
+                   help="one correction per measure (pairs, default) or one over all "
+                        "measures x pairs (measures)")
+    p.add_argument("--clusters", metavar="SPEC", default=None,
+                   help="query clusters: a TSV file 'query<TAB>cluster', or prefix:SEP "
+                        "(the query id up to the first SEP, e.g. prefix:_ for CAsT turns "
+                        "31_1, 31_2 -> conversation 31); randomization flips, bootstrap "
+                        "tests draw whole clusters")
+    p.add_argument("--segment-by", metavar="SPEC", default=None,
+                   help="query segments (same forms as --clusters): per-segment means and "
+                        "tests, corrected across segments")
+    p.add_argument("--segment-correction", choices=CORRECTION_NAMES, default="holm",
+                   help="correction across segments (default holm)")
 
 
 def _score_frames(args):
@@ -59,6 +81,28 @@ def _score_frames(args):
     return frames
 
 
+def _labels(spec, queries, option):
+    """``{query: label}`` from ``prefix:SEP`` or a two-column TSV file (query, label)."""
+    if spec.startswith("prefix:"):
+        sep = spec[len("prefix:"):]
+        if not sep:
+            raise ValueError(f"{option} prefix:SEP needs a separator, e.g. prefix:_")
+        return {q: q.split(sep, 1)[0] for q in queries}
+    path = Path(spec)
+    if not path.exists():
+        raise ValueError(f"{option} {spec!r}: no such file (or use prefix:SEP)")
+    out = {}
+    with path.open(encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.rstrip("\r\n").split("\t")
+            if len(parts) != 2 or not parts[0] or not parts[1]:
+                raise ValueError(f"{spec}:{i}: expected 'query<TAB>label', got {line.rstrip()!r}")
+            out[parts[0]] = parts[1]
+    return out
+
+
 def _merge(parts, seed):
     results = {}
     for part in parts:
@@ -72,7 +116,7 @@ def _merge(parts, seed):
 
 
 def run(args) -> int:
-    progress = args.progress or sys.stderr.isatty()
+    progress = progress_enabled(True if args.progress else None)
     if args.scores:
         if args.qrels or args.runs:
             raise ValueError("give either QRELS RUN... or --scores FILE..., not both")
@@ -88,22 +132,37 @@ def run(args) -> int:
     gen, seed = rng_iv(args.seed)
     if not isinstance(scores, dict):
         scores = {m: scores.scores(m) for m in scores.measure_names}
+    queries = sorted({str(q) for f in scores.values() for q in f.index})
+    extra = {"baseline": args.baseline}
+    if args.clusters:
+        extra["clusters"] = _labels(args.clusters, queries, "--clusters")
+    if args.family == "measures" or args.segment_by:
+        # one call: the family (or the segments) spans all measures
+        if args.segment_by:
+            extra["segment_by"] = _labels(args.segment_by, queries, "--segment-by")
+        res = compare(scores, test=args.test, correction=args.correction, alpha=args.alpha,
+                      n_resamples=args.n_resamples, confidence_level=args.confidence_level,
+                      alternative=args.alternative, rng=gen, missing=args.missing,
+                      family=args.family, segment_correction=args.segment_correction,
+                      progress=progress, **extra)
+        res = dataclasses.replace(res, seed=seed)
+        return _write(res, args)
     parts = []
-    for i, (name, frame) in enumerate(scores.items()):
-        t0 = time.perf_counter()
-        if progress:
-            print(f"mrrstats compare: [{i + 1}/{len(scores)}] {name}: {args.test} test, "
-                  f"{frame.shape[1]} systems, {frame.shape[0]} queries, "
-                  f"B = {args.n_resamples} ...", file=sys.stderr, end="", flush=True)
-        # One Generator for all measures, consumed in order: the same numbers as
-        # compare(dict_of_frames, rng=seed).
-        parts.append(compare({name: frame}, test=args.test, correction=args.correction,
-                             alpha=args.alpha, n_resamples=args.n_resamples,
-                             confidence_level=args.confidence_level,
-                             alternative=args.alternative, rng=gen, missing=args.missing))
-        if progress:
-            print(f" {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    res = _merge(parts, seed)
+    # one bar counting the resamples of every measure (a terminal only, never in CI)
+    with tracking(f"mrrstats compare: {args.test}, {len(scores)} measure(s)",
+                  progress=progress):
+        for name, frame in scores.items():
+            # One Generator for all measures, consumed in order: the same numbers as
+            # compare(dict_of_frames, rng=seed).
+            parts.append(compare({name: frame}, test=args.test, correction=args.correction,
+                                 alpha=args.alpha, n_resamples=args.n_resamples,
+                                 confidence_level=args.confidence_level,
+                                 alternative=args.alternative, rng=gen, missing=args.missing,
+                                 progress=progress, **extra))
+    return _write(_merge(parts, seed), args)
+
+
+def _write(res, args) -> int:
     out = sys.stdout
     if args.format == "json":
         out.write(res.to_json() + "\n")
@@ -112,5 +171,5 @@ def run(args) -> int:
     elif args.format == "latex":
         out.write(res.to_latex())
     else:
-        out.write(res.to_string())
+        out.write(res.to_string(wide=args.wide))
     return 0

@@ -32,7 +32,7 @@ import pandas as pd
 from ..io.trec import read_score_matrix  # io reads files; model must not import io eagerly
 from ..validation import missing_iv
 
-__all__ = ["ScoreTable", "as_score_table", "as_score_tables"]
+__all__ = ["ScoreTable", "as_score_table", "as_score_tables", "score_sources"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,7 +249,7 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
     return ScoreTable(X, systems, queries, frame_measure, dropped)
 
 
-def _spec_items(scores, name):
+def score_sources(scores, name="scores"):
     """(measure, source) pairs of a path list with ``NAME=PATH`` entries."""
     items = []
     for spec in scores:
@@ -274,20 +274,16 @@ def _spec_items(scores, name):
 
 
 def as_score_tables(scores, *, measures=None, missing="raise", min_systems=1, min_queries=1,
-                    finite=True, name="scores", skip_unbounded=False) -> dict:
+                    finite=True, name="scores") -> dict:
     """Coerce several measures at once: ``{measure: ScoreTable}``, in input order.
 
     Accepts everything :func:`as_score_table` accepts (a single table gives a
     one-entry dict), plus a list of paths or frames (``NAME=PATH`` names a
     path's measure; otherwise the file name up to its first dot). ``measures``
-    selects and orders the measures; ``skip_unbounded`` leaves out measures
-    whose values are not scores in [0, 1] (``Rank``) when ``measures`` is not
-    given.
+    selects and orders the measures.
     """
     if _is_evaluation(scores):
         names = list(scores.measure_names) if measures is None else None
-        if names is not None and skip_unbounded:
-            names = [m for m in names if not m.startswith("Rank")]
         source = {m: scores for m in (names if names is not None else [])}
     elif isinstance(scores, Mapping):
         if not scores:
@@ -298,7 +294,7 @@ def as_score_tables(scores, *, measures=None, missing="raise", min_systems=1, mi
         source = {k: {k: v} for k, v in scores.items()}
     elif isinstance(scores, (list, tuple)) and scores and all(
             isinstance(s, (str, os.PathLike, pd.DataFrame, ScoreTable)) for s in scores):
-        items = _spec_items(scores, name)
+        items = score_sources(scores, name)
         ms = [m for m, _ in items]
         if len(set(ms)) != len(ms):
             raise ValueError(f"`{name}` gives measure names {ms}: each must be unique")

@@ -1,7 +1,6 @@
 """Uncertainty and significance: one resampling engine, paired tests, intervals,
 multiple comparisons, power, and the ``compare`` verb."""
 
-from .clustered import ClusterBootstrapResult, cluster_bootstrap_ci, cluster_randomization_test
 from .compare import Comparison, compare
 from .estimation import (
                        EffectSizeIntervals,
@@ -48,5 +47,4 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "effect_size_intervals", "equivalence_test", "hodges_lehmann",
            "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
            "MixedModelResult", "mixed_model",
-           "RankIntervals", "compact_letter_display", "rank_intervals",
-           "ClusterBootstrapResult", "cluster_bootstrap_ci", "cluster_randomization_test"]
+           "RankIntervals", "compact_letter_display", "rank_intervals"]

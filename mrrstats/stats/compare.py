@@ -8,7 +8,10 @@ names every setting) and a stable JSON contract.
 The JSON contract (``Comparison.to_dict()`` / ``to_json()``): an object with
 
 * ``settings``: ``test``, ``correction``, ``alpha``, ``alternative``,
-  ``n_resamples``, ``confidence_level``, ``ci_method``, ``seed``, ``missing``;
+  ``n_resamples``, ``confidence_level``, ``ci_method``, ``seed``, ``missing``,
+  ``baseline`` (null: all pairs), ``family`` (``"pairs"``: one correction per
+  measure; ``"measures"``: one over all measures and pairs), ``family_size``
+  (tests per correction), ``n_clusters`` (null: queries independent);
 * ``measures`` (list of names) and ``systems`` (list of names);
 * ``means``: ``{measure: {system: mean}}``;
 * ``pairs``: a list with one object per pair and measure, with keys ``a``,
@@ -17,7 +20,12 @@ The JSON contract (``Comparison.to_dict()`` / ``to_json()``): an object with
   ``reject``, ``test``, ``correction``, ``ci_method`` (how ``ci_low,
   ci_high`` were made: by default intervals that agree with ``reject``), the
   marginal t interval ``marginal_low``, ``marginal_high``, plus ``pvalue_se``, ``d_z``, ``es_e``,
-  ``wins``, ``ties``, ``losses``, ``prob_superiority``, ``n_queries``.
+  ``wins``, ``ties``, ``losses``, ``prob_superiority``, ``n_queries``;
+* ``leaderboard`` (all pairs only, else null): ``{measure: [{system, mean,
+  rank, rank_low, rank_high, letters}]}``, ranks and compact letters from the
+  same decisions as ``reject``;
+* ``segments`` (with ``segment_by``, else null): ``rows`` (one per measure,
+  segment and pair), ``means`` and the settings of the per-segment tests.
 
 Numbers that are undefined or unbounded (NaN, one-sided infinite bounds) are
 ``null``.
@@ -28,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,9 +44,13 @@ import pandas as pd
 
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
+from ..progress import tracked
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
-from .multiple import pairwise_tests
+from .leaderboard import leaderboard_frame
+from .multiple import adjust_pvalues, pairwise_tests, pairwise_tests_in_family
 from .registry import CORRECTIONS, TESTS, correction_label, correction_spec, test_label, test_spec
+from .segments import segment_pairs
+from .significance import query_labels
 
 __all__ = ["Comparison", "compare"]
 
@@ -57,6 +70,14 @@ def _letters(k):
             s = chr(97 + r) + s
         out.append(s)
     return out
+
+
+def _fmt_p(p):
+    """p-value for plain text: 3 decimals, or 2 significant digits below 0.001."""
+    p = float(p)
+    if not math.isfinite(p):
+        return "--"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def _num(x):
@@ -97,6 +118,16 @@ class Comparison:
     n_resamples : int
     seed : int or None
         Seed or entropy that reproduces the result (None when a Generator was passed).
+    baseline : str or None
+        The system every other one was compared with (``baseline=``).
+    family : {"pairs", "measures"}
+        Whether the correction ran per measure or over all measures and pairs.
+    family_size : int
+        Number of tests in one correction family.
+    n_clusters : int or None
+        Query clusters resampled or flipped as units (``clusters=``).
+    segments : SegmentComparison or None
+        Per-segment results (``segment_by=``).
     """
 
     results: dict = field(repr=False)
@@ -111,6 +142,11 @@ class Comparison:
     ci_method: str
     missing: str
     seed: int | None
+    baseline: str | None = None
+    family: str = "pairs"
+    family_size: int | None = None
+    n_clusters: int | None = None
+    segments: object = field(default=None, repr=False)
 
     # -- tables ----------------------------------------------------------
     def to_frame(self):
@@ -154,15 +190,44 @@ class Comparison:
                 W[pos[b], pos[a]] = True
         return pd.DataFrame(W, index=list(self.systems), columns=list(self.systems))
 
+    def leaderboard(self, measure=None):
+        r"""Ranks with their intervals and compact letters, from the same decisions.
+
+        One row per system (best first): ``mean``, ``rank``, ``rank_low``,
+        ``rank_high``, ``letters`` (systems sharing a letter are not
+        significantly different). The rank interval of a system is
+        :math:`[1 + \#\text{significantly better}, k -
+        \#\text{significantly worse}]`; all of them hold simultaneously at
+        the level of the decisions when the correction controls the
+        family-wise error (Holm, Bonferroni, Tukey, max-T, ANOVA HSD; not BH
+        or none). Not available with ``baseline`` (only :math:`k - 1` pairs).
+        """
+        if self.baseline is not None:
+            raise ValueError("a leaderboard needs all pairs; this comparison has only the "
+                             f"pairs with the baseline {self.baseline!r}")
+        m = self.measures[0] if measure is None else measure
+        f = leaderboard_frame(self.results[m], higher_is_better=higher_is_better(m))
+        return f.sort_values(["rank", "rank_low"], kind="stable")
+
     def caption(self):
         """One sentence naming the test, sidedness, correction, alpha, B and seed."""
         r0 = self.results[self.measures[0]]
         corr = correction_label(r0.correction)
         side = {"two-sided": "two-sided", "greater": "one-sided (row system better)",
                 "less": "one-sided (row system worse)"}[self.alternative]
-        parts = [f"{test_label(self.test)}, {side}", f"{corr} correction"
-                 if r0.correction not in ("none",) else "no multiple-comparison correction",
-                 f"alpha = {self.alpha:g}"]
+        if r0.correction == "none":
+            how = "no multiple-comparison correction"
+        elif self.family == "measures":
+            how = (f"{corr} correction over the {self.family_size} tests of "
+                   f"{len(self.measures)} measures x {len(r0)} pairs")
+        else:
+            how = f"{corr} correction over the {len(r0)} pairs of each measure"
+        parts = [f"{test_label(self.test)}, {side}", how, f"alpha = {self.alpha:g}"]
+        if self.baseline is not None:
+            parts.insert(1, f"each system against the baseline {self.baseline}")
+        if self.n_clusters is not None:
+            unit = "one sign flip" if self.test == "randomization" else "resampled"
+            parts.append(f"queries in {self.n_clusters} clusters ({unit} per cluster)")
         if r0.n_resamples is not None:
             if r0.exact:
                 parts.append(f"exact enumeration ({r0.n_resamples} sign vectors)")
@@ -175,11 +240,27 @@ class Comparison:
             parts.append("seed: caller's Generator")
         letters = ("Superscripts: the systems (by letter) that the row system beats "
                    "significantly after correction; best value in bold.")
+        if self.baseline is None:
+            fwer = CORRECTIONS[r0.correction].controls == "FWER" if r0.correction in \
+                CORRECTIONS else False
+            letters += (" Rank: interval of ranks from the same decisions"
+                        + (" (simultaneous)" if fwer else " (not simultaneous: the "
+                           "correction does not control the family-wise error)")
+                        + "; group: systems sharing a letter are not significantly "
+                          "different.")
         return "Mean per query; " + "; ".join(parts) + ". " + letters
 
-    def _cells(self, fmt_value, fmt_sup, fmt_bold, digits):
+    def _boards(self):
+        """Per measure the leaderboard in system order, or None with a baseline."""
+        if self.baseline is not None:
+            return None
+        return {m: leaderboard_frame(self.results[m], higher_is_better=higher_is_better(m))
+                for m in self.measures}
+
+    def _cells(self, fmt_value, fmt_sup, fmt_bold, digits, rank_sep="-"):
         letters = _letters(len(self.systems))
         means = self.means()
+        boards = self._boards()
         rows = []
         for i, s in enumerate(self.systems):
             row = [letters[i], s]
@@ -195,29 +276,48 @@ class Comparison:
                 if sup:
                     text += fmt_sup(sup)
                 row.append(text)
+                if boards is not None:
+                    b = boards[m].loc[s]
+                    lo, hi = int(b["rank_low"]), int(b["rank_high"])
+                    row.append(str(lo) if lo == hi else f"{lo}{rank_sep}{hi}")
+                    row.append(str(b["letters"]))
             rows.append(row)
         return rows
+
+    def _heads(self):
+        out = []
+        for m in self.measures:
+            out.append(m)
+            if self.baseline is None:
+                one = len(self.measures) == 1
+                out += ["rank" if one else f"{m} rank", "group" if one else f"{m} group"]
+        return out
 
     def to_markdown(self, *, digits=4):
         """Markdown table: one row per system, a column per measure, with superscripts."""
         rows = self._cells(lambda t: t, lambda s: f"<sup>{s}</sup>", lambda t: f"**{t}**",
                            digits)
-        head = ["", "system", *self.measures]
+        head = ["", "system", *self._heads()]
+        align = (["--:", ":-:", ":--"] if self.baseline is None else ["--:"]) * \
+            len(self.measures)
         lines = ["| " + " | ".join(head) + " |",
-                 "|" + "|".join([":--", ":--"] + ["--:"] * len(self.measures)) + "|"]
+                 "|" + "|".join([":--", ":--"] + align) + "|"]
         for row in rows:
             lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
         lines.append("")
         lines.append(self.caption())
-        return "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n"
+        if self.segments is not None:
+            text += "\n" + self.segments.to_markdown(digits=digits)
+        return text
 
     def to_latex(self, *, digits=4, label=None):
         """LaTeX ``table`` (booktabs): superscript letters, best value bold, full caption."""
         rows = self._cells(lambda t: t, lambda s: f"$^{{\\mathrm{{{s}}}}}$",
-                           lambda t: f"\\textbf{{{t}}}", digits)
-        cols = "ll" + "r" * len(self.measures)
+                           lambda t: f"\\textbf{{{t}}}", digits, rank_sep="--")
+        cols = "ll" + ("rcl" if self.baseline is None else "r") * len(self.measures)
         out = ["\\begin{table}", "\\centering", f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
-               " & System & " + " & ".join(_latex_escape(m) for m in self.measures)
+               " & System & " + " & ".join(_latex_escape(m) for m in self._heads())
                + " \\\\", "\\midrule"]
         for row in rows:
             out.append(" & ".join([row[0], _latex_escape(row[1]), *row[2:]]) + " \\\\")
@@ -228,8 +328,14 @@ class Comparison:
         out.append("\\end{table}")
         return "\n".join(out) + "\n"
 
-    def to_string(self, *, digits=4):
-        """Plain-text table of all pairs (the CLI's ``--format table``)."""
+    def to_string(self, *, digits=4, wide=False, width=100):
+        """Plain text (the CLI's ``--format table``, ``print(comparison)``).
+
+        By default :meth:`to_table` (fits ``width`` columns); ``wide=True``
+        (``--wide``): every column of every pair, one row per pair.
+        """
+        if not wide:
+            return self.to_table(width=width, digits=digits)
         frame = self.to_frame()
         cols = ["measure", "a", "b", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
                 "pvalue", "pvalue_adjusted", "reject", "d_z", "wins", "ties", "losses"]
@@ -237,7 +343,18 @@ class Comparison:
                                "display.max_rows", 100000,
                                "display.float_format", f"{{:.{digits}f}}".format):
             body = frame[cols].to_string(index=False)
-        return body + "\n\n" + self.caption() + "\n"
+            boards = self._boards()
+            if boards is not None:
+                for m in self.measures:
+                    board = self.leaderboard(m)
+                    body += f"\n\nLeaderboard ({m}):\n" + board.to_string()
+            if self.segments is not None:
+                seg = self.segments.to_frame()
+                body += "\n\nSegments:\n" + seg[
+                    ["measure", "segment", "n_queries", "a", "b", "mean_a", "mean_b", "diff",
+                     "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "reject"]].to_string(
+                        index=False) + "\n" + self.segments.caption()
+        return body + "\n\n" + self._plain_caption(boards=boards is not None) + "\n"
 
     def __str__(self):
         return self.to_string()
@@ -273,7 +390,9 @@ class Comparison:
                 "test": self.test, "correction": self.correction, "alpha": self.alpha,
                 "alternative": self.alternative, "n_resamples": self.n_resamples,
                 "confidence_level": self.confidence_level, "ci_method": self.ci_method,
-                "seed": self.seed, "missing": self.missing,
+                "seed": self.seed, "missing": self.missing, "baseline": self.baseline,
+                "family": self.family, "family_size": self.family_size,
+                "n_clusters": self.n_clusters,
             },
             "measures": list(self.measures),
             "systems": list(self.systems),
@@ -282,17 +401,116 @@ class Comparison:
             "dropped_queries": {m: list(self.results[m].dropped_queries)
                                 for m in self.measures},
             "pairs": pairs,
+            "leaderboard": None if self.baseline is not None else {
+                m: [{"system": s, "mean": _num(r["mean"]), "rank": int(r["rank"]),
+                     "rank_low": int(r["rank_low"]), "rank_high": int(r["rank_high"]),
+                     "letters": str(r["letters"])}
+                    for s, r in self.leaderboard(m).iterrows()] for m in self.measures},
+            "segments": None if self.segments is None else self.segments.to_dict(),
         }
 
     def to_json(self, *, indent=2):
         """``json.dumps(self.to_dict())`` (strict JSON: no NaN or Infinity)."""
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+    # -- the terminal table ------------------------------------------------
+    def to_table(self, *, width=100, digits=4):
+        """Plain-text summary that fits ``width`` columns (``print(comparison)``, the CLI).
+
+        Two blocks: each system's mean per measure with, in parentheses, the
+        letters of the systems it beats significantly after correction; then
+        every pair by letters: difference, confidence interval, raw and
+        adjusted p-value, ``*`` when rejected. :meth:`to_string` with
+        ``wide=True`` (``mrrstats compare --wide``) gives every column.
+        """
+        width = int(width)
+        letters = _letters(len(self.systems))
+        means = self.means()
+        fixed = max(len(s) for s in letters) + 2
+        cells = {}
+        for m in self.measures:
+            wins = self.wins_matrix(m).to_numpy()
+            col = []
+            room = width - fixed - 10  # a cell must fit beside a (shortened) name
+            sep = "" if len(letters[-1]) == 1 else ","  # aa, ab, ... beyond 26 systems
+            for i in range(len(self.systems)):
+                beaten = sep.join(letters[j] for j in np.flatnonzero(wins[i]))
+                if len(beaten) + digits + 6 > room:  # too many to list: their number
+                    beaten = f"beats {int(wins[i].sum())}"
+                col.append(f"{means[m].iloc[i]:.{digits}f}" + (f" ({beaten})" if beaten else ""))
+            cells[m] = col
+        colw = {m: max(len(m), *(len(c) for c in cells[m])) for m in self.measures}
+        name_w = max(len(s) for s in self.systems)
+        # measures in blocks that fit; long system names are shortened to fit one measure
+        blocks, cur = [], []
+        for m in self.measures:
+            if cur and fixed + name_w + sum(colw[c] + 2 for c in [*cur, m]) > width:
+                blocks.append(cur)
+                cur = []
+            cur.append(m)
+        blocks.append(cur)
+        room = width - fixed - max(sum(colw[c] + 2 for c in b) for b in blocks)
+        name_w = max(8, min(name_w, room))
+
+        def short(s):
+            return s if len(s) <= name_w else s[:name_w - 1] + "~"
+
+        lines = []
+        for b in blocks:
+            lines.append(" " * fixed + "system".ljust(name_w)
+                         + "".join(("  " + m.rjust(colw[m])) for m in b))
+            for i, s in enumerate(self.systems):
+                lines.append(letters[i].ljust(fixed) + short(s).ljust(name_w)
+                             + "".join("  " + cells[m][i].rjust(colw[m]) for m in b))
+            lines.append("")
+        cl = f"{self.confidence_level:.0%} CI"
+        head = ["measure", "pair", "a - b", cl, "p", "p adj.", ""]
+        rows = []
+        pos = {s: i for i, s in enumerate(self.systems)}
+        for m in self.measures:
+            r = self.results[m]
+            for q in range(len(r)):
+                rows.append([m, f"{letters[pos[r.a[q]]]} - {letters[pos[r.b[q]]]}",
+                             f"{r.difference[q]:.{digits}f}",
+                             f"[{r.ci_low[q]:.{digits}f}, {r.ci_high[q]:.{digits}f}]",
+                             _fmt_p(r.pvalue[q]), _fmt_p(r.pvalue_adjusted[q]),
+                             "*" if r.reject[q] else ""])
+        w = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(head)]
+        fmt = [str.ljust, str.ljust, str.rjust, str.rjust, str.rjust, str.rjust, str.ljust]
+        for row in [head, *rows]:
+            lines.append("  ".join(f(c, w[j]) for j, (f, c) in enumerate(zip(fmt, row,
+                                                                                strict=True)))
+                         .rstrip())
+        note = (f"{self._plain_caption()} Means"
+                f" per system, in parentheses the systems (by letter, or their number) it beats "
+                f"significantly after correction; pairs: difference a - b with its {cl} "
+                f"(method {self.ci_method}), raw and adjusted p-value, * = rejected "
+                "after correction. Every column: to_string(wide=True), mrrstats compare "
+                "--wide.")
+        lines.append("")
+        lines += textwrap.wrap(note, width=width)
+        return "\n".join(lines) + "\n"
+
+    def _plain_caption(self, *, boards=False):
+        """:meth:`caption` without what plain text cannot show (superscripts, bold).
+
+        ``boards``: keep the sentence on the leaderboards (rank, group), which
+        the wide text shows.
+        """
+        text = self.caption()
+        i = text.find(" Superscripts")
+        if i < 0:
+            return text
+        j = text.find("bold.", i)
+        rest = text[j + len("bold."):] if (boards and j >= 0) else ""
+        return text[:i] + rest
 
 
+@tracked("mrrstats compare")
 def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
             n_resamples=10000, confidence_level=0.95, alternative="two-sided", rng=None,
             measure=None, ci=None, zero_tolerance=0.0, missing="raise", batch=None,
-            test_options=None):
+            test_options=None, baseline=None, family="pairs", clusters=None,
+            segment_by=None, segment_correction="holm", progress=None):
     r"""Compare systems pairwise on one or more measures, with correction and CIs.
 
     Parameters
@@ -304,12 +522,14 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
         ``Evaluation.scores(measure)``).
     test : str, keyword-only
         ``"t"``, ``"wilcoxon"``, ``"sign"``, ``"randomization"``,
-        ``"bootstrap"``, ``"bootstrap-t"``, ``"tukey"``, ``"maxt"`` or
-        ``"anova-hsd"`` (see :func:`mrrstats.pairwise_tests`).
+        ``"bootstrap"``, ``"bootstrap-t"``, ``"tukey"``, ``"maxt"``,
+        ``"anova-hsd"`` or ``"dunnett"`` (with ``baseline``; see
+        :func:`mrrstats.pairwise_tests`).
     correction : {"holm", "bonferroni", "bh", "none"} or None, keyword-only
         Adjustment across the pairs of each measure (the family is one
-        measure's pairs). Superseded by ``"tukey"``, ``"maxt"`` and
-        ``"anova-hsd"``, which control the family-wise error themselves.
+        measure's pairs; see ``family``). Superseded by ``"tukey"``,
+        ``"maxt"``, ``"anova-hsd"`` and ``"dunnett"``, which control the
+        family-wise error themselves.
     alpha : float, keyword-only
     n_resamples : int, keyword-only
     confidence_level : float, keyword-only
@@ -339,6 +559,31 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
         Resamples in memory at once (never changes results).
     test_options : dict, optional
         Passed to :func:`mrrstats.pairwise_tests`.
+    progress : bool or None, keyword-only
+        A bar counting the resamples on standard error; default (None) only on
+        an interactive terminal outside CI (:func:`mrrstats.progress.progress_enabled`).
+        Never changes the result.
+    baseline : str or int, optional, keyword-only
+        Compare every system with this one only (:math:`k - 1` tests per
+        measure, corrected over those); ``test="maxt"`` gives the many-to-one
+        step-down max-T and ``test="dunnett"`` Dunnett's test (see
+        :func:`mrrstats.pairwise_tests`).
+    family : {"pairs", "measures"}, keyword-only
+        ``"pairs"`` (default): one correction per measure. ``"measures"``: one
+        correction over all measures x pairs (the family size is in the
+        caption and in ``settings.family_size``); the decision-consistent
+        intervals then use that family. Needs a per-pair test.
+    clusters : mapping, array_like or str, optional, keyword-only
+        Cluster of each query (``{query: label}``, one label per query in
+        table order, or a column of a DataFrame ``scores``), for the
+        randomization (one sign flip per cluster) and bootstrap tests.
+    segment_by : mapping, array_like or str, optional, keyword-only
+        Segment of each query (same forms as ``clusters``): adds
+        ``Comparison.segments``, per-segment means with t intervals and the
+        test within each segment, adjusted across segments.
+    segment_correction : str, keyword-only
+        Correction across the segments of each pair and measure (default
+        ``"holm"``).
 
     Returns
     -------
@@ -347,7 +592,7 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
     Notes
     -----
     Coverage of marginal 95% intervals of one pair's mean difference, measured
-    on real TREC score matrices (``benchmarks/coverage_pair_ci.py``: 12 column
+    on real TREC score matrices (``benchmarks/calibration/coverage_pair_ci.py``: 12 column
     pairs of TREC 5-7 ad hoc and Web 2010/2011, AP, RR, P@10, nDCG@20; ``n``
     topics resampled from the pair's topics, whose mean difference is the
     truth; R = 1000 replications, B = 999; one cell's Monte-Carlo SE 0.007):
@@ -376,17 +621,31 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
     bm25  dense    True
     bm25 rerank    True
     dense rerank   False
+
+    Every system against a baseline, with Dunnett's many-to-one test:
+
+    >>> res = mrrstats.compare(df, measure="RR", baseline="bm25", test="dunnett")
+    >>> print(res.to_frame()[["a", "b", "reject"]].to_string(index=False))
+         a    b  reject
+     dense bm25    True
+    rerank bm25    True
     """
-    (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed) = _compare_iv(
+    (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed, family,
+     cluster_labels, segment_labels) = _compare_iv(
         scores, test, correction, alpha, n_resamples, confidence_level, alternative, rng,
-        measure, missing)
+        measure, missing, family, clusters, segment_by)
+    opts = dict(test=test, correction=correction, alpha=alpha, alternative=alternative,
+                n_resamples=n_resamples, confidence_level=cl, ci=ci,
+                zero_tolerance=zero_tolerance, baseline=baseline, batch=batch,
+                missing=missing, test_options=test_options)
+    fam = None
+    if family == "measures" and correction != "none":
+        fam = _family_decisions(frames, opts, cluster_labels, gen, alpha, cl, correction)
     results = {}
     systems = None
     for m, frame in frames.items():
-        r = pairwise_tests(frame, test=test, correction=correction, alpha=alpha,
-                           alternative=alternative, n_resamples=n_resamples,
-                           confidence_level=cl, ci=ci, zero_tolerance=zero_tolerance,
-                           batch=batch, missing=missing, test_options=test_options, rng=gen)
+        r = pairwise_tests_in_family(frame, None if fam is None else fam[m],
+                                     clusters=cluster_labels.get(m), rng=gen, **opts)
         results[m] = dataclasses.replace(r, measure=m, seed=seed)
         if systems is None:
             systems = r.systems
@@ -395,12 +654,48 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
                              f"{list(frames)[0]!r} has {list(systems)}: every measure must "
                              "compare the same systems")
     first = results[next(iter(results))]
+    size = sum(len(r) for r in results.values()) if family == "measures" else len(first)
+    segs = None
+    if segment_labels:
+        segs = segment_pairs(frames, segment_labels, test=test,
+                             segment_correction=segment_correction, alpha=alpha,
+                             alternative=alternative, n_resamples=n_resamples,
+                             confidence_level=cl, zero_tolerance=zero_tolerance, batch=batch,
+                             test_options=test_options, gen=gen, baseline=first.baseline,
+                             clusters=cluster_labels or None)
     return Comparison(results, tuple(results), tuple(systems), test, correction, alpha,
-                      alternative, n_resamples, cl, first.ci_method, missing, seed)
+                      alternative, n_resamples, cl, first.ci_method, missing, seed,
+                      baseline=first.baseline, family=family, family_size=size,
+                      n_clusters=first.n_clusters, segments=segs)
+
+
+def _family_decisions(frames, opts, cluster_labels, gen, alpha, cl, correction):
+    """One correction over all measures x pairs: each measure's share of the decisions.
+
+    The tests run once here, on a copy of the generator, and again (identically)
+    in :func:`compare`, which then builds the intervals for the whole family.
+    """
+    replay = np.random.Generator(type(gen.bit_generator)())
+    replay.bit_generator.state = gen.bit_generator.state
+    pvals = {}
+    for m, frame in frames.items():
+        r = pairwise_tests(frame, **{**opts, "correction": "none", "ci": "none"},
+                           clusters=cluster_labels.get(m), rng=replay)
+        pvals[m] = r.pvalue
+    allp = np.concatenate(list(pvals.values()))
+    p_adj, reject = adjust_pvalues(allp, correction, alpha)
+    reject_ci = reject if 1.0 - cl == alpha else adjust_pvalues(allp, correction, 1.0 - cl)[1]
+    out, pos = {}, 0
+    for m, p in pvals.items():
+        sl = slice(pos, pos + p.size)
+        out[m] = {"p_adj": p_adj[sl], "reject": reject[sl], "reject_ci": reject_ci[sl],
+                  "m": allp.size, "r_ci": int(reject_ci.sum())}
+        pos += p.size
+    return out
 
 
 def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, alternative,
-                rng, measure, missing):
+                rng, measure, missing, family, clusters, segment_by):
     spec = test_spec(test)
     test = spec.name
     correction = correction_spec(correction).name
@@ -418,9 +713,30 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
     if isinstance(scores, pd.DataFrame) and measure is not None and not isinstance(measure,
                                                                                  str):
         raise TypeError("`measure` must be a single name when `scores` is a DataFrame")
+    if family not in ("pairs", "measures"):
+        raise ValueError(f"`family` must be 'pairs' or 'measures', got {family!r}")
+    if family == "measures" and spec.family:
+        raise ValueError(f"family='measures' needs a per-pair test and a correction; "
+                         f"test={test!r} controls the error within each measure")
+    # label columns of a frame (clusters='conversation') leave the score columns
+    frame = scores if isinstance(scores, pd.DataFrame) else None
+    drop = [c for c in (clusters, segment_by) if isinstance(c, str)]
+    if drop:
+        if frame is None or any(c not in frame.columns for c in drop):
+            raise ValueError(f"`clusters`/`segment_by` {drop} name no column of `scores` "
+                             "(a column name needs a DataFrame)")
+        scores = frame.drop(columns=drop)
     tables = as_score_tables(scores, measures=measure, missing=missing, min_systems=2,
                              min_queries=2)
     frames = tables
+    cluster_labels, segment_labels = {}, {}
+    for m, t in tables.items():
+        if clusters is not None:
+            cluster_labels[m] = query_labels(clusters, t.queries, name="clusters", frame=frame)
+        if segment_by is not None:
+            segment_labels[m] = query_labels(segment_by, t.queries, name="segment_by",
+                                             frame=frame)
     gen, seed = rng_iv(rng)
-    return frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed
+    return (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed, family,
+            cluster_labels, segment_labels)
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -44,7 +43,7 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
-from .resampling import bootstrap_sums
+from .resampling import bootstrap_sums, enumerated_splits, label_permutations
 from .significance import ConfidenceInterval, bootstrap_ci, paired_ttest, randomization_test
 
 __all__ = [
@@ -715,9 +714,7 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
     eps = 1e-14 * max(1.0, abs(obs))
     ge = le = absge = 0
     if use_exact:
-        idx = np.fromiter((i for c in combinations(range(n), na) for i in c), dtype=np.intp,
-                          count=n_splits * na).reshape(n_splits, na)
-        t = stat_from_sums(x[idx].sum(axis=1))
+        t = stat_from_sums(x[enumerated_splits(n, na)].sum(axis=1))
         ge, le = np.sum(t >= obs - eps), np.sum(t <= obs + eps)
         absge = np.sum(np.abs(t) >= abs(obs) - eps)
         denom, add = n_splits, 0
@@ -725,8 +722,7 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
         done = 0
         while done < n_resamples:
             r = min(batch, n_resamples - done)
-            # row by row: the same stream for any batch size
-            perm = np.stack([gen.permutation(n) for _ in range(r)])
+            perm = label_permutations(gen, r, n)  # the same stream for any batch size
             t = stat_from_sums(x[perm[:, :na]].sum(axis=1))
             ge += np.sum(t >= obs - eps)
             le += np.sum(t <= obs + eps)

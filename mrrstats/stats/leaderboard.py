@@ -17,10 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv, int_iv, rng_iv
 from .resampling import bootstrap_sums
+from .significance import _design_iv, _design_sums
 
 __all__ = ["RankIntervals", "rank_intervals", "compact_letter_display"]
 
@@ -199,9 +201,9 @@ def _intervals_from_decisions(sig, better):
     return 1 + n_better, k - n_worse
 
 
-def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2000,
-                   decisions=None, higher_is_better=None, batch=None, missing="raise",
-                   rng=None):
+def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
+                   n_resamples=N_RESAMPLES, decisions=None, higher_is_better=None,
+                   clusters=None, batch=None, missing="raise", rng=None):
     r"""Simultaneous confidence intervals for the rank of every system.
 
     Parameters
@@ -222,6 +224,10 @@ def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2
         family-wise error rate is then the level.
     higher_is_better : bool, optional, keyword-only
         Default: from the measure.
+    clusters : array_like, 1-D, optional, keyword-only
+        Cluster label of each query (in table order; e.g. the conversation of
+        a CAsT turn): whole clusters are resampled and each pair's standard
+        error is the cluster-robust one (see :func:`mrrstats.bootstrap_test`).
     batch : int or None, keyword-only
         Resamples held in memory at once (does not change the result).
     missing : {"raise", "drop"}, keyword-only
@@ -252,6 +258,12 @@ def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2
            Inference for ranks with applications to mobility across
            neighbourhoods and academic achievement across countries. Review
            of Economic Studies 91(1), 476-518.
+
+    With ``clusters``, :math:`G` clusters are drawn with replacement, the
+    resampled differences are the ratios :math:`\sum_g c_g S_g / \sum_g c_g
+    n_g` of cluster totals and sizes, and :math:`\hat\sigma_{ij}` is the
+    cluster-robust standard error :math:`\sqrt{G/(G-1) \sum_g (S_g - n_g
+    \hat d_{ij})^2} / n`.
 
     Examples
     --------
@@ -297,10 +309,19 @@ def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2
     ii, jj = np.triu_indices(k, 1)
     d = x[:, ii] - x[:, jj]  # (n, pairs) per-query differences
     dhat = d.mean(axis=0)
-    se = d.std(axis=0, ddof=1) / math.sqrt(n)
+    design = None if clusters is None else _design_iv(clusters, None, n)
+    if design is None:
+        se = d.std(axis=0, ddof=1) / math.sqrt(n)
+        # the one engine: bootstrap sums of every pair's differences, one shared index matrix
+        dstar = bootstrap_sums(np.ascontiguousarray(d.T), n_resamples, batch, gen) / n
+    else:
+        G = design.n_clusters
+        sz = design.sizes.astype(np.float64)
+        S = np.stack([design.totals(d[:, p]) for p in range(ii.size)])  # (pairs, G)
+        se = np.sqrt(G / (G - 1.0) * ((S - sz * dhat[:, None]) ** 2).sum(axis=1)) / n
+        sums = _design_sums(np.vstack([S, sz]), design, n_resamples, batch, gen)
+        dstar = sums[:-1] / sums[-1]
     ok = se > 0
-    # the one engine: bootstrap sums of every pair's differences, one shared index matrix
-    dstar = bootstrap_sums(np.ascontiguousarray(d.T), n_resamples, batch, gen) / n
     t = np.abs(dstar[ok] - dhat[ok, None]) / se[ok, None]
     maxt = t.max(axis=0) if t.shape[0] else np.zeros(n_resamples)
     c = float(np.quantile(maxt, cl, method="higher"))
@@ -313,3 +334,30 @@ def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2
                                      higher_is_better=hib)
     return RankIntervals(table.systems, mean, rank, low, high, tuple(letters), sig, c, cl,
                          "max-t bootstrap", n_resamples, seed, table.measure)
+
+
+def leaderboard_frame(result, *, higher_is_better=True):
+    """Ranks and letters of an all-pairs :class:`~mrrstats.PairwiseResult`, from its decisions.
+
+    Public within the package (``compare``'s tables). One row per system in
+    the result's order: ``mean``, ``rank`` (1 = best), ``rank_low``,
+    ``rank_high`` (:math:`1 +` the number of systems significantly better,
+    :math:`k -` the number significantly worse; simultaneous at the level of
+    the decisions when they control the family-wise error) and ``letters``
+    (:func:`compact_letter_display`).
+    """
+    sig, names = _decision_matrix(result, None)
+    mm = {}
+    for a, b, ma, mb in zip(result.a, result.b, result.mean_a, result.mean_b, strict=True):
+        mm[a], mm[b] = float(ma), float(mb)
+    mean = np.array([mm[s] for s in names])
+    sgn = 1.0 if higher_is_better else -1.0
+    key = sgn * mean
+    rank = np.array([1 + int(np.sum(key > key[i])) for i in range(len(names))])
+    better = sgn * (mean[:, None] - mean[None, :]) > 0
+    low, high = _intervals_from_decisions(sig, better)
+    letters = compact_letter_display(sig, systems=names, means=mean,
+                                     higher_is_better=higher_is_better)
+    return pd.DataFrame({"mean": mean, "rank": rank, "rank_low": low, "rank_high": high,
+                         "letters": letters.to_numpy()},
+                        index=pd.Index(names, name="system"))

@@ -43,6 +43,7 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
+from .manyone import dunnett_critical_value, dunnett_sf
 from .registry import (
     CORRECTIONS,
     FAMILY_TESTS,
@@ -65,6 +66,9 @@ from .resampling import signflip_rows as _signflip_rows
 from .significance import (
     _bootstrap_interval,
     _bootstrap_test_rows,
+    _cluster_acceleration,
+    _design_iv,
+    _design_sums,
     _effect_rows,
     _jackknife_acceleration,
     _sign_pvalues,
@@ -72,6 +76,9 @@ from .significance import (
     _t_interval,
     _ttest_rows,
     _win_tie_loss,
+    cluster_bootstrap_rows,
+    cluster_robust_se,
+    query_labels,
     wilcoxon_test,
 )
 from .significance import residual_variance as _rv
@@ -166,15 +173,16 @@ class PairwiseResult:
         ``"wilcoxon"``; wins of ``a`` for ``"sign"``; the mean difference for
         ``"randomization"``, ``"bootstrap"`` and ``"tukey"``; the paired t
         for ``"bootstrap-t"`` and ``"maxt"``; the studentised range ``q`` for
-        ``"anova-hsd"``.
+        ``"anova-hsd"``; Dunnett's :math:`T_i` for ``"dunnett"``.
     pvalue : ndarray
         Unadjusted p-values. For ``"tukey"``/``"maxt"`` the marginal
         permutation p-value of the pair under the same within-query permutations.
     pvalue_se : ndarray
         Monte-Carlo standard error of ``pvalue`` (0 for exact and analytic tests).
     pvalue_adjusted : ndarray
-        p-values adjusted by ``correction``; for ``"tukey"``, ``"maxt"`` and
-        ``"anova-hsd"`` the procedure's own family-wise adjusted p-values.
+        p-values adjusted by ``correction``; for ``"tukey"``, ``"maxt"``,
+        ``"anova-hsd"`` and ``"dunnett"`` the procedure's own family-wise
+        adjusted p-values.
     reject : ndarray of bool
         ``pvalue_adjusted <= alpha``.
     ci_low, ci_high : ndarray
@@ -204,6 +212,11 @@ class PairwiseResult:
         Queries dropped by ``missing="drop"``.
     measure : str or None
         Measure name, when known.
+    baseline : str or None
+        The baseline every system was compared with (``baseline=``); None
+        for all pairs.
+    n_clusters : int or None
+        Number of query clusters resampled or flipped as units (``clusters=``).
     """
 
     systems: tuple
@@ -241,6 +254,8 @@ class PairwiseResult:
     measure: str | None = None
     marginal_low: np.ndarray | None = field(repr=False, default=None)
     marginal_high: np.ndarray | None = field(repr=False, default=None)
+    baseline: str | None = None
+    n_clusters: int | None = None
 
     def __len__(self):
         return len(self.a)
@@ -299,7 +314,8 @@ def _t_inverted(D, alpha_pair, alternative):
         return np.full(d.shape, -np.inf), d + q * se
 
 
-def _signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, replay):
+def _signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, replay,
+                       weights=None):
     r"""Invert the paired sign-flip test, on the very sign vectors the test used.
 
     For one sign vector with positive set :math:`S_+` the resampled mean of
@@ -311,13 +327,18 @@ def _signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, repla
     runs between order statistics of their end points. ``replay`` is the bit
     generator's class and its state before the test: the test's sign vectors
     are drawn again.
+
+    With ``weights`` (cluster sizes; the columns of ``D`` are cluster totals)
+    the means are per query, :math:`\sum_{S_+} D_g / \sum_{S_+} n_g`: the
+    inversion of the clustered test for a shift :math:`\delta` of every query.
     """
     P, n = D.shape
+    N = n if weights is None else float(np.sum(weights))
     S = D.sum(axis=1)
     absum = np.abs(D).sum(axis=1)
     # ties as the test counts them (its tolerance on the sum scale, here on the mean scale)
     tol = (100 * np.finfo(np.float64).eps * np.abs(S) + 8 * n * np.finfo(np.float64).eps
-           * absum) / n
+           * absum) / N
     a = np.broadcast_to(np.asarray(alpha_pair, dtype=np.float64), (P,))
     if exact:
         keep = np.floor(a * total * (1 + 1e-12)).astype(np.int64) + 1
@@ -335,7 +356,7 @@ def _signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, repla
         sl = slice(b0, min(P, b0 + block))
         with _blas_single_thread():
             lo_b, hi_b = _signflip_end_points(D[sl], S[sl], tol[sl], alternative, total,
-                                              exact, batch, replay)
+                                              exact, batch, replay, weights)
         cols = np.arange(lo_b.shape[1])
         k = np.maximum(keep[sl] - 1, 0)
         none = keep[sl] == 0
@@ -346,9 +367,10 @@ def _signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, repla
     return low, high
 
 
-def _signflip_end_points(D, S, tol, alternative, total, exact, batch, replay):
+def _signflip_end_points(D, S, tol, alternative, total, exact, batch, replay, weights=None):
     """End points (total, P) of the shifts each sign vector counts as extreme."""
     P, n = D.shape
+    N = n if weights is None else float(np.sum(weights))
     gen = None
     if not exact:
         cls, state = replay
@@ -361,20 +383,20 @@ def _signflip_end_points(D, S, tol, alternative, total, exact, batch, replay):
         r = min(batch, total - start)
         bits = _enumerated_rows(start, r, n) if exact else _signflip_rows(gen, r, n)
         bf = bits.astype(np.float64)
-        n_plus = bf.sum(axis=1)[:, None]
+        n_plus = (bf.sum(axis=1) if weights is None else bf @ weights)[:, None]
         s_plus = bf @ D.T  # (r, P)
         with np.errstate(divide="ignore", invalid="ignore"):
             m_plus = s_plus / n_plus
-            m_minus = (S - s_plus) / (n - n_plus)
+            m_minus = (S - s_plus) / (N - n_plus)
         if alternative == "two-sided":
-            full = (n_plus == 0) | (n_plus == n)
+            full = (n_plus == 0) | (n_plus == N)
             lo = np.where(full, -np.inf, np.minimum(m_plus, m_minus) - tol)
             hi = np.where(full, np.inf, np.maximum(m_plus, m_minus) + tol)
         elif alternative == "greater":  # extreme for every delta >= the mean over S-
-            lo = np.where(n_plus == n, -np.inf, m_minus - tol)
+            lo = np.where(n_plus == N, -np.inf, m_minus - tol)
             hi = lo
         else:  # "less": extreme for every delta <= the mean over S-
-            hi = np.where(n_plus == n, np.inf, m_minus + tol)
+            hi = np.where(n_plus == N, np.inf, m_minus + tol)
             lo = hi
         lo_pts[pos:pos + r] = lo
         hi_pts[pos:pos + r] = hi
@@ -391,37 +413,45 @@ def _directional(diff, lo, hi, alternative):
     return low, high
 
 
-def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert, decided=None):
+def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert, decided=None,
+                          family=None):
     r"""Intervals for every pair that agree with ``correction``'s decisions at ``alpha_ci``.
 
     ``invert(alpha_pair)`` returns the marginal interval of the same test at
     per-pair level ``alpha_pair``; ``decided`` is ``(alpha, reject)`` of the
-    correction already applied. Returns ``(low, high, ci_method)``.
+    correction already applied; ``family`` (see :func:`pairwise_tests_in_family`)
+    replaces the size and the rejections of the family by those of a larger
+    one. Returns ``(low, high, ci_method)``.
     """
-    m = p.size
+    P = p.size
+    m = P if family is None else int(family["m"])
     diff = D.mean(axis=1)
     if correction == "none":
-        lo, hi = invert(np.full(m, alpha_ci))
+        lo, hi = invert(np.full(P, alpha_ci))
         return lo, hi, "marginal"
     if correction == "bonferroni":
-        lo, hi = invert(np.full(m, alpha_ci / m))
+        lo, hi = invert(np.full(P, alpha_ci / m))
         return lo, hi, "bonferroni"
-    # the decisions at alpha_ci: those already made when alpha_ci is the test's alpha
-    # (statsmodels' multipletests runs a full gc.collect(), slow in loops)
-    alpha, reject = decided if decided is not None else (None, None)
-    if alpha != alpha_ci:
-        _, reject = _adjust(p, correction, alpha_ci)
-    r = int(reject.sum())
+    if family is None:
+        # the decisions at alpha_ci: those already made when alpha_ci is the test's alpha
+        # (statsmodels' multipletests runs a full gc.collect(), slow in loops)
+        alpha, reject = decided if decided is not None else (None, None)
+        if alpha != alpha_ci:
+            _, reject = _adjust(p, correction, alpha_ci)
+        r = int(reject.sum())
+    else:
+        reject = np.asarray(family["reject_ci"], bool)
+        r = int(family["r_ci"])
     if correction == "bh":
         # Benjamini & Yekutieli (2005): level 1 - R q / m; BH rejects exactly p <= R q / m.
-        lo, hi = invert(np.full(m, alpha_ci * max(r, 1) / m))
+        lo, hi = invert(np.full(P, alpha_ci * max(r, 1) / m))
         return lo, hi, "fcr-by2005"
     # Holm: Strassburger & Bretz (2008).
     if r < m:
-        lo, hi = invert(np.full(m, alpha_ci / (m - r)))
-        dlo, dhi = _directional(diff, np.zeros(m), np.zeros(m), alternative)
+        lo, hi = invert(np.full(P, alpha_ci / (m - r)))
+        dlo, dhi = _directional(diff, np.zeros(P), np.zeros(P), alternative)
     else:
-        lo, hi = invert(np.full(m, alpha_ci / m))
+        lo, hi = invert(np.full(P, alpha_ci / m))
         dlo, dhi = _directional(diff, lo, hi, alternative)
     return np.where(reject, dlo, lo), np.where(reject, dhi, hi), "holm-sb2008"
 
@@ -429,15 +459,24 @@ def _consistent_intervals(D, p, correction, alpha_ci, alternative, invert, decid
 # --------------------------------------------------------------------------
 # pairwise tests
 # --------------------------------------------------------------------------
-def _pair_bootstrap_ci(X, I, J, method, cl, alternative, n_resamples, batch, gen):
+def _pair_bootstrap_ci(X, I, J, method, cl, alternative, n_resamples, batch, gen,
+                       design=None):
     """Paired bootstrap CIs of mean differences for all pairs, one shared resample set.
 
     The bootstrap mean of ``a - b`` is the difference of the bootstrap means
     of ``a`` and ``b`` under the same resample, so only the (k, B) system
-    means are drawn; pairs are then processed in blocks to bound memory.
+    means are drawn; pairs are then processed in blocks to bound memory. With
+    a cluster ``design`` whole clusters are drawn (ratio means, the
+    leave-one-cluster-out acceleration), as in :func:`mrrstats.bootstrap_ci`.
     """
     n, k = X.shape
-    sysdist = _bootstrap_sums(X.T, n_resamples, batch, gen) / n  # (k, B)
+    if design is None:
+        sysdist = _bootstrap_sums(X.T, n_resamples, batch, gen) / n  # (k, B)
+    else:
+        T = np.stack([design.totals(X[:, j]) for j in range(k)])
+        sums = _design_sums(np.vstack([T, design.sizes.astype(np.float64)]), design,
+                            n_resamples, batch, gen)
+        sysdist = sums[:k] / sums[k]
     P = I.size
     low = np.empty(P)
     high = np.empty(P)
@@ -447,7 +486,12 @@ def _pair_bootstrap_ci(X, I, J, method, cl, alternative, n_resamples, batch, gen
         dist = np.sort(sysdist[ii] - sysdist[jj], axis=1)
         D = X[:, ii].T - X[:, jj].T
         theta = D.mean(axis=1)
-        accel = _jackknife_acceleration(D) if method == "bca" else np.zeros(ii.size)
+        if method != "bca":
+            accel = np.zeros(ii.size)
+        elif design is None:
+            accel = _jackknife_acceleration(D)
+        else:
+            accel = np.array([_cluster_acceleration(row, design) for row in D])
         lo, hi = _bootstrap_interval(theta, dist, accel, method, cl, alternative)
         low[s:s + block] = lo
         high[s:s + block] = hi
@@ -456,8 +500,8 @@ def _pair_bootstrap_ci(X, I, J, method, cl, alternative, n_resamples, batch, gen
 
 def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.05,
                    alternative="two-sided", n_resamples=10000, confidence_level=0.95,
-                   ci=None, zero_tolerance=0.0, batch=None, missing="raise",
-                   test_options=None, rng=None):
+                   ci=None, zero_tolerance=0.0, baseline=None, clusters=None, batch=None,
+                   missing="raise", test_options=None, rng=None):
     r"""Test every pair of systems and adjust for multiplicity.
 
     Parameters
@@ -470,7 +514,8 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         (paired sign-flip), ``"bootstrap"`` (shift), ``"bootstrap-t"``
         (studentised bootstrap), or a family-wise procedure: ``"tukey"``
         (:func:`randomized_tukey_hsd`), ``"maxt"`` (:func:`westfall_young`),
-        ``"anova-hsd"`` (:func:`anova_tukey_hsd`).
+        ``"anova-hsd"`` (:func:`anova_tukey_hsd`), ``"dunnett"`` (needs
+        ``baseline``; see there).
     correction : {"holm", "bonferroni", "bh", "none"} or None, keyword-only
         Multiplicity adjustment across the pairs, through
         :func:`statsmodels.stats.multitest.multipletests` with the method
@@ -511,7 +556,8 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
           (``"maxt-single-step"``; they may disagree with step-down decisions);
         * ``"tukey"``: the simultaneous intervals with the cut-off of the same
           null distribution as the p-values (``"tukey-simultaneous"``);
-          ``"anova-hsd"``: the studentised-range intervals.
+          ``"anova-hsd"``: the studentised-range intervals; ``"dunnett"``:
+          Dunnett's simultaneous intervals (``"dunnett-simultaneous"``).
 
         For the other tests (Wilcoxon, sign, bootstraps) the default is the
         marginal ``"t"`` interval, which does not follow their decisions. ``"t"``
@@ -520,6 +566,27 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         for a nominal 0.95, BCa 0.917 and 0.933 (see :func:`mrrstats.compare`).
     zero_tolerance : float, keyword-only
         Ties for wins/ties/losses and the sign test.
+    baseline : str or int, optional, keyword-only
+        Compare every system with this one only (by name, or position in the
+        columns): :math:`k - 1` pairs ``(system, baseline)``, so ``difference``
+        is system minus baseline and ``"greater"`` means better than the
+        baseline; ``correction`` runs over these :math:`k - 1` tests (the way
+        PyTerrier's ``Experiment(baseline=0)`` is used). Many-to-one
+        family-wise procedures: ``test="maxt"`` (step-down max-T over the
+        :math:`k - 1` comparisons, under the same within-query permutations of
+        all systems) and ``test="dunnett"`` (Dunnett 1955 with the two-way
+        ANOVA error, single step, simultaneous intervals; any alternative).
+    clusters : array_like or mapping, optional, keyword-only
+        Cluster label of each query (a mapping query id -> label, or one label
+        per query in table order), for ``test="randomization"`` (one sign flip
+        per cluster), ``"bootstrap"`` and ``"bootstrap-t"`` (whole clusters
+        drawn; see :func:`mrrstats.bootstrap_test`), ``"tukey"`` and
+        ``"maxt"`` (one permutation of the system labels per cluster, applied
+        to all its queries: valid when the systems are exchangeable within
+        each cluster as a whole). The marginal interval is
+        then the cluster-robust t interval with :math:`G - 1` degrees of
+        freedom, bootstrap intervals draw clusters, and the decision-consistent
+        intervals invert the clustered sign-flip test.
     batch : int or None, keyword-only
         Resamples held in memory at once (does not change results).
     missing : {"raise", "drop"}, keyword-only
@@ -541,7 +608,7 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     intervals draw nothing: they replay the test's own resamples.
 
     Measured on the 27 real TREC score matrices of ``shared/data`` (first 20
-    systems, 5,130 pairs, B = 10000; ``benchmarks/consistency_counts.py``):
+    systems, 5,130 pairs, B = 10000; ``benchmarks/calibration/consistency_counts.py``):
     with the default intervals no pair's interval disagrees with its decision,
     for the randomization test with Holm, Bonferroni, BH or no correction,
     for max-T and for the randomised Tukey HSD (before: max-T 5 and
@@ -555,6 +622,8 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     .. [2] Benjamini, Y., Yekutieli, D. (2005). False discovery rate-adjusted
            multiple confidence intervals for selected parameters. JASA 100(469),
            71-81.
+    .. [3] Dunnett, C. W. (1955). A multiple comparison procedure for comparing
+           several treatments with a control. JASA 50(272), 1096-1121.
 
     Examples
     --------
@@ -568,19 +637,53 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     0 2    True
     1 2    True
     """
+    return pairwise_tests_in_family(
+        scores, None, test=test, correction=correction, alpha=alpha, alternative=alternative,
+        n_resamples=n_resamples, confidence_level=confidence_level, ci=ci,
+        zero_tolerance=zero_tolerance, baseline=baseline, clusters=clusters, batch=batch,
+        missing=missing, test_options=test_options, rng=rng)
+
+
+def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alternative,
+                             n_resamples, confidence_level, ci, zero_tolerance, baseline,
+                             clusters, batch, missing, test_options, rng):
+    """:func:`pairwise_tests`, with the decisions of a larger family when ``family`` is given.
+
+    ``family`` (None: this measure's pairs are the family) is a dict with
+    ``p_adj`` and ``reject`` (this measure's pairs, adjusted over the whole
+    family at ``alpha``), ``reject_ci`` (at ``1 - confidence_level``), ``m``
+    (the family size) and ``r_ci`` (rejections in the family at ``1 -
+    confidence_level``): the decision-consistent intervals then use the
+    family's size and rejections (e.g. Holm's ``alpha / (m - r)``).
+    """
     (X, systems, queries, dropped, measure, test, correction, alpha, alternative, n_resamples,
-     cl, ci, tol, batch, opts, gen, seed) = _pairwise_tests_iv(
+     cl, ci, tol, batch, opts, gen, seed, b_idx, design) = _pairwise_tests_iv(
         scores, test, correction, alpha, alternative, n_resamples, confidence_level, ci,
-        zero_tolerance, batch, missing, test_options, rng)
-    if test in FAMILY_TESTS:
-        fn = {"tukey": _tukey_core, "maxt": _maxt_core, "anova-hsd": _anova_core}[test]
-        res = fn(X, systems, queries, dropped, alpha=alpha, n_resamples=n_resamples,
-                 cl=cl, ci=ci, tol=tol, batch=batch, gen=gen, seed=seed, opts=opts)
-        return res if measure is None else dataclasses.replace(res, measure=measure)
+        zero_tolerance, baseline, clusters, batch, missing, test_options, rng)
+    if family is not None and test in FAMILY_TESTS:
+        raise ValueError(f"test={test!r} controls the error rate within one measure; a "
+                         "family over measures needs a per-pair test and a correction")
     n, k = X.shape
-    I, J = _pairs(k)
+    I, J = _pairs(k) if b_idx is None else _baseline_pairs(k, b_idx)
+    extra = {"baseline": None if b_idx is None else systems[b_idx],
+             "n_clusters": None if design is None else design.n_clusters}
+    if test in FAMILY_TESTS:
+        fn = {"tukey": _tukey_core, "maxt": _maxt_core, "anova-hsd": _anova_core,
+              "dunnett": _dunnett_core}[test]
+        kw = {"pairs": (I, J)} if test in ("maxt", "dunnett") else {}
+        if test == "dunnett":
+            kw["alternative"] = alternative
+        if test in ("tukey", "maxt"):
+            kw["clusters"] = None if design is None else design.codes
+        res = fn(X, systems, queries, dropped, alpha=alpha, n_resamples=n_resamples,
+                 cl=cl, ci=ci, tol=tol, batch=batch, gen=gen, seed=seed, opts=opts, **kw)
+        res = dataclasses.replace(res, **extra)
+        return res if measure is None else dataclasses.replace(res, measure=measure)
     D = X[:, I].T - X[:, J].T  # (P, n)
     P = I.size
+    # the exchangeable units: queries, or cluster totals (one sign flip per cluster)
+    Du = D if design is None else np.stack([design.totals(row) for row in D])
+    weights = None if design is None else design.sizes.astype(np.float64)
     se_p = np.zeros(P)
     n_used = None
     exact = False
@@ -599,22 +702,31 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
             stat[q], p[q] = r.statistic, r.pvalue
     elif test == "randomization":
         p, se_p, n_used, exact = _signflip_pvalues(
-            D, alternative, n_resamples=n_resamples, exact=opts.get("exact"), batch=batch,
+            Du, alternative, n_resamples=n_resamples, exact=opts.get("exact"), batch=batch,
             gen=gen)
         stat = D.mean(axis=1)
-    else:  # bootstrap, bootstrap-t
+    elif design is None:  # bootstrap, bootstrap-t
         method = "studentized" if test == "bootstrap-t" else "shift"
         stat, p, se_p = _bootstrap_test_rows(D, alternative, method, n_resamples, batch, gen)
         n_used = n_resamples
-    p_adj, reject = _adjust(p, correction, alpha)
+    else:
+        method = "studentized" if test == "bootstrap-t" else "shift"
+        stat, p, se_p, _, _ = cluster_bootstrap_rows(D, design, alternative, method,
+                                                     n_resamples, batch, gen)
+        n_used = n_resamples
+    if family is None:
+        p_adj, reject = _adjust(p, correction, alpha)
+    else:
+        p_adj, reject = np.asarray(family["p_adj"]), np.asarray(family["reject"], bool)
     if (n_used is not None and not exact and correction in ("holm", "bonferroni")
-            and 1.0 / (n_used + 1.0) > alpha / P):
+            and family is None and 1.0 / (n_used + 1.0) > alpha / P):
         warnings.warn(f"with n_resamples={n_used} the smallest attainable p-value "
                       f"1/(B+1) exceeds alpha/m = {alpha / P:.3g} for m = {P} pairs, so "
                       f"{correction} can reject nothing; use n_resamples >= "
                       f"{math.ceil(P / alpha)}", UnattainableSignificanceWarning,
                       stacklevel=2)
-    _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_used, opts)
+    _warn_unattainable(Du, test, correction, alpha, alternative, tol, exact, n_used, opts,
+                       unit="queries" if design is None else "clusters")
     ci_method = ci
     if ci == "consistent":
         if test == "t":
@@ -622,23 +734,43 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
                 return _t_inverted(D, a, alternative)
         else:
             def invert(a):
-                return _signflip_inverted(D, a, alternative, total=n_used, exact=exact,
-                                          batch=batch, replay=replay)
+                return _signflip_inverted(Du, a, alternative, total=n_used, exact=exact,
+                                          batch=batch, replay=replay, weights=weights)
         lo, hi, how = _consistent_intervals(D, p, correction, 1.0 - cl, alternative, invert,
-                                            decided=(alpha, reject))
+                                            decided=(alpha, reject), family=family)
         ci_method = f"{how}({test})"
     elif ci == "t":
-        se_d = D.std(axis=1, ddof=1) / math.sqrt(n)
-        lo, hi = _t_interval(D.mean(axis=1), se_d, n - 1, alternative, cl)
+        lo, hi = _marginal_t(D, design, alternative, cl)
     elif ci in ("bca", "percentile", "basic"):
-        lo, hi = _pair_bootstrap_ci(X, I, J, ci, cl, alternative, n_resamples, batch, gen)
+        lo, hi = _pair_bootstrap_ci(X, I, J, ci, cl, alternative, n_resamples, batch, gen,
+                                    design)
     else:
         lo = hi = np.full(P, np.nan)
     res = _assemble(X, systems, queries, dropped, I, J, D, stat, p, se_p, p_adj, reject,
                     lo, hi, tol, test=test, correction=correction, alpha=alpha,
                     alternative=alternative, cl=cl, ci=ci_method, n_resamples=n_used,
                     exact=exact, seed=seed)
+    if design is not None:
+        m_lo, m_hi = _marginal_t(D, design, alternative, cl)
+        extra.update(marginal_low=m_lo, marginal_high=m_hi)
+    res = dataclasses.replace(res, **extra)
     return res if measure is None else dataclasses.replace(res, measure=measure)
+
+
+def _baseline_pairs(k, b):
+    """Pairs ``(system, baseline)`` for every other system, in column order."""
+    I = np.array([i for i in range(k) if i != b], dtype=np.intp)
+    return I, np.full(I.size, b, dtype=np.intp)
+
+
+def _marginal_t(D, design, alternative, cl):
+    """Marginal t interval: paired (df n - 1), or cluster-robust (df G - 1) with clusters."""
+    n = D.shape[1]
+    if design is None:
+        return _t_interval(D.mean(axis=1), D.std(axis=1, ddof=1) / math.sqrt(n), n - 1,
+                           alternative, cl)
+    return _t_interval(D.mean(axis=1), cluster_robust_se(D, design), design.n_clusters - 1,
+                       alternative, cl)
 
 
 def _smallest_attainable(D, test, alternative, tol, exact, n_used, opts):
@@ -658,7 +790,8 @@ def _smallest_attainable(D, test, alternative, tol, exact, n_used, opts):
     return None
 
 
-def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_used, opts):
+def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_used, opts,
+                       unit="queries"):
     """Warn when a discrete test cannot pass the first threshold of ``correction``."""
     if correction == "none" or not TEST_SPECS[test].discrete:
         return
@@ -670,7 +803,7 @@ def _warn_unattainable(D, test, correction, alpha, alternative, tol, exact, n_us
     need = alpha if correction == "bh" else alpha / m
     if np.all(pmin > need):
         warnings.warn(f"{TEST_SPECS[test].label}: the smallest attainable p-value is "
-                      f"{pmin.min():.3g} ({D.shape[1]} queries), but "
+                      f"{pmin.min():.3g} ({D.shape[1]} {unit}), but "
                       f"{CORRECTIONS[correction].label} over m = {m} pairs needs a p-value <= "
                       f"{need:.3g} to reject anything, "
                       "so it rejects nothing; use more queries, fewer pairs or a "
@@ -704,8 +837,8 @@ def _assemble(X, systems, queries, dropped, I, J, D, stat, p, se_p, p_adj, rejec
 
 
 def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples,
-                       confidence_level, ci, zero_tolerance, batch, missing, test_options,
-                       rng):
+                       confidence_level, ci, zero_tolerance, baseline, clusters, batch,
+                       missing, test_options, rng):
     test = _test_name_iv(test)
     correction = _correction_iv(correction)
     alpha = alpha_iv(alpha)
@@ -718,8 +851,20 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
         raise ValueError(f"`ci` must be one of {_CI_CHOICES} or None, got {ci!r}")
     if ci == "simultaneous" and test not in _FAMILY_TESTS:
         raise ValueError("`ci`='simultaneous' needs test='tukey', 'maxt' or 'anova-hsd'")
+    if baseline is not None and test in ("tukey", "anova-hsd"):
+        raise ValueError(f"test={test!r} compares all pairs; with `baseline` use "
+                         "test='maxt' (many-to-one step-down max-T) or 'dunnett'")
+    if baseline is None and test == "dunnett":
+        raise ValueError("test='dunnett' compares every system with a baseline: pass "
+                         "`baseline` (a system name)")
+    if clusters is not None and test not in ("randomization", "bootstrap", "bootstrap-t",
+                                             "tukey", "maxt"):
+        raise ValueError("`clusters` works with test='randomization' (one sign flip per "
+                         "cluster), 'bootstrap' or 'bootstrap-t' (whole clusters drawn), "
+                         "'tukey' or 'maxt' (one permutation of the systems per cluster); "
+                         f"test={test!r} treats queries as independent")
     if test in _FAMILY_TESTS:
-        if alternative != "two-sided":
+        if alternative != "two-sided" and test != "dunnett":
             raise ValueError(f"`alternative` must be 'two-sided' for test={test!r}")
         if ci not in ("consistent", "simultaneous", "none"):
             raise ValueError(f"`ci` must be 'consistent', 'simultaneous' or 'none' for "
@@ -744,9 +889,29 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
                          f"family-wise procedure; test={test!r} has none")
     X, systems, queries, dropped, measure = _scores_iv(scores, missing)
     measure = None if measure == "score" else measure
+    b_idx = _baseline_iv(baseline, systems)
+    design = None
+    if clusters is not None:
+        labels = query_labels(clusters, queries, name="clusters")
+        design = _design_iv(labels, None, len(queries))
     gen, seed = rng_iv(rng)
     return (X, systems, queries, dropped, measure, test, correction, alpha, alternative,
-            n_resamples, cl, ci, tol, batch, opts, gen, seed)
+            n_resamples, cl, ci, tol, batch, opts, gen, seed, b_idx, design)
+
+
+def _baseline_iv(baseline, systems):
+    """Column index of ``baseline`` (a system name or a position), or None."""
+    if baseline is None:
+        return None
+    k = len(systems)
+    if isinstance(baseline, int | np.integer) and not isinstance(baseline, bool):
+        if not -k <= int(baseline) < k:
+            raise ValueError(f"`baseline`={baseline} is not a position of the {k} systems")
+        return int(baseline) % k
+    name = str(baseline)
+    if name not in systems:
+        raise ValueError(f"`baseline`={baseline!r} is not one of the systems {list(systems)}")
+    return list(systems).index(name)
 
 
 # --------------------------------------------------------------------------
@@ -764,7 +929,7 @@ def _paired_t_from_moments(mean_diff, sq_sum, n):
 
 
 def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol, batch,
-                gen, seed, opts):
+                gen, seed, opts, clusters=None):
     n, k = X.shape
     I, J = _pairs(k)
     D = X[:, I].T - X[:, J].T
@@ -776,7 +941,7 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
         m = query_means(perm)  # (r, k)
         rng_b = m.max(axis=1) - m.min(axis=1)
         null_max[pos:pos + rng_b.size] = rng_b
@@ -802,20 +967,20 @@ def _tukey_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
 
 
 def _maxt_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol, batch,
-               gen, seed, opts):
+               gen, seed, opts, pairs=None, clusters=None):
     with _blas_single_thread():
         return _maxt_core_impl(X, systems, queries, dropped, alpha=alpha,
                                n_resamples=n_resamples, cl=cl, ci=ci, tol=tol, batch=batch,
-                               gen=gen, seed=seed, opts=opts)
+                               gen=gen, seed=seed, opts=opts, pairs=pairs, clusters=clusters)
 
 
 def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol, batch,
-                    gen, seed, opts):
+                    gen, seed, opts, pairs=None, clusters=None):
     statistic = opts.get("statistic", "mean")
     if statistic not in ("t", "mean"):
         raise ValueError(f"`statistic` must be 't' or 'mean', got {statistic!r}")
     n, k = X.shape
-    I, J = _pairs(k)
+    I, J = _pairs(k) if pairs is None else pairs
     D = X[:, I].T - X[:, J].T
     means = X.mean(axis=0)
     md = means[I] - means[J]
@@ -840,7 +1005,7 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
     count_raw = np.zeros(I.size, dtype=np.int64)
     null_max = np.empty(n_resamples)
     pos = 0
-    for perm in permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
         r = perm.shape[0]
         m = query_means(perm)  # (r, k)
         md_b = m[:, I_s] - m[:, J_s]
@@ -869,7 +1034,8 @@ def _maxt_core_impl(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci,
         ci = "maxt-single-step"
     elif ci == "consistent":
         lo, hi = _maxt_stepdown_intervals(X, I, J, md, se_pair, obs - thr, p_adj, null_max,
-                                          statistic, 1.0 - cl, n_resamples, batch, replay)
+                                          statistic, 1.0 - cl, n_resamples, batch, replay,
+                                          clusters)
         ci = "maxt-step-down"
     else:
         lo = hi = np.full(I.size, np.nan)
@@ -896,7 +1062,7 @@ def _null_cutoff(null, alpha):
 
 
 def _maxt_stepdown_intervals(X, I, J, md, se_pair, tolx, p_adj, null_max, statistic, alpha,
-                             n_resamples, batch, replay):
+                             n_resamples, batch, replay, clusters=None):
     r"""Intervals compatible with the step-down max-T decisions at level ``alpha``.
 
     The construction of Strassburger & Bretz (2008) for a step-down procedure:
@@ -918,13 +1084,13 @@ def _maxt_stepdown_intervals(X, I, J, md, se_pair, tolx, p_adj, null_max, statis
     keep = ~rejected
     k, n = X.shape[1], X.shape[0]
     c = _null_cutoff(_max_null(X, I[keep], J[keep], statistic, n_resamples, batch, replay,
-                               k, n), alpha) + tolx
+                               k, n, clusters), alpha) + tolx
     lo, hi = md - c * se_pair, md + c * se_pair
     dlo, dhi = _directional(md, np.zeros(P), np.zeros(P), "two-sided")
     return np.where(rejected, dlo, lo), np.where(rejected, dhi, hi)
 
 
-def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n):
+def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n, clusters=None):
     """max |T*| over the pairs (I, J) under the replayed within-query permutations."""
     cls, state = replay
     gen = np.random.Generator(cls())
@@ -933,7 +1099,7 @@ def _max_null(X, I, J, statistic, n_resamples, batch, replay, k, n):
     flat = I * k + J
     diag_flat = np.arange(k) * (k + 1)
     pos = 0
-    for perm in permutation_batches(X, n_resamples, batch, gen):
+    for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
         r = perm.shape[0]
         m = query_means(perm)
         md_b = m[:, I] - m[:, J]
@@ -987,6 +1153,54 @@ def _anova_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol
                      p_adj, p_adj <= alpha, lo, hi, tol, test="anova-hsd",
                      correction=TEST_SPECS["anova-hsd"].correction, alpha=alpha,
                      alternative="two-sided", cl=cl, ci=ci, n_resamples=None, exact=False,
+                     seed=None)
+
+
+def _dunnett_core(X, systems, queries, dropped, *, alpha, n_resamples, cl, ci, tol, batch,
+                  gen, seed, opts, pairs, alternative):
+    r"""Dunnett's many-to-one test with the two-way ANOVA error (single step).
+
+    :math:`T_i = (\bar x_i - \bar x_0)/\sqrt{2 V_E/n}`, ``df = (n - 1)(k - 1)``;
+    adjusted p-values and the simultaneous intervals come from the joint
+    distribution of the :math:`T_i` (:mod:`mrrstats.stats.manyone`), so a
+    comparison is rejected exactly when its interval excludes 0.
+    """
+    I, J = pairs
+    n, k = X.shape
+    D = X[:, I].T - X[:, J].T
+    means = X.mean(axis=0)
+    md = means[I] - means[J]
+    R = X - X.mean(axis=1, keepdims=True) - means + X.mean()
+    df = (n - 1) * (k - 1)
+    v_e = float((R**2).sum() / df)
+    se = math.sqrt(2.0 * v_e / n)
+    if se > 0:
+        t = md / se
+    else:
+        t = np.where(md == 0, 0.0, np.copysign(np.inf, md))
+    m = I.size
+    p_adj = dunnett_sf(t, m, df, alternative)
+    if alternative == "two-sided":
+        p_raw = 2.0 * stats.t.sf(np.abs(t), df)
+    elif alternative == "greater":
+        p_raw = stats.t.sf(t, df)
+    else:
+        p_raw = stats.t.cdf(t, df)
+    p_raw = np.minimum(p_raw, 1.0)
+    if ci in ("consistent", "simultaneous"):
+        c = dunnett_critical_value(cl, m, df, alternative)
+        lo, hi = md - c * se, md + c * se
+        if alternative == "greater":
+            hi = np.full(m, np.inf)
+        elif alternative == "less":
+            lo = np.full(m, -np.inf)
+        ci = "dunnett-simultaneous"
+    else:
+        lo = hi = np.full(m, np.nan)
+    return _assemble(X, systems, queries, dropped, I, J, D, t, p_raw, np.zeros(m), p_adj,
+                     p_adj <= alpha, lo, hi, tol, test="dunnett",
+                     correction=TEST_SPECS["dunnett"].correction, alpha=alpha,
+                     alternative=alternative, cl=cl, ci=ci, n_resamples=None, exact=False,
                      seed=None)
 
 

@@ -73,6 +73,9 @@ TESTS = {s.name: s for s in (
              family=True, alternatives=("two-sided",), correction="westfall-young"),
     TestSpec("anova-hsd", "Tukey HSD (two-way ANOVA)", ("anova", "tukey-anova"), family=True,
              alternatives=("two-sided",), correction="tukey-hsd-anova"),
+    # many-to-one (needs a baseline): Dunnett (1955) with the two-way ANOVA error
+    TestSpec("dunnett", "Dunnett's many-to-one test (two-way ANOVA)", ("dunnett-anova",),
+             family=True, correction="dunnett"),
 )}
 
 CORRECTIONS = {s.name: s for s in (
@@ -84,6 +87,7 @@ CORRECTIONS = {s.name: s for s in (
     CorrectionSpec("tukey-hsd", "Tukey HSD family-wise", family_of="tukey"),
     CorrectionSpec("westfall-young", "Westfall-Young family-wise", family_of="maxt"),
     CorrectionSpec("tukey-hsd-anova", "Tukey HSD family-wise", family_of="anova-hsd"),
+    CorrectionSpec("dunnett", "Dunnett family-wise", family_of="dunnett"),
 )}
 
 PAIR_TESTS = tuple(n for n, s in TESTS.items() if not s.family)
@@ -154,6 +158,7 @@ INTERVAL_LABELS = {
     "maxt-single-step": "single-step max-T simultaneous",
     "tukey-simultaneous": "randomised Tukey HSD simultaneous",
     "studentized-range": "Tukey HSD simultaneous (studentised range)",
+    "dunnett-simultaneous": "Dunnett simultaneous (many-to-one)",
     "t": "marginal paired t", "bca": "marginal BCa bootstrap",
     "percentile": "marginal percentile bootstrap", "basic": "marginal basic bootstrap",
 }

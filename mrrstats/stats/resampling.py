@@ -29,6 +29,13 @@ Bootstrap
 Within-query permutations (randomised Tukey HSD, Westfall-Young max-T)
     :func:`permutation_batches` (system labels permuted within each query),
     :func:`query_means` (means over queries in a fixed summation order).
+Label permutations between two samples (unpaired tests)
+    :func:`label_permutations`, :func:`enumerated_splits`.
+Progress: every loop reports the resamples it draws to
+:func:`mrrstats.progress.resampling_ticker` (a no-op unless a caller opened
+:func:`mrrstats.progress.tracking`, e.g. :func:`mrrstats.compare` on a terminal);
+it draws no random number and never changes a result.
+
 Helpers
     :func:`blas_single_thread`, :func:`default_batch`, :func:`bootstrap_batch`,
     :func:`mc_se`, :func:`use_exact`.
@@ -38,14 +45,19 @@ from __future__ import annotations
 
 import contextlib
 import math
+from itertools import combinations
 
 import numpy as np
+
+from ..progress import resampling_ticker
 
 __all__ = [
     "EXACT_BUDGET",
     "PERMUTATION_BATCH_ELEMENTS",
     "permutation_batches",
     "query_means",
+    "label_permutations",
+    "enumerated_splits",
     "blas_single_thread",
     "mc_se",
     "default_batch",
@@ -145,7 +157,8 @@ def enumerated_rows(start, r, n):
     return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
 
 
-def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False):
+def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
+                          weights=None):
     r"""Count sign-flip resamples at least as extreme as the observed mean difference.
 
     ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
@@ -153,7 +166,9 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     with ``keep=True`` (one pair only) also ``(sums, n_kept)``: the resampled
     sums :math:`2\sum_i \beta_i d_i - S` in draw order (float64, exact in any
     summation order, see :func:`signflip_null`) and the number of kept signs
-    :math:`\sum_i \beta_i` of each resample (int32).
+    :math:`\sum_i \beta_i` of each resample (int32), or with integer
+    ``weights`` (the sizes of clusters whose totals are the columns of ``D``)
+    the kept weight :math:`\sum_i \beta_i w_i` (int64).
 
     For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
     :math:`2\beta_i - 1`) the resampled sum is :math:`2\sum_i \beta_i d_i - S`
@@ -192,11 +207,13 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     counts = np.zeros(P, dtype=np.int64)
     if keep:
         sums = np.empty(total)
-        kept = np.empty(total, dtype=np.int32)
+        kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
         hi, lo = exact_split(D, n)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
+    tick = resampling_ticker(total)  # progress (only inside progress.tracking)
     for start in range(0, total, batch):
         r = min(batch, total - start)
+        tick(r)
         bits = enumerated_rows(start, r, n) if exact else signflip_rows(gen, r, n)
         bits32 = bits.astype(np.float32)
         G = (bits32 @ D32).astype(np.float64)  # (r, P)
@@ -226,27 +243,36 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
         if keep:
             g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
             sums[start:start + r] = 2.0 * g - S[0]
-            kept[start:start + r] = bits.sum(axis=1, dtype=np.int32)
+            kept[start:start + r] = _kept_weight(bits, weights)
     if keep:
         return counts, total, exact, sums, kept
     return counts, total, exact
 
 
-def signflip_counts(D, alternative, *, n_resamples, exact, batch, gen, keep=False):
+def _kept_weight(bits, weights):
+    """Number of kept signs of each row of ``bits``, or their total integer weight."""
+    if weights is None:
+        return bits.sum(axis=1, dtype=np.int32)
+    return bits.astype(np.int64) @ weights
+
+
+def signflip_counts(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
+                    weights=None):
     with blas_single_thread():
         return _signflip_counts_impl(D, alternative, n_resamples=n_resamples, exact=exact,
-                                     batch=batch, gen=gen, keep=keep)
+                                     batch=batch, gen=gen, keep=keep, weights=weights)
 
 
 signflip_counts.__doc__ = _signflip_counts_impl.__doc__
 
 
-def signflip_null(d, batch=None):
+def signflip_null(d, batch=None, weights=None):
     r"""All :math:`2^n` sign-flip sums of ``d`` (1-D) and their kept-sign counts.
 
     Returns ``(sums, n_kept)`` in enumeration order (code ``c`` keeps the sign
     of query ``i`` when bit ``i`` of ``c`` is set): the same values
-    :func:`signflip_counts` stores with ``keep=True, exact=True``. Memory is
+    :func:`signflip_counts` stores with ``keep=True, exact=True`` (with
+    integer ``weights``, ``n_kept`` is the kept weight, as there). Memory is
     ``12 * 2**n`` bytes (12 MiB at 20 queries).
     """
     d = np.asarray(d, dtype=np.float64)
@@ -257,14 +283,14 @@ def signflip_null(d, batch=None):
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)
     S = d.sum()
     sums = np.empty(total)
-    kept = np.empty(total, dtype=np.int32)
+    kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
     with blas_single_thread():
         for start in range(0, total, batch):
             r = min(batch, total - start)
             bits = enumerated_rows(start, r, n)
             g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
             sums[start:start + r] = 2.0 * g - S
-            kept[start:start + r] = bits.sum(axis=1, dtype=np.int32)
+            kept[start:start + r] = _kept_weight(bits, weights)
     return sums, kept
 
 
@@ -366,8 +392,10 @@ def _bootstrap_sums_impl(X, n_resamples, batch, gen):
     out = np.empty((m, n_resamples))
     hi, lo = exact_split(X, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
+    tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
+        tick(r)
         out[:, start:start + r] = exact_count_products(bootstrap_counts(gen, r, n), HL, m).T
     return out
 
@@ -386,19 +414,32 @@ bootstrap_sums.__doc__ = _bootstrap_sums_impl.__doc__
 PERMUTATION_BATCH_ELEMENTS = 1 << 22  # scores per batch of permuted (r, n, k) copies
 
 
-def permutation_batches(X, n_resamples, batch, gen):
+def permutation_batches(X, n_resamples, batch, gen, clusters=None):
     """Yield batches (r, n, k) of X with system labels permuted within each query.
 
     ``Generator.permuted`` shuffles each (resample, query) row in C order with
     one Fisher-Yates pass, so the stream is consumed in the same order for
-    every batch size.
+    every batch size. With ``clusters`` (the cluster number, 0..G-1, of each
+    query) one permutation per (resample, cluster) is drawn the same way and
+    applied to every query of the cluster; singleton clusters numbered in
+    query order give exactly the unclustered batches.
     """
     n, k = X.shape
     if batch is None:
         batch = max(1, PERMUTATION_BATCH_ELEMENTS // (n * k))
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=np.intp)
+        G = int(clusters.max()) + 1
+        labels = np.arange(k)
+    tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
-        yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
+        tick(r)
+        if clusters is None:
+            yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
+        else:
+            idx = gen.permuted(np.broadcast_to(labels, (r, G, k)), axis=-1)[:, clusters, :]
+            yield np.take_along_axis(np.broadcast_to(X, (r, n, k)), idx, axis=-1)
 
 
 def query_means(perm):
@@ -411,3 +452,24 @@ def query_means(perm):
     for q in range(1, perm.shape[1]):
         acc += perm[:, q, :]
     return acc / perm.shape[1]
+
+
+# --------------------------------------------------------------------------
+# label permutations between two independent samples (unpaired tests)
+# --------------------------------------------------------------------------
+def label_permutations(gen, r, n):
+    """``r`` random permutations of ``range(n)``, shape (r, n), drawn row by row.
+
+    Each row is one ``Generator.permutation(n)`` call, so the stream is consumed
+    in the same order whatever the batch size.
+    """
+    if r == 0:
+        return np.empty((0, n), dtype=np.intp)
+    return np.stack([gen.permutation(n) for _ in range(r)])
+
+
+def enumerated_splits(n, na):
+    """All ``C(n, na)`` ways to choose ``na`` of ``n`` items, shape (C(n, na), na)."""
+    count = math.comb(n, na)
+    return np.fromiter((i for c in combinations(range(n), na) for i in c), dtype=np.intp,
+                       count=count * na).reshape(count, na)

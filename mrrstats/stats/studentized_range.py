@@ -14,7 +14,7 @@ import functools
 import math
 
 import numpy as np
-from scipy import interpolate, special
+from scipy import interpolate, special, stats
 
 __all__ = ["studentized_range_sf"]
 
@@ -233,6 +233,9 @@ def studentized_range_sf(q, k, df):
     pos = np.flatnonzero(np.isfinite(q) & (q > 0))
     if pos.size:
         uq, inv = np.unique(q[pos], return_inverse=True)
+        if k == 2:  # the range of two normals is |Z1 - Z2|: exactly the two-sided t test
+            out[pos] = (2.0 * _t_sf(uq / math.sqrt(2.0), df))[inv]
+            return out.reshape(shape)
         if math.isinf(df):
             logp = _log_range_sf(uq, k)
         else:
@@ -240,3 +243,8 @@ def studentized_range_sf(q, k, df):
                                    for i in range(0, uq.size, _CHUNK)])
         out[pos] = np.minimum(np.exp(logp), 1.0)[inv]
     return out.reshape(shape)
+
+
+def _t_sf(t, df):
+    """Student-t (normal for ``df = inf``) survival function: exact for k = 2."""
+    return stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df)
