@@ -21,7 +21,7 @@ zeros of RR are those of real runs. For ranx, each per-query RR value 1/k become
 single relevant document sits at rank k (0: not retrieved), so ranx computes
 exactly the same per-query MRR.
 
-Run: /work/venv/bin/python benchmarks/bench_significance.py [--quick]
+Run: python benchmarks/bench_significance.py [--quick]
 Writes benchmarks/results_significance.md.
 """
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .version import __version__ as __version__  # re-exported
 
 import sys as _sys
+import warnings as _warnings
 
 from .errors import InputError
 # -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
@@ -54,7 +55,6 @@ from .report import ReportData, ReportResult, load_report, make_report, plots
 
 # Module paths kept from 0.1 (deprecated aliases): ``import mrrstats.plots`` and
 # ``import mrrstats.examples`` keep working.
-examples = datasets
 _sys.modules[__name__ + ".plots"] = plots
 _sys.modules[__name__ + ".examples"] = datasets
 
@@ -159,9 +159,17 @@ __all__ = [
     "MultiverseResult",
     "multiverse",
     "plots",
-    "examples",
     "ReportData",
     "ReportResult",
     "load_report",
     "make_report",
 ]
+
+
+def __getattr__(name):
+    # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
+    if name == "examples":
+        _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
+                      DeprecationWarning, stacklevel=2)
+        return datasets
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

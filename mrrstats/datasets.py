@@ -73,7 +73,7 @@ def trec7_scores(measure="RR") -> pd.DataFrame:
 
     Examples
     --------
-    >>> from mrrstats.examples import trec7_scores
+    >>> from mrrstats.datasets import trec7_scores
     >>> rr = trec7_scores("RR")
     >>> rr.shape, rr.attrs["measure"]
     ((50, 103), 'RR')
@@ -163,7 +163,7 @@ def kg_graph(name="nations") -> KnowledgeGraph:
 
     Examples
     --------
-    >>> from mrrstats.examples import kg_graph
+    >>> from mrrstats.datasets import kg_graph
     >>> g = kg_graph("nations")
     >>> g.n_entities, g.n_relations, g.train.shape, g.test.shape
     (14, 55, (1592, 3), (201, 3))

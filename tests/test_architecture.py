@@ -148,3 +148,14 @@ def test_score_input_goes_through_the_one_coercion(module):
     # the coercions each module had before the one engine (they are gone, not wrapped)
     for ad_hoc in ("def _matrix_values", "def _measure_frames"):
         assert ad_hoc not in src, f"{module} still defines its own coercion {ad_hoc!r}"
+
+
+def test_renamed_public_names_still_work():
+    import mrrstats
+
+    with pytest.warns(DeprecationWarning, match="mrrstats.datasets"):
+        assert mrrstats.examples is mrrstats.datasets
+    from mrrstats.examples import trec7_scores  # the 0.1 import path
+    from mrrstats.plots import rr_histogram  # noqa: F401
+
+    assert trec7_scores is mrrstats.datasets.trec7_scores

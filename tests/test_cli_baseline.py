@@ -79,9 +79,11 @@ def test_ranks_file_errors(tmp_path, capsys, content, message):
     assert message in err and "bad.txt" in err
 
 
-def test_qrels_run_requires_random(capsys):
-    code, _, err = _run(["baseline", "--example"], capsys)
-    assert code == 2 and "--random retrieved|judged is required" in err
+def test_qrels_run_random_defaults_to_retrieved(capsys):
+    # one default for `baseline` and `report` (mrrstats.defaults.RANDOM), named in the output
+    code, out, err = _run(["baseline", "--example"], capsys)
+    assert code == 0, err
+    assert "random=retrieved" in out.splitlines()[0]
     code, _, err = _run(["baseline", "--ranks", "x.txt", "--random", "judged"], capsys)
     assert code == 2 and "--random applies to QRELS RUN input only" in err
 

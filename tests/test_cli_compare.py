@@ -50,16 +50,22 @@ def test_scores_names_and_formats(csvs, capsys):
     assert "& RR & RR rank & RR group & AP" in tex and "randomised Tukey HSD" in tex
     assert "seed = 1" in tex
     assert main(["compare", "--scores", str(csvs[0]), "--test", "sign", "--correction",
-                 "bonferroni"]) == 0
+                 "bonferroni", "--wide"]) == 0
     table = capsys.readouterr().out
     assert "pvalue_adjusted" in table and "Bonferroni" in table
+    assert main(["compare", "--scores", str(csvs[0]), "--test", "sign", "--correction",
+                 "bonferroni"]) == 0
+    table = capsys.readouterr().out  # the default: fits 100 columns
+    assert "p adj." in table and "Bonferroni" in table
+    assert max(len(line) for line in table.splitlines()) <= 100
 
 
 def test_progress_when_asked(csvs, capsys):
     assert main(["compare", "--scores", str(csvs[0]), "--progress", "--n-resamples", "200",
                  "--seed", "0"]) == 0
     err = capsys.readouterr().err
-    assert "[1/1] adhoc7_rr: randomization test, 5 systems, 50 queries" in err
+    # a tqdm bar counting the resamples (tests/test_progress.py: nothing without --progress)
+    assert "mrrstats compare: randomization, 1 measure(s)" in err and "resamples" in err
 
 
 def test_qrels_and_runs(capsys):

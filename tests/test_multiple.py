@@ -568,7 +568,7 @@ def test_warns_when_discrete_test_cannot_reach_threshold():
 # ---------------------------------------------------------------------------
 @pytest.mark.slow
 def test_t_interval_coverage_on_trec_pairs():
-    # benchmarks/coverage_pair_ci.py: on 12 real pairs the t interval covered 0.945 on
+    # benchmarks/calibration/coverage_pair_ci.py: on 12 real pairs the t interval covered 0.945 on
     # average at 25 topics (BCa 0.917), 0.949 at 50 (BCa 0.933). Here: R = 2000 resamples of 25
     # topics from one pair; 0.95 within 4 MC standard errors (0.0049) less 0.01 of
     # finite-sample slack.

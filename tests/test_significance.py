@@ -640,7 +640,7 @@ def test_bootstrap_test_default_is_calibrated_on_real_nulls(rr_matrices):
     sampled, values swapped per topic with probability 1/2): R = 1000 per size,
     B = 1000. The rate must lie in the 3-SE band 0.05 +- 3 sqrt(0.05 * 0.95 / R)
     = [0.029, 0.071] at 25, 50 and 100 topics. The docstring table (R = 3000,
-    B = 2000, benchmarks/calibrate_bootstrap_test.py) measured 0.047 / 0.052 /
+    B = 2000, benchmarks/calibration/calibrate_bootstrap_test.py) measured 0.047 / 0.052 /
     0.044 for the default and 0.069 / 0.059 / 0.049 for the old shift default.
     """
     R = 1000

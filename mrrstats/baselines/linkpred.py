@@ -24,9 +24,16 @@ candidate nor count in ``n_candidates`` (``N_i``), which counts the true
 candidate itself. All counting is done on the scores in their own dtype
 (comparisons are exact) and ranks are returned in float64.
 
-Score matrices are processed in chunks of rows (``batch``), so a
-FB15k-237-sized float32 matrix (20,466 x 14,541, 1.2 GB) needs about 3 MB of
-extra memory (0.3% of the matrix, mostly the per-query results); see
+NumPy score matrices are counted by a compiled kernel (numba, cached on
+disk): one read of each row counts the scores above and below the true one
+and detects NaN / -inf, rows are spread over ``workers`` threads, and no
+temporary of the matrix's size is made (a FB15k-237-sized float32 matrix,
+20,466 x 14,541, 1.2 GB, needs a few MB, mostly the per-query results).
+Scores that live on another device (a CUDA torch tensor, a CuPy array, any
+array-API array NumPy cannot read in place) are counted there with their own
+array namespace, in chunks of rows sized from the device's free memory,
+without copying them to the host; only per-query counts come back. All
+counts are integers, so every path gives the same ranks exactly. See
 ``benchmarks/bench_linkpred.py``.
 
 References
@@ -48,7 +55,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..defaults import N_RESAMPLES
 from ..numerics import expected_inverse_uniform
+from ._rank_kernels import KERNEL_DTYPES, count_rows
+from ._rank_xp import (
+    array_namespace_or_none,
+    first_bad_column,
+    numpy_dtype,
+    rank_counts_xp,
+    rows_per_chunk,
+    to_numpy,
+    true_scores_xp,
+)
+from .random_ranking import adjusted_mrr, expected_mrr, random_baseline_test
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 
@@ -251,21 +270,15 @@ class LinkPredictionRanks:
 
     def expected_mrr(self) -> float:
         r"""MRR of a uniformly random ranker on the same candidates, mean of :math:`H(N_i)/N_i`."""
-        from .random_ranking import expected_mrr
-
         return expected_mrr(self._need_counts())
 
     def adjusted_mrr(self, ties: str = "realistic") -> float:
         """Adjusted MRR :math:`(M - E)/(1 - E)` (0: random, 1: perfect)."""
-        from .random_ranking import adjusted_mrr
-
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
     def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
-                      method: str = "auto", n_resamples: int = 9999, rng=None):
+                      method: str = "auto", n_resamples: int = N_RESAMPLES, rng=None):
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
-        from .random_ranking import random_baseline_test
-
         return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),
                                     alternative=alternative, method=method,
                                     n_resamples=n_resamples, rng=rng)
@@ -344,9 +357,7 @@ def _invalid_entries(C, true_col, er, ec, start, nonfinite):
         br, bc = br[keep], bc[keep]
     if br.size and nonfinite == "raise":
         kind = "NaN" if np.isnan(C[br[0], bc[0]]) else "-inf"
-        raise ValueError(
-            f"`scores` is {kind} at row {start + int(br[0])}, column {int(bc[0])}; "
-            "pass nonfinite='exclude' to treat NaN and -inf scores as excluded candidates")
+        raise _nonfinite_error(kind, start + int(br[0]), int(bc[0]))
     return br, np.isneginf(C[br, bc])
 
 
@@ -477,15 +488,16 @@ def _true_scores_valid(t, start, name):
 
 
 def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", batch=None,
-                      workers=1) -> LinkPredictionRanks:
+                      workers=-1) -> LinkPredictionRanks:
     r"""Rank of the true candidate in every row of a dense score matrix.
 
     Parameters
     ----------
     scores : array_like, shape (n_queries, n_candidates)
         Higher is better; float (16/32/64) or integer; a numpy array, a
-        memory map or anything ``numpy.asarray`` reads without copying (for
-        example a CPU torch tensor). Never copied as a whole.
+        memory map or anything ``numpy.asarray`` reads without copying (a CPU
+        torch tensor is viewed in place), or an array-API array on its own
+        device (CUDA torch, CuPy: counted there). Never copied as a whole.
     true_index : array_like of int, shape (n_queries,)
         Column of the true candidate in each row.
     exclude : optional, keyword-only
@@ -500,11 +512,12 @@ def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", ba
         like filtered candidates. +inf is an ordinary (largest) score. A true
         candidate scoring NaN or -inf always raises.
     batch : int, optional, keyword-only
-        Rows per chunk (default: about 2**18 scores per chunk, so that a chunk
-        stays in a core's L2 cache between passes). Results do not depend on it.
+        Rows per chunk on a device (default: sized from its free memory) and
+        in the NumPy fallback for dtypes the kernel does not read (non-native
+        byte order, longdouble). Results do not depend on it.
     workers : int, keyword-only
-        Threads processing chunks (default 1; -1: all cores). Results do not
-        depend on it.
+        Threads counting rows (default -1: all cores). Results do not depend
+        on it (every row is counted by one thread, in integers).
 
     Returns
     -------
@@ -516,10 +529,14 @@ def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", ba
     -----
     Per row, with :math:`t` the true score and :math:`\mathcal{C}_i` the
     remaining candidates: :math:`o = 1 + \#\{c : s_c > t\}`,
-    :math:`p = N_i - \#\{c : s_c < t\}`. Each chunk is compared twice with the
-    true scores into a reusable boolean buffer and counted; removed candidates
-    are corrected for individually, so filtering costs time proportional to
-    the number of filtered pairs, not to the matrix.
+    :math:`p = N_i - \#\{c : s_c < t\}`. The kernel counts both, and the
+    scores that are not :math:`> -\infty` (NaN, -inf), in one read of the row
+    (a mask filter is read in the same pass); removed candidates given as
+    pairs are corrected for individually, so they cost time proportional to
+    their number, not to the matrix; a row holding NaN or
+    -inf is read a second time to tell filtered from unfiltered ones. The
+    first call on a machine compiles the kernel for the scores' dtype (a few
+    seconds, once: the result is cached on disk).
 
     Examples
     --------
@@ -535,14 +552,88 @@ def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", ba
     >>> r.reciprocal_rank("expected").round(4).tolist()
     [0.75, 0.6111]
     """
+    xp, scores = _dispatch(scores)
+    if xp is not None:
+        return _ranks_from_scores_xp(xp, scores, true_index, exclude, nonfinite, batch, workers)
     S, idx, kind, ex, nonfinite, batch, workers = _ranks_from_scores_iv(
         scores, true_index, exclude, nonfinite, batch, workers)
     n, m = S.shape
     return _rank_chunks(S, idx, None, kind, ex, nonfinite, batch, workers, m)
 
 
+def _dispatch(scores):
+    """``(namespace, scores)``: the namespace when the counts run on the array's own device.
+
+    NumPy arrays (and whatever ``numpy.asarray`` reads: lists, memory maps)
+    go to the compiled kernel; so do CPU torch tensors of a NumPy dtype,
+    viewed in place (faster than torch's own CPU comparisons). Any other
+    array-API array (CUDA torch, CuPy, ``array_api_strict``...) is counted
+    with its own namespace where it lives.
+    """
+    xp = array_namespace_or_none(scores)
+    if xp is None:
+        return None, scores
+    from array_api_compat import is_torch_array
+
+    if is_torch_array(scores) and scores.device.type == "cpu":
+        try:
+            return None, scores.detach().numpy()
+        except (TypeError, RuntimeError):  # a dtype NumPy lacks (bfloat16): torch counts
+            pass
+    return xp, scores
+
+
 def _rank_chunks(S, idx, positive, kind, ex, nonfinite, batch, workers, base_n):
-    """Optimistic / pessimistic ranks and N for every row, chunk by chunk.
+    """Ranks of every row: the compiled kernel, or numpy for dtypes it does not read."""
+    if S.dtype in KERNEL_DTYPES and S.dtype.isnative:
+        return _rank_compiled(S, idx, positive, kind, ex, nonfinite, workers, base_n)
+    return _rank_chunks_numpy(S, idx, positive, kind, ex, nonfinite, batch, workers, base_n)
+
+
+def _nonfinite_error(kind: str, row: int, col: int) -> ValueError:
+    return ValueError(
+        f"`scores` is {kind} at row {row}, column {col}; "
+        "pass nonfinite='exclude' to treat NaN and -inf scores as excluded candidates")
+
+
+def _rank_compiled(S, idx, positive, kind, ex, nonfinite, workers, base_n):
+    """One pass of the compiled kernel over every row (parallel over rows)."""
+    n, m = S.shape
+    if idx is not None:
+        t = S[np.arange(n), idx]
+        _true_scores_valid(t, 0, "the score of the true candidate")
+        true_col = idx
+    else:
+        t = np.asarray(positive)
+        _true_scores_valid(t, 0, "`positive`")
+        true_col = np.full(n, -1, dtype=np.int64)
+    t = np.ascontiguousarray(t, dtype=np.result_type(S.dtype, t.dtype))
+    true_col = np.ascontiguousarray(true_col, dtype=np.int64)
+    mask = None
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    cols = np.zeros(0, dtype=np.int64)
+    if kind == "mask":
+        mask = ex
+    elif kind == "pairs":
+        pr, pc = ex
+        ptr = np.searchsorted(pr, np.arange(n + 1)).astype(np.int64)
+        cols = np.ascontiguousarray(pc, dtype=np.int64)
+    gt, lt, bad, first, removed = count_rows(S, t, true_col, mask, ptr, cols, workers)
+    if bad.any():
+        if nonfinite == "raise":
+            r = int(np.flatnonzero(bad)[0])
+            c = int(first[r])
+            raise _nonfinite_error("NaN" if np.isnan(S[r, c]) else "-inf", r, c)
+        removed = removed + bad
+    N = base_n - removed
+    return LinkPredictionRanks(1.0 + gt, (N - lt).astype(np.float64), N)
+
+
+def _rank_chunks_numpy(S, idx, positive, kind, ex, nonfinite, batch, workers, base_n):
+    """Optimistic / pessimistic ranks and N for every row, chunk by chunk, in numpy.
+
+    The reference the compiled kernel is tested against, and the path for
+    dtypes the kernel does not read (non-native byte order, longdouble).
 
     Per chunk: ``>`` and ``<`` against the true scores into a reusable boolean
     buffer, each counted per row, and (float scores) one min-reduce that
@@ -630,7 +721,7 @@ def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
 
 
 def ranks_from_negatives(positive, negatives, *, nonfinite="raise", batch=None,
-                         workers=1) -> LinkPredictionRanks:
+                         workers=-1) -> LinkPredictionRanks:
     r"""Ranks against sampled negatives, as in OGB and TGB link prediction.
 
     Parameters
@@ -663,9 +754,114 @@ def ranks_from_negatives(positive, negatives, *, nonfinite="raise", batch=None,
     >>> r.realistic.tolist(), r.n_candidates.tolist()
     ([2.5, 1.0], [4, 4])
     """
+    xp, negatives = _dispatch(negatives)
+    if xp is not None:
+        return _ranks_from_negatives_xp(xp, positive, negatives, nonfinite, batch, workers)
     S, pos, nonfinite, batch, workers = _ranks_from_negatives_iv(positive, negatives,
                                                                  nonfinite, batch, workers)
     n, m = S.shape
     if np.issubdtype(S.dtype, np.floating) and not np.issubdtype(pos.dtype, np.floating):
         pos = pos.astype(np.float64)
     return _rank_chunks(S, None, pos, None, None, nonfinite, batch, workers, m + 1)
+
+
+# --------------------------------------------------------------------------
+# the array-API path: counts on the device of the scores
+# --------------------------------------------------------------------------
+
+def _xp_scores_iv(xp, S, name: str):
+    if S.ndim != 2:
+        raise ValueError(f"`{name}` must be a 2-D array (queries x candidates), got "
+                         f"{S.ndim} dimension(s)")
+    try:
+        dt = numpy_dtype(S.dtype)
+    except TypeError:
+        raise TypeError(f"`{name}` has dtype {S.dtype}, which NumPy lacks; cast it to "
+                        "float32 (exact) first") from None
+    if dt == np.bool_ or not (np.issubdtype(dt, np.floating) or np.issubdtype(dt, np.integer)):
+        raise TypeError(f"`{name}` must hold real numbers (float or int), got dtype {S.dtype}")
+    return tuple(int(d) for d in S.shape)
+
+
+def _host(a):
+    return to_numpy(a) if array_namespace_or_none(a) is not None else np.asarray(a)
+
+
+def _ranks_from_scores_xp(xp, S, true_index, exclude, nonfinite, batch, workers):
+    n, m = _xp_scores_iv(xp, S, "scores")
+    idx = _host(true_index)
+    if idx.ndim != 1 or idx.size != n:
+        raise ValueError(f"`true_index` must be 1-D with one entry per row of `scores` ({n}), "
+                         f"got shape {idx.shape}")
+    if idx.size and not np.issubdtype(idx.dtype, np.integer):
+        raise TypeError(f"`true_index` must hold integers, got dtype {idx.dtype}")
+    idx = idx.astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= m):
+        raise ValueError(f"`true_index` must lie in [0, {m}) (column indices of `scores`)")
+    dev_mask = None
+    pairs = None
+    if exclude is not None and array_namespace_or_none(exclude) is xp \
+            and xp.isdtype(exclude.dtype, "bool"):
+        if tuple(exclude.shape) != (n, m):
+            raise ValueError(f"`exclude` as a boolean mask must have the shape of `scores` "
+                             f"{(n, m)}, got {tuple(exclude.shape)}")
+        dev_mask = exclude
+    else:
+        kind, ex = _exclude_iv(_host(exclude) if exclude is not None
+                               and not hasattr(exclude, "tocoo") else exclude, (n, m), idx)
+        if kind == "mask":
+            r, c = np.nonzero(ex)
+            keep = c != idx[r]
+            ex = (r[keep].astype(np.int64), c[keep].astype(np.int64))
+        pairs = ex
+    nonfinite = _nonfinite_iv(nonfinite)
+    _workers_iv(workers)
+    rows = _batch_iv(batch, m) if batch is not None else rows_per_chunk(S, n, m)
+    return _xp_finish(xp, S, idx, None, pairs, dev_mask, rows, nonfinite, m)
+
+
+def _ranks_from_negatives_xp(xp, positive, negatives, nonfinite, batch, workers):
+    n, m = _xp_scores_iv(xp, negatives, "negatives")
+    pos = _host(positive)
+    if pos.ndim == 2 and pos.shape[1] == 1:
+        pos = pos[:, 0]
+    if pos.ndim != 1 or pos.size != n:
+        raise ValueError(f"`positive` must hold one score per row of `negatives` ({n}), got "
+                         f"shape {pos.shape}")
+    if pos.dtype == bool or not (np.issubdtype(pos.dtype, np.floating)
+                                 or np.issubdtype(pos.dtype, np.integer)):
+        raise TypeError(f"`positive` must hold real numbers, got dtype {pos.dtype}")
+    if np.issubdtype(numpy_dtype(negatives.dtype), np.floating) \
+            and not np.issubdtype(pos.dtype, np.floating):
+        pos = pos.astype(np.float64)
+    _true_scores_valid(pos, 0, "`positive`")
+    nonfinite = _nonfinite_iv(nonfinite)
+    _workers_iv(workers)
+    rows = _batch_iv(batch, m) if batch is not None else rows_per_chunk(negatives, n, m)
+    return _xp_finish(xp, negatives, None, pos, None, None, rows, nonfinite, m + 1)
+
+
+def _xp_finish(xp, S, idx, pos, pairs, dev_mask, rows, nonfinite, base_n):
+    n, m = (int(d) for d in S.shape)
+    if idx is not None:  # the true scores first: a NaN / -inf one raises before anything else
+        t = true_scores_xp(xp, S, idx, rows)
+        _true_scores_valid(t, 0, "the score of the true candidate")
+    else:
+        t = pos
+    gt, lt, bad, neg, removed = rank_counts_xp(xp, S, idx, t, pairs, dev_mask, rows)
+    if bad.any():
+        if nonfinite == "raise":
+            r = int(np.flatnonzero(bad)[0])
+            if pairs is not None:
+                lo, hi = np.searchsorted(pairs[0], [r, r + 1])
+                filtered = pairs[1][lo:hi]
+            elif dev_mask is not None:
+                filtered = np.flatnonzero(to_numpy(dev_mask[r, :]))
+            else:
+                filtered = np.zeros(0, dtype=np.int64)
+            c, kind = first_bad_column(xp, S, r, filtered)
+            raise _nonfinite_error(kind, r, c)
+        lt = lt - neg
+        removed = removed + bad
+    N = base_n - removed
+    return LinkPredictionRanks(1.0 + gt, (N - lt).astype(np.float64), N)

@@ -54,10 +54,12 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ..defaults import BASELINE_ALTERNATIVE, N_RESAMPLES, RANDOM
 from ..metrics.kernels import compute_measures
 from ..metrics.measures import parse_measures
 from ..model.ranking import Judged
 from ..numerics import harmonic, harmonic2
+from ..progress import progress_bar
 
 __all__ = [
     "FirstRelevantRank",
@@ -1157,8 +1159,8 @@ def _random_baseline_test_iv(reciprocal_ranks, n_candidates, n_relevant, k, weig
 
 
 def random_baseline_test(reciprocal_ranks, n_candidates, n_relevant=1, *, k=None,
-                         weights=None, alternative="greater", method="auto",
-                         n_resamples=9999, batch=None, max_support=1 << 18,
+                         weights=None, alternative=BASELINE_ALTERNATIVE, method="auto",
+                         n_resamples=N_RESAMPLES, batch=None, max_support=1 << 18,
                          rng=None) -> RandomBaselineResult:
     r"""Is an observed MRR better than that of a uniformly random ranker?
 
@@ -1183,7 +1185,7 @@ def random_baseline_test(reciprocal_ranks, n_candidates, n_relevant=1, *, k=None
         the convolution would take more than about ``32 * max_support``
         operations (a fraction of a second).
     n_resamples : int, keyword-only
-        ``B`` for Monte Carlo (default 9999).
+        ``B`` for Monte Carlo (default 10,000, :data:`mrrstats.defaults.N_RESAMPLES`).
     batch : int, optional, keyword-only
         Random rankings per batch; the result does not depend on it.
     max_support : int, keyword-only
@@ -1351,8 +1353,9 @@ def _evaluation_baseline_iv(evaluation, random, measure):
     return ms[0]
 
 
-def evaluation_baseline(evaluation, *, random, measure="RR", alternative="greater",
-                        method="auto", n_resamples=9999, rng=None) -> pd.DataFrame:
+def evaluation_baseline(evaluation, *, random=RANDOM, measure="RR",
+                        alternative=BASELINE_ALTERNATIVE, method="auto",
+                        n_resamples=N_RESAMPLES, rng=None, progress=None) -> pd.DataFrame:
     """Observed MRR of every run of an evaluation against a random ranker.
 
     Parameters
@@ -1360,13 +1363,18 @@ def evaluation_baseline(evaluation, *, random, measure="RR", alternative="greate
     evaluation : Evaluation
         From :func:`mrrstats.evaluate`; it must include ``measure``.
     random : {"retrieved", "judged"}, keyword-only
-        The random model (see :func:`random_baseline_counts`); required.
+        The random model (see :func:`random_baseline_counts`); default
+        ``"retrieved"`` (:data:`mrrstats.defaults.RANDOM`: a random permutation of
+        each retrieved list).
     measure : str, keyword-only
         ``"RR"`` (default) or ``"RR@k"``.
     alternative, method, n_resamples
         As in :func:`random_baseline_test`.
     rng : None, int or numpy.random.Generator, keyword-only
         One generator is used for all runs, in order.
+    progress : bool or None, keyword-only
+        A bar over the runs on standard error; default (None) only on an
+        interactive terminal outside CI. Never changes the result.
 
     Returns
     -------
@@ -1390,7 +1398,8 @@ def evaluation_baseline(evaluation, *, random, measure="RR", alternative="greate
     counts = random_baseline_counts(evaluation, random=random)
     gen = np.random.default_rng(rng)
     rows = {}
-    for run in evaluation.runs:
+    for run in progress_bar(evaluation.runs, desc="random-ranking baseline", unit="run",
+                            progress=progress):
         c = counts[counts["run"] == run].set_index("query")
         col = evaluation.values[run][str(m)]
         rr = pd.Series(col.to_numpy(np.float64), index=col.index.astype(str)).reindex(c.index)

@@ -33,10 +33,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import defaults
 from ..baselines.random_ranking import evaluation_baseline, random_baseline_test
 from ..errors import InputError
 from ..io.trec import read_text
 from ..metrics.evaluation import evaluate
+from ..validation import rng_iv
 from .common import add_conventions, add_run_inputs
 from .evaluate import resolve_inputs
 
@@ -53,19 +55,22 @@ def add_arguments(p) -> None:
                         "relevant ones; n_relevant defaults to 1; optional header line "
                         "starting with 'query'; '#' starts a comment")
     p.add_argument("--random", choices=("retrieved", "judged"), default=None,
-                   help="required with QRELS RUN: 'retrieved' = random permutation of each "
-                        "retrieved list; 'judged' = random ranking of the judged pool")
+                   help=f"with QRELS RUN: 'retrieved' = random permutation of each retrieved "
+                        f"list (default, {defaults.RANDOM!r}: mrrstats.defaults.RANDOM); "
+                        "'judged' = random ranking of the judged pool")
     p.add_argument("-k", "--cutoff", type=int, default=None, metavar="K",
                    help="use RR@K (0 beyond rank K) instead of RR")
     add_conventions(p)
     p.add_argument("--alternative", choices=("greater", "less", "two-sided"),
-                   default="greater", help="alternative hypothesis (default: greater, i.e. "
-                                           "better than random)")
+                   default=defaults.BASELINE_ALTERNATIVE,
+                   help="alternative hypothesis (default: greater, i.e. better than random)")
     p.add_argument("--method", choices=("auto", "exact", "monte-carlo"), default="auto",
                    help="p-value method (default auto: exact when feasible)")
-    p.add_argument("--n-resamples", type=int, default=9999, metavar="B",
-                   help="Monte-Carlo random rankings (default 9999)")
-    p.add_argument("--seed", type=int, default=None, help="seed for Monte Carlo")
+    p.add_argument("--n-resamples", type=int, default=defaults.N_RESAMPLES, metavar="B",
+                   help=f"Monte-Carlo random rankings (default {defaults.N_RESAMPLES})")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed for Monte Carlo (default: fresh entropy; the seed used is "
+                        "printed)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="output format (default table)")
 
@@ -144,9 +149,6 @@ def _rows_from_ranks(args, rng) -> dict:
 
 def _rows_from_runs(args, rng) -> dict:
 
-    if args.random is None:
-        raise ValueError("--random retrieved|judged is required with QRELS RUN: say whether "
-                         "a random ranker permutes the retrieved list or ranks the judged pool")
     qrels, runs = resolve_inputs(args)
     measure = "RR" if args.cutoff is None else f"RR@{args.cutoff}"
     ev = evaluate(qrels, runs, [measure], ties=args.ties, rel=args.rel, queries=args.queries)
@@ -172,7 +174,7 @@ def run(args) -> int:
         raise ValueError(f"-k/--cutoff must be >= 1, got {args.cutoff}")
     if args.n_resamples < 1:
         raise ValueError(f"--n-resamples must be >= 1, got {args.n_resamples}")
-    rng = np.random.default_rng(args.seed)
+    rng, seed = rng_iv(args.seed)  # the seed actually used is printed
     if args.ranks is not None:
         if args.qrels or args.runs or args.example:
             raise ValueError("give either --ranks FILE or QRELS RUN..., not both")
@@ -182,6 +184,8 @@ def run(args) -> int:
         rows = _rows_from_ranks(args, rng)
         model = "ranks file"
     else:
+        if args.random is None:
+            args.random = defaults.RANDOM
         rows = _rows_from_runs(args, rng)
         model = f"random={args.random}"
     out = sys.stdout
@@ -191,7 +195,7 @@ def run(args) -> int:
             "rel": args.rel, "queries": args.queries}
         payload = {"random": args.random if args.ranks is None else None,
                    "conventions": conventions,
-                   "alternative": args.alternative, "seed": args.seed,
+                   "alternative": args.alternative, "seed": seed,
                    "results": {name: {k: _plain(v) for k, v in row.items()}
                                for name, row in rows.items()}}
         out.write(json.dumps(payload, indent=2) + "\n")
@@ -206,7 +210,7 @@ def run(args) -> int:
     mc = [r for r in rows.values() if r["method"] == "monte-carlo"]
     out.write(f"# {any_row['measure']} vs a uniformly random ranker ({model}); "
               f"alternative={args.alternative}"
-              + (f"; Monte Carlo B={args.n_resamples} seed={args.seed}" if mc else "")
+              + (f"; Monte Carlo B={args.n_resamples} seed={seed}" if mc else "")
               + "\n")
     with pd.option_context("display.width", 200, "display.max_columns", 20,
                            "display.float_format", "{:.4g}".format):

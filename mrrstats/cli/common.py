@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import defaults
 from ..metrics.evaluation import QUERIES
 from ..model.ranking import TIES
 
@@ -21,28 +22,30 @@ def add_conventions(p, *, ties_default=None, queries: bool = True) -> None:
     p.add_argument("--ties", choices=TIES, default=ties_default,
                    help="tie convention for QRELS RUN input (default trec_eval; rank under "
                         "--queries msmarco)")
-    p.add_argument("--rel", type=int, default=1,
+    p.add_argument("--rel", type=int, default=defaults.REL,
                    help="minimum grade that counts as relevant (trec_eval -l; default 1)")
     if queries:
-        p.add_argument("--queries", choices=QUERIES, default="both",
+        p.add_argument("--queries", choices=QUERIES, default=defaults.QUERIES,
                        help="which queries count: both (trec_eval default), qrels "
                             "(trec_eval -c), msmarco (MS MARCO script convention)")
 
 
 def add_test_options(p, *, tests, corrections=("holm", "bh", "bonferroni", "none"),
-                     correction_default: str = "holm", n_resamples_default: int = 10000,
+                     correction_default: str = defaults.CORRECTION,
+                     n_resamples_default: int = defaults.N_RESAMPLES,
                      alternative: bool = True) -> None:
     """``--test``, ``--correction``, ``--alternative``, ``--alpha``, ``--n-resamples``,
     ``--seed``."""
-    p.add_argument("--test", choices=tests, default="randomization",
+    p.add_argument("--test", choices=tests, default=defaults.TEST,
                    help="significance test (default randomization: paired sign-flip)")
     p.add_argument("--correction", choices=corrections, default=correction_default,
                    help=f"multiple-comparison adjustment across pairs (default "
                         f"{correction_default}; tukey/maxt/anova-hsd adjust by construction)")
     if alternative:
         p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
-                       default="two-sided", help="sidedness (default two-sided)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+                       default=defaults.ALTERNATIVE, help="sidedness (default two-sided)")
+    p.add_argument("--alpha", type=float, default=defaults.ALPHA,
+                   help="significance level (0.05)")
     p.add_argument("--n-resamples", type=int, default=n_resamples_default, metavar="B",
                    help="resamples for randomization/bootstrap tests and CIs "
                         f"(default {n_resamples_default})")

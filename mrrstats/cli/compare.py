@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import time
 from pathlib import Path
 
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import evaluate
+from ..progress import progress_enabled, tracking
 from ..stats.compare import compare
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from ..validation import rng_iv
@@ -39,8 +39,12 @@ def add_arguments(p) -> None:
     add_conventions(p)
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table",
                    help="output format (default table: one row per pair)")
+    p.add_argument("--wide", action="store_true",
+                   help="--format table: every column of every pair (one row per pair, "
+                        "wider than 100 columns); default: a summary that fits 100 columns")
     p.add_argument("--progress", action="store_true",
-                   help="report progress on stderr (default: only when stderr is a terminal)")
+                   help="show progress on stderr even when it is not a terminal (default: "
+                        "only on an interactive terminal outside CI)")
     p.add_argument("--baseline", metavar="NAME", default=None,
                    help="compare every system with this one only (k-1 tests, corrected over "
                         "those); --test maxt: many-to-one step-down max-T; --test dunnett: "
@@ -114,7 +118,7 @@ def _merge(parts, seed):
 
 
 def run(args) -> int:
-    progress = args.progress or sys.stderr.isatty()
+    progress = progress_enabled(True if args.progress else None)
     if args.example and args.scores:
         raise ValueError("give either --example or --scores FILE..., not both")
     if args.example:
@@ -147,25 +151,21 @@ def run(args) -> int:
                       n_resamples=args.n_resamples, confidence_level=args.confidence_level,
                       alternative=args.alternative, rng=gen, missing=args.missing,
                       family=args.family, segment_correction=args.segment_correction,
-                      **extra)
+                      progress=progress, **extra)
         res = dataclasses.replace(res, seed=seed)
         return _write(res, args)
     parts = []
-    for i, (name, frame) in enumerate(scores.items()):
-        t0 = time.perf_counter()
-        if progress:
-            print(f"mrrstats compare: [{i + 1}/{len(scores)}] {name}: {args.test} test, "
-                  f"{frame.shape[1]} systems, {frame.shape[0]} queries, "
-                  f"B = {args.n_resamples} ...", file=sys.stderr, end="", flush=True)
-        # One Generator for all measures, consumed in order: the same numbers as
-        # compare(dict_of_frames, rng=seed).
-        parts.append(compare({name: frame}, test=args.test, correction=args.correction,
-                             alpha=args.alpha, n_resamples=args.n_resamples,
-                             confidence_level=args.confidence_level,
-                             alternative=args.alternative, rng=gen, missing=args.missing,
-                             **extra))
-        if progress:
-            print(f" {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    # one bar counting the resamples of every measure (a terminal only, never in CI)
+    with tracking(f"mrrstats compare: {args.test}, {len(scores)} measure(s)",
+                  progress=progress):
+        for name, frame in scores.items():
+            # One Generator for all measures, consumed in order: the same numbers as
+            # compare(dict_of_frames, rng=seed).
+            parts.append(compare({name: frame}, test=args.test, correction=args.correction,
+                                 alpha=args.alpha, n_resamples=args.n_resamples,
+                                 confidence_level=args.confidence_level,
+                                 alternative=args.alternative, rng=gen, missing=args.missing,
+                                 progress=progress, **extra))
     return _write(_merge(parts, seed), args)
 
 
@@ -178,5 +178,5 @@ def _write(res, args) -> int:
     elif args.format == "latex":
         out.write(res.to_latex())
     else:
-        out.write(res.to_string())
+        out.write(res.to_string(wide=args.wide))
     return 0

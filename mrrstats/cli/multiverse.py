@@ -32,7 +32,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--cutoffs", nargs="+", default=["none", "10", "100"],
                         help="cutoffs, 'none' for no cutoff (first = reference)")
     add_test_options(parser, tests=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
-                     n_resamples_default=2000, alternative=False)
+                     alternative=False)
     parser.set_defaults(test="t")
     parser.add_argument("--csv", metavar="FILE", help="write the per-convention x pair table")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import defaults
 from ..datasets import cast2021
 from ..io.trec import run_name
 from ..report.builder import make_report
@@ -52,13 +53,13 @@ def add_arguments(p) -> None:
                    help="compare every system with this one (a run name, or one of the RUN "
                         "paths given)")
     add_test_options(p, tests=TEST_NAMES, corrections=CORRECTION_NAMES)
-    p.add_argument("--confidence-level", type=float, default=0.95,
+    p.add_argument("--confidence-level", type=float, default=defaults.CONFIDENCE_LEVEL,
                    help="confidence level of the intervals (0.95)")
-    p.add_argument("--random", choices=("retrieved", "judged"), default="retrieved",
+    p.add_argument("--random", choices=("retrieved", "judged"), default=defaults.RANDOM,
                    help="random ranker of the baseline table: a random permutation of each "
                         "retrieved list (default) or a random ranking of the judged pool")
-    add_conventions(p, ties_default="trec_eval")
-    p.add_argument("--missing", choices=("raise", "drop"), default="raise",
+    add_conventions(p)
+    p.add_argument("--missing", choices=("raise", "drop"), default=defaults.MISSING,
                    help="a query some system lacks: error (default) or drop it")
     p.add_argument("--title", default=None, help="title of the notebook and HTML page")
     p.add_argument("--show-code", action="store_true",
@@ -67,7 +68,14 @@ def add_arguments(p) -> None:
                    help="write only tables/, per_query.csv and settings.json (no kernel)")
     p.add_argument("--timeout", type=int, default=600,
                    help="seconds allowed per notebook cell (default 600)")
-    p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress on stderr (default: progress only on an interactive "
+                        "terminal outside CI)")
+    p.add_argument("--clusters", choices=("auto", "none"), default="auto",
+                   help="clustered-intervals section: auto (default) finds CAsT turn ids "
+                        "<conversation>_<turn>; none leaves it out")
+    p.add_argument("--no-multiverse", action="store_true",
+                   help="leave out the convention multiverse (QRELS RUN... input)")
 
 
 def _baseline_name(baseline, runs):
@@ -88,7 +96,9 @@ def run(args) -> int:
                   ties=args.ties, rel=args.rel, queries=args.queries, missing=args.missing,
                   rng=args.seed, title=args.title, notebook=not args.no_notebook,
                   show_code=args.show_code,
-                  timeout=args.timeout, progress=not args.quiet,
+                  timeout=args.timeout, progress=False if args.quiet else None,
+                  clusters=None if args.clusters == "none" else "auto",
+                  multiverse=not args.no_multiverse,
                   measures=args.measures, baseline=args.baseline)
     if args.example:
         if args.qrels or args.runs or args.scores:

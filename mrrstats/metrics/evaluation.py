@@ -30,6 +30,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
+from ..defaults import QUERIES as QUERIES_DEFAULT
+from ..defaults import REL, default_ties
 from ..errors import InputError
 from ..io.flat import flat_to_qrels_run
 from ..io.trec import Qrels, Run, read_qrels, read_run
@@ -120,6 +123,39 @@ class Evaluation:
     counts: dict
     query_stats: pd.DataFrame
     settings: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """A short summary: runs, measures, query counts and conventions (not the values)."""
+        def names(items, room=80):
+            items = [str(x) for x in items]
+            shown = []
+            for x in items:
+                if shown and len(", ".join([*shown, x])) > room:
+                    break
+                shown.append(x)
+            more = f", ... ({len(items)} in all)" if len(shown) < len(items) else ""
+            return ", ".join(shown) + more
+
+        def spread(values):
+            lo, hi = min(values), max(values)
+            return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+        counts = list(self.counts.values())
+        policy = _EMPTY_WORDS.get(self.settings.get("empty_target", "neg"), "")
+        conv = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
+                         for k, v in self.settings.items())
+        lines = [f"<Evaluation: {len(self.runs)} run{'s' * (len(self.runs) != 1)} x "
+                 f"{len(self.measures)} measure{'s' * (len(self.measures) != 1)}>",
+                 f"  runs: {names(self.runs)}",
+                 f"  measures: {names(self.measure_names)}"]
+        if counts:
+            lines.append(
+                f"  queries per run: {spread([c.evaluated for c in counts])} evaluated; "
+                f"{spread([len(c.qrels_only) for c in counts])} in qrels only; "
+                f"{spread([len(c.run_only) for c in counts])} in run only; "
+                f"{spread([len(c.no_relevant) for c in counts])} without relevant ({policy})")
+        lines.append(f"  conventions: {conv}")
+        return "\n".join(lines)
 
     @property
     def measure_names(self) -> list[str]:
@@ -280,7 +316,7 @@ def _evaluate_iv(ties, rel, queries, max_depth, measures):
         raise ValueError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
                          f"got {queries!r}")
     if ties is None:
-        ties = "rank" if queries == "msmarco" else "trec_eval"
+        ties = default_ties(queries)
     if ties not in TIES:
         raise ValueError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
@@ -297,9 +333,9 @@ def _msmarco_qrels(qrels: Qrels) -> Qrels:
                  qrels.empty_queries)
 
 
-def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 1,
-             queries: str = "both", max_depth: int | None = None,
-             empty_target: str = "neg", engine: str = "memory") -> Evaluation:
+def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = REL,
+             queries: str = QUERIES_DEFAULT, max_depth: int | None = None,
+             empty_target: str = EMPTY_TARGET_DEFAULT, engine: str = "memory") -> Evaluation:
     """Evaluate one or more runs against qrels, per query and on average.
 
     Parameters

@@ -18,11 +18,16 @@ sent to a reviewer or attached to a paper::
         random_baseline  observed MRR against a uniformly random ranking (runs only)
         rr_summary       MRR, median RR, share of RR = 1 and = 0, mean first ranks
         agreement        Kendall's tau, tau_AP and Spearman's rho between measures
+        leaderboard      rank intervals and compact letters per measure
+        clustered        query vs cluster bootstrap intervals, cluster sign-flip test
+                         (queries in clusters, e.g. CAsT conversations)
+        multiverse       what changes under other conventions (runs input)
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
       results/           what the notebook draws, saved by the one run of the analysis:
         pairs.csv, means.csv, versus_baseline.csv, random_baseline.csv, rr_summary.csv,
-        agreement.csv, power.csv, null_distribution.npy (the null distribution of the
-        test of the pair shown up close, when the test keeps it) and results.json
+        agreement.csv, power.csv, leaderboard.csv, clustered.csv, multiverse_*.csv,
+        null_distribution.npy (the null distribution of the test of the pair shown up
+        close, when the test keeps it) and results.json
       screenshots/       (example report only) the page as Chromium shows it
 
 :func:`make_report` runs the analysis once (:func:`recompute_report` runs it
@@ -38,8 +43,12 @@ same seed and package versions.
 Random numbers: one :class:`numpy.random.Generator` seeded with ``rng`` serves,
 in this order, the significance test of every measure (in measure order), the
 Monte-Carlo random-ranking test of every system (in system order), the
-bootstrap interval of every system's mean, and the randomization test of the
-pair shown up close. The notebook draws no random numbers.
+bootstrap interval of every system's mean, the randomization test of the
+pair shown up close and, when the queries come in clusters, for each measure
+and pair the query bootstrap, the cluster bootstrap and the cluster
+randomization test. The leaderboard uses the comparison's decisions and the
+multiverse the paired t test: neither draws random numbers. The notebook
+draws no random numbers.
 """
 
 from __future__ import annotations
@@ -63,13 +72,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import defaults
 from ..agreement.diagnostics import rr_diagnostics
 from ..agreement.measures import ranking_agreement
+from ..agreement.multiverse import MultiverseResult
 from ..baselines.random_ranking import evaluation_baseline
+from ..defaults import default_ties
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import Evaluation, QueryCounts, evaluate
 from ..metrics.measures import parse_measure, parse_measures
 from ..model.scoretable import score_sources
+from ..progress import progress_enabled, tracking
 from ..stats.compare import compare
 from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
@@ -77,7 +90,14 @@ from ..stats.registry import FAMILY_TESTS, correction_label, correction_spec, te
 from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
 from ..version import __version__
-from .plots import interval_name
+from .plots import interval_name, one_option_at_a_time
+from .sections import (
+    MULTIVERSE_OPTIONS,
+    cluster_labels,
+    clustered_frame,
+    leaderboard_frame,
+    multiverse_result,
+)
 
 __all__ = ["ReportData", "ReportResult", "make_report", "load_report", "REPORT_FILES"]
 
@@ -90,7 +110,8 @@ _DIGITS = 4
 _FEW_SYSTEMS = 7
 #: Saved results of the analysis (what the notebook draws), under ``results/``.
 _RESULT_TABLES = ("pairs", "means", "versus_baseline", "random_baseline", "rr_summary",
-                  "agreement", "power")
+                  "agreement", "power", "leaderboard", "clustered")
+_MULTIVERSE_FRAMES = ("summary", "systems", "pairs")
 #: Files every report folder contains (tables that do not apply are omitted).
 REPORT_FILES = ("report.ipynb", "report.html", "per_query.csv", "settings.json",
                 "tables/comparison.md", "tables/comparison.tex", "tables/comparison.json",
@@ -209,6 +230,19 @@ class ReportData:
     power : pandas.DataFrame or None
         Power of the paired t-test against the number of queries
         (:func:`power_table`), its ``attrs`` in ``settings["power"]``.
+    leaderboard : pandas.DataFrame or None
+        Per measure and system: rank, simultaneous rank interval and compact
+        letters from the comparison's decisions
+        (:func:`mrrstats.report.sections.leaderboard_frame`).
+    clustered : pandas.DataFrame or None
+        Queries in clusters only: per pair, the query and cluster bootstrap
+        intervals and the cluster randomization test
+        (:func:`mrrstats.report.sections.clustered_frame`).
+    multiverse : MultiverseResult or None
+        Runs input only: :func:`mrrstats.multiverse` of the runs over
+        :data:`mrrstats.report.sections.MULTIVERSE_OPTIONS` (computed by
+        :func:`make_report` from the run files; :func:`recompute_report`
+        reuses the saved one).
 
     A :class:`ReportData` from :func:`load_report` holds what
     :func:`make_report` saved (``comparison`` is None there: its tables are
@@ -229,6 +263,9 @@ class ReportData:
     focus: dict | None = field(repr=False, default=None)
     null_distribution: np.ndarray | None = field(repr=False, default=None)
     power: pd.DataFrame | None = field(repr=False, default=None)
+    leaderboard: pd.DataFrame | None = field(repr=False, default=None)
+    clustered: pd.DataFrame | None = field(repr=False, default=None)
+    multiverse: MultiverseResult | None = field(repr=False, default=None)
 
     @property
     def measures(self) -> list:
@@ -277,7 +314,10 @@ class ReportData:
         for name, builder in (("versus_baseline", self._versus_baseline_rows),
                               ("random_baseline", self._random_baseline_rows),
                               ("rr_summary", self._rr_summary_rows),
-                              ("agreement", self._agreement_rows)):
+                              ("agreement", self._agreement_rows),
+                              ("leaderboard", self._leaderboard_rows),
+                              ("clustered", self._clustered_rows),
+                              ("multiverse", self._multiverse_rows)):
             built = builder()
             if built is None:
                 continue
@@ -423,6 +463,114 @@ class ReportData:
                    f"totals tie.{few}")
         return header, rows, "ll" + "r" * 5, caption
 
+    def _leaderboard_rows(self):
+        lb = self.leaderboard
+        if lb is None:
+            return None
+        measures = list(dict.fromkeys(lb["measure"]))
+        first = lb[lb["measure"] == measures[0]].sort_values(["rank", "rank_low"],
+                                                               kind="stable")
+        cells = {(r.measure, r.system): f"{int(r.rank)} [{int(r.rank_low)}, "
+                                        f"{int(r.rank_high)}] {r.letters}"
+                 for r in lb.itertuples(index=False)}
+        rows = [[s, *(cells[(m, s)] for m in measures)] for s in first["system"]]
+        header = ["system", *measures]
+        c = self.comparison
+        test, corr, rcorr = self._test_phrase()
+        simultaneous = (
+            f"all intervals hold together at the comparison's family-wise level "
+            f"(alpha = {c.alpha:g})" if rcorr != "none" or c.test in FAMILY_TESTS else
+            "the decisions are not corrected for multiplicity, so the intervals do not "
+            "hold simultaneously")
+        caption = (
+            "Leaderboard with honest ranks: per measure, each system's rank by its mean "
+            "(1 = best), its rank interval [1 + systems significantly better, k - systems "
+            "significantly worse] (Mogstad, Romano, Shaikh and Wilhelm 2024) and its compact "
+            "letters (Piepho 2004): systems that share a letter are not significantly "
+            f"different. Both come from the decisions of the comparison ({test}, {corr} "
+            f"correction), the same as the superscripts of the comparison table, so "
+            f"{simultaneous}. Systems in the order of {measures[0]}.")
+        return header, rows, "l" + "r" * len(measures), caption
+
+    def _clustered_rows(self):
+        cf = self.clustered
+        if cf is None:
+            return None
+        s = self.settings
+        cl = s["comparison"]["confidence_level"]
+        rows = [[r.measure, r.a, r.b, _f(r.diff), f"[{_f(r.query_low)}, {_f(r.query_high)}]",
+                 f"[{_f(r.cluster_low)}, {_f(r.cluster_high)}]", _f(r.width_ratio, 2),
+                 _p(r.pvalue_cluster), _p(r.pvalue_cluster_adjusted),
+                 f"{'yes' if r.reject_queries else 'no'} / "
+                 f"{'yes' if r.reject_clusters else 'no'}"]
+                for r in cf.itertuples(index=False)]
+        header = ["measure", "a", "b", "a - b", f"{cl:.0%} CI, queries",
+                  f"{cl:.0%} CI, clusters", "width ratio", "p, clusters", "p adj., clusters",
+                  "reject: queries / clusters"]
+        G = int(cf["n_clusters"].iloc[0])
+        n_q = int(cf["n_queries"].iloc[0])
+        both = int((cf["reject_queries"] & cf["reject_clusters"]).sum())
+        only_q = int((cf["reject_queries"] & ~cf["reject_clusters"]).sum())
+        only_c = int((~cf["reject_queries"] & cf["reject_clusters"]).sum())
+        ratio = cf["width_ratio"].dropna()
+        test, corr, _ = self._test_phrase()
+        exact = ("exact: all 2^G sign patterns" if cf["exact"].all() else
+                 f"B = {s['comparison']['n_resamples']}")
+        caption = (
+            f"Queries in clusters: {n_q} queries in {G} clusters "
+            f"({s['clusters']['description']}). For each pair, the {cl:.0%} bootstrap "
+            "percentile interval of the mean difference a - b with the queries resampled as "
+            "independent, and with whole clusters resampled (the cluster bootstrap: Davison "
+            f"and Hinkley 1997, 3.8; Field and Welsh 2007; B = "
+            f"{s['comparison']['n_resamples']}, seed = {s['seed']}), the ratio of their "
+            f"widths, and the randomization test with one sign flip per cluster ({exact}), "
+            f"Holm-adjusted over the pairs of each measure. Last column: the decision of "
+            f"the comparison ({test}, {corr}, queries independent) and of the cluster test, "
+            f"at alpha = {s['comparison']['alpha']:g}. Of "
+            f"{both + only_q} pairs significant with queries independent, {both} stay "
+            f"significant with clusters ({only_q} {'does' if only_q == 1 else 'do'} not); "
+            f"{only_c} become{'s' if only_c == 1 else ''} significant only "
+            f"with clusters. The cluster interval is {ratio.min():.2f} to {ratio.max():.2f} "
+            f"times as wide (median {ratio.median():.2f}): wider where the turns of a "
+            "cluster move together, narrower where whole clusters differ less from each "
+            "other than their turns do.")
+        return header, rows, "lll" + "r" * 7, caption
+
+    def _multiverse_rows(self):
+        mv = self.multiverse
+        if mv is None:
+            return None
+        rows = []
+        totals = []
+        for m in dict.fromkeys(mv.summary["measure"]):
+            summ = mv.summary[mv.summary["measure"] == m]
+            one = one_option_at_a_time(summ, mv.reference[m])
+            for r in one.itertuples(index=False):
+                rows.append([m, r.convention, _f(r.kendall_tau, 2), str(int(r.n_significant)),
+                             str(int(r.n_flipped)), str(int(r.n_lost)), str(int(r.n_gained)),
+                             _f(r.max_abs_shift)])
+            changed = int(((summ["n_flipped"] > 0)).sum())
+            sig = int(((summ["n_lost"] > 0) | (summ["n_gained"] > 0)).sum())
+            totals.append(f"{m}: {changed} of {len(summ)} conventions reorder some pair and "
+                          f"{sig} change a significance decision")
+        header = ["measure", "convention", "tau", "significant pairs", "flipped", "lost",
+                  "gained", "largest mean change"]
+        ref = mv.reference[next(iter(mv.reference))]
+        s = self.settings["multiverse"]
+        caption = (
+            "The convention multiverse (Steegen et al. 2016): the runs evaluated again under "
+            f"every tie convention ({', '.join(s['ties'])}), query set "
+            f"({', '.join(s['queries'])}) and relevance threshold (grades "
+            f"{', '.join(map(str, s['rels']))}), each pair tested with the paired t test "
+            f"and {correction_label(s['correction'])} correction at alpha = "
+            f"{s['alpha']:g}. Shown: the reference (ties = {ref['ties']}, queries = "
+            f"{ref['queries']}, rel >= {ref['rel']}) and each convention that changes one "
+            "option: Kendall's tau between its system order and the reference's, the "
+            "significant pairs, the pairs whose order flips, the significant pairs lost and "
+            "gained, and the largest change of a system's mean. Over all combinations: "
+            + "; ".join(totals) + ".")
+        return header, rows, "ll" + "r" * 6, caption
+
     def per_query_frame(self) -> pd.DataFrame:
         """The content of ``per_query.csv``."""
         return _per_query_frame(self.scores, self.query_stats,
@@ -531,12 +679,15 @@ def _is_rr(name):
         return False
 
 
-def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
+def _analyse(scores, query_stats, settings, evaluation=None, progress=False,
+             multiverse=None):
     """Run the analysis once: every number of the tables and figures.
 
     ``evaluation`` is the :class:`Evaluation` of runs input (rebuilt from the
     per-query data when not given); the random baseline of each system is
-    :func:`mrrstats.evaluation_baseline`'s.
+    :func:`mrrstats.evaluation_baseline`'s. ``multiverse`` is the
+    :class:`MultiverseResult` computed from the run files (by :func:`make_report`),
+    kept as it is.
     """
     cs = settings["comparison"]
     measures = list(settings["measures"])
@@ -554,7 +705,8 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
             parts[m] = compare({m: frame}, test=cs["test"], correction=cs["correction"],
                                alpha=cs["alpha"], n_resamples=cs["n_resamples"],
                                confidence_level=cs["confidence_level"],
-                               alternative=cs["alternative"], missing=cs["missing"], rng=gen)
+                               alternative=cs["alternative"], missing=cs["missing"], rng=gen,
+                               progress=progress)
         for w in caught:
             if not _is_own_warning(w):
                 # another library's warning (e.g. one that a dependency gives once per
@@ -624,13 +776,25 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False):
     pairs["alpha"] = comparison.alpha
     means = _mean_intervals(scores, measures, comparison, cs, gen)
     focus, null = _focus_pair(scores, measures[0], comparison, settings, pairs, gen)
+    leaderboard = leaderboard_frame(scores, measures, pairs, comparison.systems)
+    clustered = None
+    cl_settings = settings.get("clusters")
+    if cl_settings:
+        labels, _ = cluster_labels(scores[measures[0]].index,
+                                   cl_settings.get("labels") or "auto")
+        with tracking("mrrstats report: cluster bootstrap", progress=progress):
+            clustered = clustered_frame(scores, measures, pairs, labels,
+                                        confidence_level=cs["confidence_level"],
+                                        n_resamples=cs["n_resamples"], alpha=cs["alpha"],
+                                        gen=gen)
     power = power_table(scores[measures[0]].dropna(), differences=settings["power"]["differences"],
                         alpha=settings["power"]["alpha"], target=settings["power"]["target"])
     return ReportData(scores=scores, query_stats=query_stats, settings=settings,
                       comparison=comparison, versus_baseline=versus,
                       random_baseline=random_table, rr_summary=rr_summary,
                       agreement=agreement, notes=tuple(notes), pairs=pairs, means=means,
-                      focus=focus, null_distribution=null, power=power)
+                      focus=focus, null_distribution=null, power=power,
+                      leaderboard=leaderboard, clustered=clustered, multiverse=multiverse)
 
 
 def _mean_intervals(scores, measures, comparison, cs, gen):
@@ -1047,6 +1211,8 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
     alternative_iv(alternative)
     n_resamples = int_iv(n_resamples, "n_resamples")
     confidence_level = confidence_level_iv(confidence_level)
+    if ties is None:
+        ties = default_ties(queries)
     if random not in _RANDOM_MODELS:
         raise ValueError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
     if missing not in ("raise", "drop"):
@@ -1059,7 +1225,7 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
         raise TypeError(f"`baseline` must be a system name, got {baseline!r}")
     timeout = int_iv(timeout, "timeout")
     return (items, Path(out), measures, test, correction, alpha, n_resamples,
-            confidence_level, timeout)
+            confidence_level, timeout, ties)
 
 
 # --------------------------------------------------------------------------
@@ -1067,11 +1233,13 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
 # --------------------------------------------------------------------------
 
 def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
-                baseline=None, test="randomization", correction="holm", alpha=0.05,
-                alternative="two-sided", n_resamples=10000, confidence_level=0.95,
-                random="retrieved", ties="trec_eval", rel=1, queries="both", missing="raise",
-                rng=None, title=None, notebook=True, show_code=False, timeout=600,
-                progress=True) -> ReportResult:
+                baseline=None, test=defaults.TEST, correction=defaults.CORRECTION,
+                alpha=defaults.ALPHA, alternative=defaults.ALTERNATIVE,
+                n_resamples=defaults.N_RESAMPLES, confidence_level=defaults.CONFIDENCE_LEVEL,
+                random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
+                missing=defaults.MISSING, rng=None, title=None, notebook=True,
+                show_code=False, timeout=600, progress=None, clusters="auto",
+                multiverse=True) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
     Parameters
@@ -1102,7 +1270,9 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         :func:`mrrstats.random_baseline_counts`); default ``"retrieved"``: a
         random permutation of each retrieved list.
     ties, rel, queries : keyword-only
-        Evaluation conventions (see :func:`mrrstats.evaluate`).
+        Evaluation conventions (see :func:`mrrstats.evaluate`); ``ties=None``
+        is trec_eval's, or ``"rank"`` under ``queries="msmarco"``, exactly as
+        in :func:`mrrstats.evaluate` (:func:`mrrstats.defaults.default_ties`).
     missing : {"raise", "drop"}, keyword-only
         A query missing for some system: error, or drop it from the tests.
     rng : int or None, keyword-only
@@ -1117,8 +1287,17 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         tables, figures and text; the notebook always has the code).
     timeout : int, keyword-only
         Seconds allowed per notebook cell.
-    progress : bool, keyword-only
-        Print progress on stderr.
+    progress : bool or None, keyword-only
+        Progress on standard error; default (None): only on an interactive
+        terminal outside CI (:func:`mrrstats.progress.progress_enabled`).
+    clusters : "auto", None, mapping or callable, keyword-only
+        Clusters of queries for the clustered-intervals section: ``"auto"``
+        (default) finds CAsT turn ids ``<conversation>_<turn>``; a mapping
+        query -> cluster or a function of the query id gives them; None leaves
+        the section out.
+    multiverse : bool, keyword-only
+        Runs input: evaluate the runs under every tie convention, query set and
+        relevance grade and report what changes (default True).
 
     Returns
     -------
@@ -1140,13 +1319,14 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/means.csv', 'results/null_distribution.npy')
+    ('per_query.csv', 'results/clustered.csv', 'results/leaderboard.csv')
     """
-    (items, out, measures, test, correction, alpha, n_resamples, confidence_level,
-     timeout) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
-                                alpha, alternative, n_resamples, confidence_level, random,
-                                ties, rel, queries, missing, rng, timeout)
+    (items, out, measures, test, correction, alpha, n_resamples, confidence_level, timeout,
+     ties) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
+                             alpha, alternative, n_resamples, confidence_level, random, ties,
+                             rel, queries, missing, rng, timeout)
 
+    progress = progress_enabled(progress)
     seconds = {}
     t0 = time.perf_counter()
     _, seed = rng_iv(rng)
@@ -1194,6 +1374,34 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     systems = list(score_frames[measures[0]].columns)
     if baseline is not None and baseline not in systems:
         raise ValueError(f"`baseline` {baseline!r} is not a system; have {systems}")
+    queries_all = score_frames[measures[0]].index
+    labels, how = cluster_labels(queries_all, clusters)
+    cluster_settings, cluster_note = None, (
+        "no clusters given (clusters=None)" if clusters is None else
+        "the query ids are not turn ids such as 106_3 (conversation 106, turn 3) with "
+        "several turns per conversation; pass clusters= to make_report")
+    if labels is not None:
+        n_clusters = int(pd.unique(labels).size)
+        if n_clusters < 2:
+            cluster_note, labels = "fewer than two clusters", None
+        else:
+            cluster_settings = {"description": how, "n_clusters": n_clusters,
+                                "labels": None if isinstance(clusters, str) else
+                                {str(q): str(c) for q, c in zip(queries_all, labels,
+                                                                strict=True)}}
+    mv, mv_settings, mv_note = None, None, (
+        "the multiverse needs the run files (QRELS RUN... input)" if items is not None
+        else "not asked for (multiverse=False)")
+    if items is None and multiverse:
+        mv_correction = correction if correction in ("holm", "bonferroni", "bh", "none") \
+            else "holm"
+        _say(progress, "convention multiverse (ties x queries x relevance grades) ...")
+        mv = multiverse_result(qrels, runs, measures, alpha=alpha, correction=mv_correction)
+        mv_settings = {"ties": list(MULTIVERSE_OPTIONS["ties"]),
+                       "queries": list(MULTIVERSE_OPTIONS["queries"]),
+                       "rels": sorted({int(r) for r in mv.summary["rel"]}),
+                       "cutoffs": list(MULTIVERSE_OPTIONS["cutoffs"]),
+                       "test": mv.test, "correction": mv.correction, "alpha": mv.alpha}
     settings = {
         "format": FORMAT_VERSION,
         "title": title,
@@ -1212,12 +1420,19 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
             "score matrices carry no candidate counts (the number of ranked candidates "
             "and of relevant ones per query); make the report from QRELS RUN... input"),
         "agreement": {"ties": "agreement", "decimals": 12},
+        "leaderboard": {"decisions": "the comparison's (test, correction, alpha)"},
+        "clusters": cluster_settings,
+        "clusters_note": None if cluster_settings else cluster_note,
+        "multiverse": mv_settings,
+        "multiverse_note": None if mv_settings else mv_note,
         "seed": seed,
         "rng_order": "one numpy Generator(PCG64) seeded with `seed`: the test of each "
                      "measure in order, then the random-ranking test of each system in order, "
                      "then the bootstrap interval of each system's mean (measure by measure, "
                      "systems in order), then the randomization test of the pair shown up "
-                     "close",
+                     "close, then (queries in clusters) for each measure and pair in order the "
+                     "query bootstrap, the cluster bootstrap and the cluster randomization "
+                     "test",
         "power": {"test": "paired t", "differences": [0.02, 0.05, 0.1], "alpha": alpha,
                   "alternative": "two-sided", "target": 0.8},
         "versions": _versions(),
@@ -1231,7 +1446,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     # numbers are those of the files); its results are saved for the notebook.
     scores_rt, stats_rt = _read_per_query(out / "per_query.csv", settings["evaluated_measures"],
                                           settings["systems"], settings["input"]["kind"] == "runs")
-    data = _analyse(scores_rt, stats_rt, settings, progress=progress)
+    data = _analyse(scores_rt, stats_rt, settings, progress=progress, multiverse=mv)
     written = ["per_query.csv", "settings.json"]
     for sub in ("tables", "results"):
         (out / sub).mkdir(exist_ok=True)
@@ -1277,8 +1492,18 @@ def _save_results(data, folder):
             np.save(fh, np.ascontiguousarray(data.null_distribution, dtype="<f8"),
                     allow_pickle=False)
         written.append("results/null_distribution.npy")
+    mv = data.multiverse
+    if mv is not None:
+        for name in _MULTIVERSE_FRAMES:
+            text = getattr(mv, name).to_csv(index=False, lineterminator="\n",
+                                            float_format=None)
+            (folder / f"multiverse_{name}.csv").write_text(text, encoding="utf-8", newline="")
+            written.append(f"results/multiverse_{name}.csv")
     manifest = {"focus": _json_floats(data.focus), "notes": list(data.notes),
-                "power": None if data.power is None else dict(data.power.attrs)}
+                "power": None if data.power is None else dict(data.power.attrs),
+                "multiverse": None if mv is None else {
+                    "reference": mv.reference, "test": mv.test, "correction": mv.correction,
+                    "alpha": mv.alpha}}
     (folder / "results.json").write_text(_dump_json(manifest), encoding="utf-8", newline="")
     written.append("results/results.json")
     return written
@@ -1347,7 +1572,9 @@ def load_report(path, *, progress=False) -> ReportData:
     null = None
     if (res / "null_distribution.npy").is_file():
         null = np.load(res / "null_distribution.npy", allow_pickle=False)
-    return ReportData(scores=scores, query_stats=stats, settings=settings, comparison=None,
+    return ReportData(multiverse=_load_multiverse(res, manifest),
+                      leaderboard=tables["leaderboard"], clustered=tables["clustered"],
+                      scores=scores, query_stats=stats, settings=settings, comparison=None,
                       versus_baseline=tables["versus_baseline"],
                       random_baseline=tables["random_baseline"],
                       rr_summary=tables["rr_summary"], agreement=tables["agreement"],
@@ -1356,11 +1583,26 @@ def load_report(path, *, progress=False) -> ReportData:
                       null_distribution=null, power=tables["power"])
 
 
+def _load_multiverse(folder, manifest):
+    """The saved :class:`MultiverseResult` of a report, or None."""
+    meta = manifest.get("multiverse")
+    if not meta:
+        return None
+    frames = {}
+    for name in _MULTIVERSE_FRAMES:
+        frame = pd.read_csv(folder / f"multiverse_{name}.csv", dtype={"cutoff": str})
+        frames[name] = frame
+    return MultiverseResult(frames["systems"], frames["pairs"], frames["summary"],
+                            meta["reference"], meta["test"], meta["correction"],
+                            meta["alpha"])
+
+
 def recompute_report(path, *, progress=False) -> ReportData:
     """Run a report's analysis again from its ``per_query.csv`` and ``settings.json``.
 
     For checking a report: ``recompute_report(path).tables()`` equals the
-    files in ``path/tables`` when the package versions are the same.
+    files in ``path/tables`` when the package versions are the same. The
+    multiverse needs the run files, so its saved result is reused.
     """
     path = Path(path)
     settings = json.loads((path / "settings.json").read_text(encoding="utf-8"))
@@ -1369,4 +1611,9 @@ def recompute_report(path, *, progress=False) -> ReportData:
                          f"{settings.get('format')!r}")
     scores, stats = _read_per_query(path / "per_query.csv", settings["evaluated_measures"],
                                     settings["systems"], settings["input"]["kind"] == "runs")
-    return _analyse(scores, stats, settings, progress=progress)
+    manifest_path = path / "results" / "results.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) \
+        if manifest_path.is_file() else {}
+    # the multiverse needs the run files: the saved one is kept as it is
+    return _analyse(scores, stats, settings, progress=progress,
+                    multiverse=_load_multiverse(path / "results", manifest))

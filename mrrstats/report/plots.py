@@ -17,21 +17,24 @@ embedded TrueType fonts in PDF) for publication figures.
 
 Functions
 ---------
-=========================  ===========================================================
-:func:`rr_histogram`       per-query RR per system, with the RR distribution of a random ranking
-:func:`rank_ecdf`          ECDF of the first-relevant rank (log axis), with the random CDF
-:func:`paired_differences` sorted per-query differences of two systems, mean and a given CI
-:func:`forest_means`       each system's mean (MRR) with its computed confidence interval
-:func:`forest_differences` a pairwise result against a baseline: intervals and decisions
-:func:`null_distribution`  null or bootstrap distribution of a statistic and the observed value
-:func:`measure_scatter`    system means under two measures, Kendall's tau in the title
-:func:`tau_heatmap`        measure-by-measure matrix of rank correlations
-:func:`power_curve`        a computed power table against the number of queries
-:func:`observed_vs_random` observed MRR against its random-ranking expectation
-:func:`expected_mrr_curve` expected RR of a random ranking against the number of candidates
-:func:`rank_credit`        how RR, AP and nDCG credit a relevant document as its rank grows
-:func:`segment_means`      each segment's mean and interval per run (one row per segment)
-=========================  ===========================================================
+============================  ===========================================================
+:func:`rr_histogram`          per-query RR per system, with the RR distribution of a random ranking
+:func:`rank_ecdf`             ECDF of the first-relevant rank (log axis), with the random CDF
+:func:`paired_differences`    sorted per-query differences of two systems, mean and a given CI
+:func:`forest_means`          each system's mean (MRR) with its computed confidence interval
+:func:`forest_differences`    a pairwise result against a baseline: intervals and decisions
+:func:`null_distribution`     null or bootstrap distribution of a statistic and the observed value
+:func:`measure_scatter`       system means under two measures, Kendall's tau in the title
+:func:`tau_heatmap`           measure-by-measure matrix of rank correlations
+:func:`power_curve`           a computed power table against the number of queries
+:func:`observed_vs_random`    observed MRR against its random-ranking expectation
+:func:`expected_mrr_curve`    expected RR of a random ranking against the number of candidates
+:func:`rank_credit`           how RR, AP and nDCG credit a relevant document as its rank grows
+:func:`rank_intervals_plot`   each system's rank and simultaneous rank interval, per measure
+:func:`clustered_intervals`   each pair's interval with queries independent and clusters resampled
+:func:`multiverse_plot`       each system's rank under each convention that changes one option
+:func:`segment_means`         each segment's mean and interval per run (one row per segment)
+============================  ===========================================================
 
 Examples
 --------
@@ -51,6 +54,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import os
 import textwrap
 from collections.abc import Mapping
 
@@ -86,6 +90,11 @@ __all__ = [
     "observed_vs_random",
     "expected_mrr_curve",
     "rank_credit",
+    "short_names",
+    "rank_intervals_plot",
+    "clustered_intervals",
+    "one_option_at_a_time",
+    "multiverse_plot",
 ]
 
 #: Okabe-Ito colours (Okabe & Ito, "Color Universal Design", 2008), in the
@@ -1520,6 +1529,228 @@ def rank_credit(*, max_rank=100, n_relevant=1, measures=("RR", "AP", "nDCG"), ax
         f"{n_relevant} relevant, 1 retrieved"
     return _finish(ax, "rank of the relevant document (log scale)",
                    "score of the query", legend_loc="upper right", title=rel)
+
+
+# --------------------------------------------------------------------------
+# leaderboards, clustered intervals, the convention multiverse
+# --------------------------------------------------------------------------
+def short_names(names):
+    """System names without the prefix and suffix they all share (``org_``, ``.run``).
+
+    Examples
+    --------
+    >>> from mrrstats.plots import short_names
+    >>> short_names(["org_bm25.run", "org_ance.run"])
+    ['bm25', 'ance']
+    """
+    names = [str(n) for n in names]
+    if len(names) < 2:
+        return names
+    pre, suf = len(os.path.commonprefix(names)), len(os.path.commonprefix([n[::-1]
+                                                                          for n in names]))
+    if any(len(n) - pre - suf < 1 for n in names):
+        return names
+    return [n[pre:len(n) - suf] for n in names]
+
+
+def rank_intervals_plot(leaderboard, *, measures=None, systems=None, ax=None):
+    """Each system's rank (marker) and simultaneous rank interval (line), per measure.
+
+    Parameters
+    ----------
+    leaderboard : DataFrame
+        Columns ``measure, system, rank, rank_low, rank_high`` (the report's
+        ``results/leaderboard.csv``, or :meth:`mrrstats.RankIntervals.to_frame`
+        with a ``measure`` column). Nothing is computed here.
+    measures, systems : list of str, optional, keyword-only
+        Default all; systems top down by their rank under the first measure.
+    ax : matplotlib Axes, optional, keyword-only
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd, mrrstats.plots as mp
+    >>> lb = pd.DataFrame({"measure": "RR", "system": ["a", "b", "c"], "rank": [1, 2, 3],
+    ...                    "rank_low": [1, 1, 3], "rank_high": [2, 2, 3]})
+    >>> mp.rank_intervals_plot(lb).get_xlabel()
+    'rank (1 = best): observed and simultaneous interval'
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    frame = pd.DataFrame(leaderboard)
+    need = {"measure", "system", "rank", "rank_low", "rank_high"}
+    if not need <= set(frame.columns):
+        raise ValueError(f"`leaderboard` needs the columns {sorted(need)}")
+    if measures is None:
+        measures = list(dict.fromkeys(frame["measure"]))
+    first = frame[frame["measure"] == measures[0]].sort_values(["rank", "rank_low"],
+                                                               kind="stable")
+    if systems is None:
+        systems = list(first["system"])
+    else:
+        systems = [s for s in first["system"] if s in set(systems)]
+    k, nm = len(systems), len(measures)
+    ax = _axes(ax, figsize=(5.0, min(9.0, 0.9 + 0.3 * k)))
+    offsets = np.linspace(0.22, -0.22, nm) if nm > 1 else np.zeros(1)
+    base = np.arange(k)[::-1].astype(float)
+    for j, m in enumerate(measures):
+        sub = frame[frame["measure"] == m].set_index("system").loc[systems]
+        st = _style(j)
+        y = base + offsets[j]
+        ax.hlines(y, sub["rank_low"].to_numpy(float) - 0.1,
+                  sub["rank_high"].to_numpy(float) + 0.1, color=st["color"],
+                  linestyle=st["linestyle"], linewidth=2.0)
+        ax.plot(sub["rank"].to_numpy(float), y, st["marker"], color=st["color"],
+                markersize=5, label=m)
+    ax.set_yticks(base, short_names(systems), fontsize=8)
+    n_sys = int(frame.groupby("measure")["system"].nunique().max())
+    ax.set_xticks(range(1, n_sys + 1))
+    ax.set_xlim(0.5, n_sys + 0.5)
+    ax.set_ylim(-0.7, k - 0.3)
+    return _finish(ax, "rank (1 = best): observed and simultaneous interval", "system",
+                   legend=nm > 1, legend_loc="right")
+
+
+def clustered_intervals(frame, *, measure=None, ax=None):
+    """Each pair's interval with queries as independent (grey) and with clusters resampled.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``measure, a, b, diff, query_low, query_high, cluster_low,
+        cluster_high`` (the report's ``results/clustered.csv``). Nothing is
+        computed here.
+    measure : str, optional, keyword-only
+        Which measure (default the first).
+    ax : matplotlib Axes, optional, keyword-only
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd, mrrstats.plots as mp
+    >>> f = pd.DataFrame({"measure": "RR", "a": ["x"], "b": ["y"], "diff": [0.1],
+    ...                   "query_low": [0.0], "query_high": [0.2], "cluster_low": [-0.02],
+    ...                   "cluster_high": [0.22]})
+    >>> mp.clustered_intervals(f).get_legend_handles_labels()[1]
+    ['queries independent', 'clusters resampled']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    frame = pd.DataFrame(frame)
+    need = {"measure", "a", "b", "diff", "query_low", "query_high", "cluster_low",
+            "cluster_high"}
+    if not need <= set(frame.columns):
+        raise ValueError(f"`frame` needs the columns {sorted(need)}")
+    if measure is None:
+        measure = frame["measure"].iloc[0]
+    sub = frame[frame["measure"] == measure]
+    if sub.empty:
+        raise ValueError(f"no rows for measure {measure!r}")
+    systems = list(dict.fromkeys([*sub["a"], *sub["b"]]))
+    short = dict(zip(systems, short_names(systems), strict=True))
+    labels = [f"{short[a]} - {short[b]}" for a, b in zip(sub["a"], sub["b"], strict=True)]
+    k = len(sub)
+    ax = _axes(ax, figsize=(5.0, min(9.0, 0.9 + 0.32 * k)))
+    y = np.arange(k)[::-1].astype(float)
+    grey = "0.55"
+    st = _style(0)
+    ax.hlines(y + 0.15, sub["query_low"], sub["query_high"], color=grey, linewidth=2.0,
+              label="queries independent")
+    ax.hlines(y - 0.15, sub["cluster_low"], sub["cluster_high"], color=st["color"],
+              linewidth=2.0, linestyle="-", label="clusters resampled")
+    ax.plot(sub["diff"], y, "|", color="black", markersize=9)
+    ax.axvline(0.0, color="0.3", linewidth=0.8, linestyle=":")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_ylim(-0.7, k - 0.3)
+    return _finish(ax, f"mean {measure} difference a - b (bootstrap percentile interval)",
+                   "pair", legend_loc="right")
+
+
+_CONVENTION_OPTIONS = ("ties", "queries", "rel", "cutoff")
+
+
+def one_option_at_a_time(frame, reference):
+    """Rows of a multiverse frame whose convention departs from ``reference`` in one option.
+
+    ``frame`` has the convention columns ``ties, queries, rel, cutoff``;
+    ``reference`` maps them to the reference values. Adds a ``convention``
+    label (``"reference"``, ``"ties = optimistic"``, ``"rel >= 2"``, ...).
+    """
+    frame = pd.DataFrame(frame)
+    ref = {k: reference[k] for k in _CONVENTION_OPTIONS}
+    differ = np.column_stack([frame[k].astype(str).to_numpy() != str(v)
+                              for k, v in ref.items()])
+    keep = differ.sum(axis=1) <= 1
+    out = frame.loc[keep].copy()
+    labels = []
+    for row, d in zip(out.itertuples(index=False), differ[keep], strict=True):
+        if not d.any():
+            labels.append("reference")
+            continue
+        k = _CONVENTION_OPTIONS[int(np.flatnonzero(d)[0])]
+        v = getattr(row, k)
+        labels.append(f"rel >= {v}" if k == "rel" else f"{k} = {v}")
+    out["convention"] = labels
+    return out
+
+
+def multiverse_plot(systems, reference, *, measure=None, value="rank", ax=None):
+    """Each system's rank (or mean) under the reference convention and under each single change.
+
+    Parameters
+    ----------
+    systems : DataFrame
+        :attr:`mrrstats.MultiverseResult.systems` (or the report's
+        ``results/multiverse_systems.csv``): convention columns, ``system``,
+        ``mean``.
+    reference : dict
+        The reference convention (``MultiverseResult.reference[measure]``).
+    measure : str, optional, keyword-only
+        Default the first.
+    value : {"rank", "mean"}, keyword-only
+        Draw each system's rank (1 = best, at the top; default) or its mean.
+    ax : matplotlib Axes, optional, keyword-only
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One line per system across the conventions that change one option
+        (the reference first); lines that cross are systems whose order flips.
+    """
+    if value not in ("rank", "mean"):
+        raise ValueError(f"`value` must be 'rank' or 'mean', got {value!r}")
+    frame = pd.DataFrame(systems)
+    if measure is None:
+        measure = frame["measure"].iloc[0]
+    sub = one_option_at_a_time(frame[frame["measure"] == measure], reference)
+    kinds = ["reference", "ties", "queries", "rel", "cutoff"]
+    order = sorted(dict.fromkeys(sub["convention"]),
+                   key=lambda c: kinds.index(c.split(" ")[0]))
+    names = list(dict.fromkeys(sub["system"]))
+    short = dict(zip(names, short_names(names), strict=True))
+    ax = _axes(ax, figsize=(5.6, 3.4))
+    x = np.arange(len(order))
+    for i, (name, g) in enumerate(sub.groupby("system", sort=False)):
+        st = _style(i)
+        g = g.set_index("convention").reindex(order)
+        ax.plot(x, g[value].to_numpy(float), marker=st["marker"], color=st["color"],
+                linestyle=st["linestyle"], markersize=4, linewidth=1.2, label=short[name])
+    ax.set_xticks(x, order, rotation=35, ha="right", fontsize=7.5)
+    if value == "rank":
+        k = len(names)
+        ax.set_yticks(range(1, k + 1))
+        ax.set_ylim(k + 0.4, 0.6)
+        ylabel = f"rank by {_mean_label(measure)} (1 = best)"
+    else:
+        ylabel = _mean_label(measure)
+    return _finish(ax, "convention (one option changed from the reference)", ylabel,
+                   legend_loc="right")
 
 
 def segment_means(table, *, measure=None, ax=None):

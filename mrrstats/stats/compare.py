@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,7 @@ import pandas as pd
 
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
+from ..progress import tracked
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
 from .leaderboard import leaderboard_frame
 from .multiple import adjust_pvalues, pairwise_tests, pairwise_tests_in_family
@@ -68,6 +70,14 @@ def _letters(k):
             s = chr(97 + r) + s
         out.append(s)
     return out
+
+
+def _fmt_p(p):
+    """p-value for plain text: 3 decimals, or 2 significant digits below 0.001."""
+    p = float(p)
+    if not math.isfinite(p):
+        return "--"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def _num(x):
@@ -318,8 +328,14 @@ class Comparison:
         out.append("\\end{table}")
         return "\n".join(out) + "\n"
 
-    def to_string(self, *, digits=4):
-        """Plain-text table of all pairs (the CLI's ``--format table``)."""
+    def to_string(self, *, digits=4, wide=False, width=100):
+        """Plain text (the CLI's ``--format table``, ``print(comparison)``).
+
+        By default :meth:`to_table` (fits ``width`` columns); ``wide=True``
+        (``--wide``): every column of every pair, one row per pair.
+        """
+        if not wide:
+            return self.to_table(width=width, digits=digits)
         frame = self.to_frame()
         cols = ["measure", "a", "b", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
                 "pvalue", "pvalue_adjusted", "reject", "d_z", "wins", "ties", "losses"]
@@ -338,7 +354,7 @@ class Comparison:
                     ["measure", "segment", "n_queries", "a", "b", "mean_a", "mean_b", "diff",
                      "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "reject"]].to_string(
                         index=False) + "\n" + self.segments.caption()
-        return body + "\n\n" + self.caption() + "\n"
+        return body + "\n\n" + self._plain_caption(boards=boards is not None) + "\n"
 
     def __str__(self):
         return self.to_string()
@@ -396,13 +412,105 @@ class Comparison:
     def to_json(self, *, indent=2):
         """``json.dumps(self.to_dict())`` (strict JSON: no NaN or Infinity)."""
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+    # -- the terminal table ------------------------------------------------
+    def to_table(self, *, width=100, digits=4):
+        """Plain-text summary that fits ``width`` columns (``print(comparison)``, the CLI).
+
+        Two blocks: each system's mean per measure with, in parentheses, the
+        letters of the systems it beats significantly after correction; then
+        every pair by letters: difference, confidence interval, raw and
+        adjusted p-value, ``*`` when rejected. :meth:`to_string` with
+        ``wide=True`` (``mrrstats compare --wide``) gives every column.
+        """
+        width = int(width)
+        letters = _letters(len(self.systems))
+        means = self.means()
+        fixed = max(len(s) for s in letters) + 2
+        cells = {}
+        for m in self.measures:
+            wins = self.wins_matrix(m).to_numpy()
+            col = []
+            room = width - fixed - 10  # a cell must fit beside a (shortened) name
+            sep = "" if len(letters[-1]) == 1 else ","  # aa, ab, ... beyond 26 systems
+            for i in range(len(self.systems)):
+                beaten = sep.join(letters[j] for j in np.flatnonzero(wins[i]))
+                if len(beaten) + digits + 6 > room:  # too many to list: their number
+                    beaten = f"beats {int(wins[i].sum())}"
+                col.append(f"{means[m].iloc[i]:.{digits}f}" + (f" ({beaten})" if beaten else ""))
+            cells[m] = col
+        colw = {m: max(len(m), *(len(c) for c in cells[m])) for m in self.measures}
+        name_w = max(len(s) for s in self.systems)
+        # measures in blocks that fit; long system names are shortened to fit one measure
+        blocks, cur = [], []
+        for m in self.measures:
+            if cur and fixed + name_w + sum(colw[c] + 2 for c in [*cur, m]) > width:
+                blocks.append(cur)
+                cur = []
+            cur.append(m)
+        blocks.append(cur)
+        room = width - fixed - max(sum(colw[c] + 2 for c in b) for b in blocks)
+        name_w = max(8, min(name_w, room))
+
+        def short(s):
+            return s if len(s) <= name_w else s[:name_w - 1] + "~"
+
+        lines = []
+        for b in blocks:
+            lines.append(" " * fixed + "system".ljust(name_w)
+                         + "".join(("  " + m.rjust(colw[m])) for m in b))
+            for i, s in enumerate(self.systems):
+                lines.append(letters[i].ljust(fixed) + short(s).ljust(name_w)
+                             + "".join("  " + cells[m][i].rjust(colw[m]) for m in b))
+            lines.append("")
+        cl = f"{self.confidence_level:.0%} CI"
+        head = ["measure", "pair", "a - b", cl, "p", "p adj.", ""]
+        rows = []
+        pos = {s: i for i, s in enumerate(self.systems)}
+        for m in self.measures:
+            r = self.results[m]
+            for q in range(len(r)):
+                rows.append([m, f"{letters[pos[r.a[q]]]} - {letters[pos[r.b[q]]]}",
+                             f"{r.difference[q]:.{digits}f}",
+                             f"[{r.ci_low[q]:.{digits}f}, {r.ci_high[q]:.{digits}f}]",
+                             _fmt_p(r.pvalue[q]), _fmt_p(r.pvalue_adjusted[q]),
+                             "*" if r.reject[q] else ""])
+        w = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(head)]
+        fmt = [str.ljust, str.ljust, str.rjust, str.rjust, str.rjust, str.rjust, str.ljust]
+        for row in [head, *rows]:
+            lines.append("  ".join(f(c, w[j]) for j, (f, c) in enumerate(zip(fmt, row,
+                                                                                strict=True)))
+                         .rstrip())
+        note = (f"{self._plain_caption()} Means"
+                f" per system, in parentheses the systems (by letter, or their number) it beats "
+                f"significantly after correction; pairs: difference a - b with its {cl} "
+                f"(method {self.ci_method}), raw and adjusted p-value, * = rejected "
+                "after correction. Every column: to_string(wide=True), mrrstats compare "
+                "--wide.")
+        lines.append("")
+        lines += textwrap.wrap(note, width=width)
+        return "\n".join(lines) + "\n"
+
+    def _plain_caption(self, *, boards=False):
+        """:meth:`caption` without what plain text cannot show (superscripts, bold).
+
+        ``boards``: keep the sentence on the leaderboards (rank, group), which
+        the wide text shows.
+        """
+        text = self.caption()
+        i = text.find(" Superscripts")
+        if i < 0:
+            return text
+        j = text.find("bold.", i)
+        rest = text[j + len("bold."):] if (boards and j >= 0) else ""
+        return text[:i] + rest
 
 
+@tracked("mrrstats compare")
 def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
             n_resamples=10000, confidence_level=0.95, alternative="two-sided", rng=None,
             measure=None, ci=None, zero_tolerance=0.0, missing="raise", batch=None,
             test_options=None, baseline=None, family="pairs", clusters=None,
-            segment_by=None, segment_correction="holm"):
+            segment_by=None, segment_correction="holm", progress=None):
     r"""Compare systems pairwise on one or more measures, with correction and CIs.
 
     Parameters
@@ -451,6 +559,10 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
         Resamples in memory at once (never changes results).
     test_options : dict, optional
         Passed to :func:`mrrstats.pairwise_tests`.
+    progress : bool or None, keyword-only
+        A bar counting the resamples on standard error; default (None) only on
+        an interactive terminal outside CI (:func:`mrrstats.progress.progress_enabled`).
+        Never changes the result.
     baseline : str or int, optional, keyword-only
         Compare every system with this one only (:math:`k - 1` tests per
         measure, corrected over those); ``test="maxt"`` gives the many-to-one
@@ -480,7 +592,7 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
     Notes
     -----
     Coverage of marginal 95% intervals of one pair's mean difference, measured
-    on real TREC score matrices (``benchmarks/coverage_pair_ci.py``: 12 column
+    on real TREC score matrices (``benchmarks/calibration/coverage_pair_ci.py``: 12 column
     pairs of TREC 5-7 ad hoc and Web 2010/2011, AP, RR, P@10, nDCG@20; ``n``
     topics resampled from the pair's topics, whose mean difference is the
     truth; R = 1000 replications, B = 999; one cell's Monte-Carlo SE 0.007):

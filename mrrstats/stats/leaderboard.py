@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv, int_iv, rng_iv
@@ -200,9 +201,9 @@ def _intervals_from_decisions(sig, better):
     return 1 + n_better, k - n_worse
 
 
-def rank_intervals(scores, *, measure=None, confidence_level=0.95, n_resamples=2000,
-                   decisions=None, higher_is_better=None, clusters=None, batch=None,
-                   missing="raise", rng=None):
+def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
+                   n_resamples=N_RESAMPLES, decisions=None, higher_is_better=None,
+                   clusters=None, batch=None, missing="raise", rng=None):
     r"""Simultaneous confidence intervals for the rank of every system.
 
     Parameters

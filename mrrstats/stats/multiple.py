@@ -608,7 +608,7 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
     intervals draw nothing: they replay the test's own resamples.
 
     Measured on the 27 real TREC score matrices of ``shared/data`` (first 20
-    systems, 5,130 pairs, B = 10000; ``benchmarks/consistency_counts.py``):
+    systems, 5,130 pairs, B = 10000; ``benchmarks/calibration/consistency_counts.py``):
     with the default intervals no pair's interval disagrees with its decision,
     for the randomization test with Holm, Bonferroni, BH or no correction,
     for max-T and for the randomised Tukey HSD (before: max-T 5 and

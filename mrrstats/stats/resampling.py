@@ -31,6 +31,11 @@ Within-query permutations (randomised Tukey HSD, Westfall-Young max-T)
     :func:`query_means` (means over queries in a fixed summation order).
 Label permutations between two samples (unpaired tests)
     :func:`label_permutations`, :func:`enumerated_splits`.
+Progress: every loop reports the resamples it draws to
+:func:`mrrstats.progress.resampling_ticker` (a no-op unless a caller opened
+:func:`mrrstats.progress.tracking`, e.g. :func:`mrrstats.compare` on a terminal);
+it draws no random number and never changes a result.
+
 Helpers
     :func:`blas_single_thread`, :func:`default_batch`, :func:`bootstrap_batch`,
     :func:`mc_se`, :func:`use_exact`.
@@ -43,6 +48,8 @@ import math
 from itertools import combinations
 
 import numpy as np
+
+from ..progress import resampling_ticker
 
 __all__ = [
     "EXACT_BUDGET",
@@ -203,8 +210,10 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
         kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
         hi, lo = exact_split(D, n)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
+    tick = resampling_ticker(total)  # progress (only inside progress.tracking)
     for start in range(0, total, batch):
         r = min(batch, total - start)
+        tick(r)
         bits = enumerated_rows(start, r, n) if exact else signflip_rows(gen, r, n)
         bits32 = bits.astype(np.float32)
         G = (bits32 @ D32).astype(np.float64)  # (r, P)
@@ -383,8 +392,10 @@ def _bootstrap_sums_impl(X, n_resamples, batch, gen):
     out = np.empty((m, n_resamples))
     hi, lo = exact_split(X, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
+    tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
+        tick(r)
         out[:, start:start + r] = exact_count_products(bootstrap_counts(gen, r, n), HL, m).T
     return out
 
@@ -420,8 +431,10 @@ def permutation_batches(X, n_resamples, batch, gen, clusters=None):
         clusters = np.asarray(clusters, dtype=np.intp)
         G = int(clusters.max()) + 1
         labels = np.arange(k)
+    tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
+        tick(r)
         if clusters is None:
             yield gen.permuted(np.broadcast_to(X, (r, n, k)), axis=-1)
         else:

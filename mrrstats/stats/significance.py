@@ -1561,7 +1561,7 @@ def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_res
     with replacement for 100), the two systems' values swapped on each topic
     with probability 1/2 so that the null is true; :math:`R = 1000`
     replications per collection and size, pooled (:math:`R = 3000`),
-    :math:`B = 2000` (``benchmarks/calibrate_bootstrap_test.py``):
+    :math:`B = 2000` (``benchmarks/calibration/calibrate_bootstrap_test.py``):
 
     ======  ===========  ===========  ================
     topics  shift        studentized  3-SE band

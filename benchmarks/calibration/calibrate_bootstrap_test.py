@@ -1,7 +1,7 @@
 """Type I error of bootstrap_test (shift vs studentized) on real nulls (issue 10, defect 4).
 
 Nulls from real TREC-5/6/7 ad hoc RR score matrices (Urbano et al. 2019 data,
-/work/shared/data/score_matrices/trec_adhoc): each replication takes a random
+../shared/data/score_matrices/trec_adhoc, or the bundled TREC-7): each replication takes a random
 pair of real systems and n topics (drawn without replacement for n <= 50, with
 replacement from the 50 for n = 100), then swaps the two systems' values on each
 topic with probability 1/2, so the two systems are exchangeable and H0 is true.
@@ -10,20 +10,20 @@ and a rejection is p <= 0.05. The 3-SE band is 0.05 +- 3 sqrt(0.05 * 0.95 / R).
 
 Run from the repository root (about 5 minutes on one core):
 
-    python benchmarks/calibrate_bootstrap_test.py > benchmarks/results_bootstrap_calibration.md
+    python benchmarks/calibration/calibrate_bootstrap_test.py \
+        > benchmarks/calibration/results_bootstrap_calibration.md
 """
 
 from __future__ import annotations
 
 import math
-import pathlib
 import sys
 
 import numpy as np
+from matrices import available, load
 
 import mrrstats
 
-DATA = pathlib.Path("/work/shared/data/score_matrices/trec_adhoc")
 R = 1000          # replications per (collection, n)
 B = 2000          # bootstrap resamples per test
 ALPHA = 0.05
@@ -44,8 +44,10 @@ def main():
     gen = np.random.default_rng(20261123)
     rows = []
     pooled = {(n, m): 0 for n in SIZES for m in ("shift", "studentized")}
-    for year in (5, 6, 7):
-        X = mrrstats.read_score_matrix(DATA / f"adhoc{year}_rr.csv").to_numpy()
+    names = available([f"trec_adhoc/adhoc{y}_rr.csv" for y in (5, 6, 7)])
+    for name in names:
+        year = name[len("trec_adhoc/adhoc")]
+        X = load(name).to_numpy()
         for n in SIZES:
             rej = {"shift": 0, "studentized": 0}
             for _ in range(R):

@@ -5,14 +5,13 @@ difference the truth, resample n topics (with replacement: the topics are the
 population) R times, and count how often each 95% interval covers the truth.
 Intervals: t, percentile, BCa and
 studentized bootstrap (B = 999 resamples, same resamples for all bootstrap intervals).
-Run: /work/main/.venv/bin/python benchmarks/coverage_pair_ci.py > benchmarks/coverage_pair_ci.txt
+Run: python benchmarks/calibration/coverage_pair_ci.py \
+     > benchmarks/calibration/coverage_pair_ci.txt
 """
 import numpy as np
+from matrices import available, load
 from scipy import special, stats
 
-from mrrstats.io import read_score_matrix
-
-BASE = "/work/shared/data/score_matrices/"
 FILES = ["trec_adhoc/adhoc7_ap.csv", "trec_adhoc/adhoc7_rr.csv", "trec_adhoc/adhoc6_ap.csv",
          "trec_web/web2011_ndcg20.csv", "trec_web/web2010_rr.csv", "trec_adhoc/adhoc5_p10.csv"]
 R, B, CL = 1000, 999, 0.95
@@ -55,8 +54,8 @@ def intervals(D, gen):
 def main():
     gen = np.random.default_rng(20261123)
     rows = []
-    for f in FILES:
-        X = read_score_matrix(BASE + f).dropna().to_numpy()
+    for f in available(FILES):
+        X = load(f).dropna().to_numpy()
         means = X.mean(0)
         order = np.argsort(means)[::-1]
         # a pair of adjacent good systems, and a pair far apart

@@ -1,22 +1,21 @@
 """Pairs whose interval and decision disagree, on every real TREC score matrix (issue 10).
 
 First 20 systems of each matrix (190 pairs), default intervals, B = 10000.
-Run: /work/main/.venv/bin/python -W ignore benchmarks/consistency_counts.py
+Run: python -W ignore benchmarks/calibration/consistency_counts.py
 """
-import glob
+from matrices import available, load
 
 import mrrstats
-from mrrstats.io import read_score_matrix
 from mrrstats.stats.multiple import ci_excludes_zero
 
-files = sorted(glob.glob("/work/shared/data/score_matrices/*/*.csv"))
+files = available()
 cases = [("randomization", c) for c in ("holm", "bonferroni", "bh", "none")] + [
     ("t", "holm"), ("maxt", None), ("tukey", None)]
 for test, corr in cases:
     bad = pairs = rej = 0
     method = None
     for f in files:
-        X = read_score_matrix(f).dropna().iloc[:, :20]
+        X = load(f).dropna().iloc[:, :20]
         r = mrrstats.pairwise_tests(X, test=test, correction=corr or "holm",
                                     n_resamples=10000, rng=1)
         bad += int((ci_excludes_zero(r.ci_low, r.ci_high) != r.reject).sum())

@@ -3,14 +3,14 @@
 6 systems of TREC-7 ad hoc AP (15 pairs); truth = full-sample mean differences;
 25 topics resampled with replacement, R = 400; coverage = all 15 intervals cover
 (FWER procedures) or 1 - false coverage among rejected pairs (BH: FCR).
-Run: /work/main/.venv/bin/python -W ignore benchmarks/simultaneous_coverage.py
+Run: python -W ignore benchmarks/calibration/simultaneous_coverage.py
 """
 import numpy as np
+from matrices import load
 
 import mrrstats
-from mrrstats.io import read_score_matrix
 
-X = read_score_matrix("/work/shared/data/score_matrices/trec_adhoc/adhoc7_ap.csv").dropna()
+X = load("trec_adhoc/adhoc7_ap.csv").dropna()
 X = X.iloc[:, [0, 10, 20, 30, 40, 50]].to_numpy()
 k = X.shape[1]
 I, J = np.triu_indices(k, 1)

@@ -1,0 +1,192 @@
+r"""The defaults of mrrstats, in one place, each with the reason it was chosen.
+
+Every public function and every command of the ``mrrstats`` command line
+takes its defaults from here (``tests/test_defaults.py`` inspects every
+signature and every command's options against :data:`PARAMETERS` and the
+documented :data:`EXCEPTIONS`).
+
+====================== ================ ========================================================
+parameter              default          why
+====================== ================ ========================================================
+``n_resamples``        10,000           Monte-Carlo resamples of every randomization, bootstrap
+                                        and random-ranking test and interval. The p-value ``(b +
+                                        1)/(B + 1)`` has a Monte-Carlo standard error of at most
+                                        0.005 (0.0022 at p = 0.05), and the Monte-Carlo test at
+                                        ``alpha = 0.05`` has size ``500/10001 = 0.049995``,
+                                        conservative by 5e-6 (B = 9,999 would make it exact,
+                                        Davison & Hinkley 1997, 4.2.5, a difference far below
+                                        the Monte-Carlo error). One round number for every
+                                        method (9,999 was used by the random-ranking baselines
+                                        only).
+``alpha``              0.05             Significance level.
+``confidence_level``   0.95             Level of every interval (``1 - alpha``).
+``alternative``        "two-sided"      Comparisons between systems. The random-ranking
+                                        baselines test "better than random" (``"greater"``,
+                                        :data:`BASELINE_ALTERNATIVE`).
+``test``               "randomization"  The paired sign-flip test: exact or Monte Carlo, no
+                                        distributional assumption, the usual IR choice (Smucker,
+                                        Allan and Carterette 2007).
+``correction``         "holm"           Controls the family-wise error over the pairs of a
+                                        measure, uniformly more powerful than Bonferroni.
+``ties``               "trec_eval"      Tie convention: trec_eval's (score descending, then
+                                        document id descending), so numbers match trec_eval.
+                                        Under ``queries="msmarco"`` the run's rank column orders
+                                        the documents (``"rank"``, as the MS MARCO script):
+                                        :func:`default_ties`. :func:`mrrstats.evaluate` and
+                                        :func:`mrrstats.make_report` both take ``ties=None`` and
+                                        resolve it with :func:`default_ties`.
+``rel``                1                Minimum relevant grade (trec_eval's ``-l 1``).
+``queries``            "both"           Queries in both the qrels and the run (trec_eval's
+                                        default).
+``empty_target``       "neg"            A query without a relevant document scores 0
+                                        (trec_eval).
+``random``             "retrieved"      The random ranker of the random-ranking baselines
+                                        (``mrrstats baseline``,
+                                        :func:`mrrstats.evaluation_baseline`, ``mrrstats
+                                        report``): a uniformly random permutation of each
+                                        retrieved list (N = documents retrieved, R = relevant
+                                        documents retrieved). It needs only the run, and it
+                                        answers "how much does this system's order add over its
+                                        own candidates in random order"; ``"judged"`` (a random
+                                        ranking of the judged pool) depends on the pool depth.
+                                        Every output names the model used.
+``missing``            "raise"          A query some system lacks is an error, never silently
+                                        dropped.
+====================== ================ ========================================================
+
+Seeds: ``rng=None`` draws fresh entropy; every result, command and report
+records the seed it actually used (pass it back as ``rng=``/``--seed`` to
+reproduce).
+
+Documented exceptions (:data:`EXCEPTIONS`): :func:`mrrstats.evaluate_flat`
+follows torchmetrics (``ties="expected"``, ``empty_target="skip"``), the
+multiverse varies conventions (tuples of them) and uses the deterministic t
+test, :func:`mrrstats.equivalence_test` defaults to the TOST t test
+(statsmodels' ``ttost_paired``), the power simulation uses fewer resamples
+per simulated experiment, and so on; each entry says why.
+"""
+
+from __future__ import annotations
+
+__all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_ALTERNATIVE",
+           "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
+           "RANDOM", "MISSING", "PARAMETERS", "EXCEPTIONS", "default_ties"]
+
+N_RESAMPLES = 10_000
+ALPHA = 0.05
+CONFIDENCE_LEVEL = 0.95
+ALTERNATIVE = "two-sided"
+#: The random-ranking baselines test "better than random".
+BASELINE_ALTERNATIVE = "greater"
+TEST = "randomization"
+CORRECTION = "holm"
+TIES = "trec_eval"
+#: The tie convention under ``queries="msmarco"``: the run's rank column.
+TIES_MSMARCO = "rank"
+REL = 1
+QUERIES = "both"
+EMPTY_TARGET = "neg"
+RANDOM = "retrieved"
+MISSING = "raise"
+
+#: Parameter name -> default, for every parameter with a package-wide default.
+PARAMETERS = {
+    "n_resamples": N_RESAMPLES,
+    "alpha": ALPHA,
+    "confidence_level": CONFIDENCE_LEVEL,
+    "alternative": ALTERNATIVE,
+    "test": TEST,
+    "correction": CORRECTION,
+    "ties": TIES,
+    "rel": REL,
+    "queries": QUERIES,
+    "empty_target": EMPTY_TARGET,
+    "random": RANDOM,
+    "missing": MISSING,
+}
+
+#: ``(function or command, parameter) -> (default, reason)``: the documented departures
+#: from :data:`PARAMETERS`. Functions are named ``module.function`` (the module
+#: where they are defined); commands ``mrrstats <command>``.
+EXCEPTIONS = {
+    # ties resolved from `queries` (default_ties): None means "trec_eval, or rank under msmarco"
+    ("mrrstats.metrics.evaluation.evaluate", "ties"):
+        (None, "resolved by default_ties(queries)"),
+    ("mrrstats.report.builder.make_report", "ties"):
+        (None, "resolved by default_ties(queries), as in evaluate"),
+    ("mrrstats evaluate", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats baseline", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats agreement", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats compare", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats report", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats leaderboard", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats estimate", "ties"): (None, "resolved by default_ties(--queries)"),
+    # torchmetrics' contract
+    ("mrrstats.metrics.evaluation.evaluate_flat", "ties"):
+        ("expected", "torchmetrics sorts ties in an unspecified order: the exact expectation"),
+    ("mrrstats.metrics.evaluation.evaluate_flat", "empty_target"):
+        ("skip", "torchmetrics' default for a query without a positive target"),
+    # the agreement between measures ranks systems by their means, not documents
+    ("mrrstats.agreement.measures.ranking_agreement", "ties"):
+        ("agreement", "ties of system means (rounded), not of documents"),
+    ("mrrstats.agreement.measures.tau_ap", "ties"):
+        ("agreement", "ties of system means (rounded), not of documents"),
+    # the multiverse varies the conventions: tuples of values, and a deterministic test
+    ("mrrstats.agreement.multiverse.multiverse", "ties"):
+        (("trec_eval", "optimistic", "pessimistic", "expected"), "every tie convention"),
+    ("mrrstats.agreement.multiverse.multiverse", "queries"):
+        (("both", "qrels"), "both query conventions of trec_eval"),
+    ("mrrstats.agreement.multiverse.multiverse", "test"):
+        ("t", "dozens of conventions: the deterministic paired t test keeps it fast and "
+              "seed-free"),
+    ("mrrstats multiverse", "test"): ("t", "as multiverse()"),
+    ("mrrstats multiverse", "queries"): (("both", "qrels"), "as multiverse()"),
+    ("mrrstats multiverse", "ties"):
+        (("trec_eval", "optimistic", "pessimistic", "expected"), "as multiverse()"),
+    # estimation
+    ("mrrstats.stats.estimation.equivalence_test", "test"):
+        ("t", "TOST with paired t tests, equal to statsmodels' ttost_paired"),
+    ("mrrstats.stats.mixed.mixed_model", "missing"):
+        ("drop", "a mixed model handles unbalanced data: missing cells are simply absent"),
+    # `correction` of the Wilcoxon test is the continuity correction, not a multiple-test one
+    ("mrrstats.stats.significance.wilcoxon_test", "correction"):
+        (None, "continuity correction (None: scipy's choice), not a multiple-test correction"),
+    # discriminative power counts raw significant pairs (Sakai 2006), by definition
+    ("mrrstats.stats.multiple.discriminative_power", "correction"):
+        (None, "discriminative power counts pairs significant without correction (Sakai)"),
+    ("mrrstats.agreement.measures.discriminative_power_table", "correction"):
+        (None, "as discriminative_power"),
+    ("mrrstats agreement", "correction"): ("none", "as discriminative_power"),
+    # power simulation: n_resamples per simulated experiment, times many experiments
+    ("mrrstats.stats.power.randomization_power", "n_resamples"):
+        (1000, "per simulated experiment (of many); the power's Monte-Carlo error is "
+               "dominated by the number of experiments"),
+    # random-ranking baselines: a one-sided question
+    ("mrrstats.baselines.random_ranking.random_baseline_test", "alternative"):
+        (BASELINE_ALTERNATIVE, "is the system better than random?"),
+    ("mrrstats.baselines.random_ranking.evaluation_baseline", "alternative"):
+        (BASELINE_ALTERNATIVE, "is the system better than random?"),
+    ("mrrstats baseline", "alternative"): (BASELINE_ALTERNATIVE, "better than random?"),
+    ("mrrstats baseline", "random"):
+        (None, "RANDOM for QRELS RUN input; a ranks file (--ranks) carries its own counts"),
+    # plots draw a random reference only when asked
+    ("mrrstats.report.plots.rr_histogram", "random"): (None, "no random reference unless asked"),
+    ("mrrstats.report.plots.rank_ecdf", "random"): (None, "no random reference unless asked"),
+    ("mrrstats.report.plots.observed_vs_random", "random"):
+        (None, "the model is read from the baseline table"),
+}
+
+
+def default_ties(queries: str = QUERIES) -> str:
+    """The tie convention used when ``ties`` is not given (``None``).
+
+    ``"trec_eval"`` (:data:`TIES`), and ``"rank"`` (:data:`TIES_MSMARCO`, the
+    run's rank column) under ``queries="msmarco"``.
+
+    Examples
+    --------
+    >>> from mrrstats.defaults import default_ties
+    >>> default_ties("both"), default_ties("msmarco")
+    ('trec_eval', 'rank')
+    """
+    return TIES_MSMARCO if queries == "msmarco" else TIES

@@ -1,0 +1,129 @@
+"""Progress bars for long work: shown on an interactive terminal, quiet in pipes and CI.
+
+One rule for the whole package (:func:`progress_enabled`): ``progress=None``
+(the default everywhere) shows a bar only when standard error is a terminal
+and the ``CI`` environment variable is not set (GitHub Actions, GitLab CI and
+most others set ``CI=true``); ``True`` or ``False`` force it. Bars are
+`tqdm <https://tqdm.github.io>`_ bars on standard error, removed when done
+(``leave=False``), so nothing of them stays in a log.
+
+Two ways in:
+
+* :func:`progress_bar` -- a bar over the steps of a loop (measures, systems,
+  report steps);
+* :func:`tracking` -- a context that collects the resampling done inside it:
+  the engine's loops (:mod:`mrrstats.stats.resampling`) call
+  :func:`resampling_ticker` and the bar counts the resamples as they are
+  drawn. Outside :func:`tracking` the ticker is a no-op that costs one
+  context-variable look-up per loop.
+
+Progress never changes a result: no random number is drawn for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import os
+import sys
+
+__all__ = ["progress_enabled", "progress_bar", "tracking", "tracked", "resampling_ticker"]
+
+_FALSE = ("", "0", "false", "no", "off")
+_ACTIVE = contextvars.ContextVar("mrrstats_progress", default=None)
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in _FALSE
+
+
+def progress_enabled(progress=None, stream=None) -> bool:
+    """Whether to show progress: ``progress`` if given, else an interactive terminal not in CI.
+
+    Parameters
+    ----------
+    progress : bool or None
+        ``True``/``False`` decide; ``None`` (default) means "when ``stream``
+        is a terminal and the ``CI`` environment variable is unset or false".
+    stream : file, optional
+        Default ``sys.stderr`` (where bars are drawn).
+
+    Examples
+    --------
+    >>> from mrrstats.progress import progress_enabled
+    >>> progress_enabled(False), progress_enabled(True)
+    (False, True)
+    """
+    if progress is not None:
+        return bool(progress)
+    stream = sys.stderr if stream is None else stream
+    try:
+        tty = bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        tty = False
+    return tty and not _in_ci()
+
+
+def progress_bar(iterable=None, *, total=None, desc=None, unit="it", progress=None):
+    """A tqdm bar on standard error, disabled unless :func:`progress_enabled`.
+
+    A disabled bar prints nothing and still iterates (``tqdm(disable=True)``).
+    """
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit=unit, leave=False, file=sys.stderr,
+                disable=not progress_enabled(progress), dynamic_ncols=True,
+                unit_scale=unit.strip() == "resamples")
+
+
+@contextlib.contextmanager
+def tracking(desc, *, progress=None):
+    """Count the resamples drawn inside the block on one bar (see :func:`resampling_ticker`).
+
+    Nested blocks keep the outer bar. Yields the bar (or None when disabled).
+    """
+    if _ACTIVE.get() is not None or not progress_enabled(progress):
+        yield None
+        return
+    # no total: the loops inside decide (exact enumeration or B) as they go, so the bar
+    # counts the resamples drawn and their rate
+    bar = progress_bar(total=None, desc=desc, unit=" resamples", progress=True)
+    token = _ACTIVE.set(bar)
+    try:
+        yield bar
+    finally:
+        _ACTIVE.reset(token)
+        bar.close()
+
+
+def _noop(n):
+    return None
+
+
+def resampling_ticker(total):
+    """A function ``tick(r)`` for a resampling loop of ``total`` resamples.
+
+    Inside :func:`tracking` it advances the bar by ``r`` per call (the bar
+    counts resamples; ``total`` is this loop's, unused for now); elsewhere it
+    does nothing.
+    """
+    bar = _ACTIVE.get()
+    if bar is None:
+        return _noop
+    return bar.update
+
+
+def tracked(desc):
+    """Decorator: run the function inside :func:`tracking` with its ``progress=`` argument.
+
+    The decorated function declares ``progress=None`` itself (so that it shows
+    in its signature and documentation); the decorator reads it.
+    """
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with tracking(desc, progress=kwargs.get("progress")):
+                return func(*args, **kwargs)
+        return wrapper
+    return decorate

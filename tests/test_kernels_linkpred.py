@@ -1,0 +1,278 @@
+"""The compiled rank kernel and the array-API path against the NumPy implementation.
+
+The NumPy implementation (``_rank_chunks_numpy``, the one mrrstats shipped
+before the kernel; itself tested against brute-force loops in
+``test_linkpred.py``) is the reference: the kernel and the array-API path
+must give the very same integer counts for every dtype, filter form, tie
+pattern, non-finite policy, number of threads and chunk size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mrrstats import ranks_from_negatives, ranks_from_scores
+from mrrstats.baselines import linkpred as lp
+
+DTYPES = [np.float16, np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8,
+          np.uint64]
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+cuda_only = pytest.mark.skipif(not _cuda_available(), reason="needs torch with CUDA")
+
+
+def _numpy_reference(scores, idx, exclude=None, nonfinite="raise"):
+    S, i, kind, ex, nf, batch, _ = lp._ranks_from_scores_iv(scores, idx, exclude, nonfinite,
+                                                            7, 1)
+    return lp._rank_chunks_numpy(S, i, None, kind, ex, nf, batch, 1, S.shape[1])
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(a.optimistic, b.optimistic)
+    np.testing.assert_array_equal(a.pessimistic, b.pessimistic)
+    np.testing.assert_array_equal(a.n_candidates, b.n_candidates)
+
+
+def _problem(dtype, n=97, m=211, seed=0, nonfinite=True):
+    rng = np.random.default_rng(seed)
+    lo = 0 if np.issubdtype(dtype, np.unsignedinteger) else -6
+    S = rng.integers(lo, lo + 12, size=(n, m)).astype(dtype)  # many ties
+    if np.issubdtype(dtype, np.floating):
+        S = (S / 4).astype(dtype)
+        if nonfinite:
+            k = n * m // 50
+            r, c = rng.integers(0, n, k), rng.integers(0, m, k)
+            S[r, c] = rng.choice([np.nan, -np.inf, np.inf], k).astype(dtype)
+    idx = rng.integers(0, m, n)
+    if np.issubdtype(dtype, np.floating):
+        t = S[np.arange(n), idx]
+        S[np.arange(n), idx] = np.where(np.isnan(t) | np.isneginf(t), 0, t)
+    mask = rng.random((n, m)) < 0.05
+    mask[np.arange(0, n, 3), idx[::3]] = True  # the true column marked: must be ignored
+    pairs = np.argwhere(mask)
+    pairs = np.concatenate([pairs, pairs[:17]])  # duplicates are harmless
+    return S, idx, mask, pairs
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_kernel_equals_numpy_for_every_dtype_filter_and_thread_count(dtype):
+    S, idx, mask, pairs = _problem(dtype)
+    floating = np.issubdtype(dtype, np.floating)
+    for exclude in (None, mask, pairs):
+        ref = _numpy_reference(S, idx, exclude, "exclude")
+        for workers in (1, 2, -1):
+            _same(ranks_from_scores(S, idx, exclude=exclude, nonfinite="exclude",
+                                    workers=workers), ref)
+        if floating:
+            with pytest.raises(ValueError) as want:
+                _numpy_reference(S, idx, exclude)
+            for workers in (1, 2):
+                with pytest.raises(ValueError) as got:
+                    ranks_from_scores(S, idx, exclude=exclude, workers=workers)
+                assert str(got.value) == str(want.value)
+    # every tie convention follows from (o, p): check the realistic RR and expected RR too
+    r = ranks_from_scores(S, idx, exclude=pairs, nonfinite="exclude")
+    ref = _numpy_reference(S, idx, pairs, "exclude")
+    for ties in ("optimistic", "pessimistic", "realistic", "expected"):
+        np.testing.assert_array_equal(r.reciprocal_rank(ties), ref.reciprocal_rank(ties))
+
+
+def test_kernel_nonfinite_errors_name_the_first_entry_in_row_order():
+    S = np.zeros((40, 30), dtype=np.float32)
+    S[25, 3] = -np.inf
+    S[25, 1] = np.nan   # first of row 25
+    S[31, 0] = np.nan
+    S[12, 7] = np.nan   # filtered below: fine
+    idx = np.full(40, 5)
+    with pytest.raises(ValueError, match=r"`scores` is NaN at row 12, column 7"):
+        ranks_from_scores(S, idx)
+    for workers in (1, 2):
+        with pytest.raises(ValueError, match=r"`scores` is NaN at row 25, column 1;"):
+            ranks_from_scores(S, idx, exclude=[(12, 7)], workers=workers)
+        with pytest.raises(ValueError, match=r"`scores` is -inf at row 25, column 3"):
+            ranks_from_scores(S, idx, exclude=[(12, 7), (25, 1)], workers=workers)
+    r = ranks_from_scores(S, idx, exclude=[(12, 7)], nonfinite="exclude")
+    assert r.n_candidates[[12, 25, 31, 0]].tolist() == [29, 28, 29, 30]
+    assert r.pessimistic[[12, 25, 31, 0]].tolist() == [29, 28, 29, 30]
+    # +inf is an ordinary score
+    S2 = np.array([[np.inf, 1.0, np.inf]], dtype=np.float16)
+    r2 = ranks_from_scores(S2, [1])
+    assert (r2.optimistic.tolist(), r2.pessimistic.tolist()) == ([3.0], [3.0])
+
+
+@pytest.mark.parametrize(("s_dtype", "p_dtype"), [
+    (np.float32, np.float64), (np.float16, np.float64), (np.float64, np.float32),
+    (np.float32, np.int64), (np.int32, np.float64), (np.int64, np.int32),
+    (np.uint64, np.int64), (np.int8, np.int64)])
+def test_negatives_mixed_dtypes_compare_as_numpy_does(s_dtype, p_dtype):
+    rng = np.random.default_rng(3)
+    neg = rng.integers(0, 9, (60, 33)).astype(s_dtype)
+    pos = rng.integers(0, 9, 60).astype(p_dtype)
+    if np.issubdtype(p_dtype, np.floating):
+        pos = (pos + np.where(rng.random(60) < 0.5, 0.0, 1e-9)).astype(p_dtype)  # not a tie
+    S, p, nf, batch, _ = lp._ranks_from_negatives_iv(pos, neg, "raise", 5, 1)
+    if np.issubdtype(S.dtype, np.floating) and not np.issubdtype(p.dtype, np.floating):
+        p = p.astype(np.float64)
+    ref = lp._rank_chunks_numpy(S, None, p, None, None, nf, batch, 1, S.shape[1] + 1)
+    for workers in (1, 2):
+        _same(ranks_from_negatives(pos, neg, workers=workers), ref)
+
+
+def test_non_native_byte_order_and_strided_views_use_a_correct_path():
+    S, idx, mask, pairs = _problem(np.float64, nonfinite=False)
+    ref = _numpy_reference(S, idx, pairs)
+    _same(ranks_from_scores(S.astype(">f8"), idx, exclude=pairs), ref)
+    wide = np.repeat(S, 2, axis=1)[:, ::2]  # strided, not contiguous
+    _same(ranks_from_scores(wide, idx, exclude=pairs), ref)
+    _same(ranks_from_scores(np.asfortranarray(S), idx, exclude=mask), _numpy_reference(
+        S, idx, mask))
+
+
+def _child(conn):
+    S, idx, mask, pairs = _problem(np.float32, nonfinite=False)
+    r = ranks_from_scores(S, idx, exclude=mask, workers=2)
+    conn.send((r.optimistic.tolist(), r.pessimistic.tolist()))
+    conn.close()
+
+
+def test_kernel_runs_in_a_process_forked_after_a_parallel_call():
+    # numba's GNU OpenMP layer aborts a forked child that enters a parallel region;
+    # the kernel then runs its one-thread twin instead
+    import multiprocessing as mp
+
+    S, idx, mask, pairs = _problem(np.float32, nonfinite=False)
+    ref = ranks_from_scores(S, idx, exclude=mask, workers=2)  # the parent uses threads
+    ctx = mp.get_context("fork")
+    a, b = ctx.Pipe()
+    p = ctx.Process(target=_child, args=(b,))
+    p.start()
+    assert a.poll(120), "the forked child did not answer"
+    o, pe = a.recv()
+    p.join(30)
+    assert p.exitcode == 0
+    assert o == ref.optimistic.tolist() and pe == ref.pessimistic.tolist()
+
+
+def test_concurrent_calls_from_python_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    S, idx, mask, pairs = _problem(np.float64, nonfinite=False)
+    ref = _numpy_reference(S, idx, pairs)
+    with ThreadPoolExecutor(4) as ex:
+        for r in ex.map(lambda _: ranks_from_scores(S, idx, exclude=pairs), range(8)):
+            _same(r, ref)
+
+
+def test_empty_and_single_column():
+    r = ranks_from_scores(np.zeros((0, 5), np.float32), np.zeros(0, np.int64))
+    assert len(r) == 0
+    r = ranks_from_scores(np.ones((3, 1)), [0, 0, 0])
+    assert r.optimistic.tolist() == [1.0] * 3 and r.n_candidates.tolist() == [1] * 3
+
+
+# --------------------------------------------------------------------------
+# the array-API path
+# --------------------------------------------------------------------------
+
+def _xp_ranks(xp, S, idx, exclude=None, nonfinite="raise", batch=None):
+    """The array-API path, called directly (CPU torch would otherwise use the kernel)."""
+    return lp._ranks_from_scores_xp(xp, S, idx, exclude, nonfinite, batch, 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64])  # no float16
+def test_array_api_strict_path_equals_numpy(dtype):
+    xp = pytest.importorskip("array_api_strict")
+    S, idx, mask, pairs = _problem(dtype, n=41, m=53)
+    X = xp.asarray(S)
+    for exclude, xexclude in ((None, None), (pairs, pairs), (mask, mask),
+                              (mask, xp.asarray(mask))):
+        ref = _numpy_reference(S, idx, exclude, "exclude")
+        for batch in (None, 1, 6):
+            _same(_xp_ranks(xp, X, idx, xexclude, "exclude", batch), ref)
+            # the public function sends array_api_strict arrays to this path
+        _same(ranks_from_scores(X, xp.asarray(idx), exclude=xexclude, nonfinite="exclude"),
+              ref)
+        if np.issubdtype(dtype, np.floating):
+            with pytest.raises(ValueError) as want:
+                _numpy_reference(S, idx, exclude)
+            with pytest.raises(ValueError) as got:
+                ranks_from_scores(X, idx, exclude=xexclude, batch=4)
+            assert str(got.value) == str(want.value)
+
+
+def test_array_api_strict_negatives_and_validation():
+    xp = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(8)
+    neg = rng.integers(0, 5, (30, 12)).astype(np.float32)
+    pos = rng.integers(0, 5, 30).astype(np.float32)
+    ref = ranks_from_negatives(pos, neg)
+    _same(ranks_from_negatives(xp.asarray(pos), xp.asarray(neg), batch=7), ref)
+    _same(ranks_from_negatives(pos, xp.asarray(neg)), ref)
+    with pytest.raises(ValueError, match="`scores` must be a 2-D array"):
+        ranks_from_scores(xp.asarray(pos), [0])
+    with pytest.raises(TypeError, match="`scores` must hold real numbers"):
+        ranks_from_scores(xp.asarray(neg > 1), np.zeros(30, np.int64))
+    with pytest.raises(ValueError, match=r"`true_index` must lie in \[0, 12\)"):
+        ranks_from_scores(xp.asarray(neg), np.full(30, 12))
+    with pytest.raises(ValueError, match="true candidate of query 2 is nan"):
+        bad = neg.copy()
+        bad[2, 0] = np.nan
+        ranks_from_scores(xp.asarray(bad), np.zeros(30, np.int64), nonfinite="exclude")
+
+
+def test_torch_cpu_array_api_path_equals_numpy_and_public_torch_input():
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as xp
+
+    for dtype in (np.float16, np.float32, np.float64, np.int64):
+        S, idx, mask, pairs = _problem(dtype, n=51, m=37, seed=5)
+        T = torch.from_numpy(S)
+        for exclude, texclude in ((pairs, torch.from_numpy(pairs)),
+                                  (mask, torch.from_numpy(mask))):
+            ref = _numpy_reference(S, idx, exclude, "exclude")
+            for batch in (None, 5):
+                _same(_xp_ranks(xp, T, torch.from_numpy(idx), texclude, "exclude", batch),
+                      ref)
+            # the public door: a CPU tensor is viewed in place and counted by the kernel
+            _same(ranks_from_scores(T, torch.from_numpy(idx), exclude=texclude,
+                                    nonfinite="exclude"), ref)
+    # bfloat16 has no NumPy dtype: a clear error
+    with pytest.raises(TypeError, match="bfloat16"):
+        ranks_from_scores(torch.zeros((2, 3), dtype=torch.bfloat16), [0, 1])
+
+
+def test_xp_chunk_rows_come_from_free_memory():
+    torch = pytest.importorskip("torch")
+    from mrrstats.baselines import _rank_xp
+
+    T = torch.zeros((1000, 5000))
+    rows = _rank_xp.rows_per_chunk(T, 1000, 5000)
+    assert 1 <= rows <= 1000
+    assert rows == min(1000, _rank_xp.free_bytes(T) // 2 // (5000 * 16))
+
+
+@pytest.mark.requires_cuda
+@cuda_only
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
+def test_cuda_ranks_equal_numpy(dtype):
+    import torch
+
+    S, idx, mask, pairs = _problem(dtype, n=301, m=1009, seed=11)
+    T = torch.from_numpy(S).cuda()
+    for exclude, dexclude in ((pairs, pairs), (mask, torch.from_numpy(mask).cuda())):
+        ref = _numpy_reference(S, idx, exclude, "exclude")
+        for batch in (None, 17):
+            _same(ranks_from_scores(T, torch.from_numpy(idx).cuda(), exclude=dexclude,
+                                    nonfinite="exclude", batch=batch), ref)
+    S, idx, mask, pairs = _problem(dtype, n=301, m=1009, seed=12, nonfinite=False)
+    T = torch.from_numpy(S).cuda()
+    _same(ranks_from_negatives(T[:, 0], T[:, 1:]), ranks_from_negatives(S[:, 0], S[:, 1:]))
