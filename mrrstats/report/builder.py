@@ -243,6 +243,14 @@ class ReportData:
         :data:`mrrstats.report.sections.MULTIVERSE_OPTIONS` (computed by
         :func:`make_report` from the run files; :func:`recompute_report`
         reuses the saved one).
+    segments : pandas.DataFrame or None
+        With ``segment_by`` only: ``Comparison.segments.frame`` of
+        :func:`mrrstats.compare` with the report's options and seed (per
+        measure, segment and pair: the test within the segment, adjusted
+        across segments).
+    segment_means : pandas.DataFrame or None
+        The same comparison's ``means_frame`` (per segment means with t
+        intervals).
 
     A :class:`ReportData` from :func:`load_report` holds what
     :func:`make_report` saved (``comparison`` is None there: its tables are
@@ -266,6 +274,8 @@ class ReportData:
     leaderboard: pd.DataFrame | None = field(repr=False, default=None)
     clustered: pd.DataFrame | None = field(repr=False, default=None)
     multiverse: MultiverseResult | None = field(repr=False, default=None)
+    segments: pd.DataFrame | None = field(repr=False, default=None)
+    segment_means: pd.DataFrame | None = field(repr=False, default=None)
 
     @property
     def measures(self) -> list:
@@ -317,7 +327,8 @@ class ReportData:
                               ("agreement", self._agreement_rows),
                               ("leaderboard", self._leaderboard_rows),
                               ("clustered", self._clustered_rows),
-                              ("multiverse", self._multiverse_rows)):
+                              ("multiverse", self._multiverse_rows),
+                              ("segments", self._segments_rows)):
             built = builder()
             if built is None:
                 continue
@@ -571,6 +582,29 @@ class ReportData:
             + "; ".join(totals) + ".")
         return header, rows, "ll" + "r" * 6, caption
 
+    def _segments_rows(self):
+        seg = self.segments
+        if seg is None:
+            return None
+        rows = []
+        for r in seg.itertuples(index=False):
+            rows.append([str(r.measure), str(r.segment), str(int(r.n_queries)), str(r.a),
+                         str(r.b), _f(r.mean_a), _f(r.mean_b), _f(r.diff),
+                         f"[{_f(r.ci_low)}, {_f(r.ci_high)}]", _f(r.pvalue),
+                         _f(r.pvalue_adjusted),
+                         "--" if pd.isna(r.reject) else ("yes" if bool(r.reject) else "no")])
+        header = ["measure", "segment", "queries", "a", "b", "mean a", "mean b", "a - b",
+                  "interval", "p", "p adjusted", "significant"]
+        s = self.settings["segments"]
+        cs = self.settings["comparison"]
+        caption = (
+            f"Segments ({s['description']}; {len(s['segments'])} segments: "
+            f"{', '.join(map(str, s['segments']))}). For each measure, segment and pair: "
+            f"the {test_label(cs['test'])} within the segment, the p-values adjusted across "
+            f"the segments of the pair ({correction_label(s['segment_correction'])}), "
+            f"significant at alpha = {cs['alpha']:g}; seed = {self.settings['seed']}.")
+        return header, rows, "ll" + "r" + "ll" + "r" * 6 + "l", caption
+
     def per_query_frame(self) -> pd.DataFrame:
         """The content of ``per_query.csv``."""
         return _per_query_frame(self.scores, self.query_stats,
@@ -787,6 +821,19 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False,
                                         confidence_level=cs["confidence_level"],
                                         n_resamples=cs["n_resamples"], alpha=cs["alpha"],
                                         gen=gen)
+    segments = segment_means = None
+    sg = settings.get("segments")
+    if sg:
+        # its own Generator seeded with the seed: the same numbers as
+        # compare(scores, segment_by=..., rng=seed) with the report's options
+        seg = compare({m: scores[m] for m in measures}, test=cs["test"],
+                      correction=cs["correction"], alpha=cs["alpha"],
+                      n_resamples=cs["n_resamples"], confidence_level=cs["confidence_level"],
+                      alternative=cs["alternative"], missing=cs["missing"],
+                      segment_by=dict(sg["labels"]),
+                      segment_correction=sg["segment_correction"], rng=settings["seed"],
+                      progress=False).segments
+        segments, segment_means = seg.frame, seg.means_frame
     power = power_table(scores[measures[0]].dropna(), differences=settings["power"]["differences"],
                         alpha=settings["power"]["alpha"], target=settings["power"]["target"])
     return ReportData(scores=scores, query_stats=query_stats, settings=settings,
@@ -794,7 +841,8 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False,
                       random_baseline=random_table, rr_summary=rr_summary,
                       agreement=agreement, notes=tuple(notes), pairs=pairs, means=means,
                       focus=focus, null_distribution=null, power=power,
-                      leaderboard=leaderboard, clustered=clustered, multiverse=multiverse)
+                      leaderboard=leaderboard, clustered=clustered, multiverse=multiverse,
+                      segments=segments, segment_means=segment_means)
 
 
 def _mean_intervals(scores, measures, comparison, cs, gen):
@@ -1239,7 +1287,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                 random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
                 missing=defaults.MISSING, rng=None, title=None, notebook=True,
                 show_code=False, timeout=600, progress=None, clusters="auto",
-                multiverse=True) -> ReportResult:
+                multiverse=True, segment_by=None) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
     Parameters
@@ -1298,6 +1346,15 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     multiverse : bool, keyword-only
         Runs input: evaluate the runs under every tie convention, query set and
         relevance grade and report what changes (default True).
+    segment_by : mapping or callable, optional, keyword-only
+        Query segments for the segments section: a mapping query id ->
+        segment, or a function of the query id (a string) returning its
+        segment. The section holds ``compare(..., segment_by=...).segments``
+        with the report's test, correction, alpha, B and seed (its own
+        Generator seeded with the seed, so the other sections draw the same
+        numbers as without it), p-values Holm-adjusted across the segments of
+        each pair. Default None: no segments section (nothing is written for
+        it and ``settings.json`` is unchanged).
 
     Returns
     -------
@@ -1402,6 +1459,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                        "rels": sorted({int(r) for r in mv.summary["rel"]}),
                        "cutoffs": list(MULTIVERSE_OPTIONS["cutoffs"]),
                        "test": mv.test, "correction": mv.correction, "alpha": mv.alpha}
+    seg_settings = _segment_settings(segment_by, queries_all)
     settings = {
         "format": FORMAT_VERSION,
         "title": title,
@@ -1437,6 +1495,9 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                   "alternative": "two-sided", "target": 0.8},
         "versions": _versions(),
     }
+    if seg_settings is not None:
+        # only when asked for: a report without segments writes what it wrote before
+        settings["segments"] = seg_settings
     out.mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
     per_query = _per_query_frame(score_frames, stats, names, systems)
@@ -1476,6 +1537,35 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     return ReportResult(out, tuple(sorted(written)), data, seconds)
 
 
+def _segment_settings(segment_by, queries):
+    """``settings["segments"]`` for ``segment_by`` (None when not given)."""
+    if segment_by is None:
+        return None
+    if callable(segment_by):
+        labels = {str(q): segment_by(str(q)) for q in queries}
+        how = f"segments from {getattr(segment_by, '__name__', 'a function')}(query id)"
+    elif isinstance(segment_by, Mapping):
+        missing = [str(q) for q in queries if q not in segment_by and str(q) not in segment_by]
+        if missing:
+            raise ValueError(f"`segment_by` gives no segment for {len(missing)} queries, "
+                             f"e.g. {missing[:3]}")
+        labels = {str(q): segment_by[q] if q in segment_by else segment_by[str(q)]
+                  for q in queries}
+        how = "segments given by a mapping query -> segment"
+    else:
+        raise TypeError("`segment_by` must be a mapping query -> segment or a function of "
+                        f"the query id, not {type(segment_by).__name__}")
+    bad = [q for q, v in labels.items() if v is None or (isinstance(v, float) and v != v)]
+    if bad:
+        raise ValueError(f"`segment_by` gives no segment (None/NaN) for queries {bad[:3]}")
+    labels = {q: str(v) for q, v in labels.items()}
+    segs = list(dict.fromkeys(labels.values()))
+    if len(segs) < 2:
+        raise ValueError(f"`segment_by` gives {len(segs)} segment; need at least two")
+    return {"description": how, "segments": segs, "segment_correction": "holm",
+            "labels": labels}
+
+
 def _save_results(data, folder):
     """Write what the notebook draws under ``folder``; returns the relative file names."""
     written = []
@@ -1492,6 +1582,11 @@ def _save_results(data, folder):
             np.save(fh, np.ascontiguousarray(data.null_distribution, dtype="<f8"),
                     allow_pickle=False)
         written.append("results/null_distribution.npy")
+    for name, frame in (("segments", data.segments), ("segment_means", data.segment_means)):
+        if frame is not None:
+            text = frame.to_csv(index=False, lineterminator="\n", float_format=None)
+            (folder / f"{name}.csv").write_text(text, encoding="utf-8", newline="")
+            written.append(f"results/{name}.csv")
     mv = data.multiverse
     if mv is not None:
         for name in _MULTIVERSE_FRAMES:
@@ -1572,7 +1667,11 @@ def load_report(path, *, progress=False) -> ReportData:
     null = None
     if (res / "null_distribution.npy").is_file():
         null = np.load(res / "null_distribution.npy", allow_pickle=False)
+    segs = {name: (pd.read_csv(res / f"{name}.csv", dtype={"segment": str})
+                   if (res / f"{name}.csv").is_file() else None)
+            for name in ("segments", "segment_means")}
     return ReportData(multiverse=_load_multiverse(res, manifest),
+                      segments=segs["segments"], segment_means=segs["segment_means"],
                       leaderboard=tables["leaderboard"], clustered=tables["clustered"],
                       scores=scores, query_stats=stats, settings=settings, comparison=None,
                       versus_baseline=tables["versus_baseline"],
