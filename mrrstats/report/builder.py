@@ -1084,6 +1084,43 @@ def _template():
     return nbformat.reads(text, as_version=4)
 
 
+_SEGMENT_MARKDOWN = """## Segments: where does a difference hold?
+
+The queries split by `segment_by` (settings: `segments`): each pair tested within each
+segment with the report's test, its p-values adjusted across the segments of the pair.
+The figure shows each segment's mean per system with its t interval (first measure)."""
+
+_SEGMENT_CODE = """seg = data.segments
+if seg is None:
+    display(Markdown(f"*Not available: {S.get('segments_note') or 'no segment_by given'}.*"))
+else:
+    display(Markdown((folder / "tables" / "segments.md").read_text()))
+    m0 = data.measures[0]
+    with mp.style_context():
+        n_seg = data.segment_means["segment"].nunique()
+        fig, ax = plt.subplots(figsize=(SIZE[0] + 1.6, 1.2 + 0.5 * n_seg * len(data.systems)),
+                               layout="constrained")
+        mp.segment_means(data.segment_means, measure=m0, ax=ax)
+        plt.show()"""
+
+
+def _add_segment_cells(nb):
+    """The segments section (only in reports made with ``segment_by``), before section 10.
+
+    Added here rather than in the template so that a report without segments
+    is byte-identical to one made before the section existed.
+    """
+    import nbformat
+
+    md = nbformat.v4.new_markdown_cell(_SEGMENT_MARKDOWN)
+    md["id"] = "s-segments"
+    code = nbformat.v4.new_code_cell(_SEGMENT_CODE)
+    code["id"] = "segments"    # fixed ids: the report is byte-reproducible
+    at = next((i for i, c in enumerate(nb.cells) if c.get("id") == "s7"), len(nb.cells))
+    nb.cells[at:at] = [md, code]
+    return nb
+
+
 def _inject_parameters(nb, params):
     """Replace the cell tagged ``parameters`` by one tagged ``injected-parameters``."""
     import nbformat
@@ -1522,6 +1559,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         title = title or "mrrstats report"
         t1 = time.perf_counter()
         nb = _inject_parameters(_template(), {"report_dir": ".", "title": title})
+        if seg_settings is not None:
+            _add_segment_cells(nb)
         _execute(nb, out, timeout, progress)
         import nbformat
 
