@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .. import defaults
 from ..metrics.evaluation import QUERIES
 from ..model.ranking import TIES
@@ -51,3 +53,42 @@ def add_test_options(p, *, tests, corrections=("holm", "bh", "bonferroni", "none
                         f"(default {n_resamples_default})")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed (default: fresh entropy; the seed used is reported)")
+
+
+def label_spec(spec, option):
+    """Query labels from ``prefix:SEP`` or a two-column TSV file (query, label).
+
+    Returns a function of the query id for ``prefix:SEP`` (the id up to the
+    first ``SEP``; its ``description`` attribute says so) or the
+    ``{query: label}`` of the file; ``option`` names the flag in errors.
+    """
+    if spec.startswith("prefix:"):
+        sep = spec[len("prefix:"):]
+        if not sep:
+            raise ValueError(f"{option} prefix:SEP needs a separator, e.g. prefix:_")
+
+        def prefix(q):
+            return q.split(sep, 1)[0]
+
+        prefix.description = f"the query id up to the first {sep!r} ({option} {spec})"
+        return prefix
+    path = Path(spec)
+    if not path.exists():
+        raise ValueError(f"{option} {spec!r}: no such file (or use prefix:SEP)")
+    out = {}
+    with path.open(encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.rstrip("\r\n").split("\t")
+            if len(parts) != 2 or not parts[0] or not parts[1]:
+                raise ValueError(f"{spec}:{i}: expected 'query<TAB>label', got {line.rstrip()!r}")
+            out[parts[0]] = parts[1]
+    return out
+
+
+def labels_from_spec(spec, queries, option):
+    """``{query: label}`` for ``queries`` from ``prefix:SEP`` or a TSV file (see
+    :func:`label_spec`)."""
+    labels = label_spec(spec, option)
+    return {q: labels(q) for q in queries} if callable(labels) else labels

@@ -12,7 +12,7 @@ from ..progress import progress_enabled, tracking
 from ..stats.compare import compare
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from ..validation import rng_iv
-from .common import EXAMPLE_HELP, add_conventions, add_test_options
+from .common import EXAMPLE_HELP, add_conventions, add_test_options, labels_from_spec
 from .evaluate import resolve_inputs
 
 HELP = ("Compare systems pairwise or against a baseline (t, Wilcoxon, sign, randomization, "
@@ -83,28 +83,6 @@ def _score_frames(args):
     return frames
 
 
-def _labels(spec, queries, option):
-    """``{query: label}`` from ``prefix:SEP`` or a two-column TSV file (query, label)."""
-    if spec.startswith("prefix:"):
-        sep = spec[len("prefix:"):]
-        if not sep:
-            raise ValueError(f"{option} prefix:SEP needs a separator, e.g. prefix:_")
-        return {q: q.split(sep, 1)[0] for q in queries}
-    path = Path(spec)
-    if not path.exists():
-        raise ValueError(f"{option} {spec!r}: no such file (or use prefix:SEP)")
-    out = {}
-    with path.open(encoding="utf-8") as fh:
-        for i, line in enumerate(fh, 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            parts = line.rstrip("\r\n").split("\t")
-            if len(parts) != 2 or not parts[0] or not parts[1]:
-                raise ValueError(f"{spec}:{i}: expected 'query<TAB>label', got {line.rstrip()!r}")
-            out[parts[0]] = parts[1]
-    return out
-
-
 def _merge(parts, seed):
     results = {}
     for part in parts:
@@ -142,11 +120,11 @@ def run(args) -> int:
     queries = sorted({str(q) for f in scores.values() for q in f.index})
     extra = {"baseline": args.baseline}
     if args.clusters:
-        extra["clusters"] = _labels(args.clusters, queries, "--clusters")
+        extra["clusters"] = labels_from_spec(args.clusters, queries, "--clusters")
     if args.family == "measures" or args.segment_by:
         # one call: the family (or the segments) spans all measures
         if args.segment_by:
-            extra["segment_by"] = _labels(args.segment_by, queries, "--segment-by")
+            extra["segment_by"] = labels_from_spec(args.segment_by, queries, "--segment-by")
         res = compare(scores, test=args.test, correction=args.correction, alpha=args.alpha,
                       n_resamples=args.n_resamples, confidence_level=args.confidence_level,
                       alternative=args.alternative, rng=gen, missing=args.missing,

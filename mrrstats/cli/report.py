@@ -23,7 +23,7 @@ from ..datasets import cast2021
 from ..io.trec import run_name
 from ..report.builder import make_report
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
-from .common import add_conventions, add_run_inputs, add_test_options
+from .common import add_conventions, add_run_inputs, add_test_options, label_spec
 
 HELP = ("Write a reproducible report folder: comparison, baseline and agreement tables "
         "(Markdown, LaTeX), per-query CSV, settings.json, executed notebook and HTML.")
@@ -76,6 +76,10 @@ def add_arguments(p) -> None:
                         "<conversation>_<turn>; none leaves it out")
     p.add_argument("--no-multiverse", action="store_true",
                    help="leave out the convention multiverse (QRELS RUN... input)")
+    p.add_argument("--segment-by", metavar="SPEC", default=None,
+                   help="segments section: prefix:SEP (the query id up to SEP) or a TSV file "
+                        "of query<TAB>segment lines; per-segment means and tests, corrected "
+                        "across segments (default: no segments section)")
 
 
 def _baseline_name(baseline, runs):
@@ -100,6 +104,8 @@ def run(args) -> int:
                   clusters=None if args.clusters == "none" else "auto",
                   multiverse=not args.no_multiverse,
                   measures=args.measures, baseline=args.baseline)
+    if args.segment_by:
+        kwargs["segment_by"] = label_spec(args.segment_by, "--segment-by")
     if args.example:
         if args.qrels or args.runs or args.scores:
             raise ValueError("give either --example or QRELS RUN... / --scores, not both")

@@ -1582,7 +1582,8 @@ def _segment_settings(segment_by, queries):
         return None
     if callable(segment_by):
         labels = {str(q): segment_by(str(q)) for q in queries}
-        how = f"segments from {getattr(segment_by, '__name__', 'a function')}(query id)"
+        how = getattr(segment_by, "description", None) or \
+            f"segments from {getattr(segment_by, '__name__', 'a function')}(query id)"
     elif isinstance(segment_by, Mapping):
         missing = [str(q) for q in queries if q not in segment_by and str(q) not in segment_by]
         if missing:
