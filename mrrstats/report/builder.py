@@ -22,10 +22,13 @@ sent to a reviewer or attached to a paper::
         clustered        query vs cluster bootstrap intervals, cluster sign-flip test
                          (queries in clusters, e.g. CAsT conversations)
         multiverse       what changes under other conventions (runs input)
+        segments         per segment and pair: the test within the segment, adjusted across
+                         segments (only with segment_by)
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
       results/           what the notebook draws, saved by the one run of the analysis:
         pairs.csv, means.csv, versus_baseline.csv, random_baseline.csv, rr_summary.csv,
         agreement.csv, power.csv, leaderboard.csv, clustered.csv, multiverse_*.csv,
+        segments.csv, segment_means.csv (with segment_by),
         null_distribution.npy (the null distribution of the test of the pair shown up
         close, when the test keeps it) and results.json
       screenshots/       (example report only) the page as Chromium shows it
@@ -47,8 +50,10 @@ bootstrap interval of every system's mean, the randomization test of the
 pair shown up close and, when the queries come in clusters, for each measure
 and pair the query bootstrap, the cluster bootstrap and the cluster
 randomization test. The leaderboard uses the comparison's decisions and the
-multiverse the paired t test: neither draws random numbers. The notebook
-draws no random numbers.
+multiverse the paired t test: neither draws random numbers. The segments
+(``segment_by``) are :func:`mrrstats.compare`'s with a Generator of their own
+seeded with the same seed, so they leave every other number unchanged. The
+notebook draws no random numbers.
 """
 
 from __future__ import annotations
