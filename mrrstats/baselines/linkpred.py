@@ -462,10 +462,8 @@ def _nonfinite_iv(nonfinite):
     return nonfinite
 
 
-def _ranks_from_scores_iv(scores, true_index, exclude, nonfinite, batch, workers):
-    S = _scores_iv(scores, "scores")
-    n, m = S.shape
-    idx = np.asarray(true_index)
+def _true_index_iv(idx, n, m):
+    """``true_index`` (already a host array) as int64 column indices, one per row."""
     if idx.ndim != 1 or idx.size != n:
         raise ValueError(f"`true_index` must be 1-D with one entry per row of `scores` ({n}), "
                          f"got shape {idx.shape}")
@@ -474,6 +472,13 @@ def _ranks_from_scores_iv(scores, true_index, exclude, nonfinite, batch, workers
     idx = idx.astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= m):
         raise ValueError(f"`true_index` must lie in [0, {m}) (column indices of `scores`)")
+    return idx
+
+
+def _ranks_from_scores_iv(scores, true_index, exclude, nonfinite, batch, workers):
+    S = _scores_iv(scores, "scores")
+    n, m = S.shape
+    idx = _true_index_iv(np.asarray(true_index), n, m)
     kind, ex = _exclude_iv(exclude, (n, m), idx)
     return (S, idx, kind, ex, _nonfinite_iv(nonfinite), _batch_iv(batch, m),
             _workers_iv(workers))
@@ -789,15 +794,7 @@ def _host(a):
 
 def _ranks_from_scores_xp(xp, S, true_index, exclude, nonfinite, batch, workers):
     n, m = _xp_scores_iv(xp, S, "scores")
-    idx = _host(true_index)
-    if idx.ndim != 1 or idx.size != n:
-        raise ValueError(f"`true_index` must be 1-D with one entry per row of `scores` ({n}), "
-                         f"got shape {idx.shape}")
-    if idx.size and not np.issubdtype(idx.dtype, np.integer):
-        raise TypeError(f"`true_index` must hold integers, got dtype {idx.dtype}")
-    idx = idx.astype(np.int64)
-    if idx.size and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"`true_index` must lie in [0, {m}) (column indices of `scores`)")
+    idx = _true_index_iv(_host(true_index), n, m)
     dev_mask = None
     pairs = None
     if exclude is not None and array_namespace_or_none(exclude) is xp \
