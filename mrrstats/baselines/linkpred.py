@@ -710,10 +710,8 @@ def _rank_chunks_numpy(S, idx, positive, kind, ex, nonfinite, batch, workers, ba
     return LinkPredictionRanks(1.0 + gt, (N - lt).astype(np.float64), N)
 
 
-def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
-    S = _scores_iv(negatives, "negatives")
-    n, m = S.shape
-    pos = np.asarray(positive)
+def _positive_iv(pos, n):
+    """``positive`` (already a host array) as one real score per row of ``negatives``."""
     if pos.ndim == 2 and pos.shape[1] == 1:
         pos = pos[:, 0]
     if pos.ndim != 1 or pos.size != n:
@@ -722,6 +720,13 @@ def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
     if pos.dtype == bool or not (np.issubdtype(pos.dtype, np.floating)
                                  or np.issubdtype(pos.dtype, np.integer)):
         raise TypeError(f"`positive` must hold real numbers, got dtype {pos.dtype}")
+    return pos
+
+
+def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
+    S = _scores_iv(negatives, "negatives")
+    n, m = S.shape
+    pos = _positive_iv(np.asarray(positive), n)
     return S, pos, _nonfinite_iv(nonfinite), _batch_iv(batch, m), _workers_iv(workers)
 
 
@@ -819,15 +824,7 @@ def _ranks_from_scores_xp(xp, S, true_index, exclude, nonfinite, batch, workers)
 
 def _ranks_from_negatives_xp(xp, positive, negatives, nonfinite, batch, workers):
     n, m = _xp_scores_iv(xp, negatives, "negatives")
-    pos = _host(positive)
-    if pos.ndim == 2 and pos.shape[1] == 1:
-        pos = pos[:, 0]
-    if pos.ndim != 1 or pos.size != n:
-        raise ValueError(f"`positive` must hold one score per row of `negatives` ({n}), got "
-                         f"shape {pos.shape}")
-    if pos.dtype == bool or not (np.issubdtype(pos.dtype, np.floating)
-                                 or np.issubdtype(pos.dtype, np.integer)):
-        raise TypeError(f"`positive` must hold real numbers, got dtype {pos.dtype}")
+    pos = _positive_iv(_host(positive), n)
     if np.issubdtype(numpy_dtype(negatives.dtype), np.floating) \
             and not np.issubdtype(pos.dtype, np.floating):
         pos = pos.astype(np.float64)
