@@ -43,7 +43,7 @@ from .kernels import score_ranked_run
 from .measures import parse_measures
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
-           "ENGINES", "evaluate_group", "evaluate_run"]
+           "ENGINES", "evaluate_group"]
 
 QUERIES = ("both", "qrels", "msmarco")
 ENGINES = ("memory", "stream", "dask", "auto")
@@ -565,21 +565,6 @@ def _warn_equal_scores(run: Run, ties: str) -> None:
             "ties='trec_eval' the document ids decide the order; give each query's documents "
             "as a list in rank order ({query: [doc, ...]}) if that order is the ranking",
             UserWarning, stacklevel=4)
-
-
-def evaluate_run(qrels: Qrels, run: Run, measures, *, ties: str, rel: int, queries: str,
-                 max_depth, empty_target: str):
-    """Evaluate one run held in memory: (per-query frame, QueryCounts, query stats).
-
-    ``qrels`` and ``run`` are already read, the options already validated;
-    :func:`evaluate_group` computes the values, :func:`_finish_run` applies
-    the query policies.
-    """
-    _warn_equal_scores(run, ties)
-    per_q, run_ids, depth, info = evaluate_group(qrels, run, measures=measures, ties=ties,
-                                                 rel=rel, max_depth=max_depth)
-    return _finish_run(qrels, run.name, run.source, per_q, run_ids, depth, info, measures,
-                       rel=rel, queries=queries, empty_target=empty_target)
 
 
 def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, rel, queries,
