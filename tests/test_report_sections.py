@@ -89,8 +89,10 @@ def test_multiverse_result_of_the_report():
     mv = sections.multiverse_result(data.qrels, data.runs[:3], ["RR"], alpha=0.05,
                                     correction="holm")
     assert isinstance(mv.summary, pd.DataFrame)
-    # 4 tie conventions x 2 query sets x 4 relevance grades, no cutoff
-    assert len(mv.summary) == 4 * 2 * 4
+    # 4 tie conventions x 2 query sets x 4 relevance grades, no cutoff; at grades 2-4 some
+    # CAsT queries have no relevant document: 3 empty-target policies there
+    assert len(mv.summary) == 4 * 2 * (1 + 3 * 3)
+    assert set(mv.summary["empty_target"]) == {"neg", "pos", "skip"}
     assert set(mv.summary["cutoff"]) == {"none"}
 
 

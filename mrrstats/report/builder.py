@@ -576,13 +576,19 @@ class ReportData:
         caption = (
             "The convention multiverse (Steegen et al. 2016): the runs evaluated again under "
             f"every tie convention ({', '.join(s['ties'])}), query set "
-            f"({', '.join(s['queries'])}) and relevance threshold (grades "
-            f"{', '.join(map(str, s['rels']))}), each pair tested with the paired t test "
+            f"({', '.join(s['queries'])}), relevance threshold (grades "
+            f"{', '.join(map(str, s['rels']))}) and, where some query has no relevant "
+            "document at that threshold, empty-target policy (such a query scores 0 "
+            "(neg, trec_eval), 1 (pos) or is left out (skip)), each pair tested with the "
+            "paired t test "
             f"and {correction_label(s['correction'])} correction at alpha = "
             f"{s['alpha']:g}. Shown: the reference (ties = {ref['ties']}, queries = "
-            f"{ref['queries']}, rel >= {ref['rel']}) and each convention that changes one "
-            "option: Kendall's tau between its system order and the reference's, the "
-            "significant pairs, the pairs whose order flips, the significant pairs lost and "
+            f"{ref['queries']}, rel >= {ref['rel']}"
+            + (f", empty_target = {ref['empty_target']}" if "empty_target" in ref else "")
+            + ") and each convention that changes one option (a change of the empty-target "
+            "policy together with the threshold at which it matters): Kendall's tau between "
+            "its system order and the reference's, the significant pairs, the pairs whose "
+            "order flips, the significant pairs lost and "
             "gained, and the largest change of a system's mean. Over all combinations: "
             + "; ".join(totals) + ".")
         return header, rows, "ll" + "r" * 6, caption
@@ -1494,12 +1500,14 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     if items is None and multiverse:
         mv_correction = correction if correction in ("holm", "bonferroni", "bh", "none") \
             else "holm"
-        _say(progress, "convention multiverse (ties x queries x relevance grades) ...")
+        _say(progress, "convention multiverse (ties x queries x relevance grades x empty "
+             "targets) ...")
         mv = multiverse_result(qrels, runs, measures, alpha=alpha, correction=mv_correction)
         mv_settings = {"ties": list(MULTIVERSE_OPTIONS["ties"]),
                        "queries": list(MULTIVERSE_OPTIONS["queries"]),
                        "rels": sorted({int(r) for r in mv.summary["rel"]}),
                        "cutoffs": list(MULTIVERSE_OPTIONS["cutoffs"]),
+                       "empty_targets": list(MULTIVERSE_OPTIONS["empty_targets"]),
                        "test": mv.test, "correction": mv.correction, "alpha": mv.alpha}
     seg_settings = _segment_settings(segment_by, queries_all)
     settings = {

@@ -1672,30 +1672,42 @@ def clustered_intervals(frame, *, measure=None, ax=None):
                    "pair", legend_loc="right")
 
 
-_CONVENTION_OPTIONS = ("ties", "queries", "rel", "cutoff")
+_CONVENTION_OPTIONS = ("ties", "queries", "rel", "cutoff", "empty_target")
 
 
 def one_option_at_a_time(frame, reference):
     """Rows of a multiverse frame whose convention departs from ``reference`` in one option.
 
-    ``frame`` has the convention columns ``ties, queries, rel, cutoff``;
-    ``reference`` maps them to the reference values. Adds a ``convention``
-    label (``"reference"``, ``"ties = optimistic"``, ``"rel >= 2"``, ...).
+    ``frame`` has the convention columns ``ties, queries, rel, cutoff`` (and
+    ``empty_target``); ``reference`` maps them to the reference values. Adds
+    a ``convention`` label (``"reference"``, ``"ties = optimistic"``, ``"rel
+    >= 2"``, ...). The empty-target policy only changes a number where some
+    query has no relevant document, which is usually only at a higher
+    relevance threshold than the reference's: a row that changes the
+    threshold and the policy together is kept too (``"rel >= 3, empty_target
+    = skip"``).
     """
     frame = pd.DataFrame(frame)
-    ref = {k: reference[k] for k in _CONVENTION_OPTIONS}
-    differ = np.column_stack([frame[k].astype(str).to_numpy() != str(v)
-                              for k, v in ref.items()])
+    opts = [k for k in _CONVENTION_OPTIONS if k in reference and k in frame.columns]
+    differ = np.column_stack([frame[k].astype(str).to_numpy() != str(reference[k])
+                              for k in opts])
     keep = differ.sum(axis=1) <= 1
+    if "empty_target" in opts:
+        rel_empty = np.zeros(len(opts), bool)
+        rel_empty[[opts.index("rel"), opts.index("empty_target")]] = True
+        keep |= (differ == rel_empty).all(axis=1)
     out = frame.loc[keep].copy()
     labels = []
     for row, d in zip(out.itertuples(index=False), differ[keep], strict=True):
         if not d.any():
             labels.append("reference")
             continue
-        k = _CONVENTION_OPTIONS[int(np.flatnonzero(d)[0])]
-        v = getattr(row, k)
-        labels.append(f"rel >= {v}" if k == "rel" else f"{k} = {v}")
+        parts = []
+        for i in np.flatnonzero(d):
+            k = opts[int(i)]
+            v = getattr(row, k)
+            parts.append(f"rel >= {v}" if k == "rel" else f"{k} = {v}")
+        labels.append(", ".join(parts))
     out["convention"] = labels
     return out
 
@@ -1729,7 +1741,7 @@ def multiverse_plot(systems, reference, *, measure=None, value="rank", ax=None):
     if measure is None:
         measure = frame["measure"].iloc[0]
     sub = one_option_at_a_time(frame[frame["measure"] == measure], reference)
-    kinds = ["reference", "ties", "queries", "rel", "cutoff"]
+    kinds = ["reference", "ties", "queries", "rel", "cutoff", "empty_target"]
     order = sorted(dict.fromkeys(sub["convention"]),
                    key=lambda c: kinds.index(c.split(" ")[0]))
     names = list(dict.fromkeys(sub["system"]))

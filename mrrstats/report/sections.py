@@ -34,7 +34,8 @@ __all__ = ["conversation_clusters", "cluster_labels", "leaderboard_frame", "clus
 _TURN = re.compile(r"^(.+)_(\d+)$")
 #: What the report's multiverse varies (the CLI ``mrrstats multiverse`` varies cutoffs too).
 MULTIVERSE_OPTIONS = {"ties": ("trec_eval", "optimistic", "pessimistic", "expected"),
-                      "queries": ("both", "qrels"), "cutoffs": (None,), "test": "t"}
+                      "queries": ("both", "qrels"), "cutoffs": (None,),
+                   "empty_targets": ("neg", "pos", "skip"), "test": "t"}
 
 
 def conversation_clusters(queries):
@@ -172,6 +173,7 @@ def multiverse_result(qrels, runs, measures, *, alpha, correction):
     """
     opts = MULTIVERSE_OPTIONS
     mv = multiverse(qrels, runs, list(measures), ties=opts["ties"], queries=opts["queries"],
-                    cutoffs=opts["cutoffs"], test=opts["test"], correction=correction,
+                    cutoffs=opts["cutoffs"], empty_targets=opts["empty_targets"],
+                    test=opts["test"], correction=correction,
                     alpha=alpha)
     return mv
