@@ -93,6 +93,7 @@ __all__ = [
     "short_names",
     "rank_intervals_plot",
     "clustered_intervals",
+    "estimation_intervals",
     "one_option_at_a_time",
     "multiverse_plot",
 ]
@@ -1669,6 +1670,63 @@ def clustered_intervals(frame, *, measure=None, ax=None):
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_ylim(-0.7, k - 0.3)
     return _finish(ax, f"mean {measure} difference a - b (bootstrap percentile interval)",
+                   "pair", legend_loc="right")
+
+
+def estimation_intervals(frame, *, measure=None, margin=None, ax=None):
+    """Each pair's Hodges-Lehmann shift with its interval, next to the mean difference.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``measure, a, b, diff, hl_estimate, hl_low, hl_high`` (the
+        report's ``results/estimation.csv``). Nothing is computed here.
+    measure : str, optional, keyword-only
+        Which measure (default the first).
+    margin : float, optional, keyword-only
+        The equivalence margin: shaded from ``-margin`` to ``margin``.
+    ax : matplotlib Axes, optional, keyword-only
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd, mrrstats.plots as mp
+    >>> f = pd.DataFrame({"measure": "RR", "a": ["x"], "b": ["y"], "diff": [0.1],
+    ...                   "hl_estimate": [0.12], "hl_low": [0.02], "hl_high": [0.2]})
+    >>> mp.estimation_intervals(f, margin=0.05).get_legend_handles_labels()[1]
+    ['equivalence margin', 'Hodges-Lehmann shift', 'mean difference']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    frame = pd.DataFrame(frame)
+    need = {"measure", "a", "b", "diff", "hl_estimate", "hl_low", "hl_high"}
+    if not need <= set(frame.columns):
+        raise ValueError(f"`frame` needs the columns {sorted(need)}")
+    if measure is None:
+        measure = frame["measure"].iloc[0]
+    sub = frame[frame["measure"] == measure]
+    if sub.empty:
+        raise ValueError(f"no rows for measure {measure!r}")
+    systems = list(dict.fromkeys([*sub["a"], *sub["b"]]))
+    short = dict(zip(systems, short_names(systems), strict=True))
+    labels = [f"{short[a]} - {short[b]}" for a, b in zip(sub["a"], sub["b"], strict=True)]
+    k = len(sub)
+    ax = _axes(ax, figsize=(5.0, min(9.0, 0.9 + 0.32 * k)))
+    y = np.arange(k)[::-1].astype(float)
+    if margin is not None and np.isfinite(margin):
+        ax.axvspan(-margin, margin, color="0.9", zorder=0, label="equivalence margin")
+    st = _style(0)
+    ax.hlines(y, sub["hl_low"], sub["hl_high"], color=st["color"], linewidth=2.0)
+    ax.plot(sub["hl_estimate"], y, "o", color=st["color"], markersize=4,
+            label="Hodges-Lehmann shift")
+    ax.plot(sub["diff"], y, "|", color="black", markersize=9, label="mean difference")
+    ax.axvline(0.0, color="0.3", linewidth=0.8, linestyle=":")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_ylim(-0.7, k - 0.3)
+    return _finish(ax, f"{measure} difference a - b (Hodges-Lehmann shift, Wilcoxon interval)",
                    "pair", legend_loc="right")
 
 
