@@ -1550,7 +1550,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/clustered.csv', 'results/leaderboard.csv')
+    ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level, timeout,
      ties) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
