@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+from mrrstats.baselines.linkpred import ranks_from_scores
 from mrrstats.baselines.sampled import correct_sampled_metric
 from mrrstats.datasets import kg_graph
+from mrrstats.io.kg import kg_filter
 
 
 def main():
@@ -22,16 +24,14 @@ def main():
     E = g.n_entities
     pop = np.zeros((g.n_relations, E))
     np.add.at(pop, (g.train[:, 1], g.train[:, 2]), 1.0)
-    known = {}
-    for h, r, t in np.concatenate([g.train, g.valid, g.test]):
-        known.setdefault((int(h), int(r)), set()).add(int(t))
-    scores = pop[g.test[:, 1]] + 1e-6 * np.arange(E)[None, :]
-    full, ncand, negs = [], [], []
-    for i, (h, r, t) in enumerate(g.test):
-        ng = np.array(sorted(set(range(E)) - known[(int(h), int(r))]))
-        full.append(1 / (1 + np.sum(scores[i][ng] > scores[i][t])))
-        ncand.append(ng.size + 1)
-        negs.append(ng)
+    filt = kg_filter(g.train, g.valid, g.test)  # every known tail of (h, r, ?)
+    known = np.zeros((filt.n_queries, E), dtype=bool)
+    known[filt.exclude[:, 0], filt.exclude[:, 1]] = True
+    scores = pop[filt.queries[:, 1]] + 1e-6 * np.arange(E)[None, :]
+    # full filtered ranks (the scores are distinct: no ties)
+    full = 1.0 / ranks_from_scores(scores, filt.true_index, exclude=filt.exclude).optimistic
+    negs = [np.flatnonzero(~known[i]) for i in range(filt.n_queries)]
+    ncand = [ng.size + 1 for ng in negs]
     full_mrr = float(np.mean(full))
     ncand = np.array(ncand)
     reps = 30
@@ -39,7 +39,7 @@ def main():
         rng = np.random.default_rng(m)
         sampled = np.array([[1 + np.sum(scores[i][rng.choice(negs[i], m, replace=False)]
                                         > scores[i][t]) for _ in range(reps)]
-                            for i, (_, _, t) in enumerate(g.test)])
+                            for i, t in enumerate(filt.true_index)])
         for meth, lam in [("naive", 0), ("rank-mapping", 0), ("minimal-bias", 0),
                           ("bias-variance", 0.001), ("bias-variance", 0.01),
                           ("bias-variance", 0.1)]:

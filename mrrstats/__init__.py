@@ -40,7 +40,7 @@ from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_
 from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult, UnpairedResult,
                     effect_size_intervals, equivalence_test, hodges_lehmann,
                     unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
-from .stats import MixedModelResult, mixed_model
+from .stats import MixedModelResult, mixed_model, mixed_vs_anova
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
@@ -138,6 +138,7 @@ __all__ = [
     "unpaired_ttest",
     "MixedModelResult",
     "mixed_model",
+    "mixed_vs_anova",
     "RankIntervals",
     "compact_letter_display",
     "rank_intervals",

@@ -13,6 +13,9 @@ QUICK = {
     "multiverse": ["--n-resamples", "99", "--seed", "1"],
     "leaderboard": ["--n-resamples", "99", "--seed", "1"],
     "estimate": ["--n-resamples", "99", "--seed", "1"],
+    "unpaired": ["--n-resamples", "99", "--seed", "1"],
+    "mixed": [],
+    "sampled": ["--n-resamples", "99", "--seed", "1"],
 }
 
 

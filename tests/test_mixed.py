@@ -56,3 +56,35 @@ def test_unbalanced_keep_uses_partial_queries():
     assert kept.effects.loc["a", "se"] <= dropped.effects.loc["a", "se"] + 1e-9
     with pytest.raises(ValueError, match="`missing`"):
         mixed_model(frame, missing="zap")
+
+
+def test_mixed_vs_anova_against_statsmodels_ols():
+    """The ANOVA side: t tests of the contrasts of an OLS fit score ~ system + query."""
+    import statsmodels.formula.api as smf
+
+    x = _table(seed=4, n=25, k=3)
+    frame = pd.DataFrame(x, columns=["s0", "s1", "s2"],
+                         index=pd.Index([f"q{i}" for i in range(25)], name="query"))
+    got = mrrstats.mixed_vs_anova(frame, confidence_level=0.9)
+    long = frame.reset_index().melt(id_vars="query", var_name="system", value_name="y")
+    ols = smf.ols("y ~ 0 + C(system) + C(query)", data=long).fit()
+    names = list(ols.params.index)
+    assert got.attrs["df_anova"] == ols.df_resid == 24 * 2
+    assert got.attrs["anova_residual_variance"] == pytest.approx(ols.scale, rel=1e-10)
+    for row in got.itertuples(index=False):
+        c = np.zeros(len(names))
+        c[names.index(f"C(system)[{row.a}]")] = 1
+        c[names.index(f"C(system)[{row.b}]")] = -1
+        t = ols.t_test(c)
+        lo, hi = np.ravel(t.conf_int(alpha=0.1))
+        assert row.difference_anova == pytest.approx(float(np.ravel(t.effect)[0]), abs=1e-12)
+        assert row.se_anova == pytest.approx(float(np.ravel(t.sd)[0]), rel=1e-10)
+        assert (row.low_anova, row.high_anova) == pytest.approx((lo, hi), rel=1e-10)
+        assert row.pvalue_anova == pytest.approx(float(t.pvalue), rel=1e-8)
+        # the mixed model agrees on a complete table with query variance > 0
+        assert row.difference == pytest.approx(row.difference_anova, abs=1e-6)
+        assert row.se_mixed == pytest.approx(row.se_anova, rel=1e-3)
+    hsd = mrrstats.anova_tukey_hsd(frame).to_frame()
+    np.testing.assert_allclose(got["pvalue_tukey"], hsd["pvalue_adjusted"], rtol=1e-12)
+    with pytest.raises(ValueError, match="`missing`"):
+        mrrstats.mixed_vs_anova(frame, missing="keep")

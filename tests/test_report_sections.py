@@ -89,8 +89,10 @@ def test_multiverse_result_of_the_report():
     mv = sections.multiverse_result(data.qrels, data.runs[:3], ["RR"], alpha=0.05,
                                     correction="holm")
     assert isinstance(mv.summary, pd.DataFrame)
-    # 4 tie conventions x 2 query sets x 4 relevance grades, no cutoff
-    assert len(mv.summary) == 4 * 2 * 4
+    # 4 tie conventions x 2 query sets x 4 relevance grades, no cutoff; at grades 2-4 some
+    # CAsT queries have no relevant document: 3 empty-target policies there
+    assert len(mv.summary) == 4 * 2 * (1 + 3 * 3)
+    assert set(mv.summary["empty_target"]) == {"neg", "pos", "skip"}
     assert set(mv.summary["cutoff"]) == {"none"}
 
 
@@ -131,3 +133,76 @@ def test_report_without_clusters_or_multiverse(tmp_path):
     assert "tables/clustered.md" not in res.files and "tables/multiverse.md" not in res.files
     assert res.data.settings["clusters_note"] and res.data.settings["multiverse_note"]
     assert res.data.leaderboard is not None
+
+
+def test_estimation_frame_against_the_public_functions():
+    scores = _cast()
+    cmp_ = mrrstats.compare(scores, n_resamples=999, rng=4)
+    pairs = cmp_.to_frame()
+    got = sections.estimation_frame(scores, ["RR", "AP"], pairs, confidence_level=0.9,
+                                    n_resamples=400, margin=0.05,
+                                    gen=np.random.default_rng(11))
+    assert len(got) == len(pairs)
+    gen = np.random.default_rng(11)  # the documented order: one bootstrap per pair
+    for row in got.itertuples(index=False):
+        a, b = scores[row.measure][row.a], scores[row.measure][row.b]
+        hl = mrrstats.hodges_lehmann(a, b, confidence_level=0.9)
+        assert (row.hl_estimate, row.hl_low, row.hl_high, row.hl_method) == \
+            (hl.estimate, hl.low, hl.high, hl.method)
+        es = mrrstats.effect_size_intervals(a, b, confidence_level=0.9, n_resamples=400,
+                                            rng=gen)
+        assert (row.d_z, row.d_z_low, row.d_z_high) == (es.d_z, es.d_z_interval.low, es.d_z_interval.high)
+        assert (row.prob_superiority, row.ps_low, row.ps_high) == \
+            (es.prob_superiority, es.prob_superiority_interval.low,
+             es.prob_superiority_interval.high)
+        eq = mrrstats.equivalence_test(a, b, margin=0.05)
+        assert (row.tost_pvalue, row.margin) == (eq.pvalue, 0.05)
+        assert row.diff == pytest.approx(np.mean(a - b), abs=1e-15)
+    none = sections.estimation_frame(scores, ["RR"], pairs, confidence_level=0.9,
+                                     n_resamples=50, margin=None,
+                                     gen=np.random.default_rng(1))
+    assert none["tost_pvalue"].isna().all() and none["margin"].isna().all()
+
+
+def test_mixed_frame_is_mixed_vs_anova_per_measure():
+    scores = _cast()
+    got = sections.mixed_frame(scores, ["RR", "AP"], confidence_level=0.95)
+    for m in ("RR", "AP"):
+        ref = mrrstats.mixed_vs_anova(scores[m])
+        sub = got[got.measure == m].reset_index(drop=True)
+        pd.testing.assert_frame_equal(sub[list(ref.columns)], ref, check_exact=True)
+        assert (sub["anova_residual_variance"] == ref.attrs["anova_residual_variance"]).all()
+        # balanced CAsT tables with query variance > 0: the two agree
+        assert (sub["query_variance"] > 0).all()
+        np.testing.assert_allclose(sub["se_mixed"], sub["se_anova"], rtol=1e-4)
+
+
+def test_report_estimation_section_and_margin(tmp_path):
+    from mrrstats.report import load_report, make_report
+
+    data = mrrstats.datasets.cast2021()
+    common = dict(measures="AP", n_resamples=199, rng=3, notebook=False, progress=False,
+                  clusters=None, multiverse=False)
+    res = make_report(data.qrels, data.runs[:3], out=tmp_path / "m", equivalence_margin=0.05,
+                      **common)
+    text = (res.path / "tables" / "estimation.md").read_text()
+    assert "TOST p (margin 0.05)" in text and "equivalent" in text
+    assert {"tables/mixed.md", "results/estimation.csv", "results/mixed.csv"} <= set(res.files)
+    saved = load_report(res.path)
+    pd.testing.assert_frame_equal(saved.estimation, res.data.estimation, check_dtype=False,
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(saved.mixed, res.data.mixed, check_dtype=False,
+                                  check_exact=True)
+    assert saved.settings["estimation"]["margin"] == 0.05
+    # without a margin: no equivalence test, and the other numbers are the same
+    plain = make_report(data.qrels, data.runs[:3], out=tmp_path / "p", **common)
+    assert "TOST" not in (plain.path / "tables" / "estimation.md").read_text()
+    assert plain.data.settings["estimation"]["margin"] is None
+    cols = ["hl_estimate", "hl_low", "hl_high", "d_z", "ps_low", "ps_high"]
+    pd.testing.assert_frame_equal(plain.data.estimation[cols], res.data.estimation[cols])
+    # the sections before it draw the same numbers as before (it comes last in the stream)
+    pd.testing.assert_frame_equal(plain.data.means, res.data.means)
+    for bad in (0, -0.1, float("nan"), True, "0.05"):
+        with pytest.raises(ValueError, match="`equivalence_margin`"):
+            make_report(data.qrels, data.runs[:2], out=tmp_path / "x", equivalence_margin=bad,
+                        **common)

@@ -14,6 +14,7 @@ from mrrstats.baselines.sampled import (
     sampled_rank_matrix,
 )
 from mrrstats.datasets import kg_graph
+from mrrstats.io.kg import kg_filter
 
 
 def test_rank_matrix_by_enumeration():
@@ -74,27 +75,31 @@ def _umls_full_ranks():
     E = g.n_entities
     pop = np.zeros((g.n_relations, E))
     np.add.at(pop, (g.train[:, 1], g.train[:, 2]), 1.0)
-    known = {}
-    for h, r, t in np.concatenate([g.train, g.valid, g.test]):
-        known.setdefault((int(h), int(r)), set()).add(int(t))
+    # the filtered protocol through the public door: every known tail of (h, r, ?)
+    filt = kg_filter(g.train, g.valid, g.test)
+    known = np.zeros((filt.n_queries, E), dtype=bool)
+    known[filt.exclude[:, 0], filt.exclude[:, 1]] = True  # the true tail included
     # deterministic scorer: tail popularity per relation, ties broken by entity id
-    scores = pop[g.test[:, 1]] + 1e-6 * np.arange(E)[None, :]
-    return g, scores, known
+    scores = pop[filt.queries[:, 1]] + 1e-6 * np.arange(E)[None, :]
+    return filt, scores, known
 
 
 def test_bias_on_real_full_ranks():
-    g, scores, known = _umls_full_ranks()
-    E = g.n_entities
+    filt, scores, known = _umls_full_ranks()
     m, reps = 20, 30
     rng = np.random.default_rng(0)
     full_rr, ncand, sampled = [], [], []
-    for i, (h, r, t) in enumerate(g.test):
-        negs = np.array(sorted(set(range(E)) - known[(int(h), int(r))]))
+    for i, t in enumerate(filt.true_index):
+        negs = np.flatnonzero(~known[i])
         s = scores[i]
         full_rr.append(1 / (1 + np.sum(s[negs] > s[t])))
         ncand.append(negs.size + 1)
         sampled.append([1 + np.sum(s[rng.choice(negs, m, replace=False)] > s[t])
                         for _ in range(reps)])
+    # the full filtered ranks are ranks_from_scores' (no ties: the scores are distinct)
+    full_ranks = mrrstats.ranks_from_scores(scores, filt.true_index, exclude=filt.exclude)
+    np.testing.assert_allclose(1 / full_ranks.optimistic, full_rr, rtol=1e-12)
+    np.testing.assert_array_equal(full_ranks.n_candidates, ncand)
     full = float(np.mean(full_rr))
     sampled = np.array(sampled)  # (queries, reps)
     ncand = np.array(ncand)

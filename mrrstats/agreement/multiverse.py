@@ -2,7 +2,8 @@ r"""Would the conclusion survive another convention? The convention multiverse.
 
 :func:`multiverse` evaluates the same runs under every evaluation convention
 that changes a number -- the tie convention, which queries count, the
-relevance threshold and the cutoff -- and reports, per convention, the system
+relevance threshold, the cutoff and what a query without relevant documents
+scores (the empty-target policy) -- and reports, per convention, the system
 ordering and the significant pairs, and, against a reference convention,
 which pairs flip order, which lose or gain significance, and how far each
 system's mean moves (a "multiverse analysis", Steegen et al. 2016).
@@ -18,13 +19,14 @@ import pandas as pd
 
 from ..io import read_qrels, read_run
 from ..metrics import evaluate, parse_measure
+from ..metrics.evaluation import empty_target_iv
 from ..metrics.measures import higher_is_better
 from ..stats.multiple import pairwise_tests
 from ..validation import alpha_iv, rng_iv
 
 __all__ = ["MultiverseResult", "multiverse"]
 
-_CONV = ["measure", "ties", "queries", "rel", "cutoff"]
+_CONV = ["measure", "ties", "queries", "rel", "cutoff", "empty_target"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,8 @@ class MultiverseResult:
     ----------
     systems : DataFrame
         One row per convention x system: the convention columns
-        (``measure``, ``ties``, ``queries``, ``rel``, ``cutoff``), ``system``,
+        (``measure``, ``ties``, ``queries``, ``rel``, ``cutoff``,
+        ``empty_target``), ``system``,
         ``mean``, ``rank`` (1 = best), ``mean_shift`` (mean minus the mean under
         the reference convention of the same measure) and ``n_queries``.
     pairs : DataFrame
@@ -79,7 +82,7 @@ class MultiverseResult:
         if measure is None:
             measure = sysf["measure"].iloc[0]
         sysf = sysf[sysf["measure"] == measure]
-        labels = (sysf[["ties", "queries", "rel", "cutoff"]].astype(str)
+        labels = (sysf[["ties", "queries", "rel", "cutoff", "empty_target"]].astype(str)
                   .agg("/".join, axis=1))
         sysf = sysf.assign(convention=labels.to_numpy())
         order = list(dict.fromkeys(sysf["convention"]))
@@ -89,7 +92,7 @@ class MultiverseResult:
         ax.set_xticks(range(len(order)))
         ax.set_xticklabels(order, rotation=90, fontsize=6)
         ax.set_ylabel(f"mean {measure}")
-        ax.set_xlabel("convention (ties/queries/rel/cutoff)")
+        ax.set_xlabel("convention (ties/queries/rel/cutoff/empty target)")
         ax.legend(fontsize=7)
         return ax
 
@@ -103,8 +106,9 @@ def _measure_name(base, cutoff):
 
 def multiverse(qrels, runs, measures=("RR",), *,
                ties=("trec_eval", "optimistic", "pessimistic", "expected"),
-               queries=("both", "qrels"), rels=None, cutoffs=(None, 10, 100), test="t",
-               correction="holm", alpha=0.05, n_resamples=10000, rng=None):
+               queries=("both", "qrels"), rels=None, cutoffs=(None, 10, 100),
+               empty_targets=("neg", "pos", "skip"), test="t", correction="holm", alpha=0.05,
+               n_resamples=10000, rng=None):
     r"""Evaluate runs under every convention and report what changes.
 
     Parameters
@@ -121,6 +125,13 @@ def multiverse(qrels, runs, measures=("RR",), *,
         Relevance thresholds; default every positive grade in the qrels.
     cutoffs : sequence of int or None, keyword-only
         ``None`` for no cutoff.
+    empty_targets : sequence of {"neg", "pos", "skip"}, keyword-only
+        What a counted query without any relevant document (grade >= the
+        threshold) becomes (``empty_target=`` of :func:`mrrstats.evaluate`):
+        0 for every measure (``"neg"``, trec_eval), 1 (``"pos"``) or left out
+        (``"skip"``). Only varied where it changes a number: a convention
+        whose queries all have a relevant document is evaluated under the
+        first policy only (the others would repeat it row for row).
     test, correction, alpha, n_resamples : keyword-only
         As in :func:`mrrstats.pairwise_tests` (default: paired t-test with
         Holm's correction; deterministic and fast).
@@ -135,7 +146,7 @@ def multiverse(qrels, runs, measures=("RR",), *,
     -----
     The reference convention of each measure is the first value of each
     option (by default trec_eval ties, queries in both, the lowest grade, no
-    cutoff). Queries missing from some run (``queries="both"``) are dropped
+    cutoff, empty queries scored 0). Queries missing from some run (``queries="both"``) are dropped
     from the tests of that convention.
 
     References
@@ -171,41 +182,39 @@ def multiverse(qrels, runs, measures=("RR",), *,
         rels = [int(g) for g in grades if g > 0] or [1]
     rels = [int(r) for r in rels]
     ties, queries, cutoffs = list(ties), list(queries), list(cutoffs)
-    if not (ties and queries and rels and cutoffs and measures):
-        raise ValueError("every option (`ties`, `queries`, `rels`, `cutoffs`, `measures`) "
-                         "needs at least one value")
+    if isinstance(empty_targets, str):
+        empty_targets = (empty_targets,)
+    empty_targets = list(dict.fromkeys(empty_targets))
+    for e in empty_targets:
+        if empty_target_iv(e) == "error":
+            raise ValueError("`empty_targets` cannot hold 'error': it changes no number (it "
+                             "stops the evaluation); use 'neg', 'pos' or 'skip'")
+    if not (ties and queries and rels and cutoffs and measures and empty_targets):
+        raise ValueError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
+                         "`empty_targets`, `measures`) needs at least one value")
     run_objs = _read_runs(runs)
     sys_rows, pair_rows = [], []
+    names = {}
+    for base in measures:
+        for c in cutoffs:
+            names.setdefault(_measure_name(base, c), (base, c))
     for t, q, r in itertools.product(ties, queries, rels):
-        names = {}
-        for base in measures:
-            for c in cutoffs:
-                names.setdefault(_measure_name(base, c), (base, c))
-        ev = evaluate(qrels, run_objs, list(names), ties=t, rel=r, queries=q)
-        for mname, (base, c) in names.items():
-            frame = ev.scores(mname)
-            frame.attrs["measure"] = mname
-            res = pairwise_tests(frame, test=test, correction=correction, alpha=alpha,
-                                 n_resamples=n_resamples, missing="drop", rng=gen)
-            conv = {"measure": base, "ties": t, "queries": q, "rel": r,
-                    "cutoff": "none" if c is None else int(c)}
-            hib = higher_is_better(mname)
-            means = frame.mean(axis=0)
-            key = means if hib else -means
-            for s in frame.columns:
-                sys_rows.append({**conv, "system": s, "mean": float(means[s]),
-                                 "rank": 1 + int((key > key[s]).sum()),
-                                 "n_queries": int(frame[s].notna().sum())})
-            pf = res.to_frame()
-            for row in pf.itertuples(index=False):
-                pair_rows.append({**conv, "a": row.a, "b": row.b, "difference": row.diff,
-                                  "pvalue_adjusted": row.pvalue_adjusted,
-                                  "significant": bool(row.reject)})
+        first = evaluate(qrels, run_objs, list(names), ties=t, rel=r, queries=q,
+                         empty_target=empty_targets[0])
+        # the other policies only where some counted query has no relevant document
+        has_empty = any(first.counts[name].no_relevant for name in first.runs)
+        for e in (empty_targets if has_empty else empty_targets[:1]):
+            ev = first if e == empty_targets[0] else evaluate(
+                qrels, run_objs, list(names), ties=t, rel=r, queries=q, empty_target=e)
+            _one_convention(ev, names, (t, q, r, e), sys_rows, pair_rows, test=test,
+                            correction=correction, alpha=alpha, n_resamples=n_resamples,
+                            gen=gen)
     systems = pd.DataFrame(sys_rows)
     pairs = pd.DataFrame(pair_rows)
     # the reference convention of each measure: first value of every option
     ref = {m: {"ties": ties[0], "queries": queries[0], "rel": rels[0],
-               "cutoff": "none" if cutoffs[0] is None else int(cutoffs[0])} for m in measures}
+               "cutoff": "none" if cutoffs[0] is None else int(cutoffs[0]),
+               "empty_target": empty_targets[0]} for m in measures}
 
     def is_ref(frame):
         mask = np.zeros(len(frame), bool)
@@ -229,6 +238,30 @@ def multiverse(qrels, runs, measures=("RR",), *,
                                                                    "same"))
     summary = _summary(systems, pairs, ref)
     return MultiverseResult(systems, pairs, summary, ref, test, correction, alpha)
+
+
+def _one_convention(ev, names, convention, sys_rows, pair_rows, *, test, correction, alpha,
+                    n_resamples, gen):
+    """Means, ranks and pairwise tests of one evaluated convention, appended to the rows."""
+    t, q, r, e = convention
+    for mname, (base, c) in names.items():
+        frame = ev.scores(mname)
+        frame.attrs["measure"] = mname
+        res = pairwise_tests(frame, test=test, correction=correction, alpha=alpha,
+                             n_resamples=n_resamples, missing="drop", rng=gen)
+        conv = {"measure": base, "ties": t, "queries": q, "rel": r,
+                "cutoff": "none" if c is None else int(c), "empty_target": e}
+        hib = higher_is_better(mname)
+        means = frame.mean(axis=0)
+        key = means if hib else -means
+        for s in frame.columns:
+            sys_rows.append({**conv, "system": s, "mean": float(means[s]),
+                             "rank": 1 + int((key > key[s]).sum()),
+                             "n_queries": int(frame[s].notna().sum())})
+        for row in res.to_frame().itertuples(index=False):
+            pair_rows.append({**conv, "a": row.a, "b": row.b, "difference": row.diff,
+                              "pvalue_adjusted": row.pvalue_adjusted,
+                              "significant": bool(row.reject)})
 
 
 def _read_runs(runs):

@@ -28,6 +28,9 @@ _COMMANDS = {
     "multiverse": "mrrstats.cli.multiverse",
     "leaderboard": "mrrstats.cli.leaderboard",
     "estimate": "mrrstats.cli.estimate",
+    "unpaired": "mrrstats.cli.unpaired",
+    "mixed": "mrrstats.cli.mixed",
+    "sampled": "mrrstats.cli.sampled",
 }
 
 

@@ -1,7 +1,8 @@
 """``mrrstats multiverse``: would the conclusion survive another evaluation convention?
 
 ``mrrstats multiverse QRELS RUN [RUN ...] -m RR`` (or ``--example``) evaluates the
-runs under every tie convention, query set, relevance threshold and cutoff, and
+runs under every tie convention, query set, relevance threshold, cutoff and
+empty-target policy (where some query has no relevant document), and
 prints one row per convention: the system ordering, the number of significant
 pairs, and against the reference convention (the first of each option) the
 pairs that flip, lose or gain significance and the largest shift of a mean.
@@ -31,6 +32,11 @@ def add_arguments(parser) -> None:
                         help="relevance thresholds (default: every positive grade)")
     parser.add_argument("--cutoffs", nargs="+", default=["none", "10", "100"],
                         help="cutoffs, 'none' for no cutoff (first = reference)")
+    parser.add_argument("--empty-targets", nargs="+", choices=("neg", "pos", "skip"),
+                        default=["neg", "pos", "skip"],
+                        help="what a query without relevant documents scores: 0 (neg, "
+                             "trec_eval), 1 (pos) or left out (skip); varied only where some "
+                             "query has none (first = reference)")
     add_test_options(parser, tests=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
                      alternative=False)
     parser.set_defaults(test="t")
@@ -47,11 +53,12 @@ def run(args) -> int:
         qrels, runs = args.qrels, list(args.runs)
     cutoffs = [None if c.lower() == "none" else int(c) for c in args.cutoffs]
     res = multiverse(qrels, runs, args.measures or ["RR"], ties=args.ties,
-                     queries=args.queries, rels=args.rels, cutoffs=cutoffs, test=args.test,
+                     queries=args.queries, rels=args.rels, cutoffs=cutoffs,
+                     empty_targets=args.empty_targets, test=args.test,
                      correction=args.correction, alpha=args.alpha,
                      n_resamples=args.n_resamples, rng=args.seed)
-    cols = ["measure", "ties", "queries", "rel", "cutoff", "n_significant", "n_flipped",
-            "n_lost", "n_gained", "max_abs_shift", "kendall_tau", "ordering"]
+    cols = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "n_significant",
+            "n_flipped", "n_lost", "n_gained", "max_abs_shift", "kendall_tau", "ordering"]
     print(f"# test={res.test} correction={res.correction} alpha={res.alpha}; reference "
           f"convention per measure: {res.reference}")
     print(res.summary[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}"))

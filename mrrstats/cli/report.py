@@ -6,7 +6,7 @@ Three kinds of input:
   compare them;
 * ``mrrstats report --example [--out reports/cast2021]``: the bundled TREC
   CAsT 2021 organiser baselines, with RR, nDCG@10 and AP, BM25 as the
-  baseline and seed 2021 unless told otherwise;
+  baseline, seed 2021 and an equivalence margin of 0.05 unless told otherwise;
 * ``mrrstats report --scores [NAME=]FILE.csv [...] --out DIR``: per-query score
   matrices (one per measure; no random-ranking baseline, which needs candidate
   counts).
@@ -33,13 +33,17 @@ EXAMPLE_MEASURES = ("RR", "nDCG@10", "AP")
 EXAMPLE_BASELINE = "org_manual_bm25.run"
 EXAMPLE_SEED = 2021
 EXAMPLE_TITLE = "TREC CAsT 2021 organiser baselines"
+#: The example's equivalence margin (make_report has none by default): differences of
+#: MRR, nDCG@10 or AP below 0.05 are commonly read as negligible on a 158-turn track.
+EXAMPLE_MARGIN = 0.05
 
 
 def add_arguments(p) -> None:
     add_run_inputs(p, runs_help="TREC run files (two or more)",
                    example_help="use the bundled TREC CAsT 2021 qrels and five baseline runs "
                                 f"(default --out {EXAMPLE_OUT}, -m RR -m nDCG@10 -m AP, "
-                                f"--baseline {EXAMPLE_BASELINE}, --seed {EXAMPLE_SEED})")
+                                f"--baseline {EXAMPLE_BASELINE}, --seed {EXAMPLE_SEED}, "
+                                f"--margin {EXAMPLE_MARGIN:g})")
     p.add_argument("--scores", nargs="+", metavar="[NAME=]FILE.csv",
                    help="per-query score matrices (header of system names, one row per "
                         "query) instead of QRELS RUN...; the measure name is NAME or the "
@@ -76,6 +80,11 @@ def add_arguments(p) -> None:
                         "<conversation>_<turn>; none leaves it out")
     p.add_argument("--no-multiverse", action="store_true",
                    help="leave out the convention multiverse (QRELS RUN... input)")
+    p.add_argument("--margin", type=float, default=None, metavar="M",
+                   help="equivalence margin of the estimation section: TOST of -M < mean "
+                        "difference < M for every pair (default: none, no equivalence test; "
+                        "there is no default margin, since what is negligible depends on the "
+                        "measure and the use)")
     p.add_argument("--segment-by", metavar="SPEC", default=None,
                    help="segments section: prefix:SEP (the query id up to SEP) or a TSV file "
                         "of query<TAB>segment lines; per-segment means and tests, corrected "
@@ -103,7 +112,8 @@ def run(args) -> int:
                   timeout=args.timeout, progress=False if args.quiet else None,
                   clusters=None if args.clusters == "none" else "auto",
                   multiverse=not args.no_multiverse,
-                  measures=args.measures, baseline=args.baseline)
+                  measures=args.measures, baseline=args.baseline,
+                  equivalence_margin=args.margin)
     if args.segment_by:
         kwargs["segment_by"] = label_spec(args.segment_by, "--segment-by")
     if args.example:
@@ -115,6 +125,7 @@ def run(args) -> int:
         kwargs["baseline"] = _baseline_name(args.baseline, data.runs) or EXAMPLE_BASELINE
         kwargs["rng"] = EXAMPLE_SEED if args.seed is None else args.seed
         kwargs["title"] = args.title or EXAMPLE_TITLE
+        kwargs["equivalence_margin"] = EXAMPLE_MARGIN if args.margin is None else args.margin
         out = args.out or EXAMPLE_OUT
         res = make_report(data.qrels, data.runs, out=out, **kwargs)
     elif args.scores:

@@ -22,12 +22,17 @@ sent to a reviewer or attached to a paper::
         clustered        query vs cluster bootstrap intervals, cluster sign-flip test
                          (queries in clusters, e.g. CAsT conversations)
         multiverse       what changes under other conventions (runs input)
+        estimation       per pair: Hodges-Lehmann shift, d_z and P(a > b) with intervals,
+                         TOST against the margin (with equivalence_margin)
+        mixed            per pair: the linear mixed model's difference next to the
+                         two-way ANOVA's
         segments         per segment and pair: the test within the segment, adjusted across
                          segments (only with segment_by)
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
       results/           what the notebook draws, saved by the one run of the analysis:
         pairs.csv, means.csv, versus_baseline.csv, random_baseline.csv, rr_summary.csv,
         agreement.csv, power.csv, leaderboard.csv, clustered.csv, multiverse_*.csv,
+        estimation.csv, mixed.csv,
         segments.csv, segment_means.csv (with segment_by),
         null_distribution.npy (the null distribution of the test of the pair shown up
         close, when the test keeps it) and results.json
@@ -49,8 +54,11 @@ Monte-Carlo random-ranking test of every system (in system order), the
 bootstrap interval of every system's mean, the randomization test of the
 pair shown up close and, when the queries come in clusters, for each measure
 and pair the query bootstrap, the cluster bootstrap and the cluster
-randomization test. The leaderboard uses the comparison's decisions and the
-multiverse the paired t test: neither draws random numbers. The segments
+randomization test, and then, for each measure and pair, the bootstrap of the
+probability of superiority (estimation section). The leaderboard uses the
+comparison's decisions and the multiverse the paired t test, and the mixed
+model and the Hodges-Lehmann and TOST numbers are exact: none of them draws
+random numbers. The segments
 (``segment_by``) are :func:`mrrstats.compare`'s with a Generator of their own
 seeded with the same seed, so they leave every other number unchanged. The
 notebook draws no random numbers.
@@ -100,7 +108,9 @@ from .sections import (
     MULTIVERSE_OPTIONS,
     cluster_labels,
     clustered_frame,
+    estimation_frame,
     leaderboard_frame,
+    mixed_frame,
     multiverse_result,
 )
 
@@ -115,7 +125,7 @@ _DIGITS = 4
 _FEW_SYSTEMS = 7
 #: Saved results of the analysis (what the notebook draws), under ``results/``.
 _RESULT_TABLES = ("pairs", "means", "versus_baseline", "random_baseline", "rr_summary",
-                  "agreement", "power", "leaderboard", "clustered")
+                  "agreement", "power", "leaderboard", "clustered", "estimation", "mixed")
 _MULTIVERSE_FRAMES = ("summary", "systems", "pairs")
 #: Files every report folder contains (tables that do not apply are omitted).
 REPORT_FILES = ("report.ipynb", "report.html", "per_query.csv", "settings.json",
@@ -248,6 +258,14 @@ class ReportData:
         :data:`mrrstats.report.sections.MULTIVERSE_OPTIONS` (computed by
         :func:`make_report` from the run files; :func:`recompute_report`
         reuses the saved one).
+    estimation : pandas.DataFrame or None
+        Per measure and pair: the Hodges-Lehmann shift, d_z and the
+        probability of superiority with their intervals and, with an
+        equivalence margin, the TOST p-values
+        (:func:`mrrstats.report.sections.estimation_frame`).
+    mixed : pandas.DataFrame or None
+        Per measure and pair: the linear mixed model's difference next to the
+        two-way ANOVA's (:func:`mrrstats.report.sections.mixed_frame`).
     segments : pandas.DataFrame or None
         With ``segment_by`` only: ``Comparison.segments.frame`` of
         :func:`mrrstats.compare` with the report's options and seed (per
@@ -280,6 +298,8 @@ class ReportData:
     clustered: pd.DataFrame | None = field(repr=False, default=None)
     multiverse: MultiverseResult | None = field(repr=False, default=None)
     segments: pd.DataFrame | None = field(repr=False, default=None)
+    estimation: pd.DataFrame | None = field(repr=False, default=None)
+    mixed: pd.DataFrame | None = field(repr=False, default=None)
     segment_means: pd.DataFrame | None = field(repr=False, default=None)
 
     @property
@@ -333,6 +353,8 @@ class ReportData:
                               ("leaderboard", self._leaderboard_rows),
                               ("clustered", self._clustered_rows),
                               ("multiverse", self._multiverse_rows),
+                              ("estimation", self._estimation_rows),
+                              ("mixed", self._mixed_rows),
                               ("segments", self._segments_rows)):
             built = builder()
             if built is None:
@@ -576,16 +598,109 @@ class ReportData:
         caption = (
             "The convention multiverse (Steegen et al. 2016): the runs evaluated again under "
             f"every tie convention ({', '.join(s['ties'])}), query set "
-            f"({', '.join(s['queries'])}) and relevance threshold (grades "
-            f"{', '.join(map(str, s['rels']))}), each pair tested with the paired t test "
+            f"({', '.join(s['queries'])}), relevance threshold (grades "
+            f"{', '.join(map(str, s['rels']))}) and, where some query has no relevant "
+            "document at that threshold, empty-target policy (such a query scores 0 "
+            "(neg, trec_eval), 1 (pos) or is left out (skip)), each pair tested with the "
+            "paired t test "
             f"and {correction_label(s['correction'])} correction at alpha = "
             f"{s['alpha']:g}. Shown: the reference (ties = {ref['ties']}, queries = "
-            f"{ref['queries']}, rel >= {ref['rel']}) and each convention that changes one "
-            "option: Kendall's tau between its system order and the reference's, the "
-            "significant pairs, the pairs whose order flips, the significant pairs lost and "
+            f"{ref['queries']}, rel >= {ref['rel']}"
+            + (f", empty_target = {ref['empty_target']}" if "empty_target" in ref else "")
+            + ") and each convention that changes one option (a change of the empty-target "
+            "policy together with the threshold at which it matters): Kendall's tau between "
+            "its system order and the reference's, the significant pairs, the pairs whose "
+            "order flips, the significant pairs lost and "
             "gained, and the largest change of a system's mean. Over all combinations: "
             + "; ".join(totals) + ".")
         return header, rows, "ll" + "r" * 6, caption
+
+    def _estimation_rows(self):
+        est = self.estimation
+        if est is None:
+            return None
+        margin = (self.settings.get("estimation") or {}).get("margin")
+        cl = self.settings["comparison"]["confidence_level"]
+        alpha = self.settings["comparison"]["alpha"]
+        rows = []
+        for r in est.itertuples(index=False):
+            row = [r.measure, r.a, r.b, _f(r.diff),
+                   f"{_f(r.hl_estimate)} [{_f(r.hl_low)}, {_f(r.hl_high)}]",
+                   f"{_f(r.d_z, 2)} [{_f(r.d_z_low, 2)}, {_f(r.d_z_high, 2)}]",
+                   f"{_f(r.prob_superiority, 3)} [{_f(r.ps_low, 3)}, {_f(r.ps_high, 3)}]"]
+            if margin is not None:
+                row += [_p(r.tost_pvalue), "yes" if r.tost_pvalue <= alpha else "no"]
+            rows.append(row)
+        header = ["measure", "a", "b", "a - b", f"HL shift [{cl:.0%} CI]",
+                  f"d_z [{cl:.0%} CI]", f"P(a > b) [{cl:.0%} CI]"]
+        methods = sorted(set(est["hl_method"]) - {"none"})
+        lowered = est["hl_level"].dropna()
+        low_note = (f" Where R would lower the level of the Hodges-Lehmann interval (not "
+                    f"attainable with so few distinct differences), it is lowered here too "
+                    f"(lowest: {lowered.min():.3f})." if (lowered < cl - 1e-12).any() else "")
+        caption = (
+            "How large is each difference? For every pair: the mean difference a - b; the "
+            "Hodges-Lehmann estimate of the shift (the median of the Walsh averages of the "
+            "per-query differences) with the interval of shifts the Wilcoxon signed-rank "
+            f"test does not reject ({' and '.join(methods)} method, as R's "
+            "wilcox.test(paired = TRUE, conf.int = TRUE), which drops the queries where the "
+            "systems tie: for RR, with many tied queries, the shift is that of the queries "
+            "that differ, larger than the mean difference); d_z (mean difference / sd of the "
+            "differences) with its interval from the noncentral t distribution (Steiger and "
+            "Fouladi 1997); and the probability that a beats b on a query (ties count one "
+            f"half) with its BCa bootstrap interval (B = "
+            f"{self.settings['comparison']['n_resamples']}, seed = {self.settings['seed']})."
+            + low_note)
+        if margin is not None:
+            n_eq = int((est["tost_pvalue"] <= alpha).sum())
+            header += [f"TOST p (margin {margin:g})", "equivalent"]
+            caption += (
+                f" Equivalence: two one-sided paired t tests (TOST, Schuirmann 1987; "
+                f"statsmodels' ttost_paired) of -{margin:g} < mean(a - b) < {margin:g}; "
+                f"'equivalent' at alpha = {alpha:g}, not corrected for the number of pairs. "
+                f"{n_eq} of {len(est)} pairs are shown equivalent; a pair that is neither "
+                "significantly different nor equivalent is simply undecided.")
+        else:
+            caption += (" No equivalence margin was given (equivalence_margin / --margin), "
+                        "so no equivalence test: the package has no default margin, since "
+                        "what difference is negligible depends on the measure and the use.")
+        return header, rows, "lll" + "r" * (len(header) - 3), caption
+
+    def _mixed_rows(self):
+        mx = self.mixed
+        if mx is None:
+            return None
+        cl = self.settings["comparison"]["confidence_level"]
+        rows = [[r.measure, r.a, r.b, _f(r.difference), _f(r.se_mixed),
+                 f"[{_f(r.low_mixed)}, {_f(r.high_mixed)}]", _p(r.pvalue_mixed),
+                 _f(r.se_anova), f"[{_f(r.low_anova)}, {_f(r.high_anova)}]",
+                 _p(r.pvalue_tukey)] for r in mx.itertuples(index=False)]
+        header = ["measure", "a", "b", "a - b (model)", "se (model)",
+                  f"{cl:.0%} CI (model)", "p (model)", "se (ANOVA)", f"{cl:.0%} CI (ANOVA)",
+                  "p (Tukey HSD)"]
+        parts = []
+        for m, g in mx.groupby("measure", sort=False):
+            g0 = g.iloc[0]
+            se_gap = float((g["se_mixed"] / g["se_anova"] - 1).abs().max())
+            parts.append(
+                f"{m}: query variance {g0.query_variance:.4f}, residual variance "
+                f"{g0.residual_variance:.4f} against the ANOVA's V_E "
+                f"{g0.anova_residual_variance:.4f} ({int(g0.df_anova)} df), standard errors "
+                f"within {se_gap:.1e} of each other"
+                + ("" if bool(g0.converged) else " (the REML fit did not converge)"))
+        caption = (
+            "A model instead of the tests: the linear mixed model score = system effect + "
+            "query effect + error, with random query effects (REML, statsmodels' MixedLM; "
+            "Carterette 2015), against the two-way ANOVA without replication. For every pair: "
+            f"the model's difference with its Wald standard error, {cl:.0%} interval and "
+            "p-value (not adjusted), and the ANOVA's standard error sqrt(2 V_E / n), its t "
+            "interval ((n - 1)(k - 1) degrees of freedom, not adjusted) and Tukey's HSD "
+            "p-value (adjusted over the pairs). On a complete table whose queries differ in "
+            "difficulty (query variance above 0) the two agree: the same differences and "
+            "standard errors, only the quantile differs (normal against t). They part when "
+            "the query variance is estimated at 0 or when queries are missing for some "
+            "system (the model uses them, the ANOVA cannot). " + "; ".join(parts) + ".")
+        return header, rows, "lll" + "r" * 7, caption
 
     def _segments_rows(self):
         seg = self.segments
@@ -826,6 +941,12 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False,
                                         confidence_level=cs["confidence_level"],
                                         n_resamples=cs["n_resamples"], alpha=cs["alpha"],
                                         gen=gen)
+    est_settings = settings.get("estimation") or {"margin": None}
+    estimation = estimation_frame(scores, measures, pairs,
+                                  confidence_level=cs["confidence_level"],
+                                  n_resamples=cs["n_resamples"], margin=est_settings["margin"],
+                                  gen=gen)
+    mixed = mixed_frame(scores, measures, confidence_level=cs["confidence_level"])
     segments = segment_means = None
     sg = settings.get("segments")
     if sg:
@@ -847,6 +968,7 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False,
                       agreement=agreement, notes=tuple(notes), pairs=pairs, means=means,
                       focus=focus, null_distribution=null, power=power,
                       leaderboard=leaderboard, clustered=clustered, multiverse=multiverse,
+                      estimation=estimation, mixed=mixed,
                       segments=segments, segment_means=segment_means)
 
 
@@ -1329,7 +1451,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                 random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
                 missing=defaults.MISSING, rng=None, title=None, notebook=True,
                 show_code=False, timeout=600, progress=None, clusters="auto",
-                multiverse=True, segment_by=None) -> ReportResult:
+                multiverse=True, segment_by=None, equivalence_margin=None) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
     Parameters
@@ -1398,6 +1520,16 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         each pair. Default None: no segments section (nothing is written for
         it and ``settings.json`` is unchanged).
 
+    equivalence_margin : float, optional, keyword-only
+        The margin :math:`m` of the equivalence test (TOST of :math:`-m <`
+        mean difference :math:`< m`, paired t tests) in the estimation
+        section. Default None: no equivalence test. There is deliberately no
+        default margin: what difference is negligible is a claim about the
+        measure and the application (0.01 of MRR may matter for web search
+        and not for a QA benchmark), and an "equivalent" verdict against a
+        margin nobody chose would read as a finding. The Hodges-Lehmann
+        shifts and the effect-size intervals are shown in any case.
+
     Returns
     -------
     ReportResult
@@ -1418,12 +1550,19 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/clustered.csv', 'results/leaderboard.csv')
+    ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
     """
     (items, out, measures, test, correction, alpha, n_resamples, confidence_level, timeout,
      ties) = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction,
                              alpha, alternative, n_resamples, confidence_level, random, ties,
                              rel, queries, missing, rng, timeout)
+    if equivalence_margin is not None:
+        if isinstance(equivalence_margin, bool) or not isinstance(equivalence_margin,
+                                                                  numbers.Real) \
+                or not (math.isfinite(equivalence_margin) and equivalence_margin > 0):
+            raise ValueError("`equivalence_margin` must be None or a positive number, got "
+                             f"{equivalence_margin!r}")
+        equivalence_margin = float(equivalence_margin)
 
     progress = progress_enabled(progress)
     seconds = {}
@@ -1494,12 +1633,14 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     if items is None and multiverse:
         mv_correction = correction if correction in ("holm", "bonferroni", "bh", "none") \
             else "holm"
-        _say(progress, "convention multiverse (ties x queries x relevance grades) ...")
+        _say(progress, "convention multiverse (ties x queries x relevance grades x empty "
+             "targets) ...")
         mv = multiverse_result(qrels, runs, measures, alpha=alpha, correction=mv_correction)
         mv_settings = {"ties": list(MULTIVERSE_OPTIONS["ties"]),
                        "queries": list(MULTIVERSE_OPTIONS["queries"]),
                        "rels": sorted({int(r) for r in mv.summary["rel"]}),
                        "cutoffs": list(MULTIVERSE_OPTIONS["cutoffs"]),
+                       "empty_targets": list(MULTIVERSE_OPTIONS["empty_targets"]),
                        "test": mv.test, "correction": mv.correction, "alpha": mv.alpha}
     seg_settings = _segment_settings(segment_by, queries_all)
     settings = {
@@ -1525,6 +1666,14 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         "clusters_note": None if cluster_settings else cluster_note,
         "multiverse": mv_settings,
         "multiverse_note": None if mv_settings else mv_note,
+        "estimation": {"margin": equivalence_margin,
+                       "hodges_lehmann": "R's wilcox.test(paired = TRUE, conf.int = TRUE)",
+                       "d_z": "noncentral t interval",
+                       "prob_superiority": "BCa bootstrap interval",
+                       "equivalence": None if equivalence_margin is None else
+                       "TOST by paired t tests (statsmodels ttost_paired)"},
+        "mixed": {"model": "score ~ system + (1 | query), REML (statsmodels MixedLM)",
+                  "anova": "two-way ANOVA without replication; Tukey HSD"},
         "seed": seed,
         "rng_order": "one numpy Generator(PCG64) seeded with `seed`: the test of each "
                      "measure in order, then the random-ranking test of each system in order, "
@@ -1532,7 +1681,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                      "systems in order), then the randomization test of the pair shown up "
                      "close, then (queries in clusters) for each measure and pair in order the "
                      "query bootstrap, the cluster bootstrap and the cluster randomization "
-                     "test",
+                     "test, then for each measure and pair in order the bootstrap of the "
+                     "probability of superiority",
         "power": {"test": "paired t", "differences": [0.02, 0.05, 0.1], "alpha": alpha,
                   "alternative": "two-sided", "target": 0.8},
         "versions": _versions(),
@@ -1718,6 +1868,7 @@ def load_report(path, *, progress=False) -> ReportData:
     return ReportData(multiverse=_load_multiverse(res, manifest),
                       segments=segs["segments"], segment_means=segs["segment_means"],
                       leaderboard=tables["leaderboard"], clustered=tables["clustered"],
+                      estimation=tables["estimation"], mixed=tables["mixed"],
                       scores=scores, query_stats=stats, settings=settings, comparison=None,
                       versus_baseline=tables["versus_baseline"],
                       random_baseline=tables["random_baseline"],

@@ -93,6 +93,7 @@ __all__ = [
     "short_names",
     "rank_intervals_plot",
     "clustered_intervals",
+    "estimation_intervals",
     "one_option_at_a_time",
     "multiverse_plot",
 ]
@@ -1672,30 +1673,99 @@ def clustered_intervals(frame, *, measure=None, ax=None):
                    "pair", legend_loc="right")
 
 
-_CONVENTION_OPTIONS = ("ties", "queries", "rel", "cutoff")
+def estimation_intervals(frame, *, measure=None, margin=None, ax=None):
+    """Each pair's Hodges-Lehmann shift with its interval, next to the mean difference.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``measure, a, b, diff, hl_estimate, hl_low, hl_high`` (the
+        report's ``results/estimation.csv``). Nothing is computed here.
+    measure : str, optional, keyword-only
+        Which measure (default the first).
+    margin : float, optional, keyword-only
+        The equivalence margin: shaded from ``-margin`` to ``margin``.
+    ax : matplotlib Axes, optional, keyword-only
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd, mrrstats.plots as mp
+    >>> f = pd.DataFrame({"measure": "RR", "a": ["x"], "b": ["y"], "diff": [0.1],
+    ...                   "hl_estimate": [0.12], "hl_low": [0.02], "hl_high": [0.2]})
+    >>> mp.estimation_intervals(f, margin=0.05).get_legend_handles_labels()[1]
+    ['equivalence margin', 'Hodges-Lehmann shift', 'mean difference']
+    >>> import matplotlib.pyplot as plt; plt.close("all")
+    """
+    frame = pd.DataFrame(frame)
+    need = {"measure", "a", "b", "diff", "hl_estimate", "hl_low", "hl_high"}
+    if not need <= set(frame.columns):
+        raise ValueError(f"`frame` needs the columns {sorted(need)}")
+    if measure is None:
+        measure = frame["measure"].iloc[0]
+    sub = frame[frame["measure"] == measure]
+    if sub.empty:
+        raise ValueError(f"no rows for measure {measure!r}")
+    systems = list(dict.fromkeys([*sub["a"], *sub["b"]]))
+    short = dict(zip(systems, short_names(systems), strict=True))
+    labels = [f"{short[a]} - {short[b]}" for a, b in zip(sub["a"], sub["b"], strict=True)]
+    k = len(sub)
+    ax = _axes(ax, figsize=(5.0, min(9.0, 0.9 + 0.32 * k)))
+    y = np.arange(k)[::-1].astype(float)
+    if margin is not None and np.isfinite(margin):
+        ax.axvspan(-margin, margin, color="0.9", zorder=0, label="equivalence margin")
+    st = _style(0)
+    ax.hlines(y, sub["hl_low"], sub["hl_high"], color=st["color"], linewidth=2.0)
+    ax.plot(sub["hl_estimate"], y, "o", color=st["color"], markersize=4,
+            label="Hodges-Lehmann shift")
+    ax.plot(sub["diff"], y, "|", color="black", markersize=9, label="mean difference")
+    ax.axvline(0.0, color="0.3", linewidth=0.8, linestyle=":")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_ylim(-0.7, k - 0.3)
+    return _finish(ax, f"{measure} difference a - b (Hodges-Lehmann shift, Wilcoxon interval)",
+                   "pair", legend_loc="right")
+
+
+_CONVENTION_OPTIONS = ("ties", "queries", "rel", "cutoff", "empty_target")
 
 
 def one_option_at_a_time(frame, reference):
     """Rows of a multiverse frame whose convention departs from ``reference`` in one option.
 
-    ``frame`` has the convention columns ``ties, queries, rel, cutoff``;
-    ``reference`` maps them to the reference values. Adds a ``convention``
-    label (``"reference"``, ``"ties = optimistic"``, ``"rel >= 2"``, ...).
+    ``frame`` has the convention columns ``ties, queries, rel, cutoff`` (and
+    ``empty_target``); ``reference`` maps them to the reference values. Adds
+    a ``convention`` label (``"reference"``, ``"ties = optimistic"``, ``"rel
+    >= 2"``, ...). The empty-target policy only changes a number where some
+    query has no relevant document, which is usually only at a higher
+    relevance threshold than the reference's: a row that changes the
+    threshold and the policy together is kept too (``"rel >= 3, empty_target
+    = skip"``).
     """
     frame = pd.DataFrame(frame)
-    ref = {k: reference[k] for k in _CONVENTION_OPTIONS}
-    differ = np.column_stack([frame[k].astype(str).to_numpy() != str(v)
-                              for k, v in ref.items()])
+    opts = [k for k in _CONVENTION_OPTIONS if k in reference and k in frame.columns]
+    differ = np.column_stack([frame[k].astype(str).to_numpy() != str(reference[k])
+                              for k in opts])
     keep = differ.sum(axis=1) <= 1
+    if "empty_target" in opts:
+        rel_empty = np.zeros(len(opts), bool)
+        rel_empty[[opts.index("rel"), opts.index("empty_target")]] = True
+        keep |= (differ == rel_empty).all(axis=1)
     out = frame.loc[keep].copy()
     labels = []
     for row, d in zip(out.itertuples(index=False), differ[keep], strict=True):
         if not d.any():
             labels.append("reference")
             continue
-        k = _CONVENTION_OPTIONS[int(np.flatnonzero(d)[0])]
-        v = getattr(row, k)
-        labels.append(f"rel >= {v}" if k == "rel" else f"{k} = {v}")
+        parts = []
+        for i in np.flatnonzero(d):
+            k = opts[int(i)]
+            v = getattr(row, k)
+            parts.append(f"rel >= {v}" if k == "rel" else f"{k} = {v}")
+        labels.append(", ".join(parts))
     out["convention"] = labels
     return out
 
@@ -1729,7 +1799,7 @@ def multiverse_plot(systems, reference, *, measure=None, value="rank", ax=None):
     if measure is None:
         measure = frame["measure"].iloc[0]
     sub = one_option_at_a_time(frame[frame["measure"] == measure], reference)
-    kinds = ["reference", "ties", "queries", "rel", "cutoff"]
+    kinds = ["reference", "ties", "queries", "rel", "cutoff", "empty_target"]
     order = sorted(dict.fromkeys(sub["convention"]),
                    key=lambda c: kinds.index(c.split(" ")[0]))
     names = list(dict.fromkeys(sub["system"]))

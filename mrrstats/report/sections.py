@@ -10,7 +10,13 @@ r"""The report's sections for the newer statistics, computed once by :func:`make
   :func:`mrrstats.randomization_test`), when the queries come in
   clusters (CAsT turn ids ``<conversation>_<turn>``, or clusters given);
 * :func:`multiverse_result` -- the convention multiverse
-  (:func:`mrrstats.multiverse`) of the runs, when the report has run files.
+  (:func:`mrrstats.multiverse`) of the runs, when the report has run files;
+* :func:`estimation_frame` -- per measure and pair, the Hodges-Lehmann shift
+  with its interval, d_z and the probability of superiority with theirs and,
+  with a margin, the equivalence test (TOST) (:func:`mrrstats.hodges_lehmann`,
+  :func:`mrrstats.effect_size_intervals`, :func:`mrrstats.equivalence_test`);
+* :func:`mixed_frame` -- per measure and pair, the linear mixed model's
+  difference next to the two-way ANOVA's (:func:`mrrstats.mixed_vs_anova`).
 
 Each returns plain DataFrames that :func:`make_report` saves under
 ``results/`` and the notebook draws.
@@ -24,17 +30,20 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import multiverse
+from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
 from ..stats.leaderboard import rank_intervals
+from ..stats.mixed import mixed_vs_anova
 from ..stats.multiple import adjust_pvalues
 from ..stats.significance import bootstrap_ci, randomization_test
 
 __all__ = ["conversation_clusters", "cluster_labels", "leaderboard_frame", "clustered_frame",
-           "multiverse_result", "MULTIVERSE_OPTIONS"]
+           "multiverse_result", "MULTIVERSE_OPTIONS", "estimation_frame", "mixed_frame"]
 
 _TURN = re.compile(r"^(.+)_(\d+)$")
 #: What the report's multiverse varies (the CLI ``mrrstats multiverse`` varies cutoffs too).
 MULTIVERSE_OPTIONS = {"ties": ("trec_eval", "optimistic", "pessimistic", "expected"),
-                      "queries": ("both", "qrels"), "cutoffs": (None,), "test": "t"}
+                      "queries": ("both", "qrels"), "cutoffs": (None,),
+                   "empty_targets": ("neg", "pos", "skip"), "test": "t"}
 
 
 def conversation_clusters(queries):
@@ -172,6 +181,83 @@ def multiverse_result(qrels, runs, measures, *, alpha, correction):
     """
     opts = MULTIVERSE_OPTIONS
     mv = multiverse(qrels, runs, list(measures), ties=opts["ties"], queries=opts["queries"],
-                    cutoffs=opts["cutoffs"], test=opts["test"], correction=correction,
+                    cutoffs=opts["cutoffs"], empty_targets=opts["empty_targets"],
+                    test=opts["test"], correction=correction,
                     alpha=alpha)
     return mv
+
+
+def estimation_frame(scores, measures, pairs, *, confidence_level, n_resamples, margin, gen):
+    """How large is each difference, and is it negligible? One row per measure and pair.
+
+    For each measure and pair (in the order of ``pairs``): the mean
+    difference a - b; the Hodges-Lehmann shift with its Wilcoxon interval
+    (:func:`mrrstats.hodges_lehmann`, R's ``wilcox.test(conf.int = TRUE)``);
+    d_z with its noncentral-t interval and the probability of superiority
+    with its BCa bootstrap interval (:func:`mrrstats.effect_size_intervals`,
+    drawing from ``gen`` in this order); with ``margin``, the TOST of
+    ``-margin < mean(a - b) < margin`` by paired t tests
+    (:func:`mrrstats.equivalence_test`, statsmodels' ``ttost_paired``), whose
+    columns are NaN without one.
+    """
+    rows = []
+    for m in measures:
+        frame = scores[m].dropna()
+        for r in pairs[pairs["measure"] == m].itertuples(index=False):
+            a = frame[r.a].to_numpy(np.float64)
+            b = frame[r.b].to_numpy(np.float64)
+            row = {"measure": m, "a": r.a, "b": r.b, "diff": float(np.mean(a - b)),
+                   "n_queries": int(a.size)}
+            if np.any(a != b):
+                hl = hodges_lehmann(a, b, confidence_level=confidence_level)
+                row.update(hl_estimate=hl.estimate, hl_low=hl.low, hl_high=hl.high,
+                           hl_level=hl.confidence_level, hl_method=hl.method)
+            else:
+                row.update(hl_estimate=0.0, hl_low=np.nan, hl_high=np.nan,
+                           hl_level=np.nan, hl_method="none")
+            if np.std(a - b) > 0:
+                es = effect_size_intervals(a, b, confidence_level=confidence_level,
+                                           n_resamples=n_resamples, rng=gen)
+                row.update(d_z=es.d_z, d_z_low=es.d_z_interval.low,
+                           d_z_high=es.d_z_interval.high, prob_superiority=es.prob_superiority,
+                           ps_low=es.prob_superiority_interval.low,
+                           ps_high=es.prob_superiority_interval.high)
+            else:
+                row.update(d_z=np.nan, d_z_low=np.nan, d_z_high=np.nan,
+                           prob_superiority=np.nan, ps_low=np.nan, ps_high=np.nan)
+            if margin is not None:
+                eq = equivalence_test(a, b, margin=margin, test="t")
+                row.update(margin=float(margin), tost_pvalue=eq.pvalue,
+                           tost_pvalue_lower=eq.pvalue_lower,
+                           tost_pvalue_upper=eq.pvalue_upper)
+            else:
+                row.update(margin=np.nan, tost_pvalue=np.nan, tost_pvalue_lower=np.nan,
+                           tost_pvalue_upper=np.nan)
+            rows.append(row)
+    cols = ["measure", "a", "b", "diff", "hl_estimate", "hl_low", "hl_high", "hl_level",
+            "hl_method", "d_z", "d_z_low", "d_z_high", "prob_superiority", "ps_low",
+            "ps_high", "margin", "tost_pvalue", "tost_pvalue_lower", "tost_pvalue_upper",
+            "n_queries"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def mixed_frame(scores, measures, *, confidence_level):
+    """:func:`mrrstats.mixed_vs_anova` of every measure, one frame (queries missing for
+    some system dropped: the ANOVA needs a complete table).
+
+    Adds the columns ``measure`` and, from the ``attrs``, ``query_variance``,
+    ``residual_variance``, ``anova_residual_variance``, ``df_anova``,
+    ``n_queries`` and ``converged``.
+    """
+    parts = []
+    for m in measures:
+        f = mixed_vs_anova(scores[m], confidence_level=confidence_level, missing="drop")
+        at = f.attrs
+        f = f.copy()
+        f.attrs = {}
+        f.insert(0, "measure", m)
+        for k in ("query_variance", "residual_variance", "anova_residual_variance",
+                  "df_anova", "n_queries", "converged"):
+            f[k] = at[k]
+        parts.append(f)
+    return pd.concat(parts, ignore_index=True)

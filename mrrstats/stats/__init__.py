@@ -15,7 +15,7 @@ from .estimation import (
                        unpaired_ttest,
 )
 from .leaderboard import RankIntervals, compact_letter_display, rank_intervals
-from .mixed import MixedModelResult, mixed_model
+from .mixed import MixedModelResult, mixed_model, mixed_vs_anova
 from .multiple import (
                        PairwiseResult,
                        anova_tukey_hsd,
@@ -46,5 +46,5 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult", "UnpairedResult",
            "effect_size_intervals", "equivalence_test", "hodges_lehmann",
            "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
-           "MixedModelResult", "mixed_model",
+           "MixedModelResult", "mixed_model", "mixed_vs_anova",
            "RankIntervals", "compact_letter_display", "rank_intervals"]

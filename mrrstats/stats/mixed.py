@@ -23,8 +23,10 @@ from scipy import stats
 
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv
+from .multiple import anova_tukey_hsd
+from .significance import residual_variance
 
-__all__ = ["MixedModelResult", "mixed_model"]
+__all__ = ["MixedModelResult", "mixed_model", "mixed_vs_anova"]
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,84 @@ def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
     return MixedModelResult(effects, float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale), cl,
                             int(long["query"].nunique()), int(len(long)), bool(fit.converged),
                             table.measure, cov)
+
+
+def mixed_vs_anova(scores, *, measure=None, confidence_level=0.95, missing="raise"):
+    r"""Every pairwise difference by the mixed model and by the two-way ANOVA, side by side.
+
+    Parameters
+    ----------
+    scores : score table input
+        Queries x systems, as :func:`mixed_model` takes it. The ANOVA needs a
+        complete table: a query missing for some system raises (``missing=
+        "raise"``, the default) or is dropped (``"drop"``) from both fits.
+    measure : str, optional, keyword-only
+    confidence_level : float, keyword-only
+    missing : {"drop", "raise"}, keyword-only
+
+    Returns
+    -------
+    DataFrame
+        One row per pair (``a``, ``b`` in system order): ``difference``
+        (:math:`\hat\mu_a - \hat\mu_b` of the mixed model), ``se_mixed``,
+        ``low_mixed``, ``high_mixed``, ``pvalue_mixed`` (Wald z, from
+        :meth:`MixedModelResult.differences`), ``difference_anova`` (the
+        difference of the system means), ``se_anova`` :math:`=\sqrt{2 V_E /
+        n}`, ``low_anova``, ``high_anova`` (the t interval with
+        :math:`(n-1)(k-1)` degrees of freedom, not adjusted), ``pvalue_anova``
+        (its t test) and ``pvalue_tukey`` (Tukey's HSD,
+        :func:`mrrstats.anova_tukey_hsd`). ``attrs`` hold ``measure``,
+        ``query_variance``, ``residual_variance`` (the model's), ``anova_residual_variance``
+        (:math:`V_E`, :func:`mrrstats.residual_variance`), ``df_anova``,
+        ``n_queries``, ``converged`` and ``confidence_level``.
+
+    Notes
+    -----
+    See :func:`mixed_model` for when the two agree: on a complete table with
+    :math:`\hat\sigma_u^2 > 0` the differences and their standard errors
+    are equal (up to the REML optimiser's tolerance) and only the quantile
+    differs (normal against t).
+
+    Examples
+    --------
+    >>> import numpy as np, mrrstats
+    >>> rng = np.random.default_rng(0)
+    >>> table = rng.normal(0, 1, (30, 1)) + [0.0, 0.3, 0.5] + rng.normal(0, 0.5, (30, 3))
+    >>> f = mrrstats.mixed_vs_anova(table.T)
+    >>> print(np.allclose(f["se_mixed"], f["se_anova"], rtol=1e-3))
+    True
+    """
+    if missing not in ("drop", "raise"):
+        raise ValueError(f"`missing` must be 'drop' or 'raise', got {missing!r}")
+    cl = confidence_level_iv(confidence_level)
+    table = as_score_table(scores, measure=measure, missing=missing, min_systems=2,
+                           min_queries=2, name="scores")
+    frame = table.to_frame()
+    mm = mixed_model(frame, confidence_level=cl, missing="raise")
+    diffs = mm.differences()
+    hsd = anova_tukey_hsd(frame, confidence_level=cl).to_frame()
+    v_e = residual_variance(frame)
+    n, k = frame.shape
+    df = (n - 1) * (k - 1)
+    se_anova = math.sqrt(2.0 * v_e / n)
+    q = stats.t.isf((1 - cl) / 2, df)
+    hsd = hsd.set_index(["a", "b"])
+    rows = []
+    for r in diffs.itertuples(index=False):
+        h = hsd.loc[(r.system_a, r.system_b)]
+        d_anova = float(h["diff"])
+        rows.append({"a": r.system_a, "b": r.system_b, "difference": r.difference,
+                     "se_mixed": r.se, "low_mixed": r.low, "high_mixed": r.high,
+                     "pvalue_mixed": r.pvalue, "difference_anova": d_anova,
+                     "se_anova": se_anova, "low_anova": d_anova - q * se_anova,
+                     "high_anova": d_anova + q * se_anova,
+                     "pvalue_anova": float(h["pvalue"]),
+                     "pvalue_tukey": float(h["pvalue_adjusted"])})
+    out = pd.DataFrame(rows)
+    out.attrs.update(measure=table.measure, query_variance=mm.query_variance,
+                     residual_variance=mm.residual_variance, anova_residual_variance=v_e,
+                     df_anova=df, n_queries=n, converged=mm.converged, confidence_level=cl)
+    return out
 
 
 def _frame_keep(scores, measure, table):
