@@ -509,7 +509,11 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
         Score of each (query, document) row; higher is better. NumPy, or any
         array-API / DLPack array (torch in any float dtype including float16
         and bfloat16, ``requires_grad`` or not, on CPU or GPU; CuPy; JAX): it
-        is widened to float64 on its device, never rounded.
+        is widened to float64 on its device, never rounded. When ``preds``,
+        ``target`` and ``indexes`` are arrays of one such library on one
+        device (integer ``indexes``), they are checked and ranked there and
+        only small per-query results come back (:mod:`mrrstats.metrics.flat_xp`);
+        the values are the NumPy path's, bit for bit.
     target : array
         Grade of each row: bool or integer (``0``/``False``: judged
         non-relevant; graded targets feed nDCG).
