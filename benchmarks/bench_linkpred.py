@@ -18,13 +18,24 @@ best of ``--repeats``; the machine is shared, so read the ratios):
    workers 1, 2, all, against ``np.sum`` and torch CPU;
 4. ``--gpu``: the same two problems on a CUDA device (skipped without one):
    ``ranks_from_scores`` on the CUDA tensor against torch's own full-matrix
-   ranking on the device (the issue's anchor) and the host copy ``T.cpu()``.
+   ranking on the device (the issue's anchor) and the host copy ``T.cpu()``;
+5. ``evaluate_flat`` (torchmetrics' ``preds, target, indexes``) on a generated
+   flat input of ``--flat-queries`` x 1,000 rows (default 7,000 queries: 7M
+   rows), six measures: the NumPy path (a run and qrels built on the host)
+   against the array-API path run with torch CPU tensors and torchmetrics'
+   retrieval metrics on the same tensors; with ``--gpu``, the array-API path
+   on CUDA tensors against torchmetrics on the device (skipped without one).
+
+Section 2 also reports the kernel's scaling with workers (1, 2, all cores).
+``--sections 2,5`` runs only some sections and keeps the others' text from
+the previous results file.
 
 Peak extra memory is the growth of the process's peak resident set (``VmHWM``
 after resetting it through ``/proc/self/clear_refs``) and, for numpy code, also
 ``tracemalloc``'s peak. Writes ``benchmarks/results_linkpred.md``.
 
-Run: ``python benchmarks/bench_linkpred.py [--gpu] [--wd-rows 100] [--repeats 3]``
+Run: ``python benchmarks/bench_linkpred.py [--gpu] [--wd-rows 100] [--repeats 3]
+[--flat-queries 7000] [--sections 1,2,3,4,5]``
 (needs ~6 GB RAM; torch optional: a CPU build, or the ``gpu`` extra).
 """
 
@@ -34,6 +45,7 @@ import argparse
 import gc
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -45,7 +57,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mrrstats import ranks_from_negatives, ranks_from_scores  # noqa: E402
+from mrrstats import evaluate_flat, ranks_from_negatives, ranks_from_scores  # noqa: E402
 from mrrstats.baselines import linkpred as _lp  # noqa: E402
 
 N_QUERIES, N_CAND = 20_466, 14_541
@@ -229,6 +241,10 @@ def fb15k_cpu(S, idx, pairs, repeats, lines):
     if cores > 2:
         impls[f"mrrstats kernel, pairs, all {cores} workers"] = \
             lambda: ranks_from_scores(S, idx, exclude=pairs, workers=-1)
+    impls["mrrstats kernel, mask, 1 worker"] = \
+        lambda: ranks_from_scores(S, idx, exclude=mask, workers=1)
+    impls["mrrstats kernel, mask, 2 workers"] = \
+        lambda: ranks_from_scores(S, idx, exclude=mask, workers=2)
     impls["mrrstats kernel, mask, all workers"] = \
         lambda: ranks_from_scores(S, idx, exclude=mask)
     impls["previous numpy implementation, 1 worker"] = lambda: numpy_previous(S, idx, pairs, 1)
@@ -299,6 +315,23 @@ def fb15k_cpu(S, idx, pairs, repeats, lines):
                  "matrix is "
                  + (f"{best[torch_full[0]] / two:.1f}x" if torch_full else "n/a")
                  + " the kernel's time on 2 workers.\n")
+    lines.append(f"Scaling with workers (issue 12: 1, 2, all {cores} cores), from the rows "
+                 "above:\n")
+    lines.append("| filter | workers | time (s) | speed-up over 1 worker | x np.sum pass |")
+    lines.append("|---|---:|---:|---:|---:|")
+    all_pairs = f"mrrstats kernel, pairs, all {cores} workers" if cores > 2 else \
+        "mrrstats kernel, pairs, 2 workers"
+    for filt, rows in (("pairs", [("1", "mrrstats kernel, pairs, 1 worker"),
+                                  ("2", "mrrstats kernel, pairs, 2 workers"),
+                                  (f"all ({cores})", all_pairs)]),
+                       ("mask", [("1", "mrrstats kernel, mask, 1 worker"),
+                                 ("2", "mrrstats kernel, mask, 2 workers"),
+                                 (f"all ({cores})", "mrrstats kernel, mask, all workers")])):
+        base = best[rows[0][1]]
+        for w, n in rows:
+            lines.append(f"| {filt} | {w} | {best[n]:.4f} | {base / best[n]:.2f} | "
+                         f"{best[n] / ref_sum:.2f} |")
+    lines.append("")
     return best
 
 
@@ -414,6 +447,176 @@ def gpu_rows(S, idx, pairs, wd_rows_gpu, repeats, lines):
     lines.append("")
 
 
+# -- 5. evaluate_flat: the flat-tensor door ----------------------------------------
+
+FLAT_MEASURES = ["RR", "RR@10", "AP", "nDCG@10", "P@10", "R@100"]
+
+
+def flat_problem(n_queries, per=1000):
+    """``n_queries`` x ``per`` rows in random order (a shuffled evaluation batch):
+    distinct float32 scores (so that every tool ranks alike), 1% relevant rows graded
+    1-3 and at least one relevant row per query (so that no empty-target policy applies)."""
+    rng = np.random.default_rng(7)
+    n = n_queries * per
+    indexes = rng.permutation(np.repeat(np.arange(n_queries, dtype=np.int64), per))
+    preds = rng.permutation(n).astype(np.float32)  # exact integers below 2**24: distinct
+    target = (rng.random(n) < 0.01) * rng.integers(1, 4, n)
+    target[np.unique(indexes, return_index=True)[1]] = 1
+    return preds, target.astype(np.int64), indexes
+
+
+def _torchmetrics_peers(torch, tmr, binary, graded):
+    """torchmetrics' metrics for FLAT_MEASURES (AP without a cutoff: torchmetrics' AP@k
+    would divide by the relevant rows in the top k, trec_eval's by all of them)."""
+    return [("RR", tmr.RetrievalMRR(), binary),
+            ("RR@10", tmr.RetrievalMRR(top_k=10), binary),
+            ("AP", tmr.RetrievalMAP(), binary),
+            ("nDCG@10", tmr.RetrievalNormalizedDCG(top_k=10), graded),
+            ("P@10", tmr.RetrievalPrecision(top_k=10), binary),
+            ("R@100", tmr.RetrievalRecall(top_k=100), binary)]
+
+
+def flat_rows(n_queries, repeats, lines, gpu):
+    preds, target, indexes = flat_problem(n_queries)
+    n = preds.size
+    kw = dict(ties="trec_eval", empty_target="skip")  # distinct-score peers: one order
+    impls = {"mrrstats evaluate_flat, NumPy arrays (host path: run and qrels built)":
+             lambda: evaluate_flat(preds, target, indexes, FLAT_MEASURES, **kw)}
+    ref = impls[next(iter(impls))]()
+    agg = ref.aggregate()
+    torch_line, tm_peers, tm_times = None, [], {}
+    try:
+        import torch
+
+        tp, tt, ti = (torch.from_numpy(a) for a in (preds, target, indexes))
+        impls["mrrstats evaluate_flat, torch CPU tensors (array-API path)"] = \
+            lambda: evaluate_flat(tp, tt, ti, FLAT_MEASURES, **kw)
+        got = impls["mrrstats evaluate_flat, torch CPU tensors (array-API path)"]()
+        import pandas as pd
+
+        pd.testing.assert_frame_equal(got.values["run"], ref.values["run"], check_exact=True)
+        torch_line = f"torch {torch.__version__}, {torch.get_num_threads()} threads"
+        try:
+            import torchmetrics
+            import torchmetrics.retrieval as tmr
+
+            tm_peers = _torchmetrics_peers(torch, tmr, tt > 0, tt)
+            torch_line += f", torchmetrics {torchmetrics.__version__}"
+        except ImportError:
+            pass
+    except ImportError:
+        pass
+    best = timed(impls, repeats)
+    rss = {k: peak_rss_extra(f) for k, f in impls.items()}
+    tm_values = {}
+    for name, metric, target_t in tm_peers:  # slow: one timed run each
+        t0 = time.perf_counter()
+        tm_values[name] = float(metric(tp, target_t, indexes=ti))
+        tm_times[name] = time.perf_counter() - t0
+    host = best[next(iter(impls))]
+    lines.append(f"## 5. evaluate_flat: {n_queries:,} queries x 1,000 rows ({n / 1e6:.1f}M "
+                 "rows), six measures\n")
+    lines.append(f"Flat `preds` (float32), `target` (1% relevant, grades 1-3), `indexes` "
+                 f"(int64, rows shuffled); measures {', '.join(FLAT_MEASURES)}; "
+                 f"{torch_line or 'torch not installed'}. Best of {repeats} for mrrstats; "
+                 "torchmetrics (one metric object per measure, as its users call it) once.\n")
+    lines.append("| implementation | time (s) | x NumPy path | rows per second (M) "
+                 "| peak extra RSS (MB) |")
+    lines.append("|---|---:|---:|---:|---:|")
+    for k, t in best.items():
+        lines.append(f"| {k} | {t:.3f} | {t / host:.2f} | {n / t / 1e6:.2f} | "
+                     f"{max(rss[k], 0.0) / 1e6:.0f} |")
+    if tm_times:
+        total = sum(tm_times.values())
+        lines.append(f"| torchmetrics, the six metrics on torch CPU tensors | {total:.3f} | "
+                     f"{total / host:.2f} | {n / total / 1e6:.2f} | - |")
+    lines.append("")
+    if tm_values:
+        lines.append("Same means as torchmetrics (mrrstats, torchmetrics; per-measure time of "
+                     "torchmetrics):\n")
+        lines.append("| measure | mrrstats | torchmetrics | torchmetrics time (s) |")
+        lines.append("|---|---:|---:|---:|")
+        for name, v in tm_values.items():
+            ours = float(agg.loc["run", name])
+            assert abs(ours - v) <= 1e-5 * max(1.0, abs(v)), (name, ours, v)
+            lines.append(f"| {name} | {ours:.6f} | {v:.6f} | {tm_times[name]:.2f} |")
+        lines.append("")
+    if not gpu:
+        lines.append("GPU rows: not run (`--gpu` not given).\n")
+        return
+    try:
+        import torch
+    except ImportError:
+        lines.append("GPU rows: torch is not installed, skipped.\n")
+        return
+    if not torch.cuda.is_available():
+        lines.append("GPU rows: no CUDA device, skipped.\n")
+        return
+    dev = torch.device("cuda")
+
+    def sync(f):
+        def g():
+            out = f()
+            torch.cuda.synchronize()
+            return out
+        return g
+
+    dp, dt, di = (torch.from_numpy(a).to(dev) for a in (preds, target, indexes))
+    got = evaluate_flat(dp, dt, di, FLAT_MEASURES, **kw)
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(got.values["run"], ref.values["run"], check_exact=True)
+    g_impls = {"mrrstats evaluate_flat, CUDA tensors (array-API path)":
+               sync(lambda: evaluate_flat(dp, dt, di, FLAT_MEASURES, **kw)),
+               "host copy of preds, target, indexes (.cpu())":
+               sync(lambda: (dp.cpu(), dt.cpu(), di.cpu()))}
+    if tm_peers:
+        import torchmetrics.retrieval as tmr
+
+        peers = _torchmetrics_peers(torch, tmr, dt > 0, dt)
+        g_impls["torchmetrics, the six metrics on the CUDA tensors"] = sync(
+            lambda: [m.to(dev)(dp, t, indexes=di) for _, m, t in peers])
+    g_best = timed(g_impls, repeats)
+    lines.append(f"GPU rows ({torch.cuda.get_device_name(dev)}), best of {repeats}:\n")
+    lines.append("| implementation | time (s) | x NumPy path (CPU, above) |")
+    lines.append("|---|---:|---:|")
+    for k, t in g_best.items():
+        lines.append(f"| {k} | {t:.4f} | {t / host:.3f} |")
+    lines.append("")
+
+
+def _previous_sections(path: Path) -> dict:
+    """``{number: text}`` of the sections of a previous results file."""
+    if not path.exists():
+        return {}
+    parts = re.split(r"(?m)^(?=## \d+\.)", path.read_text())
+    keep = {}
+    for p in parts:
+        head = re.match(r"## (\d+)\.", p)
+        if head:
+            p = re.sub(r"(?m)^\(section \d+ kept from the previous run\)\n?", "", p)
+            keep[head.group(1)] = p.rstrip("\n") + "\n"
+    return keep
+
+
+def compile_section() -> list:
+    (cold_imp, cold_first, cold_again), (warm_imp, warm_first, warm_again) = compile_cost()
+    lines = ["## 1. First-call cost of the compiled kernel\n"]
+    lines.append("A fresh process with an empty numba cache (`NUMBA_CACHE_DIR`), then a "
+                 "second fresh process with the cache it wrote; a 3 x 4 float32 problem "
+                 "with one filtered pair.\n")
+    lines.append("| process | import mrrstats (s) | first call (s) | second call (s) |")
+    lines.append("|---|---:|---:|---:|")
+    lines.append(f"| cold (compiles, writes the cache) | {cold_imp:.2f} | {cold_first:.2f} | "
+                 f"{cold_again:.5f} |")
+    lines.append(f"| warm (loads the cache) | {warm_imp:.2f} | {warm_first:.2f} | "
+                 f"{warm_again:.5f} |")
+    lines.append("")
+    lines.append("Each score dtype compiles once per machine (and again for non-contiguous "
+                 "inputs); importing mrrstats never imports numba, the first rank call does.\n")
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gpu", action="store_true", help="also run the GPU rows (CUDA)")
@@ -421,8 +624,15 @@ def main(argv=None) -> int:
                     help="rows of the Wikidata5M-sized chunk on the CPU (default 100)")
     ap.add_argument("--wd-rows-gpu", type=int, default=500)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--flat-queries", type=int, default=7000,
+                    help="queries of 1,000 rows each in section 5 (default 7,000: 7M rows)")
+    ap.add_argument("--sections", default="1,2,3,4,5",
+                    help="sections to run (the others keep the previous results' text)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
+    run = set(args.sections.split(","))
+    previous = _previous_sections(args.out)
+    sections = {}
 
     lines = ["# Filtered link-prediction ranks (issues 3 and 12)\n"]
     torch_version = None
@@ -440,35 +650,37 @@ def main(argv=None) -> int:
                  + f"; load average at start {os.getloadavg()[0]:.2f} (shared machine). "
                  "Ratios are from this one run.\n")
 
-    print("compile cost ...", flush=True)
-    (cold_imp, cold_first, cold_again), (warm_imp, warm_first, warm_again) = compile_cost()
-    lines.append("## 1. First-call cost of the compiled kernel\n")
-    lines.append("A fresh process with an empty numba cache (`NUMBA_CACHE_DIR`), then a "
-                 "second fresh process with the cache it wrote; a 3 x 4 float32 problem "
-                 "with one filtered pair.\n")
-    lines.append("| process | import mrrstats (s) | first call (s) | second call (s) |")
-    lines.append("|---|---:|---:|---:|")
-    lines.append(f"| cold (compiles, writes the cache) | {cold_imp:.2f} | {cold_first:.2f} | "
-                 f"{cold_again:.5f} |")
-    lines.append(f"| warm (loads the cache) | {warm_imp:.2f} | {warm_first:.2f} | "
-                 f"{warm_again:.5f} |")
-    lines.append("")
-    lines.append("Each score dtype compiles once per machine (and again for non-contiguous "
-                 "inputs); importing mrrstats never imports numba, the first rank call does.\n")
-
-    print(f"building {N_QUERIES} x {N_CAND} float32 matrix ...", flush=True)
-    S, idx, pairs = fb15k_problem()
-    fb15k_cpu(S, idx, pairs, args.repeats, lines)
-    gpu_lines = ["## 4. GPU\n\nNot run (`--gpu` not given).\n"]
-    if args.gpu:
-        print("GPU rows ...", flush=True)
-        gpu_lines = []
-        gpu_rows(S, idx, pairs, args.wd_rows_gpu, args.repeats, gpu_lines)
-    del S
-    gc.collect()
-    print(f"Wikidata5M-sized chunk, {args.wd_rows} rows ...", flush=True)
-    wd_cpu(args.wd_rows, args.repeats, lines)
-    lines.extend(gpu_lines)
+    if "1" in run:
+        print("compile cost ...", flush=True)
+        sections["1"] = compile_section()
+    if run & {"2", "4"}:
+        print(f"building {N_QUERIES} x {N_CAND} float32 matrix ...", flush=True)
+        S, idx, pairs = fb15k_problem()
+        if "2" in run:
+            sections["2"] = []
+            fb15k_cpu(S, idx, pairs, args.repeats, sections["2"])
+        if "4" in run:
+            sections["4"] = ["## 4. GPU\n\nNot run (`--gpu` not given).\n"]
+            if args.gpu:
+                print("GPU rows ...", flush=True)
+                sections["4"] = []
+                gpu_rows(S, idx, pairs, args.wd_rows_gpu, args.repeats, sections["4"])
+        del S
+        gc.collect()
+    if "3" in run:
+        print(f"Wikidata5M-sized chunk, {args.wd_rows} rows ...", flush=True)
+        sections["3"] = []
+        wd_cpu(args.wd_rows, args.repeats, sections["3"])
+    if "5" in run:
+        print(f"evaluate_flat, {args.flat_queries} x 1,000 rows ...", flush=True)
+        sections["5"] = []
+        flat_rows(args.flat_queries, args.repeats, sections["5"], args.gpu)
+    for key in sorted(set(sections) | set(previous)):
+        if key in sections:
+            lines.extend(sections[key])
+        else:
+            lines.append(previous[key].rstrip("\n") + "\n")
+            lines.append(f"(section {key} kept from the previous run)\n")
     text = "\n".join(lines) + "\n"
     print(text)
     args.out.write_text(text)

@@ -113,3 +113,47 @@ def test_bad_arguments():
         ranks_from_scorer(lambda q, c: np.zeros((1, 1)), [0], [0], n_candidates=3, chunk=2)
     with pytest.raises(ValueError, match="chunk"):
         ranks_from_scorer(f, [0], [0], n_candidates=2, chunk=0)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_default_chunk_is_sized_from_the_free_memory(lib, monkeypatch):
+    """chunk=None: candidates per call such that batch x chunk scores and their
+    temporaries (devices.BYTES_PER_SCORE each) take half of the free memory where the
+    scores live (faked here), then the same ranks."""
+    from mrrstats import devices
+
+    g = kg_graph("kinship")
+    full, _ = tie_scorer(g)
+    hr, tails = g.test[:, :2], g.test[:, 2]
+    S = full(hr)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        St = torch.as_tensor(S)
+
+        def table(q, c):
+            return St[torch.as_tensor(q)][:, torch.as_tensor(c)]
+    else:
+        def table(q, c):
+            return S[q][:, c]
+    widths, seen = [], []
+
+    def score_fn(q, c):
+        widths.append(len(c))
+        out = table(q, c)
+        seen.append(type(out))
+        return out
+
+    batch, fit = 16, 9  # room for 16 x 9 scores in half the (fake) free memory
+    free = 2 * devices.BYTES_PER_SCORE * batch * fit + devices.BYTES_PER_SCORE
+    monkeypatch.setattr(devices, "free_bytes", lambda a: free)
+    got = ranks_from_scorer(score_fn, np.arange(len(tails)), tails, n_candidates=g.n_entities,
+                            batch=batch)
+    assert_same_ranks(got, ranks_from_scores(S, tails))
+    assert widths[0] == 1  # the call that tells where the scores live
+    assert max(widths[1:]) == fit and min(widths[1:]) >= g.n_entities % fit
+    assert all(t is seen[0] for t in seen)
+    # fewer queries than a batch: the rows of a call are the queries
+    widths.clear()
+    ranks_from_scorer(score_fn, np.arange(4), tails[:4], n_candidates=g.n_entities,
+                      batch=batch)
+    assert max(widths[1:]) == min(g.n_entities, free // 2 // (4 * devices.BYTES_PER_SCORE))

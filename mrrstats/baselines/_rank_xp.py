@@ -3,84 +3,27 @@
 When the scores are an array-API array that NumPy cannot read in place (a
 CUDA torch tensor, a CuPy array, an ``array_api_strict`` array), the
 comparisons and counts run where the scores are, in chunks of rows sized from
-the free memory of the device; the scores are never copied to the host, only
-per-row counts (and the values at the few filtered pairs) come back.
+the free memory of the device (:func:`mrrstats.devices.rows_per_chunk`); the
+scores are never copied to the host, only per-row counts (and the values at the
+few filtered pairs) come back.
 
 The counts are integers, so the ranks equal the NumPy path's exactly.
 """
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-__all__ = ["array_namespace_or_none", "to_numpy", "numpy_dtype", "rows_per_chunk",
+from ..devices import array_namespace_or_none, free_bytes, rows_per_chunk, to_numpy
+
+__all__ = ["array_namespace_or_none", "to_numpy", "numpy_dtype", "free_bytes", "rows_per_chunk",
            "true_scores_xp", "rank_counts_xp", "first_bad_column"]
-
-#: temporaries per score in a chunk (comparison masks, reductions): a safe upper bound
-_BYTES_PER_SCORE = 16
-_HOST_BUDGET = 1 << 30  # at most 1 GiB of temporaries on the host
-
-
-def array_namespace_or_none(a):
-    """The namespace of a non-NumPy array-API array, or None (NumPy, lists, memmaps...)."""
-    if isinstance(a, (np.ndarray, np.generic, list, tuple)):
-        return None
-    try:
-        from array_api_compat import array_namespace, is_array_api_obj, is_numpy_array
-    except ImportError:  # the compat layer is absent: numpy.asarray reads what it can
-        return None
-    if is_numpy_array(a) or not is_array_api_obj(a):
-        return None
-    return array_namespace(a)
-
-
-def to_numpy(x) -> np.ndarray:
-    """A small device array (counts, a few values) as a NumPy array on the host."""
-    if isinstance(x, np.ndarray):
-        return x
-    from array_api_compat import is_cupy_array, is_torch_array
-
-    if is_torch_array(x):
-        return x.detach().cpu().numpy()
-    if is_cupy_array(x):
-        return x.get()
-    try:
-        return np.asarray(x)
-    except (TypeError, ValueError, RuntimeError):
-        return np.from_dlpack(x)
 
 
 def numpy_dtype(xp_dtype) -> np.dtype:
     """NumPy's dtype of the same name (``torch.float32`` -> ``float32``)."""
     name = str(xp_dtype).rsplit(".", 1)[-1].rstrip("'>")
     return np.dtype(name)
-
-
-def free_bytes(S) -> int:
-    """Free memory where ``S`` lives: the CUDA device's, else the host's available memory."""
-    from array_api_compat import device, is_cupy_array, is_torch_array
-
-    dev = device(S)
-    if is_torch_array(S) and getattr(dev, "type", "cpu") == "cuda":
-        import torch
-
-        return int(torch.cuda.mem_get_info(dev)[0])
-    if is_cupy_array(S):
-        import cupy
-
-        return int(cupy.cuda.runtime.memGetInfo()[0])
-    try:
-        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        avail = _HOST_BUDGET
-    return int(min(avail, _HOST_BUDGET))
-
-
-def rows_per_chunk(S, n: int, m: int) -> int:
-    """Rows per chunk so that the chunk's temporaries use at most half the free memory."""
-    return int(max(1, min(n, free_bytes(S) // 2 // max(1, m * _BYTES_PER_SCORE))))
 
 
 def _on(xp, S, a):

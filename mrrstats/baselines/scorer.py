@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..devices import rows_per_chunk
 from ..validation import int_iv
 from .linkpred import LinkPredictionRanks
 
@@ -51,7 +52,7 @@ def _filter_iv(filter, n: int, m: int):
 
 
 def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filter=None,
-                      nonfinite: str = "raise", chunk: int = 65536,
+                      nonfinite: str = "raise", chunk: int | None = None,
                       batch: int = 256) -> LinkPredictionRanks:
     r"""Rank of the true candidate, scoring a chunk of candidates at a time.
 
@@ -83,8 +84,11 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
         matrix; the true candidate is never removed from its own row.
     nonfinite : {"raise", "exclude"}, keyword-only
         NaN and -inf scores raise (default) or are removed like filtered ones.
-    chunk : int, keyword-only
-        Candidates scored per call (default 65,536).
+    chunk : int, optional, keyword-only
+        Candidates scored per call. Default: sized from the free memory where
+        the scores live (a CUDA device's, or the host's, at most 1 GiB there),
+        so that ``batch x chunk`` scores and their temporaries take at most
+        half of it; one extra call on a single candidate tells where that is.
     batch : int, keyword-only
         Queries scored per call (default 256).
 
@@ -118,7 +122,8 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
     if not callable(score_fn):
         raise TypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
     m = int_iv(n_candidates, "n_candidates", minimum=1)
-    chunk = int_iv(chunk, "chunk", minimum=1)
+    if chunk is not None:
+        chunk = int_iv(chunk, "chunk", minimum=1)
     batch = int_iv(batch, "batch", minimum=1)
     if nonfinite not in ("raise", "exclude"):
         raise ValueError(f"`nonfinite` must be 'raise' or 'exclude', got {nonfinite!r}")
@@ -132,6 +137,8 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
         raise ValueError(f"`true_index` must lie in 0 .. {m - 1}")
     idx = idx.astype(np.int64)
     fr, fc = _filter_iv(filter, n, m)
+    if chunk is None:
+        chunk = _chunk_from_free_memory(score_fn, queries, n, m, batch)
     row_bounds = np.searchsorted(fr, np.arange(0, n + batch, batch))
     gt = np.zeros(n, np.int64)
     lt = np.zeros(n, np.int64)
@@ -183,6 +190,16 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
             lt[s:e] += lo
     N = m - removed
     return LinkPredictionRanks(1.0 + gt, (N - lt).astype(np.float64), N)
+
+
+def _chunk_from_free_memory(score_fn, queries, n: int, m: int, batch: int) -> int:
+    """Candidates per call: ``min(batch, n)`` rows of them fit in half the free memory
+    where ``score_fn`` puts its scores (asked with one call on one candidate)."""
+    if n == 0:
+        return m
+    k = min(batch, n)
+    probe = score_fn(queries[0:k], np.arange(1, dtype=np.int64))
+    return rows_per_chunk(probe, m, k)
 
 
 def _as(C, a: np.ndarray):

@@ -39,6 +39,7 @@ from ..io.trec import Qrels, Run, read_qrels, read_run
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..scale.engines import evaluate_groups  # dask/duckdb are optional
+from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import score_ranked_run
 from .measures import parse_measures
 
@@ -485,6 +486,12 @@ def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
             qrels, name, src, per_q, run_ids, depth, info, measures, rel=rel, queries=queries,
             empty_target=empty_target)
         stats.append(st)
+    return _evaluation(measures, names, values, counts, stats, ties=ties, rel=rel,
+                       queries=queries, max_depth=max_depth, empty_target=empty_target)
+
+
+def _evaluation(measures, names, values, counts, stats, *, ties, rel, queries, max_depth,
+                empty_target) -> Evaluation:
     settings = {"ties": ties, "rel": rel, "queries": queries, "max_depth": max_depth,
                 "empty_target": empty_target}
     return Evaluation(measures=measures, runs=tuple(names), values=values, counts=counts,
@@ -502,7 +509,11 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
         Score of each (query, document) row; higher is better. NumPy, or any
         array-API / DLPack array (torch in any float dtype including float16
         and bfloat16, ``requires_grad`` or not, on CPU or GPU; CuPy; JAX): it
-        is widened to float64 on its device, never rounded.
+        is widened to float64 on its device, never rounded. When ``preds``,
+        ``target`` and ``indexes`` are arrays of one such library on one
+        device (integer ``indexes``), they are checked and ranked there and
+        only small per-query results come back (:mod:`mrrstats.metrics.flat_xp`);
+        the values are the NumPy path's, bit for bit.
     target : array
         Grade of each row: bool or integer (``0``/``False``: judged
         non-relevant; graded targets feed nDCG).
@@ -548,6 +559,17 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
     if not isinstance(name, str):
         raise TypeError(f"`name` must be a str, got {type(name).__name__}")
     with no_hugepage_madvise():
+        xp = flat_namespace(preds, target, indexes)
+        if xp is not None:  # torch, CuPy, ... arrays: ranked where they are (metrics.flat_xp)
+            per_q, run_ids, depth, info, judged = evaluate_group_flat(
+                xp, preds, target, indexes, measures=measures, ties=ties, rel=rel,
+                max_depth=max_depth)
+            values, counts, st = _finish_run("<target>", name, "<preds>", per_q, run_ids, depth,
+                                             info, measures, rel=rel, queries="both",
+                                             empty_target=empty_target, judged=judged)
+            return _evaluation(measures, [name], {name: values}, {name: counts}, [st],
+                               ties=ties, rel=rel, queries="both", max_depth=max_depth,
+                               empty_target=empty_target)
         qrels, run = flat_to_qrels_run(preds, target, indexes, name=name)
         return _evaluate(qrels, {name: run}, measures, ties, rel, "both", max_depth,
                          empty_target)
@@ -568,9 +590,14 @@ def _warn_equal_scores(run: Run, ties: str) -> None:
 
 
 def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, rel, queries,
-                empty_target):
-    """Apply the query policies (``queries``, ``empty_target``) to one run's values."""
-    judged_all = judged_from_qrels(qrels)
+                empty_target, judged=None):
+    """Apply the query policies (``queries``, ``empty_target``) to one run's values.
+
+    ``judged`` (the flat door on a device) stands for ``judged_from_qrels(qrels)``;
+    ``qrels`` is then only the qrels' source name.
+    """
+    judged_all = judged_from_qrels(qrels) if judged is None else judged
+    qrels_source = qrels if judged is not None else qrels.source
     qrels_ids = judged_all.query_ids.astype(str)
     num_rel_all = judged_all.num_rel(rel)
     judged_mask = np.isin(run_ids, qrels_ids)
@@ -579,7 +606,7 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
     if not judged_mask.any() and queries == "both":
         raise InputError(
             f"run {name!r} ({source}) has no query in common with the qrels "
-            f"({qrels.source}): run queries {_few(run_ids)}, qrels queries "
+            f"({qrels_source}): run queries {_few(run_ids)}, qrels queries "
             f"{_few(qrels_ids)} (pass queries='qrels' to score every qrels query 0)")
     per_q = per_q.loc[judged_mask]
     depth = depth[judged_mask]
@@ -600,7 +627,7 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
             raise InputError(
                 f"run {name!r}: {int(empty.sum())} queries have no relevant document "
                 f"(grade >= {rel}): {_few(evaluated[empty])} (pass empty_target='neg', 'pos' "
-                "or 'skip')", source=qrels.source)
+                "or 'skip')", source=qrels_source)
         if empty_target == "pos":
             per_q = per_q.copy()
             per_q.loc[empty, :] = 1.0
