@@ -43,7 +43,13 @@ def _torch(a):
     return torch.as_tensor(np.asarray(a))
 
 
-LIBS = {"torch": _torch, "array_api_strict": _strict}
+LIBS = {"torch": _torch, "array_api_strict": _strict, "numpy": np.asarray}
+
+
+def _host(preds, target, idx, *args, **kw):
+    """The host door (lists: row numbers become string ids, then evaluate), the reference."""
+    return mrrstats.evaluate_flat(np.asarray(preds).tolist(), np.asarray(target).tolist(),
+                                  np.asarray(idx).tolist(), *args, **kw)
 
 
 def assert_same_evaluation(got, want):
@@ -79,7 +85,7 @@ def test_device_path_equals_host_path(data, ties, max_depth, rel, empty_target, 
     preds, target, idx = data
     measures = _measures(ties, max_depth)
     kw = dict(ties=ties, max_depth=max_depth, rel=rel, empty_target=empty_target)
-    want = mrrstats.evaluate_flat(preds, target, idx, measures, **kw)
+    want = _host(preds, target, idx, measures, **kw)
     to = LIBS[lib]
     got = mrrstats.evaluate_flat(to(preds), to(target), to(idx), measures, **kw)
     assert_same_evaluation(got, want)
@@ -92,7 +98,7 @@ def test_device_path_equals_host_path(data, ties, max_depth, rel, empty_target, 
 def test_chunks_of_whole_queries_give_the_same_numbers(data, rows, ties, monkeypatch_free):
     preds, target, idx = data
     monkeypatch_free(rows)
-    want = mrrstats.evaluate_flat(preds, target, idx, MEASURES, ties=ties, empty_target="neg")
+    want = _host(preds, target, idx, MEASURES, ties=ties, empty_target="neg")
     got = mrrstats.evaluate_flat(_torch(preds), _torch(target), _torch(idx), MEASURES,
                                  ties=ties, empty_target="neg")
     assert_same_evaluation(got, want)
@@ -138,7 +144,7 @@ def test_only_small_results_come_back(monkeypatch):
     idx = np.repeat(np.arange(n_q), per)
     preds = rng.normal(size=idx.size)
     target = (rng.random(idx.size) < 0.01).astype(np.int64)
-    want = mrrstats.evaluate_flat(preds, target, idx, MEASURES, empty_target="neg")
+    want = _host(preds, target, idx, MEASURES, empty_target="neg")
     sizes = []
     real = flat_xp.to_numpy
 
@@ -183,7 +189,7 @@ def test_dtypes_and_requires_grad():
         exact = t.detach().to(torch.float64).numpy()
         for tt in (torch.as_tensor(target), torch.as_tensor(target > 0),
                    torch.as_tensor(target).to(torch.float32)):
-            want = mrrstats.evaluate_flat(exact, tt.numpy(), idx, MEASURES, ties="expected")
+            want = _host(exact, tt.numpy(), idx, MEASURES, ties="expected")
             got = mrrstats.evaluate_flat(t, tt, torch.as_tensor(idx).to(torch.int32), MEASURES,
                                          ties="expected")
             assert_same_evaluation(got, want)
@@ -191,7 +197,10 @@ def test_dtypes_and_requires_grad():
 
 def test_which_inputs_take_the_device_path():
     p, t, i = np.array([0.5, 0.2]), np.array([1, 0]), np.array([0, 0])
-    assert flat_xp.flat_namespace(p, t, i) is None  # NumPy: the host path
+    assert flat_xp.flat_namespace(p, t, i) is not None  # NumPy: the same path, numpy
+    assert flat_xp.flat_namespace(p.tolist(), t, i) is None  # lists: the host door
+    assert flat_xp.flat_namespace(p, t, i.astype(float)) is None  # float query ids
+    assert flat_xp.flat_namespace(p.astype(str), t, i) is None
     assert flat_xp.flat_namespace(_torch(p), t, i) is None  # mixed libraries
     assert flat_xp.flat_namespace(_torch(p), _torch(t), _torch(i).double()) is None
     assert flat_xp.flat_namespace(_torch(p), _torch(t), _torch(i).bool()) is None
@@ -229,7 +238,7 @@ def test_errors_are_the_host_paths(case):
     arrays = {k: np.asarray(case.pop(k), dtype=np.int64 if k == "indexes" else None)
               for k in ("preds", "target", "indexes")}
     measures = case.pop("measures", "RR")
-    want = _message(lambda: mrrstats.evaluate_flat(*arrays.values(), measures, **case))
+    want = _message(lambda: _host(*arrays.values(), measures, **case))
     assert want is not None
     for to in LIBS.values():
         dev = [to(a) for a in arrays.values()]
@@ -288,7 +297,7 @@ def test_cuda_equals_host():  # pragma: no cover - needs a GPU
     preds = np.round(rng.normal(size=idx.size), 2)  # ties
     target = rng.integers(0, 3, idx.size) * (rng.random(idx.size) < 0.05)
     for ties in ("trec_eval", "optimistic", "pessimistic", "expected"):
-        want = mrrstats.evaluate_flat(preds, target, idx, MEASURES, ties=ties)
+        want = _host(preds, target, idx, MEASURES, ties=ties)
         dev = [torch.as_tensor(a, device="cuda") for a in (preds, target, idx)]
         got = mrrstats.evaluate_flat(*dev, MEASURES, ties=ties)
         assert_same_evaluation(got, want)
