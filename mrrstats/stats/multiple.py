@@ -43,6 +43,7 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
+from .counter import stream_key as _stream_key
 from .manyone import dunnett_critical_value, dunnett_sf
 from .registry import (
     CORRECTIONS,
@@ -371,17 +372,18 @@ def _signflip_end_points(D, S, tol, alternative, total, exact, batch, replay, we
     """End points (total, P) of the shifts each sign vector counts as extreme."""
     P, n = D.shape
     N = n if weights is None else float(np.sum(weights))
-    gen = None
-    if not exact:
+    key = None
+    if not exact:  # the test's key: drawn again from the Generator's state before the test
         cls, state = replay
         gen = np.random.Generator(cls())
         gen.bit_generator.state = state
+        key = _stream_key(gen)
     lo_pts = np.empty((total, P))
     hi_pts = np.empty((total, P))
     pos = 0
     for start in range(0, total, batch):
         r = min(batch, total - start)
-        bits = _enumerated_rows(start, r, n) if exact else _signflip_rows(gen, r, n)
+        bits = _enumerated_rows(start, r, n) if exact else _signflip_rows(key, start, r, n)
         bf = bits.astype(np.float64)
         n_plus = (bf.sum(axis=1) if weights is None else bf @ weights)[:, None]
         s_plus = bf @ D.T  # (r, P)

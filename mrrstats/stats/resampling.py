@@ -7,9 +7,18 @@ leading underscore are public within the package: other modules of
 
 Two guarantees hold for every function here:
 
-* **Stream order.** Random numbers are drawn resample by resample (row by row of
-  the resampling matrix), so the same seed gives the same resamples whatever the
-  ``batch`` size.
+* **Counter-based stream.** Sign flips and bootstrap draws come from the
+  counter-based Threefry stream of :mod:`mrrstats.stats.counter`: the user's
+  Generator is read once per call (one 64-bit key), and the bits of resample
+  ``r`` and query ``i`` are a function of ``(key, r, i)`` alone. The same seed
+  therefore gives the same resamples whatever the ``batch`` size, the number
+  of ``workers`` (the numba kernels run in parallel over resamples), the
+  array library and device (:func:`signflip_counts_xp`,
+  :func:`bootstrap_sums_xp` run on torch / CuPy / array-API arrays where they
+  live), or the blocks of queries (:func:`signflip_counts_blocked`,
+  :func:`poisson_sums_blocked`). The within-query permutations (randomised
+  Tukey HSD, Westfall-Young) and the label permutations of the unpaired tests
+  still draw from the numpy Generator, row by row in a fixed order.
 * **Exact arithmetic where order could matter.** BLAS may sum a matrix product
   in any order (depending on the shape and the number of threads). The sign-flip
   counts decide every comparison the float32 error bound cannot decide in
@@ -19,7 +28,7 @@ Two guarantees hold for every function here:
   every number of BLAS threads.
 
 Sign flips
-    :func:`signflip_rows` (random bits), :func:`enumerated_rows` (all
+    :func:`signflip_rows` (random bits of the counter stream), :func:`enumerated_rows` (all
     :math:`2^n` patterns), :func:`signflip_counts` (the counting engine shared
     by many pairs), :func:`signflip_null` (the null distribution of one pair),
     :func:`signflip_pvalues_per_row` (independent sign vectors per row).
@@ -50,6 +59,8 @@ from itertools import combinations
 import numpy as np
 
 from ..progress import resampling_ticker
+from . import counter
+from .counter import as_key
 
 __all__ = [
     "EXACT_BUDGET",
@@ -138,17 +149,14 @@ def use_exact(n, n_pairs, n_resamples, exact):
 # --------------------------------------------------------------------------
 # sign flips
 # --------------------------------------------------------------------------
-def signflip_rows(gen, r, n):
-    """``r`` rows of ``n`` fair random bits (uint8), drawn in a fixed order.
+def signflip_rows(key, start, r, n, *, workers=-1):
+    """Rows ``start .. start + r - 1`` of ``n`` fair random bits (uint8) of the stream ``key``.
 
-    Bit ``i`` of a row is 1 when query ``i`` keeps its sign. Each row consumes
-    exactly ``ceil(n / 64)`` raw 64-bit outputs of the bit generator, so
-    splitting the rows into batches never changes them.
+    Bit ``i`` of a row is 1 when query ``i`` keeps its sign; it is bit
+    ``i % 64`` of the Threefry output for counter ``(row, i // 64)`` (see
+    :mod:`mrrstats.stats.counter`), so batches and workers never change it.
     """
-    words = (n + 63) // 64
-    raw = gen.bit_generator.random_raw(r * words).reshape(r, words)
-    raw = raw.astype("<u8", copy=False)
-    return np.unpackbits(raw.view(np.uint8), axis=1, bitorder="little", count=n)
+    return counter.signflip_bits(key, start, r, n, workers=workers)
 
 
 def enumerated_rows(start, r, n):
@@ -157,31 +165,14 @@ def enumerated_rows(start, r, n):
     return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
 
 
-def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
-                          weights=None):
-    r"""Count sign-flip resamples at least as extreme as the observed mean difference.
+def _signflip_setup(D, alternative):
+    """Host-side constants of the sign-flip count: ``S, thresh, margin, hi, lo``.
 
-    ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
-    pairs share the same sign matrix. Returns ``(counts, total, exact)``, and
-    with ``keep=True`` (one pair only) also ``(sums, n_kept)``: the resampled
-    sums :math:`2\sum_i \beta_i d_i - S` in draw order (float64, exact in any
-    summation order, see :func:`signflip_null`) and the number of kept signs
-    :math:`\sum_i \beta_i` of each resample (int32), or with integer
-    ``weights`` (the sizes of clusters whose totals are the columns of ``D``)
-    the kept weight :math:`\sum_i \beta_i w_i` (int64).
-
-    For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
-    :math:`2\beta_i - 1`) the resampled sum is :math:`2\sum_i \beta_i d_i - S`
-    with :math:`S = \sum_i d_i`. The products :math:`\beta D^T` run in float32
-    BLAS; the float32 error is bounded (Higham's :math:`\gamma_n`) and every
-    comparison that the bound cannot decide is recomputed in float64, so the
-    counts are those of the float64 computation whatever the BLAS or thread
-    count. Resampled statistics within ``tol`` of the observed one count as ties
-    (at least as extreme), ``tol = 100 eps |T| + 4 n eps sum|d|``.
+    ``thresh``: resampled statistics at least this large count (the observed
+    one less the tie tolerance); ``margin``: the float32 error bound (plus
+    twice the tolerance) below which a float32 comparison is recomputed.
     """
     P, n = D.shape
-    if keep and P != 1:
-        raise ValueError("keep=True stores the null distribution of one pair only")
     S = D.sum(axis=1)
     absum = np.abs(D).sum(axis=1)
     if alternative == "two-sided":
@@ -196,49 +187,78 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
         margin = 2.0 * (gamma * (1 + _U32) + _U32) * absum * 1.01 + 2 * tol
     else:  # millions of queries: no useful float32 bound, decide everything in float64
         margin = np.full(P, np.inf)
-    thresh = obs - tol
+    hi, lo = exact_split(D, n)
+    return S, obs - tol, margin, hi, lo
+
+
+def _directed(T, alternative):
+    if alternative == "two-sided":
+        return abs(T)
+    if alternative == "greater":
+        return T
+    return -T
+
+
+def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
+                          weights=None, workers=-1):
+    r"""Count sign-flip resamples at least as extreme as the observed mean difference.
+
+    ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
+    pairs share the same sign matrix: enumerated patterns when ``exact``,
+    otherwise resamples ``0 .. n_resamples - 1`` of the counter stream whose
+    key is drawn once from ``gen`` (a Generator; a ``(k0, k1)`` key is used as
+    is). Returns ``(counts, total, exact)``, and with ``keep=True`` (one pair
+    only) also ``(sums, n_kept)``: the resampled sums :math:`2\sum_i \beta_i
+    d_i - S` in draw order (float64, exact in any summation order, see
+    :func:`signflip_null`) and the number of kept signs :math:`\sum_i
+    \beta_i` of each resample (int32), or with integer ``weights`` (the
+    sizes of clusters whose totals are the columns of ``D``) the kept weight
+    :math:`\sum_i \beta_i w_i` (int64).
+
+    For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
+    :math:`2\beta_i - 1`) the resampled sum is :math:`2 g - S` with
+    :math:`S = \sum_i d_i` and :math:`g = \sum_i \beta_i d_i` computed
+    with the exact split (:func:`exact_split`: :math:`g = \beta \cdot hi +
+    \beta \cdot lo`, both exact in any order). The products :math:`\beta
+    D^T` run first in float32 BLAS; the float32 error is bounded (Higham's
+    :math:`\gamma_n`) and every comparison that the bound cannot decide is
+    recomputed with the exact split, so the counts are those of the exact-split
+    statistic whatever the BLAS, thread count or device (the array-API path
+    :func:`signflip_counts_xp` computes that statistic for every resample and
+    gives the same counts). Resampled statistics within ``tol`` of the
+    observed one count as ties (at least as extreme), ``tol = 100 eps |T| + 4
+    n eps sum|d|``.
+    """
+    P, n = D.shape
+    if keep and P != 1:
+        raise ValueError("keep=True stores the null distribution of one pair only")
+    S, thresh, margin, hi, lo = _signflip_setup(D, alternative)
     D32 = D.T.astype(np.float32)  # (n, P)
-    if exact:
-        total = 1 << n
-    else:
-        total = n_resamples
+    total = (1 << n) if exact else n_resamples
+    key = None if exact else as_key(gen)
     if batch is None:
         batch = default_batch(n, P)
     counts = np.zeros(P, dtype=np.int64)
     if keep:
         sums = np.empty(total)
         kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
-        hi, lo = exact_split(D, n)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
     tick = resampling_ticker(total)  # progress (only inside progress.tracking)
     for start in range(0, total, batch):
         r = min(batch, total - start)
         tick(r)
-        bits = enumerated_rows(start, r, n) if exact else signflip_rows(gen, r, n)
-        bits32 = bits.astype(np.float32)
-        G = (bits32 @ D32).astype(np.float64)  # (r, P)
-        T = 2.0 * G - S
-        if alternative == "two-sided":
-            stat = np.abs(T)
-        elif alternative == "greater":
-            stat = T
-        else:
-            stat = -T
-        diff = stat - thresh
+        bits = (enumerated_rows(start, r, n) if exact
+                else signflip_rows(key, start, r, n, workers=workers))
+        G = (bits.astype(np.float32) @ D32).astype(np.float64)  # (r, P)
+        diff = _directed(2.0 * G - S, alternative) - thresh
         sure = diff > margin
         unsure = np.abs(diff) <= margin
         counts += sure.sum(axis=0)
         if unsure.any():
             rows, cols = np.nonzero(unsure)
-            exact_g = (bits[rows].astype(np.float64) * D[cols]).sum(axis=1)
-            t64 = 2.0 * exact_g - S[cols]
-            if alternative == "two-sided":
-                s64 = np.abs(t64)
-            elif alternative == "greater":
-                s64 = t64
-            else:
-                s64 = -t64
-            hit = s64 >= thresh[cols]
+            bf = bits[rows].astype(np.float64)
+            g = (bf * hi[cols]).sum(axis=1) + (bf * lo[cols]).sum(axis=1)
+            hit = _directed(2.0 * g - S[cols], alternative) >= thresh[cols]
             np.add.at(counts, cols[hit], 1)
         if keep:
             g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
@@ -257,10 +277,11 @@ def _kept_weight(bits, weights):
 
 
 def signflip_counts(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
-                    weights=None):
+                    weights=None, workers=-1):
     with blas_single_thread():
         return _signflip_counts_impl(D, alternative, n_resamples=n_resamples, exact=exact,
-                                     batch=batch, gen=gen, keep=keep, weights=weights)
+                                     batch=batch, gen=gen, keep=keep, weights=weights,
+                                     workers=workers)
 
 
 signflip_counts.__doc__ = _signflip_counts_impl.__doc__
@@ -294,16 +315,18 @@ def signflip_null(d, batch=None, weights=None):
     return sums, kept
 
 
-def signflip_pvalues_per_row(D, alternative, n_resamples, exact, gen):
+def signflip_pvalues_per_row(D, alternative, n_resamples, exact, key, first_row=0, *,
+                             workers=-1):
     """Randomization p-values of each row of ``D`` (r, n), each row with its OWN signs.
 
     Unlike :func:`signflip_counts` (one sign matrix shared by many pairs), row
-    ``j`` uses sign vectors ``j * B .. (j + 1) * B - 1`` of the stream, so a
-    batch of rows draws exactly what the same rows drawn one by one would
-    (used by the power simulation, where each simulated experiment is
-    independent). Exact enumeration (all ``2**n`` patterns, shared) when
-    ``exact``. Resampled sums within ``1e-9 * sum|d|`` of the observed one count
-    as ties. Returns ``(count + 1) / (B + 1)``, or ``count / 2**n`` when exact.
+    ``j`` uses resamples ``0 .. B - 1`` of its own sub-stream
+    ``counter.subkey(key, first_row + j)``, so a batch of rows gets exactly
+    what the same rows computed one by one would (used by the power
+    simulation, where each simulated experiment is independent). Exact
+    enumeration (all ``2**n`` patterns, shared) when ``exact``. Resampled sums
+    within ``1e-9 * sum|d|`` of the observed one count as ties. Returns
+    ``(count + 1) / (B + 1)``, or ``count / 2**n`` when exact.
     """
     r, n = D.shape
     B = n_resamples
@@ -315,7 +338,8 @@ def signflip_pvalues_per_row(D, alternative, n_resamples, exact, gen):
         G = D @ bits.T  # (r, 2**n)
         total = 1 << n
     else:
-        bits = signflip_rows(gen, r * B, n).reshape(r, B, n).astype(np.float64)
+        bits = np.stack([signflip_rows(counter.subkey(key, first_row + j), 0, B, n,
+                                       workers=workers) for j in range(r)]).astype(np.float64)
         G = np.einsum("rbn,rn->rb", bits, D)
         total = B
     T = 2.0 * G - S[:, None]
@@ -333,15 +357,14 @@ def signflip_pvalues_per_row(D, alternative, n_resamples, exact, gen):
 # --------------------------------------------------------------------------
 # bootstrap
 # --------------------------------------------------------------------------
-def bootstrap_counts(gen, r, n):
-    """Multinomial counts (r, n) of ``r`` bootstrap resamples of ``n`` queries, as float64.
+def bootstrap_counts(key, start, r, n, *, workers=-1):
+    """Multinomial counts (r, n), float64, of bootstrap resamples ``start .. start + r - 1``.
 
-    Indices are drawn row by row with ``gen.integers(0, n, size=(r, n))``,
-    which consumes the stream in the same order whatever the batch size.
+    Draw ``k`` of resample ``b`` is a function of the counter ``(b, k)`` under
+    the bootstrap key of ``key`` (see :mod:`mrrstats.stats.counter`), so
+    batches and workers never change the counts.
     """
-    idx = gen.integers(0, n, size=(r, n))
-    idx += (np.arange(r, dtype=np.int64) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=r * n).reshape(r, n).astype(np.float64)
+    return counter.bootstrap_counts(key, start, r, n, workers=workers)
 
 
 # Bootstrap sums are matrix products of integer counts with the data. BLAS may
@@ -381,13 +404,15 @@ def exact_count_products(counts, hi_lo_T, m):
     return prod[:, :m] + prod[:, m:]
 
 
-def _bootstrap_sums_impl(X, n_resamples, batch, gen):
+def _bootstrap_sums_impl(X, n_resamples, batch, gen, workers=-1):
     """Bootstrap resample sums of each row of ``X`` (m, n), one shared index matrix.
 
     Returns an (m, B) array of :math:`\\sum_i c_{bi} x_i` where :math:`c_b` are
-    the multinomial counts of resample ``b``.
+    the multinomial counts of resample ``b`` (resamples ``0 .. B - 1`` of the
+    counter stream whose key is drawn once from ``gen``).
     """
     m, n = X.shape
+    key = as_key(gen)
     batch = bootstrap_batch(batch, n, m)
     out = np.empty((m, n_resamples))
     hi, lo = exact_split(X, n)
@@ -396,13 +421,14 @@ def _bootstrap_sums_impl(X, n_resamples, batch, gen):
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
         tick(r)
-        out[:, start:start + r] = exact_count_products(bootstrap_counts(gen, r, n), HL, m).T
+        counts = bootstrap_counts(key, start, r, n, workers=workers)
+        out[:, start:start + r] = exact_count_products(counts, HL, m).T
     return out
 
 
-def bootstrap_sums(X, n_resamples, batch, gen):
+def bootstrap_sums(X, n_resamples, batch, gen, workers=-1):
     with blas_single_thread():
-        return _bootstrap_sums_impl(X, n_resamples, batch, gen)
+        return _bootstrap_sums_impl(X, n_resamples, batch, gen, workers)
 
 
 bootstrap_sums.__doc__ = _bootstrap_sums_impl.__doc__

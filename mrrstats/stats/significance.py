@@ -57,6 +57,7 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
+from .counter import as_key
 from .resampling import (
     blas_single_thread,
     bootstrap_batch,
@@ -1382,9 +1383,10 @@ def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen, k
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)
     batch = bootstrap_batch(batch, n, 2 * P)
     count = np.zeros(P, dtype=np.int64)
+    key = as_key(gen)  # one key per call: resample b is a function of (key, b)
     for start in range(0, n_resamples, batch):
         r = min(batch, n_resamples - start)
-        counts = bootstrap_counts(gen, r, n)
+        counts = bootstrap_counts(key, start, r, n)
         sums = exact_count_products(counts, HL, Y.shape[0])  # (r, P) or (r, 2P)
         m1 = sums[:, :P] / n
         num = m1 - mean  # centred: the resample mean of z_i = d_i - mean(d)
