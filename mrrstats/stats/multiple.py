@@ -57,13 +57,16 @@ from .registry import (
 from .registry import (
     TESTS as TEST_SPECS,
 )
+from .resampling import array_namespace_of as _array_namespace_of
 from .resampling import blas_single_thread as _blas_single_thread
 from .resampling import bootstrap_sums as _bootstrap_sums
 from .resampling import default_batch as _default_batch
+from .resampling import device_of as _device
 from .resampling import enumerated_rows as _enumerated_rows
 from .resampling import mc_se as _mc_se
 from .resampling import permutation_batches, query_means
 from .resampling import signflip_rows as _signflip_rows
+from .resampling import to_host as _to_host
 from .significance import (
     _bootstrap_interval,
     _bootstrap_test_rows,
@@ -658,10 +661,18 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
     confidence_level``): the decision-consistent intervals then use the
     family's size and rejections (e.g. Holm's ``alpha / (m - r)``).
     """
+    xp = _array_namespace_of(scores)
+    on_device = None
+    if xp is not None:  # an (n, k) torch / CuPy / array-API matrix: sign flips on its device
+        on_device = xp.astype(scores, xp.float64)
+        scores = _to_host(on_device)
     (X, systems, queries, dropped, measure, test, correction, alpha, alternative, n_resamples,
      cl, ci, tol, batch, opts, gen, seed, b_idx, design) = _pairwise_tests_iv(
         scores, test, correction, alpha, alternative, n_resamples, confidence_level, ci,
         zero_tolerance, baseline, clusters, batch, missing, test_options, rng)
+    if on_device is not None:  # (n_systems, n_queries) -> (n, k) as X, unless rows were dropped
+        same = tuple(on_device.shape) == X.T.shape and np.array_equal(scores, X.T)
+        on_device = xp.permute_dims(on_device, (1, 0)) if same else None
     if family is not None and test in FAMILY_TESTS:
         raise ValueError(f"test={test!r} controls the error rate within one measure; a "
                          "family over measures needs a per-pair test and a correction")
@@ -703,9 +714,15 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
             r = wilcoxon_test(X[:, I[q]], X[:, J[q]], alternative=alternative, **opts)
             stat[q], p[q] = r.statistic, r.pvalue
     elif test == "randomization":
+        device_D = None
+        if on_device is not None and design is None:
+            dev = _device(on_device)
+            device_D = xp.permute_dims(
+                xp.take(on_device, xp.asarray(I, device=dev), axis=1)
+                - xp.take(on_device, xp.asarray(J, device=dev), axis=1), (1, 0))
         p, se_p, n_used, exact = _signflip_pvalues(
             Du, alternative, n_resamples=n_resamples, exact=opts.get("exact"), batch=batch,
-            gen=gen)
+            gen=gen, device_D=device_D)
         stat = D.mean(axis=1)
     elif design is None:  # bootstrap, bootstrap-t
         method = "studentized" if test == "bootstrap-t" else "shift"

@@ -83,6 +83,13 @@ __all__ = [
     "exact_split",
     "exact_count_products",
     "bootstrap_sums",
+    "split_grid",
+    "array_namespace_of",
+    "to_host",
+    "device_of",
+    "xp_batch",
+    "signflip_counts_xp",
+    "bootstrap_sums_xp",
 ]
 
 # Exact enumeration of the 2**n sign vectors is used (when ``exact=None``) as
@@ -166,15 +173,26 @@ def enumerated_rows(start, r, n):
 
 
 def _signflip_setup(D, alternative):
-    """Host-side constants of the sign-flip count: ``S, thresh, margin, hi, lo``.
+    """Host-side constants of the sign-flip count: ``S, hi, lo, thresh, margin``.
+
+    ``S`` (the observed sum) and the sum of absolute values are sums of the
+    exact split, exact in any order (the array-API path gets the same ones).
 
     ``thresh``: resampled statistics at least this large count (the observed
     one less the tie tolerance); ``margin``: the float32 error bound (plus
     twice the tolerance) below which a float32 comparison is recomputed.
     """
     P, n = D.shape
-    S = D.sum(axis=1)
-    absum = np.abs(D).sum(axis=1)
+    hi, lo = exact_split(D, n)
+    # sums that are exact, hence the same in any order and on any device
+    S = hi.sum(axis=1) + lo.sum(axis=1)
+    absum = np.abs(hi).sum(axis=1) + np.abs(lo).sum(axis=1)
+    return (S, hi, lo) + _thresholds(S, absum, n, alternative)
+
+
+def _thresholds(S, absum, n, alternative):
+    """``thresh``, ``margin`` of :func:`_signflip_setup` from the exact sums (host, (P,))."""
+    P = S.size
     if alternative == "two-sided":
         obs = np.abs(S)
     elif alternative == "greater":
@@ -187,8 +205,7 @@ def _signflip_setup(D, alternative):
         margin = 2.0 * (gamma * (1 + _U32) + _U32) * absum * 1.01 + 2 * tol
     else:  # millions of queries: no useful float32 bound, decide everything in float64
         margin = np.full(P, np.inf)
-    hi, lo = exact_split(D, n)
-    return S, obs - tol, margin, hi, lo
+    return obs - tol, margin
 
 
 def _directed(T, alternative):
@@ -232,7 +249,7 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     P, n = D.shape
     if keep and P != 1:
         raise ValueError("keep=True stores the null distribution of one pair only")
-    S, thresh, margin, hi, lo = _signflip_setup(D, alternative)
+    S, hi, lo, thresh, margin = _signflip_setup(D, alternative)
     D32 = D.T.astype(np.float32)  # (n, P)
     total = (1 << n) if exact else n_resamples
     key = None if exact else as_key(gen)
@@ -388,14 +405,24 @@ def exact_split(X, n):
     on the summation order.
     """
     X = np.asarray(X, dtype=np.float64)
-    bits = 52 - int(math.ceil(math.log2(n + 1)))
-    amax = np.abs(X).max(axis=1, keepdims=True)
-    amax = np.where(amax > 0, amax, 1.0)
-    q1 = np.exp2(np.ceil(np.log2(amax)) - bits)  # power-of-two grid per row
+    q1, q2 = split_grid(np.abs(X).max(axis=1, keepdims=True), n)
     hi = np.rint(X / q1) * q1
-    q2 = q1 * 2.0**-bits
     lo = np.rint((X - hi) / q2) * q2
     return hi, lo
+
+
+def split_grid(amax, n):
+    """The two power-of-two grids ``q1``, ``q2`` of :func:`exact_split` for row maxima ``amax``.
+
+    Computed on the host from the largest absolute value of each row (which
+    does not depend on any summation order), so a device computing
+    ``round(X / q1) * q1`` gets the same split.
+    """
+    bits = 52 - int(math.ceil(math.log2(n + 1)))
+    amax = np.asarray(amax, dtype=np.float64)
+    amax = np.where(amax > 0, amax, 1.0)
+    q1 = np.exp2(np.ceil(np.log2(amax)) - bits)  # power-of-two grid per row
+    return q1, q1 * 2.0**-bits
 
 
 def exact_count_products(counts, hi_lo_T, m):
@@ -499,3 +526,138 @@ def enumerated_splits(n, na):
     count = math.comb(n, na)
     return np.fromiter((i for c in combinations(range(n), na) for i in c), dtype=np.intp,
                        count=count * na).reshape(count, na)
+
+
+# --------------------------------------------------------------------------
+# the array-API path: torch / CuPy / array-api-strict arrays, where they live
+# --------------------------------------------------------------------------
+#: elements (resamples x queries) per step of the array-API path: fewer, larger steps than
+#: on the host, since every step launches a few dozen device kernels
+XP_BATCH_ELEMENTS = 1 << 22
+
+
+def array_namespace_of(*arrays):
+    """The array-API namespace of the first non-NumPy array among ``arrays``, or None.
+
+    NumPy arrays, lists, scalars, pandas objects and None give None (the host path).
+    """
+    try:
+        from array_api_compat import array_namespace, is_array_api_obj, is_numpy_array
+    except ImportError:  # pragma: no cover - array-api-compat is a dependency
+        return None
+    for a in arrays:
+        if a is None or isinstance(a, (np.ndarray, np.generic, list, tuple)):
+            continue
+        if is_array_api_obj(a) and not is_numpy_array(a):
+            return array_namespace(a)
+    return None
+
+
+def to_host(x) -> np.ndarray:
+    """An array-API array (a small result, or per-query values) as a NumPy array."""
+    if isinstance(x, np.ndarray):
+        return x
+    from array_api_compat import is_cupy_array, is_torch_array
+
+    if is_torch_array(x):
+        return x.detach().cpu().numpy()
+    if is_cupy_array(x):  # pragma: no cover - needs CuPy
+        return x.get()
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError, RuntimeError):
+        return np.from_dlpack(x)
+
+
+def device_of(x):
+    """The device of an array-API array."""
+    from array_api_compat import device
+
+    return device(x)
+
+
+def xp_batch(batch, n):
+    """Resamples per step on a device (``batch`` if given)."""
+    return max(1, XP_BATCH_ELEMENTS // max(1, n)) if batch is None else batch
+
+
+def _split_xp(X, xp):
+    """:func:`exact_split` of the rows of a device array (grids from the host, same split)."""
+    n = X.shape[1]
+    q1, q2 = split_grid(to_host(xp.max(xp.abs(X), axis=1))[:, None], n)
+    dev = device_of(X)
+    q1 = xp.asarray(q1, device=dev)
+    q2 = xp.asarray(q2, device=dev)
+    hi = xp.round(X / q1) * q1
+    lo = xp.round((X - hi) / q2) * q2
+    return hi, lo
+
+
+def signflip_counts_xp(D, alternative, *, n_resamples, batch, gen, keep=False, xp):
+    """:func:`signflip_counts` (Monte Carlo) on a device array ``D`` (P, n), float64.
+
+    The sign bits come from the array-API Threefry (the same bits as the
+    numba kernel), the statistics are the exact-split products (exact in any
+    order, so the counts, sums and kept signs equal the host path's for the
+    same seed). Only ``P`` counts (and with ``keep`` the ``B`` sums and kept
+    signs) come back to the host. Returns what :func:`signflip_counts` returns.
+    """
+    P, n = D.shape
+    if keep and P != 1:
+        raise ValueError("keep=True stores the null distribution of one pair only")
+    dev = device_of(D)
+    hi, lo = _split_xp(D, xp)
+    S = to_host(xp.sum(hi, axis=1) + xp.sum(lo, axis=1))
+    absum = to_host(xp.sum(xp.abs(hi), axis=1) + xp.sum(xp.abs(lo), axis=1))
+    thresh, _ = _thresholds(S, absum, n, alternative)
+    S_d = xp.asarray(S, device=dev)
+    th_d = xp.asarray(thresh, device=dev)
+    HL = xp.permute_dims(xp.concat([hi, lo], axis=0), (1, 0))  # (n, 2P)
+    key = as_key(gen)
+    total = n_resamples
+    batch = xp_batch(batch, n)
+    counts = xp.zeros(P, dtype=xp.int64, device=dev)
+    sums, kept = [], []
+    tick = resampling_ticker(total)
+    for start in range(0, total, batch):
+        r = min(batch, total - start)
+        tick(r)
+        bits = counter.signflip_bits_xp(key, start, r, n, xp=xp, device=dev, dtype=xp.float64)
+        G = bits @ HL
+        T = 2.0 * (G[:, :P] + G[:, P:]) - S_d
+        counts = counts + xp.sum(xp.astype(_directed(T, alternative) >= th_d, xp.int64),
+                                 axis=0)
+        if keep:
+            sums.append(to_host(T[:, 0]))
+            kept.append(to_host(xp.sum(bits, axis=1)))
+    counts = to_host(counts).astype(np.int64)
+    if keep:
+        return (counts, total, False, np.concatenate(sums),
+                np.concatenate(kept).astype(np.int32))
+    return counts, total, False
+
+
+def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
+    """:func:`bootstrap_sums` of a device array ``X`` (m, n): the same (m, B) sums, on the host.
+
+    The draws are the array-API Threefry's (the numba kernel's counts are
+    their histogram) and each sum is a sum of exact-split values, exact in any
+    order, so the result equals the host path's bit for bit.
+    """
+    m, n = X.shape
+    dev = device_of(X)
+    hi, lo = _split_xp(X, xp)
+    key = as_key(gen)
+    batch = xp_batch(batch, n)
+    out = np.empty((m, n_resamples))
+    tick = resampling_ticker(n_resamples)
+    for start in range(0, n_resamples, batch):
+        r = min(batch, n_resamples - start)
+        tick(r)
+        idx = xp.reshape(counter.bootstrap_indices_xp(key, start, r, n, xp=xp, device=dev),
+                         (-1,))
+        for j in range(m):
+            sh = xp.sum(xp.reshape(xp.take(hi[j, :], idx, axis=0), (r, n)), axis=1)
+            sl = xp.sum(xp.reshape(xp.take(lo[j, :], idx, axis=0), (r, n)), axis=1)
+            out[j, start:start + r] = to_host(sh + sl)
+    return out
