@@ -90,6 +90,9 @@ __all__ = [
     "xp_batch",
     "signflip_counts_xp",
     "bootstrap_sums_xp",
+    "signflip_counts_blocked",
+    "poisson_bootstrap_sums",
+    "poisson_bootstrap_blocked",
 ]
 
 # Exact enumeration of the 2**n sign vectors is used (when ``exact=None``) as
@@ -661,3 +664,155 @@ def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
             sl = xp.sum(xp.reshape(xp.take(lo[j, :], idx, axis=0), (r, n)), axis=1)
             out[j, start:start + r] = to_host(sh + sl)
     return out
+
+
+# --------------------------------------------------------------------------
+# blocks of queries: memory O(resamples + block), the in-memory numbers
+# --------------------------------------------------------------------------
+def _block_source(blocks):
+    """A function returning a fresh iterator over the blocks (two passes are needed)."""
+    if callable(blocks):
+        return blocks
+    blocks = list(blocks)
+    return lambda: iter(blocks)
+
+
+def _block_max(source):
+    n, amax = 0, 0.0
+    for blk in source():
+        blk = np.asarray(blk, dtype=np.float64)
+        if blk.ndim != 1:
+            raise ValueError("every block must be 1-D (per-query values of consecutive queries)")
+        if not np.isfinite(blk).all():
+            raise ValueError("the per-query values must be finite")
+        n += blk.size
+        if blk.size:
+            amax = max(amax, float(np.abs(blk).max()))
+    if n == 0:
+        raise ValueError("the blocks hold no query")
+    return n, amax
+
+
+def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1):
+    r"""Monte-Carlo sign-flip test of one pair over query blocks: ``(count, total, sums, kept)``.
+
+    ``blocks``: a sequence of 1-D arrays (the per-query differences of
+    consecutive queries, in order), or a function returning a new iterator
+    over them (read twice: once for the size and the largest value, which
+    fix the exact-split grid, once to accumulate). Query ``i`` (global
+    number) of resample ``r`` gets the counter stream's bit, so each
+    block's products :math:`\sum_{i \in blk} \beta_{ri} hi_i` are exact and
+    add up exactly across blocks: ``count`` (resamples at least as extreme),
+    the resampled sums and kept-sign counts equal those of
+    :func:`signflip_counts` with ``keep=True`` on the whole vector, for the
+    same ``gen``, bit for bit. Memory: ``O(B + block * B_step)``.
+    """
+    source = _block_source(blocks)
+    n, amax = _block_max(source)
+    q1, q2 = split_grid(np.array([[amax]]), n)
+    q1, q2 = float(q1[0, 0]), float(q2[0, 0])
+    key = as_key(gen)
+    B = n_resamples
+    g_hi = np.zeros(B)
+    g_lo = np.zeros(B)
+    kept = np.zeros(B, dtype=np.int64)
+    S_hi = S_lo = A_hi = A_lo = 0.0
+    offset = 0
+    tick = resampling_ticker(B)
+    for blk in source():
+        blk = np.asarray(blk, dtype=np.float64)
+        m = blk.size
+        if not m:
+            continue
+        hi = np.rint(blk / q1) * q1
+        lo = np.rint((blk - hi) / q2) * q2
+        S_hi += hi.sum()
+        S_lo += lo.sum()
+        A_hi += np.abs(hi).sum()
+        A_lo += np.abs(lo).sum()
+        HL = np.ascontiguousarray(np.stack([hi, lo], axis=1))  # (m, 2)
+        step = max(1, (1 << 22) // m)
+        with blas_single_thread():
+            for start in range(0, B, step):
+                r = min(step, B - start)
+                bits = counter.signflip_bits(key, start, r, m, offset=offset, workers=workers)
+                prod = bits.astype(np.float64) @ HL
+                g_hi[start:start + r] += prod[:, 0]
+                g_lo[start:start + r] += prod[:, 1]
+                kept[start:start + r] += bits.sum(axis=1, dtype=np.int64)
+        offset += m
+    tick(B)
+    S = np.array([S_hi + S_lo])
+    thresh, _ = _thresholds(S, np.array([A_hi + A_lo]), n, alternative)
+    sums = 2.0 * (g_hi + g_lo) - S[0]
+    count = int((_directed(sums, alternative) >= thresh[0]).sum())
+    return count, B, sums, kept.astype(np.int32)
+
+
+def poisson_bootstrap_sums(X, n_resamples, gen, *, offset=0, key=None, workers=-1,
+                           grid=None):
+    r"""Poisson-bootstrap sums :math:`\sum_i w_{bi} x_i` (m, B) and weight totals (B,).
+
+    The Poisson(1) weights come from the counter stream (Poisson domain;
+    query numbers start at ``offset``). The data are split on the grid of
+    :func:`exact_split` for ``16 n`` values (``grid`` fixes it, for blocks),
+    so the products are exact for any weights (at most 13 each): blocks of
+    queries add up to the in-memory sums bit for bit. (The multinomial
+    bootstrap cannot be cut into blocks: a draw can land on any query.)
+    """
+    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    m, n = X.shape
+    key = as_key(gen) if key is None else key
+    if grid is None:
+        grid = split_grid(np.abs(X).max(axis=1, keepdims=True), 16 * n)
+    q1, q2 = grid
+    hi = np.rint(X / q1) * q1
+    lo = np.rint((X - hi) / q2) * q2
+    HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
+    sums = np.empty((m, n_resamples))
+    wsum = np.empty(n_resamples)
+    step = max(1, (1 << 22) // max(1, n))
+    with blas_single_thread():
+        for start in range(0, n_resamples, step):
+            r = min(step, n_resamples - start)
+            w = counter.poisson_weights(key, start, r, n, offset=offset, workers=workers)
+            sums[:, start:start + r] = exact_count_products(w, HL, m).T
+            wsum[start:start + r] = w.sum(axis=1)
+    return sums, wsum
+
+
+def poisson_bootstrap_blocked(blocks, n_resamples, gen, *, workers=-1):
+    r"""Poisson-bootstrap means :math:`\sum_i w_{bi} x_i / \sum_i w_{bi}` (B,) over query blocks.
+
+    ``blocks`` as in :func:`signflip_counts_blocked`. Equal bit for bit to
+    the same computation on the whole vector (:func:`poisson_bootstrap_sums`
+    with the same ``gen``); memory ``O(B + block)``.
+    """
+    source = _block_source(blocks)
+    n, amax = _block_max(source)
+    grid = split_grid(np.array([[amax]]), 16 * n)
+    key = as_key(gen)
+    s_hi = np.zeros(n_resamples)
+    s_lo = np.zeros(n_resamples)
+    wsum = np.zeros(n_resamples)
+    q1, q2 = float(grid[0][0, 0]), float(grid[1][0, 0])
+    offset = 0
+    for blk in source():
+        blk = np.asarray(blk, dtype=np.float64)
+        m = blk.size
+        if not m:
+            continue
+        hi = np.rint(blk / q1) * q1
+        lo = np.rint((blk - hi) / q2) * q2
+        HL = np.ascontiguousarray(np.stack([hi, lo], axis=1))  # (m, 2)
+        step = max(1, (1 << 22) // m)
+        with blas_single_thread():
+            for start in range(0, n_resamples, step):
+                r = min(step, n_resamples - start)
+                w = counter.poisson_weights(key, start, r, m, offset=offset, workers=workers)
+                prod = w @ HL  # each column exact: the blocks add up exactly
+                s_hi[start:start + r] += prod[:, 0]
+                s_lo[start:start + r] += prod[:, 1]
+                wsum[start:start + r] += w.sum(axis=1)
+        offset += m
+    return (s_hi + s_lo) / wsum
