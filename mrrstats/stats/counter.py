@@ -44,7 +44,8 @@ Implementations
   operations on ``int64`` arrays holding 32-bit values (add then mask,
   rotations from shifts and masks), so NumPy, torch, CuPy and
   ``array_api_strict`` all run them, on the device where the arrays live.
-* :func:`signflip_bits`, :func:`bootstrap_counts`, :func:`poisson_weights`
+* :func:`signflip_bits` (64-bit words from a numba kernel, unpacked by
+  ``numpy.unpackbits``), :func:`bootstrap_counts`, :func:`poisson_weights`
   are numba kernels (``uint64`` arithmetic, parallel over resamples with
   ``prange``, compiled on first use and cached on disk). Every resample is
   computed by one thread from its counters alone, so the output is identical
@@ -306,23 +307,14 @@ def _tf_many_py(k0, k1, k2, c0, c1, out0, out1):
         out0[j], out1[j] = _tf(k0, k1, k2, c0[j], c1[j])
 
 
-def _signflip_py(k0, k1, k2, start, offset, out):
-    """``out[j, q]`` = sign bit of query ``offset + q`` in resample ``start + j``."""
-    r, n = out.shape
-    if n == 0:
-        return
-    w0 = offset >> 6
-    w1 = (offset + n + 63) >> 6
+def _words_py(k0, k1, k2, start, w0, out):
+    """``out[j, w]`` = the 64-bit output :math:`h` of counter ``(start + j, w0 + w)``."""
+    r, nw = out.shape
     for j in prange(r):
         c0 = _U(start + j)
-        nw = w1 - w0
-        buf = np.empty(nw, dtype=np.uint64)
         for w in range(nw):  # independent counters: a loop the compiler vectorises
             x0, x1 = _tf(k0, k1, k2, c0, _U(w0 + w))
-            buf[w] = x0 | (x1 << _U(32))
-        for q in range(n):
-            i = offset + q
-            out[j, q] = (buf[(i >> 6) - w0] >> _U(i & 63)) & _U(1)
+            out[j, w] = x0 | (x1 << _U(32))
 
 
 def _bootcounts_py(k0, k1, k2, start, out):
@@ -398,7 +390,7 @@ def _kernels():
                 ser = numba.njit(cache=True, nogil=True)
                 k = {
                     "many": ser(_tf_many_py),
-                    "signflip": (par(_signflip_py), ser(_signflip_py)),
+                    "words": (par(_words_py), ser(_words_py)),
                     "boot": (par(_bootcounts_py), ser(_bootcounts_py)),
                     "poisson": (par(_poisson_py), ser(_poisson_py)),
                 }
@@ -477,10 +469,14 @@ def signflip_bits(key, start, r, n, *, offset=0, workers=-1):
     Bit 1 keeps the sign (see the module docstring for the definition).
     """
     _check_range(start, r)
-    out = np.empty((r, n), dtype=np.uint8)
-    if r and n:
-        _launch("signflip", workers, *_words(key), int(start), int(offset), out)
-    return out
+    if not (r and n):
+        return np.zeros((r, n), dtype=np.uint8)
+    w0 = offset >> 6
+    words = np.empty((r, ((offset + n + 63) >> 6) - w0), dtype="<u8")
+    _launch("words", workers, *_words(key), int(start), w0, words)
+    first = offset - 64 * w0
+    bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little", count=first + n)
+    return bits[:, first:] if first else bits
 
 
 def bootstrap_counts(key, start, r, n, *, workers=-1):

@@ -63,6 +63,7 @@ from .resampling import bootstrap_sums as _bootstrap_sums
 from .resampling import default_batch as _default_batch
 from .resampling import device_of as _device
 from .resampling import enumerated_rows as _enumerated_rows
+from .resampling import kernel_rows as _kernel_rows
 from .resampling import mc_se as _mc_se
 from .resampling import permutation_batches, query_means
 from .resampling import signflip_rows as _signflip_rows
@@ -384,9 +385,13 @@ def _signflip_end_points(D, S, tol, alternative, total, exact, batch, replay, we
     lo_pts = np.empty((total, P))
     hi_pts = np.empty((total, P))
     pos = 0
-    for start in range(0, total, batch):
-        r = min(batch, total - start)
-        bits = _enumerated_rows(start, r, n) if exact else _signflip_rows(key, start, r, n)
+    if exact:
+        steps = ((start, _enumerated_rows(start, min(batch, total - start), n))
+                 for start in range(0, total, batch))
+    else:
+        steps = _kernel_rows(_signflip_rows, key, total, batch, n, -1)
+    for _, bits in steps:
+        r = bits.shape[0]
         bf = bits.astype(np.float64)
         n_plus = (bf.sum(axis=1) if weights is None else bf @ weights)[:, None]
         s_plus = bf @ D.T  # (r, P)

@@ -75,6 +75,7 @@ __all__ = [
     "use_exact",
     "signflip_rows",
     "enumerated_rows",
+    "kernel_rows",
     "signflip_counts",
     "signflip_null",
     "signflip_pvalues_per_row",
@@ -169,6 +170,26 @@ def signflip_rows(key, start, r, n, *, workers=-1):
     return counter.signflip_bits(key, start, r, n, workers=workers)
 
 
+#: elements per call of a numba kernel: one parallel launch covers many small batches
+_KERNEL_ELEMENTS = 1 << 23
+
+
+def kernel_rows(kernel, key, total, batch, n, workers):
+    """Yield ``(start, rows)`` batches of ``kernel(key, start, r, n, workers=...)`` output.
+
+    The kernel (:func:`signflip_rows` or :func:`bootstrap_counts`) runs on
+    chunks of about 2**23 elements, each split into ``batch``-row slices:
+    one parallel launch per chunk instead of per small batch. The rows do
+    not depend on the chunking (they are functions of their resample number).
+    """
+    chunk = max(batch, (_KERNEL_ELEMENTS // max(1, n)) // batch * batch)
+    for c0 in range(0, total, chunk):
+        cr = min(chunk, total - c0)
+        rows = kernel(key, c0, cr, n, workers=workers)
+        for s0 in range(0, cr, batch):
+            yield c0 + s0, rows[s0:s0 + batch]
+
+
 def enumerated_rows(start, r, n):
     """Rows ``start .. start + r - 1`` of the 2**n sign patterns (bit i of the code)."""
     codes = np.arange(start, start + r, dtype=np.int64)
@@ -259,27 +280,30 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     if batch is None:
         batch = default_batch(n, P)
     counts = np.zeros(P, dtype=np.int64)
+    HLc = [np.ascontiguousarray(np.stack([hi[c], lo[c]], axis=1)) for c in range(P)]
     if keep:
         sums = np.empty(total)
         kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
     tick = resampling_ticker(total)  # progress (only inside progress.tracking)
-    for start in range(0, total, batch):
-        r = min(batch, total - start)
+    if exact:
+        steps = ((start, enumerated_rows(start, min(batch, total - start), n))
+                 for start in range(0, total, batch))
+    else:
+        steps = kernel_rows(signflip_rows, key, total, batch, n, workers)
+    for start, bits in steps:
+        r = bits.shape[0]
         tick(r)
-        bits = (enumerated_rows(start, r, n) if exact
-                else signflip_rows(key, start, r, n, workers=workers))
         G = (bits.astype(np.float32) @ D32).astype(np.float64)  # (r, P)
         diff = _directed(2.0 * G - S, alternative) - thresh
         sure = diff > margin
         unsure = np.abs(diff) <= margin
         counts += sure.sum(axis=0)
-        if unsure.any():
-            rows, cols = np.nonzero(unsure)
-            bf = bits[rows].astype(np.float64)
-            g = (bf * hi[cols]).sum(axis=1) + (bf * lo[cols]).sum(axis=1)
-            hit = _directed(2.0 * g - S[cols], alternative) >= thresh[cols]
-            np.add.at(counts, cols[hit], 1)
+        if unsure.any():  # exact-split products (exact in any order: BLAS is fine)
+            for c in np.flatnonzero(unsure.any(axis=0)):
+                bf = bits[unsure[:, c]].astype(np.float64)
+                g = exact_count_products(bf, HLc[c], 1)[:, 0]
+                counts[c] += int((_directed(2.0 * g - S[c], alternative) >= thresh[c]).sum())
         if keep:
             g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
             sums[start:start + r] = 2.0 * g - S[0]
@@ -448,10 +472,9 @@ def _bootstrap_sums_impl(X, n_resamples, batch, gen, workers=-1):
     hi, lo = exact_split(X, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
     tick = resampling_ticker(n_resamples)
-    for start in range(0, n_resamples, batch):
-        r = min(batch, n_resamples - start)
+    for start, counts in kernel_rows(bootstrap_counts, key, n_resamples, batch, n, workers):
+        r = counts.shape[0]
         tick(r)
-        counts = bootstrap_counts(key, start, r, n, workers=workers)
         out[:, start:start + r] = exact_count_products(counts, HL, m).T
     return out
 

@@ -67,6 +67,7 @@ from .resampling import (
     bootstrap_sums_xp,
     exact_count_products,
     exact_split,
+    kernel_rows,
     mc_se,
     signflip_counts,
     signflip_counts_xp,
@@ -1441,9 +1442,8 @@ def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen, k
     batch = bootstrap_batch(batch, n, 2 * P)
     count = np.zeros(P, dtype=np.int64)
     key = as_key(gen)  # one key per call: resample b is a function of (key, b)
-    for start in range(0, n_resamples, batch):
-        r = min(batch, n_resamples - start)
-        counts = bootstrap_counts(key, start, r, n)
+    for start, counts in kernel_rows(bootstrap_counts, key, n_resamples, batch, n, -1):
+        r = counts.shape[0]
         sums = exact_count_products(counts, HL, Y.shape[0])  # (r, P) or (r, 2P)
         m1 = sums[:, :P] / n
         num = m1 - mean  # centred: the resample mean of z_i = d_i - mean(d)
