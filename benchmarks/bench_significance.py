@@ -13,7 +13,11 @@ is that of the measured call alone):
    ``mrrstats.pairwise_tests(ci="bca")`` (one shared resample set);
 3. randomised Tukey HSD over the 103 systems x 50 topics of TREC-7 RR
    (5,253 pairs), B = 10,000 (target < 5 s), with the step-down max-T for
-   reference.
+   reference;
+4. the counter-based engine (issue 12 / 13): 10 pairs x 7,000 queries x
+   100,000 sign flips in one call; the sign-flip engine with 1 and 2 numba
+   workers (same counts); a randomization test and a Poisson bootstrap over
+   10^7 generated queries read in blocks of 10^5 (memory O(B + block)).
 
 The 5 x 7,000 matrix is real: 7,000 topics drawn with replacement from the
 50 TREC-7 ad hoc topics (RR of 5 systems with close MRR), so the ties and
@@ -93,6 +97,56 @@ def task_ours_randomization(d):
     res = mrrstats.pairwise_tests(d["S"], test="randomization", correction="none", ci="none",
                                   n_resamples=B, rng=0)
     return res.pvalue
+
+
+def task_ours_100k(d):
+    import mrrstats
+
+    res = mrrstats.pairwise_tests(d["S"], test="randomization", correction="none", ci="none",
+                                  n_resamples=100_000, rng=0)
+    return res.pvalue
+
+
+def _engine_workers(d, workers):
+    from mrrstats.stats.resampling import signflip_counts
+
+    S = d["S"]
+    D = np.stack([S[i] - S[j] for i, j in _pairs()])
+    return signflip_counts(D, "two-sided", n_resamples=B, exact=False, batch=None,
+                           gen=np.random.default_rng(0), workers=workers)[0]
+
+
+def task_ours_workers1(d):
+    return _engine_workers(d, 1)
+
+
+def task_ours_workers2(d):
+    return _engine_workers(d, 2)
+
+
+BLOCK_N, BLOCK, BLOCK_B = 10_000_000, 100_000, 100
+
+
+def _gen_blocks():
+    """10^7 per-query differences generated block by block (never held whole)."""
+    for k in range(BLOCK_N // BLOCK):
+        yield np.random.default_rng([7, k]).normal(0.001, 0.3, BLOCK)
+
+
+def task_ours_blocked_signflip(d):
+    from mrrstats.stats.resampling import signflip_counts_blocked
+
+    count, total, _, _ = signflip_counts_blocked(_gen_blocks, "two-sided",
+                                                 n_resamples=BLOCK_B,
+                                                 gen=np.random.default_rng(0))
+    return (count + 1) / (total + 1)
+
+
+def task_ours_blocked_poisson(d):
+    from mrrstats.stats.resampling import poisson_bootstrap_blocked
+
+    means = poisson_bootstrap_blocked(_gen_blocks, BLOCK_B, np.random.default_rng(0))
+    return float(means.std())
 
 
 def _ranx_inputs(ranks):
@@ -191,6 +245,11 @@ TASKS = {
     "ours_bca": (task_ours_bca, None, 3),
     "ours_tukey": (task_ours_tukey, None, 3),
     "ours_maxt": (task_ours_maxt, None, 1),
+    "ours_100k": (task_ours_100k, None, 1),
+    "ours_workers1": (task_ours_workers1, None, 3),
+    "ours_workers2": (task_ours_workers2, None, 3),
+    "ours_blocked_signflip": (task_ours_blocked_signflip, None, 1),
+    "ours_blocked_poisson": (task_ours_blocked_poisson, None, 1),
 }
 
 
@@ -202,6 +261,13 @@ def _child(name, data_path, conn):
         z = np.load(data_path)
         d = {"S": z["S"], "ranks": z["ranks"], "adhoc7": trec7_scores("RR")}
         fn, setup, repeats = TASKS[name]
+        if name.startswith("ours"):  # numba kernels loaded outside the measurement
+            from mrrstats.stats import counter
+
+            counter.signflip_bits((1, 2), 0, 2, 70)
+            counter.signflip_bits((1, 2), 0, 2, 70, workers=1)
+            counter.bootstrap_counts((1, 2), 0, 2, 70)
+            counter.poisson_weights((1, 2), 0, 2, 70)
         state = setup(d) if setup else None
         args = (d, state) if setup else (d,)
         base = _rss_mb()
@@ -379,6 +445,26 @@ def report(res):
         r = res.get(key)
         if ok(key):
             lines.append(f"| {label} | {_fmt_time(r)} | {r['peak_extra_mb']:.0f} | {target} |")
+    # 4. the counter-based engine
+    lines += ["", "## Counter-based engine (Threefry-2x32-20 stream, numba kernels)", "",
+              "| work | time (s) | peak extra memory (MB) | note |", "|---|--:|--:|---|"]
+    for label, key, note in (
+            ("10 pairs x 7,000 queries x 100,000 sign flips, one `pairwise_tests` call",
+             "ours_100k", "issue 12 anchor: torch on an H100 9.3 ms (no GPU here)"),
+            ("sign-flip engine, 10 pairs x 7,000 x 10,000, 1 worker", "ours_workers1", ""),
+            ("sign-flip engine, 10 pairs x 7,000 x 10,000, 2 workers", "ours_workers2",
+             "same counts as 1 worker" if ok("ours_workers1") and ok("ours_workers2") and
+             np.array_equal(res["ours_workers1"]["result"], res["ours_workers2"]["result"])
+             else "COUNTS DIFFER"),
+            (f"randomization test over {BLOCK_N:.0e} queries in blocks of {BLOCK:,}, "
+             f"B = {BLOCK_B}", "ours_blocked_signflip", "= in-memory numbers (tests)"),
+            (f"Poisson bootstrap over {BLOCK_N:.0e} queries in blocks of {BLOCK:,}, "
+             f"B = {BLOCK_B}", "ours_blocked_poisson", "= in-memory numbers (tests)")):
+        r = res.get(key)
+        if ok(key):
+            lines.append(f"| {label} | {_fmt_time(r)} | {r['peak_extra_mb']:.0f} | {note} |")
+        elif key in res:
+            lines.append(f"| {label} | not run ({r.get('error')}) | | |")
     lines += ["", "## Ratios against the targets", ""]
     if ok("ranx_fisher") and ok("ours_randomization"):
         ratio = res["ranx_fisher"]["time"] / ours["time"]

@@ -12,6 +12,12 @@ import pytest
 from scipy import stats
 
 import mrrstats
+from mrrstats.stats.counter import bootstrap_indices_xp, stream_key
+
+
+def _draws(gen, B, n):
+    """Bootstrap draws (B, n) of one engine call: the counter stream keyed once by ``gen``."""
+    return bootstrap_indices_xp(stream_key(gen), 0, B, n)
 
 
 def _data(n=30, seed=0):
@@ -85,7 +91,7 @@ def test_cluster_bootstrap_ci_by_loop_and_batch():
     res = mrrstats.bootstrap_ci(X, clusters=CONV, n_resamples=B, rng=7)
     gen = np.random.default_rng(7)
     S, sz = _cluster_arrays(X, CONV)
-    idx = gen.integers(0, S.size, size=(B, S.size))
+    idx = _draws(gen, B, S.size)
     loop = np.sort([S[i].sum() / sz[i].sum() for i in idx])
     np.testing.assert_allclose(res.bootstrap_distribution, loop, rtol=0, atol=1e-14)
     for batch in (1, 3, 64):
@@ -112,7 +118,7 @@ def test_stratified_bootstrap_by_loop():
     groups = [np.array([0, 1]), np.array([2, 3, 4])]  # clusters a, b | c, d, e
     tot, cnt = np.zeros(B), np.zeros(B)
     for g in groups:
-        idx = gen.integers(0, g.size, size=(B, g.size))
+        idx = _draws(gen, B, g.size)
         tot += S[g][idx].sum(axis=1)
         cnt += sz[g][idx].sum(axis=1)
     np.testing.assert_allclose(res.bootstrap_distribution, np.sort(tot / cnt), atol=1e-14)
@@ -125,7 +131,7 @@ def test_stratified_bootstrap_by_loop():
     tot = np.zeros(B)
     for h in ("s", "t"):
         xs = X[strata == h]
-        tot += xs[gen.integers(0, xs.size, size=(B, xs.size))].sum(axis=1)
+        tot += xs[_draws(gen, B, xs.size)].sum(axis=1)
     np.testing.assert_allclose(only.bootstrap_distribution, np.sort(tot / X.size),
                                atol=1e-14)
     assert only.n_clusters == X.size
@@ -153,7 +159,7 @@ def test_cluster_bootstrap_test_by_loop(method, alternative):
     obs = mean / se if method == "studentized" else mean
     gen = np.random.default_rng(9)
     null = []
-    for idx in gen.integers(0, G, size=(B, G)):
+    for idx in _draws(gen, B, G):
         m, s = crse([members[i] for i in idx])
         null.append((m - mean) / s if method == "studentized" else m - mean)
     null = np.array(null)
@@ -272,7 +278,7 @@ def test_rank_intervals_clusters_by_loop():
     se = np.sqrt(12 / 11 * ((S - sz[:, None] * dhat) ** 2).sum(axis=0)) / n
     gen = np.random.default_rng(3)
     maxt = [np.max(np.abs(S[i].sum(axis=0) / sz[i].sum() - dhat) / se)
-            for i in gen.integers(0, 12, size=(B, 12))]
+            for i in _draws(gen, B, 12)]
     c = np.quantile(maxt, 0.95, method="higher")
     assert ri.critical_value == pytest.approx(c, rel=1e-12)
     sig = np.abs(dhat) / se > c
@@ -319,7 +325,7 @@ def test_pairwise_randomization_clusters_equal_per_pair():
     # them and check that p(delta) crosses 0.05 at the ends
     from mrrstats.stats.resampling import signflip_rows
 
-    signs = 2.0 * signflip_rows(np.random.default_rng(4), 999, 40) - 1.0
+    signs = 2.0 * signflip_rows(stream_key(np.random.default_rng(4)), 0, 999, 40) - 1.0
     Dg = (x[:, 0] - x[:, 1]).reshape(40, 2).sum(axis=1)
 
     def p_at(delta):

@@ -19,6 +19,7 @@ from scipy import stats
 import mrrstats
 from mrrstats.io import read_score_matrix
 from mrrstats.stats import resampling
+from mrrstats.stats.counter import bootstrap_indices_xp, stream_key
 
 ALTS = ("two-sided", "greater", "less")
 
@@ -77,7 +78,7 @@ def test_monte_carlo_null_distribution_agrees_with_its_pvalue_and_a_loop(pair):
     # every resampled value is the mean of some sign vector: |T| <= mean|d|, same lattice
     assert np.all(np.abs(null) <= np.abs(d).mean() + 1e-12)
     # a loop implementation of the null for a few draws: sign vectors from the bit stream
-    bits = resampling.signflip_rows(np.random.default_rng(3), 5, d.size)
+    bits = resampling.signflip_rows(stream_key(np.random.default_rng(3)), 0, 5, d.size)
     loop = [(np.where(row == 1, 1.0, -1.0) * d).mean() for row in bits]
     np.testing.assert_allclose(null[:5], loop, rtol=0, atol=1e-15)
     # the null is symmetric in distribution: mean near 0 within 4 SE
@@ -111,9 +112,9 @@ def test_bootstrap_test_null_distribution_reproduces_the_pvalue(pair, method, al
     # loop reference for the first resamples: the same index stream, explicit formula
     d = a - b
     z = d - d.mean()
-    gen = np.random.default_rng(8)
+    draws = bootstrap_indices_xp(stream_key(np.random.default_rng(8)), 0, 3, d.size)
     for r in range(3):
-        idx = gen.integers(0, d.size, size=(1, d.size))[0]
+        idx = draws[r]
         zs = z[idx]
         ref = zs.mean() if method == "shift" else zs.mean() / (zs.std(ddof=1) / np.sqrt(d.size))
         assert null[r] == pytest.approx(ref, rel=1e-9, abs=1e-12)

@@ -18,6 +18,7 @@ from scipy import special, stats
 
 import mrrstats
 from mrrstats.io import read_score_matrix
+from mrrstats.stats.counter import stream_key
 from mrrstats.stats.resampling import enumerated_rows, signflip_counts, signflip_rows
 from mrrstats.stats.significance import _bootstrap_interval, _sign_pvalues
 
@@ -282,7 +283,7 @@ def test_monte_carlo_pvalue_never_zero():
 def _reference_counts(D, alternative, B, seed, n):
     """Plain float64 reference of the sign-flip counts with the same random bits."""
     gen = np.random.default_rng(seed)
-    bits = signflip_rows(gen, B, n).astype(np.float64)
+    bits = signflip_rows(stream_key(gen), 0, B, n).astype(np.float64)
     S = D.sum(axis=1)
     T = 2.0 * (bits @ D.T) - S
     tol = 100 * np.finfo(float).eps * np.abs(S) + 8 * n * np.finfo(float).eps / 2 * np.abs(

@@ -43,6 +43,7 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
+from .counter import stream_key as _stream_key
 from .manyone import dunnett_critical_value, dunnett_sf
 from .registry import (
     CORRECTIONS,
@@ -56,13 +57,17 @@ from .registry import (
 from .registry import (
     TESTS as TEST_SPECS,
 )
+from .resampling import array_namespace_of as _array_namespace_of
 from .resampling import blas_single_thread as _blas_single_thread
 from .resampling import bootstrap_sums as _bootstrap_sums
 from .resampling import default_batch as _default_batch
+from .resampling import device_of as _device
 from .resampling import enumerated_rows as _enumerated_rows
+from .resampling import kernel_rows as _kernel_rows
 from .resampling import mc_se as _mc_se
 from .resampling import permutation_batches, query_means
 from .resampling import signflip_rows as _signflip_rows
+from .resampling import to_host as _to_host
 from .significance import (
     _bootstrap_interval,
     _bootstrap_test_rows,
@@ -371,17 +376,22 @@ def _signflip_end_points(D, S, tol, alternative, total, exact, batch, replay, we
     """End points (total, P) of the shifts each sign vector counts as extreme."""
     P, n = D.shape
     N = n if weights is None else float(np.sum(weights))
-    gen = None
-    if not exact:
+    key = None
+    if not exact:  # the test's key: drawn again from the Generator's state before the test
         cls, state = replay
         gen = np.random.Generator(cls())
         gen.bit_generator.state = state
+        key = _stream_key(gen)
     lo_pts = np.empty((total, P))
     hi_pts = np.empty((total, P))
     pos = 0
-    for start in range(0, total, batch):
-        r = min(batch, total - start)
-        bits = _enumerated_rows(start, r, n) if exact else _signflip_rows(gen, r, n)
+    if exact:
+        steps = ((start, _enumerated_rows(start, min(batch, total - start), n))
+                 for start in range(0, total, batch))
+    else:
+        steps = _kernel_rows(_signflip_rows, key, total, batch, n, -1)
+    for _, bits in steps:
+        r = bits.shape[0]
         bf = bits.astype(np.float64)
         n_plus = (bf.sum(axis=1) if weights is None else bf @ weights)[:, None]
         s_plus = bf @ D.T  # (r, P)
@@ -656,10 +666,18 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
     confidence_level``): the decision-consistent intervals then use the
     family's size and rejections (e.g. Holm's ``alpha / (m - r)``).
     """
+    xp = _array_namespace_of(scores)
+    on_device = None
+    if xp is not None:  # an (n, k) torch / CuPy / array-API matrix: sign flips on its device
+        on_device = xp.astype(scores, xp.float64)
+        scores = _to_host(on_device)
     (X, systems, queries, dropped, measure, test, correction, alpha, alternative, n_resamples,
      cl, ci, tol, batch, opts, gen, seed, b_idx, design) = _pairwise_tests_iv(
         scores, test, correction, alpha, alternative, n_resamples, confidence_level, ci,
         zero_tolerance, baseline, clusters, batch, missing, test_options, rng)
+    if on_device is not None:  # (n_systems, n_queries) -> (n, k) as X, unless rows were dropped
+        same = tuple(on_device.shape) == X.T.shape and np.array_equal(scores, X.T)
+        on_device = xp.permute_dims(on_device, (1, 0)) if same else None
     if family is not None and test in FAMILY_TESTS:
         raise ValueError(f"test={test!r} controls the error rate within one measure; a "
                          "family over measures needs a per-pair test and a correction")
@@ -701,9 +719,15 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
             r = wilcoxon_test(X[:, I[q]], X[:, J[q]], alternative=alternative, **opts)
             stat[q], p[q] = r.statistic, r.pvalue
     elif test == "randomization":
+        device_D = None
+        if on_device is not None and design is None:
+            dev = _device(on_device)
+            device_D = xp.permute_dims(
+                xp.take(on_device, xp.asarray(I, device=dev), axis=1)
+                - xp.take(on_device, xp.asarray(J, device=dev), axis=1), (1, 0))
         p, se_p, n_used, exact = _signflip_pvalues(
             Du, alternative, n_resamples=n_resamples, exact=opts.get("exact"), batch=batch,
-            gen=gen)
+            gen=gen, device_D=device_D)
         stat = D.mean(axis=1)
     elif design is None:  # bootstrap, bootstrap-t
         method = "studentized" if test == "bootstrap-t" else "shift"

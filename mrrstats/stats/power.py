@@ -22,6 +22,7 @@ import numpy as np
 
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
+from .counter import stream_key
 from .resampling import signflip_pvalues_per_row
 from .significance import _ttest_rows, _vector, residual_variance
 
@@ -285,6 +286,7 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
     # result does not depend on the batch size.
     seeds = gen.integers(0, 2**63, size=2)
     gen_idx, gen_sign = np.random.default_rng(seeds[0]), np.random.default_rng(seeds[1])
+    key = None if test != "randomization" or exact else stream_key(gen_sign)
     for start in range(0, n_sim, batch):
         r = min(batch, n_sim - start)
         idx = gen_idx.integers(0, z.size, size=(r, n))
@@ -292,7 +294,7 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
         if test == "t":
             _, p, _, _ = _ttest_rows(D, alternative)
         else:
-            p = signflip_pvalues_per_row(D, alternative, B, exact, gen_sign)
+            p = signflip_pvalues_per_row(D, alternative, B, exact, key, start)
         rejected += int((p <= alpha).sum())
     power = rejected / n_sim
     return SimulatedPowerResult(power, math.sqrt(power * (1 - power) / n_sim), delta, n,

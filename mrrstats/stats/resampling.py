@@ -7,9 +7,18 @@ leading underscore are public within the package: other modules of
 
 Two guarantees hold for every function here:
 
-* **Stream order.** Random numbers are drawn resample by resample (row by row of
-  the resampling matrix), so the same seed gives the same resamples whatever the
-  ``batch`` size.
+* **Counter-based stream.** Sign flips and bootstrap draws come from the
+  counter-based Threefry stream of :mod:`mrrstats.stats.counter`: the user's
+  Generator is read once per call (one 64-bit key), and the bits of resample
+  ``r`` and query ``i`` are a function of ``(key, r, i)`` alone. The same seed
+  therefore gives the same resamples whatever the ``batch`` size, the number
+  of ``workers`` (the numba kernels run in parallel over resamples), the
+  array library and device (:func:`signflip_counts_xp`,
+  :func:`bootstrap_sums_xp` run on torch / CuPy / array-API arrays where they
+  live), or the blocks of queries (:func:`signflip_counts_blocked`,
+  :func:`poisson_sums_blocked`). The within-query permutations (randomised
+  Tukey HSD, Westfall-Young) and the label permutations of the unpaired tests
+  still draw from the numpy Generator, row by row in a fixed order.
 * **Exact arithmetic where order could matter.** BLAS may sum a matrix product
   in any order (depending on the shape and the number of threads). The sign-flip
   counts decide every comparison the float32 error bound cannot decide in
@@ -19,7 +28,7 @@ Two guarantees hold for every function here:
   every number of BLAS threads.
 
 Sign flips
-    :func:`signflip_rows` (random bits), :func:`enumerated_rows` (all
+    :func:`signflip_rows` (random bits of the counter stream), :func:`enumerated_rows` (all
     :math:`2^n` patterns), :func:`signflip_counts` (the counting engine shared
     by many pairs), :func:`signflip_null` (the null distribution of one pair),
     :func:`signflip_pvalues_per_row` (independent sign vectors per row).
@@ -50,6 +59,8 @@ from itertools import combinations
 import numpy as np
 
 from ..progress import resampling_ticker
+from . import counter
+from .counter import as_key
 
 __all__ = [
     "EXACT_BUDGET",
@@ -64,6 +75,7 @@ __all__ = [
     "use_exact",
     "signflip_rows",
     "enumerated_rows",
+    "kernel_rows",
     "signflip_counts",
     "signflip_null",
     "signflip_pvalues_per_row",
@@ -72,6 +84,16 @@ __all__ = [
     "exact_split",
     "exact_count_products",
     "bootstrap_sums",
+    "split_grid",
+    "array_namespace_of",
+    "to_host",
+    "device_of",
+    "xp_batch",
+    "signflip_counts_xp",
+    "bootstrap_sums_xp",
+    "signflip_counts_blocked",
+    "poisson_bootstrap_sums",
+    "poisson_bootstrap_blocked",
 ]
 
 # Exact enumeration of the 2**n sign vectors is used (when ``exact=None``) as
@@ -138,17 +160,34 @@ def use_exact(n, n_pairs, n_resamples, exact):
 # --------------------------------------------------------------------------
 # sign flips
 # --------------------------------------------------------------------------
-def signflip_rows(gen, r, n):
-    """``r`` rows of ``n`` fair random bits (uint8), drawn in a fixed order.
+def signflip_rows(key, start, r, n, *, workers=-1):
+    """Rows ``start .. start + r - 1`` of ``n`` fair random bits (uint8) of the stream ``key``.
 
-    Bit ``i`` of a row is 1 when query ``i`` keeps its sign. Each row consumes
-    exactly ``ceil(n / 64)`` raw 64-bit outputs of the bit generator, so
-    splitting the rows into batches never changes them.
+    Bit ``i`` of a row is 1 when query ``i`` keeps its sign; it is bit
+    ``i % 64`` of the Threefry output for counter ``(row, i // 64)`` (see
+    :mod:`mrrstats.stats.counter`), so batches and workers never change it.
     """
-    words = (n + 63) // 64
-    raw = gen.bit_generator.random_raw(r * words).reshape(r, words)
-    raw = raw.astype("<u8", copy=False)
-    return np.unpackbits(raw.view(np.uint8), axis=1, bitorder="little", count=n)
+    return counter.signflip_bits(key, start, r, n, workers=workers)
+
+
+#: elements per call of a numba kernel: one parallel launch covers many small batches
+_KERNEL_ELEMENTS = 1 << 23
+
+
+def kernel_rows(kernel, key, total, batch, n, workers):
+    """Yield ``(start, rows)`` batches of ``kernel(key, start, r, n, workers=...)`` output.
+
+    The kernel (:func:`signflip_rows` or :func:`bootstrap_counts`) runs on
+    chunks of about 2**23 elements, each split into ``batch``-row slices:
+    one parallel launch per chunk instead of per small batch. The rows do
+    not depend on the chunking (they are functions of their resample number).
+    """
+    chunk = max(batch, (_KERNEL_ELEMENTS // max(1, n)) // batch * batch)
+    for c0 in range(0, total, chunk):
+        cr = min(chunk, total - c0)
+        rows = kernel(key, c0, cr, n, workers=workers)
+        for s0 in range(0, cr, batch):
+            yield c0 + s0, rows[s0:s0 + batch]
 
 
 def enumerated_rows(start, r, n):
@@ -157,33 +196,27 @@ def enumerated_rows(start, r, n):
     return ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
 
 
-def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
-                          weights=None):
-    r"""Count sign-flip resamples at least as extreme as the observed mean difference.
+def _signflip_setup(D, alternative):
+    """Host-side constants of the sign-flip count: ``S, hi, lo, thresh, margin``.
 
-    ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
-    pairs share the same sign matrix. Returns ``(counts, total, exact)``, and
-    with ``keep=True`` (one pair only) also ``(sums, n_kept)``: the resampled
-    sums :math:`2\sum_i \beta_i d_i - S` in draw order (float64, exact in any
-    summation order, see :func:`signflip_null`) and the number of kept signs
-    :math:`\sum_i \beta_i` of each resample (int32), or with integer
-    ``weights`` (the sizes of clusters whose totals are the columns of ``D``)
-    the kept weight :math:`\sum_i \beta_i w_i` (int64).
+    ``S`` (the observed sum) and the sum of absolute values are sums of the
+    exact split, exact in any order (the array-API path gets the same ones).
 
-    For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
-    :math:`2\beta_i - 1`) the resampled sum is :math:`2\sum_i \beta_i d_i - S`
-    with :math:`S = \sum_i d_i`. The products :math:`\beta D^T` run in float32
-    BLAS; the float32 error is bounded (Higham's :math:`\gamma_n`) and every
-    comparison that the bound cannot decide is recomputed in float64, so the
-    counts are those of the float64 computation whatever the BLAS or thread
-    count. Resampled statistics within ``tol`` of the observed one count as ties
-    (at least as extreme), ``tol = 100 eps |T| + 4 n eps sum|d|``.
+    ``thresh``: resampled statistics at least this large count (the observed
+    one less the tie tolerance); ``margin``: the float32 error bound (plus
+    twice the tolerance) below which a float32 comparison is recomputed.
     """
     P, n = D.shape
-    if keep and P != 1:
-        raise ValueError("keep=True stores the null distribution of one pair only")
-    S = D.sum(axis=1)
-    absum = np.abs(D).sum(axis=1)
+    hi, lo = exact_split(D, n)
+    # sums that are exact, hence the same in any order and on any device
+    S = hi.sum(axis=1) + lo.sum(axis=1)
+    absum = np.abs(hi).sum(axis=1) + np.abs(lo).sum(axis=1)
+    return (S, hi, lo) + _thresholds(S, absum, n, alternative)
+
+
+def _thresholds(S, absum, n, alternative):
+    """``thresh``, ``margin`` of :func:`_signflip_setup` from the exact sums (host, (P,))."""
+    P = S.size
     if alternative == "two-sided":
         obs = np.abs(S)
     elif alternative == "greater":
@@ -196,50 +229,81 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
         margin = 2.0 * (gamma * (1 + _U32) + _U32) * absum * 1.01 + 2 * tol
     else:  # millions of queries: no useful float32 bound, decide everything in float64
         margin = np.full(P, np.inf)
-    thresh = obs - tol
+    return obs - tol, margin
+
+
+def _directed(T, alternative):
+    if alternative == "two-sided":
+        return abs(T)
+    if alternative == "greater":
+        return T
+    return -T
+
+
+def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
+                          weights=None, workers=-1):
+    r"""Count sign-flip resamples at least as extreme as the observed mean difference.
+
+    ``D`` holds the per-query differences of ``P`` pairs, shape (P, n). All
+    pairs share the same sign matrix: enumerated patterns when ``exact``,
+    otherwise resamples ``0 .. n_resamples - 1`` of the counter stream whose
+    key is drawn once from ``gen`` (a Generator; a ``(k0, k1)`` key is used as
+    is). Returns ``(counts, total, exact)``, and with ``keep=True`` (one pair
+    only) also ``(sums, n_kept)``: the resampled sums :math:`2\sum_i \beta_i
+    d_i - S` in draw order (float64, exact in any summation order, see
+    :func:`signflip_null`) and the number of kept signs :math:`\sum_i
+    \beta_i` of each resample (int32), or with integer ``weights`` (the
+    sizes of clusters whose totals are the columns of ``D``) the kept weight
+    :math:`\sum_i \beta_i w_i` (int64).
+
+    For a sign vector with bits :math:`\beta_i \in \{0, 1\}` (sign
+    :math:`2\beta_i - 1`) the resampled sum is :math:`2 g - S` with
+    :math:`S = \sum_i d_i` and :math:`g = \sum_i \beta_i d_i` computed
+    with the exact split (:func:`exact_split`: :math:`g = \beta \cdot hi +
+    \beta \cdot lo`, both exact in any order). The products :math:`\beta
+    D^T` run first in float32 BLAS; the float32 error is bounded (Higham's
+    :math:`\gamma_n`) and every comparison that the bound cannot decide is
+    recomputed with the exact split, so the counts are those of the exact-split
+    statistic whatever the BLAS, thread count or device (the array-API path
+    :func:`signflip_counts_xp` computes that statistic for every resample and
+    gives the same counts). Resampled statistics within ``tol`` of the
+    observed one count as ties (at least as extreme), ``tol = 100 eps |T| + 4
+    n eps sum|d|``.
+    """
+    P, n = D.shape
+    if keep and P != 1:
+        raise ValueError("keep=True stores the null distribution of one pair only")
+    S, hi, lo, thresh, margin = _signflip_setup(D, alternative)
     D32 = D.T.astype(np.float32)  # (n, P)
-    if exact:
-        total = 1 << n
-    else:
-        total = n_resamples
+    total = (1 << n) if exact else n_resamples
+    key = None if exact else as_key(gen)
     if batch is None:
         batch = default_batch(n, P)
     counts = np.zeros(P, dtype=np.int64)
+    HLc = [np.ascontiguousarray(np.stack([hi[c], lo[c]], axis=1)) for c in range(P)]
     if keep:
         sums = np.empty(total)
         kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
-        hi, lo = exact_split(D, n)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
     tick = resampling_ticker(total)  # progress (only inside progress.tracking)
-    for start in range(0, total, batch):
-        r = min(batch, total - start)
+    if exact:
+        steps = ((start, enumerated_rows(start, min(batch, total - start), n))
+                 for start in range(0, total, batch))
+    else:
+        steps = kernel_rows(signflip_rows, key, total, batch, n, workers)
+    for start, bits in steps:
+        r = bits.shape[0]
         tick(r)
-        bits = enumerated_rows(start, r, n) if exact else signflip_rows(gen, r, n)
-        bits32 = bits.astype(np.float32)
-        G = (bits32 @ D32).astype(np.float64)  # (r, P)
-        T = 2.0 * G - S
-        if alternative == "two-sided":
-            stat = np.abs(T)
-        elif alternative == "greater":
-            stat = T
-        else:
-            stat = -T
-        diff = stat - thresh
+        G = (bits.astype(np.float32) @ D32).astype(np.float64)  # (r, P)
+        diff = _directed(2.0 * G - S, alternative) - thresh
         sure = diff > margin
         unsure = np.abs(diff) <= margin
         counts += sure.sum(axis=0)
-        if unsure.any():
-            rows, cols = np.nonzero(unsure)
-            exact_g = (bits[rows].astype(np.float64) * D[cols]).sum(axis=1)
-            t64 = 2.0 * exact_g - S[cols]
-            if alternative == "two-sided":
-                s64 = np.abs(t64)
-            elif alternative == "greater":
-                s64 = t64
-            else:
-                s64 = -t64
-            hit = s64 >= thresh[cols]
-            np.add.at(counts, cols[hit], 1)
+        if unsure.any():  # exact-split products (exact in any order: BLAS is fine)
+            for c in np.flatnonzero(unsure.any(axis=0)):
+                bf = bits[unsure[:, c]].astype(np.float64)
+                g = exact_count_products(bf, HLc[c], 1)[:, 0]
+                counts[c] += int((_directed(2.0 * g - S[c], alternative) >= thresh[c]).sum())
         if keep:
             g = exact_count_products(bits.astype(np.float64), HL, 1)[:, 0]
             sums[start:start + r] = 2.0 * g - S[0]
@@ -257,10 +321,11 @@ def _kept_weight(bits, weights):
 
 
 def signflip_counts(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
-                    weights=None):
+                    weights=None, workers=-1):
     with blas_single_thread():
         return _signflip_counts_impl(D, alternative, n_resamples=n_resamples, exact=exact,
-                                     batch=batch, gen=gen, keep=keep, weights=weights)
+                                     batch=batch, gen=gen, keep=keep, weights=weights,
+                                     workers=workers)
 
 
 signflip_counts.__doc__ = _signflip_counts_impl.__doc__
@@ -294,16 +359,18 @@ def signflip_null(d, batch=None, weights=None):
     return sums, kept
 
 
-def signflip_pvalues_per_row(D, alternative, n_resamples, exact, gen):
+def signflip_pvalues_per_row(D, alternative, n_resamples, exact, key, first_row=0, *,
+                             workers=-1):
     """Randomization p-values of each row of ``D`` (r, n), each row with its OWN signs.
 
     Unlike :func:`signflip_counts` (one sign matrix shared by many pairs), row
-    ``j`` uses sign vectors ``j * B .. (j + 1) * B - 1`` of the stream, so a
-    batch of rows draws exactly what the same rows drawn one by one would
-    (used by the power simulation, where each simulated experiment is
-    independent). Exact enumeration (all ``2**n`` patterns, shared) when
-    ``exact``. Resampled sums within ``1e-9 * sum|d|`` of the observed one count
-    as ties. Returns ``(count + 1) / (B + 1)``, or ``count / 2**n`` when exact.
+    ``j`` uses resamples ``0 .. B - 1`` of its own sub-stream
+    ``counter.subkey(key, first_row + j)``, so a batch of rows gets exactly
+    what the same rows computed one by one would (used by the power
+    simulation, where each simulated experiment is independent). Exact
+    enumeration (all ``2**n`` patterns, shared) when ``exact``. Resampled sums
+    within ``1e-9 * sum|d|`` of the observed one count as ties. Returns
+    ``(count + 1) / (B + 1)``, or ``count / 2**n`` when exact.
     """
     r, n = D.shape
     B = n_resamples
@@ -315,7 +382,8 @@ def signflip_pvalues_per_row(D, alternative, n_resamples, exact, gen):
         G = D @ bits.T  # (r, 2**n)
         total = 1 << n
     else:
-        bits = signflip_rows(gen, r * B, n).reshape(r, B, n).astype(np.float64)
+        bits = np.stack([signflip_rows(counter.subkey(key, first_row + j), 0, B, n,
+                                       workers=workers) for j in range(r)]).astype(np.float64)
         G = np.einsum("rbn,rn->rb", bits, D)
         total = B
     T = 2.0 * G - S[:, None]
@@ -333,15 +401,14 @@ def signflip_pvalues_per_row(D, alternative, n_resamples, exact, gen):
 # --------------------------------------------------------------------------
 # bootstrap
 # --------------------------------------------------------------------------
-def bootstrap_counts(gen, r, n):
-    """Multinomial counts (r, n) of ``r`` bootstrap resamples of ``n`` queries, as float64.
+def bootstrap_counts(key, start, r, n, *, workers=-1):
+    """Multinomial counts (r, n), float64, of bootstrap resamples ``start .. start + r - 1``.
 
-    Indices are drawn row by row with ``gen.integers(0, n, size=(r, n))``,
-    which consumes the stream in the same order whatever the batch size.
+    Draw ``k`` of resample ``b`` is a function of the counter ``(b, k)`` under
+    the bootstrap key of ``key`` (see :mod:`mrrstats.stats.counter`), so
+    batches and workers never change the counts.
     """
-    idx = gen.integers(0, n, size=(r, n))
-    idx += (np.arange(r, dtype=np.int64) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=r * n).reshape(r, n).astype(np.float64)
+    return counter.bootstrap_counts(key, start, r, n, workers=workers)
 
 
 # Bootstrap sums are matrix products of integer counts with the data. BLAS may
@@ -365,14 +432,24 @@ def exact_split(X, n):
     on the summation order.
     """
     X = np.asarray(X, dtype=np.float64)
-    bits = 52 - int(math.ceil(math.log2(n + 1)))
-    amax = np.abs(X).max(axis=1, keepdims=True)
-    amax = np.where(amax > 0, amax, 1.0)
-    q1 = np.exp2(np.ceil(np.log2(amax)) - bits)  # power-of-two grid per row
+    q1, q2 = split_grid(np.abs(X).max(axis=1, keepdims=True), n)
     hi = np.rint(X / q1) * q1
-    q2 = q1 * 2.0**-bits
     lo = np.rint((X - hi) / q2) * q2
     return hi, lo
+
+
+def split_grid(amax, n):
+    """The two power-of-two grids ``q1``, ``q2`` of :func:`exact_split` for row maxima ``amax``.
+
+    Computed on the host from the largest absolute value of each row (which
+    does not depend on any summation order), so a device computing
+    ``round(X / q1) * q1`` gets the same split.
+    """
+    bits = 52 - int(math.ceil(math.log2(n + 1)))
+    amax = np.asarray(amax, dtype=np.float64)
+    amax = np.where(amax > 0, amax, 1.0)
+    q1 = np.exp2(np.ceil(np.log2(amax)) - bits)  # power-of-two grid per row
+    return q1, q1 * 2.0**-bits
 
 
 def exact_count_products(counts, hi_lo_T, m):
@@ -381,28 +458,30 @@ def exact_count_products(counts, hi_lo_T, m):
     return prod[:, :m] + prod[:, m:]
 
 
-def _bootstrap_sums_impl(X, n_resamples, batch, gen):
+def _bootstrap_sums_impl(X, n_resamples, batch, gen, workers=-1):
     """Bootstrap resample sums of each row of ``X`` (m, n), one shared index matrix.
 
     Returns an (m, B) array of :math:`\\sum_i c_{bi} x_i` where :math:`c_b` are
-    the multinomial counts of resample ``b``.
+    the multinomial counts of resample ``b`` (resamples ``0 .. B - 1`` of the
+    counter stream whose key is drawn once from ``gen``).
     """
     m, n = X.shape
+    key = as_key(gen)
     batch = bootstrap_batch(batch, n, m)
     out = np.empty((m, n_resamples))
     hi, lo = exact_split(X, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
     tick = resampling_ticker(n_resamples)
-    for start in range(0, n_resamples, batch):
-        r = min(batch, n_resamples - start)
+    for start, counts in kernel_rows(bootstrap_counts, key, n_resamples, batch, n, workers):
+        r = counts.shape[0]
         tick(r)
-        out[:, start:start + r] = exact_count_products(bootstrap_counts(gen, r, n), HL, m).T
+        out[:, start:start + r] = exact_count_products(counts, HL, m).T
     return out
 
 
-def bootstrap_sums(X, n_resamples, batch, gen):
+def bootstrap_sums(X, n_resamples, batch, gen, workers=-1):
     with blas_single_thread():
-        return _bootstrap_sums_impl(X, n_resamples, batch, gen)
+        return _bootstrap_sums_impl(X, n_resamples, batch, gen, workers)
 
 
 bootstrap_sums.__doc__ = _bootstrap_sums_impl.__doc__
@@ -473,3 +552,290 @@ def enumerated_splits(n, na):
     count = math.comb(n, na)
     return np.fromiter((i for c in combinations(range(n), na) for i in c), dtype=np.intp,
                        count=count * na).reshape(count, na)
+
+
+# --------------------------------------------------------------------------
+# the array-API path: torch / CuPy / array-api-strict arrays, where they live
+# --------------------------------------------------------------------------
+#: elements (resamples x queries) per step of the array-API path: fewer, larger steps than
+#: on the host, since every step launches a few dozen device kernels
+XP_BATCH_ELEMENTS = 1 << 22
+
+
+def array_namespace_of(*arrays):
+    """The array-API namespace of the first non-NumPy array among ``arrays``, or None.
+
+    NumPy arrays, lists, scalars, pandas objects and None give None (the host path).
+    """
+    try:
+        from array_api_compat import array_namespace, is_array_api_obj, is_numpy_array
+    except ImportError:  # pragma: no cover - array-api-compat is a dependency
+        return None
+    for a in arrays:
+        if a is None or isinstance(a, (np.ndarray, np.generic, list, tuple)):
+            continue
+        if is_array_api_obj(a) and not is_numpy_array(a):
+            return array_namespace(a)
+    return None
+
+
+def to_host(x) -> np.ndarray:
+    """An array-API array (a small result, or per-query values) as a NumPy array."""
+    if isinstance(x, np.ndarray):
+        return x
+    from array_api_compat import is_cupy_array, is_torch_array
+
+    if is_torch_array(x):
+        return x.detach().cpu().numpy()
+    if is_cupy_array(x):  # pragma: no cover - needs CuPy
+        return x.get()
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError, RuntimeError):
+        return np.from_dlpack(x)
+
+
+def device_of(x):
+    """The device of an array-API array."""
+    from array_api_compat import device
+
+    return device(x)
+
+
+def xp_batch(batch, n):
+    """Resamples per step on a device (``batch`` if given)."""
+    return max(1, XP_BATCH_ELEMENTS // max(1, n)) if batch is None else batch
+
+
+def _split_xp(X, xp):
+    """:func:`exact_split` of the rows of a device array (grids from the host, same split)."""
+    n = X.shape[1]
+    q1, q2 = split_grid(to_host(xp.max(xp.abs(X), axis=1))[:, None], n)
+    dev = device_of(X)
+    q1 = xp.asarray(q1, device=dev)
+    q2 = xp.asarray(q2, device=dev)
+    hi = xp.round(X / q1) * q1
+    lo = xp.round((X - hi) / q2) * q2
+    return hi, lo
+
+
+def signflip_counts_xp(D, alternative, *, n_resamples, batch, gen, keep=False, xp):
+    """:func:`signflip_counts` (Monte Carlo) on a device array ``D`` (P, n), float64.
+
+    The sign bits come from the array-API Threefry (the same bits as the
+    numba kernel), the statistics are the exact-split products (exact in any
+    order, so the counts, sums and kept signs equal the host path's for the
+    same seed). Only ``P`` counts (and with ``keep`` the ``B`` sums and kept
+    signs) come back to the host. Returns what :func:`signflip_counts` returns.
+    """
+    P, n = D.shape
+    if keep and P != 1:
+        raise ValueError("keep=True stores the null distribution of one pair only")
+    dev = device_of(D)
+    hi, lo = _split_xp(D, xp)
+    S = to_host(xp.sum(hi, axis=1) + xp.sum(lo, axis=1))
+    absum = to_host(xp.sum(xp.abs(hi), axis=1) + xp.sum(xp.abs(lo), axis=1))
+    thresh, _ = _thresholds(S, absum, n, alternative)
+    S_d = xp.asarray(S, device=dev)
+    th_d = xp.asarray(thresh, device=dev)
+    HL = xp.permute_dims(xp.concat([hi, lo], axis=0), (1, 0))  # (n, 2P)
+    key = as_key(gen)
+    total = n_resamples
+    batch = xp_batch(batch, n)
+    counts = xp.zeros(P, dtype=xp.int64, device=dev)
+    sums, kept = [], []
+    tick = resampling_ticker(total)
+    for start in range(0, total, batch):
+        r = min(batch, total - start)
+        tick(r)
+        bits = counter.signflip_bits_xp(key, start, r, n, xp=xp, device=dev, dtype=xp.float64)
+        G = bits @ HL
+        T = 2.0 * (G[:, :P] + G[:, P:]) - S_d
+        counts = counts + xp.sum(xp.astype(_directed(T, alternative) >= th_d, xp.int64),
+                                 axis=0)
+        if keep:
+            sums.append(to_host(T[:, 0]))
+            kept.append(to_host(xp.sum(bits, axis=1)))
+    counts = to_host(counts).astype(np.int64)
+    if keep:
+        return (counts, total, False, np.concatenate(sums),
+                np.concatenate(kept).astype(np.int32))
+    return counts, total, False
+
+
+def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
+    """:func:`bootstrap_sums` of a device array ``X`` (m, n): the same (m, B) sums, on the host.
+
+    The draws are the array-API Threefry's (the numba kernel's counts are
+    their histogram) and each sum is a sum of exact-split values, exact in any
+    order, so the result equals the host path's bit for bit.
+    """
+    m, n = X.shape
+    dev = device_of(X)
+    hi, lo = _split_xp(X, xp)
+    key = as_key(gen)
+    batch = xp_batch(batch, n)
+    out = np.empty((m, n_resamples))
+    tick = resampling_ticker(n_resamples)
+    for start in range(0, n_resamples, batch):
+        r = min(batch, n_resamples - start)
+        tick(r)
+        idx = xp.reshape(counter.bootstrap_indices_xp(key, start, r, n, xp=xp, device=dev),
+                         (-1,))
+        for j in range(m):
+            sh = xp.sum(xp.reshape(xp.take(hi[j, :], idx, axis=0), (r, n)), axis=1)
+            sl = xp.sum(xp.reshape(xp.take(lo[j, :], idx, axis=0), (r, n)), axis=1)
+            out[j, start:start + r] = to_host(sh + sl)
+    return out
+
+
+# --------------------------------------------------------------------------
+# blocks of queries: memory O(resamples + block), the in-memory numbers
+# --------------------------------------------------------------------------
+def _block_source(blocks):
+    """A function returning a fresh iterator over the blocks (two passes are needed)."""
+    if callable(blocks):
+        return blocks
+    blocks = list(blocks)
+    return lambda: iter(blocks)
+
+
+def _block_max(source):
+    n, amax = 0, 0.0
+    for blk in source():
+        blk = np.asarray(blk, dtype=np.float64)
+        if blk.ndim != 1:
+            raise ValueError("every block must be 1-D (per-query values of consecutive queries)")
+        if not np.isfinite(blk).all():
+            raise ValueError("the per-query values must be finite")
+        n += blk.size
+        if blk.size:
+            amax = max(amax, float(np.abs(blk).max()))
+    if n == 0:
+        raise ValueError("the blocks hold no query")
+    return n, amax
+
+
+def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1):
+    r"""Monte-Carlo sign-flip test of one pair over query blocks: ``(count, total, sums, kept)``.
+
+    ``blocks``: a sequence of 1-D arrays (the per-query differences of
+    consecutive queries, in order), or a function returning a new iterator
+    over them (read twice: once for the size and the largest value, which
+    fix the exact-split grid, once to accumulate). Query ``i`` (global
+    number) of resample ``r`` gets the counter stream's bit, so each
+    block's products :math:`\sum_{i \in blk} \beta_{ri} hi_i` are exact and
+    add up exactly across blocks: ``count`` (resamples at least as extreme),
+    the resampled sums and kept-sign counts equal those of
+    :func:`signflip_counts` with ``keep=True`` on the whole vector, for the
+    same ``gen``, bit for bit. Memory: ``O(B + block * B_step)``.
+    """
+    source = _block_source(blocks)
+    n, amax = _block_max(source)
+    q1, q2 = split_grid(np.array([[amax]]), n)
+    q1, q2 = float(q1[0, 0]), float(q2[0, 0])
+    key = as_key(gen)
+    B = n_resamples
+    g_hi = np.zeros(B)
+    g_lo = np.zeros(B)
+    kept = np.zeros(B, dtype=np.int64)
+    S_hi = S_lo = A_hi = A_lo = 0.0
+    offset = 0
+    tick = resampling_ticker(B)
+    for blk in source():
+        blk = np.asarray(blk, dtype=np.float64)
+        m = blk.size
+        if not m:
+            continue
+        hi = np.rint(blk / q1) * q1
+        lo = np.rint((blk - hi) / q2) * q2
+        S_hi += hi.sum()
+        S_lo += lo.sum()
+        A_hi += np.abs(hi).sum()
+        A_lo += np.abs(lo).sum()
+        HL = np.ascontiguousarray(np.stack([hi, lo], axis=1))  # (m, 2)
+        step = max(1, (1 << 22) // m)
+        with blas_single_thread():
+            for start in range(0, B, step):
+                r = min(step, B - start)
+                bits = counter.signflip_bits(key, start, r, m, offset=offset, workers=workers)
+                prod = bits.astype(np.float64) @ HL
+                g_hi[start:start + r] += prod[:, 0]
+                g_lo[start:start + r] += prod[:, 1]
+                kept[start:start + r] += bits.sum(axis=1, dtype=np.int64)
+        offset += m
+    tick(B)
+    S = np.array([S_hi + S_lo])
+    thresh, _ = _thresholds(S, np.array([A_hi + A_lo]), n, alternative)
+    sums = 2.0 * (g_hi + g_lo) - S[0]
+    count = int((_directed(sums, alternative) >= thresh[0]).sum())
+    return count, B, sums, kept.astype(np.int32)
+
+
+def poisson_bootstrap_sums(X, n_resamples, gen, *, offset=0, key=None, workers=-1,
+                           grid=None):
+    r"""Poisson-bootstrap sums :math:`\sum_i w_{bi} x_i` (m, B) and weight totals (B,).
+
+    The Poisson(1) weights come from the counter stream (Poisson domain;
+    query numbers start at ``offset``). The data are split on the grid of
+    :func:`exact_split` for ``16 n`` values (``grid`` fixes it, for blocks),
+    so the products are exact for any weights (at most 13 each): blocks of
+    queries add up to the in-memory sums bit for bit. (The multinomial
+    bootstrap cannot be cut into blocks: a draw can land on any query.)
+    """
+    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    m, n = X.shape
+    key = as_key(gen) if key is None else key
+    if grid is None:
+        grid = split_grid(np.abs(X).max(axis=1, keepdims=True), 16 * n)
+    q1, q2 = grid
+    hi = np.rint(X / q1) * q1
+    lo = np.rint((X - hi) / q2) * q2
+    HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
+    sums = np.empty((m, n_resamples))
+    wsum = np.empty(n_resamples)
+    step = max(1, (1 << 22) // max(1, n))
+    with blas_single_thread():
+        for start in range(0, n_resamples, step):
+            r = min(step, n_resamples - start)
+            w = counter.poisson_weights(key, start, r, n, offset=offset, workers=workers)
+            sums[:, start:start + r] = exact_count_products(w, HL, m).T
+            wsum[start:start + r] = w.sum(axis=1)
+    return sums, wsum
+
+
+def poisson_bootstrap_blocked(blocks, n_resamples, gen, *, workers=-1):
+    r"""Poisson-bootstrap means :math:`\sum_i w_{bi} x_i / \sum_i w_{bi}` (B,) over query blocks.
+
+    ``blocks`` as in :func:`signflip_counts_blocked`. Equal bit for bit to
+    the same computation on the whole vector (:func:`poisson_bootstrap_sums`
+    with the same ``gen``); memory ``O(B + block)``.
+    """
+    source = _block_source(blocks)
+    n, amax = _block_max(source)
+    grid = split_grid(np.array([[amax]]), 16 * n)
+    key = as_key(gen)
+    s_hi = np.zeros(n_resamples)
+    s_lo = np.zeros(n_resamples)
+    wsum = np.zeros(n_resamples)
+    q1, q2 = float(grid[0][0, 0]), float(grid[1][0, 0])
+    offset = 0
+    for blk in source():
+        blk = np.asarray(blk, dtype=np.float64)
+        m = blk.size
+        if not m:
+            continue
+        hi = np.rint(blk / q1) * q1
+        lo = np.rint((blk - hi) / q2) * q2
+        HL = np.ascontiguousarray(np.stack([hi, lo], axis=1))  # (m, 2)
+        step = max(1, (1 << 22) // m)
+        with blas_single_thread():
+            for start in range(0, n_resamples, step):
+                r = min(step, n_resamples - start)
+                w = counter.poisson_weights(key, start, r, m, offset=offset, workers=workers)
+                prod = w @ HL  # each column exact: the blocks add up exactly
+                s_hi[start:start + r] += prod[:, 0]
+                s_lo[start:start + r] += prod[:, 1]
+                wsum[start:start + r] += w.sum(axis=1)
+        offset += m
+    return (s_hi + s_lo) / wsum

@@ -57,16 +57,22 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
+from .counter import as_key
 from .resampling import (
+    array_namespace_of,
     blas_single_thread,
     bootstrap_batch,
     bootstrap_counts,
     bootstrap_sums,
+    bootstrap_sums_xp,
     exact_count_products,
     exact_split,
+    kernel_rows,
     mc_se,
     signflip_counts,
+    signflip_counts_xp,
     signflip_null,
+    to_host,
     use_exact,
 )
 
@@ -772,16 +778,23 @@ def _sign_test_iv(a, b, alternative, zero_tolerance, missing):
 # randomization (sign-flip) test: vectorised engine
 # --------------------------------------------------------------------------
 def _signflip_pvalues(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
-                      weights=None):
+                      weights=None, device_D=None):
     """p-values, their Monte-Carlo SEs, the number of resamples and exactness.
 
     With ``keep=True`` (one pair, Monte Carlo only) also the resampled sums and
     kept-sign counts in draw order (see :func:`~mrrstats.stats.resampling.signflip_counts`);
     an exact null is not stored here (it is a function of the data alone).
+    ``device_D``: the same differences as an array-API array (torch, CuPy...):
+    a Monte-Carlo test then resamples where it lives
+    (:func:`~mrrstats.stats.resampling.signflip_counts_xp`, the same numbers).
     """
     exact = use_exact(D.shape[1], D.shape[0], n_resamples, exact)
-    out = signflip_counts(D, alternative, n_resamples=n_resamples, exact=exact, batch=batch,
-                          gen=gen, keep=keep and not exact, weights=weights)
+    if device_D is not None and not exact and weights is None:
+        out = signflip_counts_xp(device_D, alternative, n_resamples=n_resamples, batch=batch,
+                                 gen=gen, keep=keep, xp=array_namespace_of(device_D))
+    else:
+        out = signflip_counts(D, alternative, n_resamples=n_resamples, exact=exact,
+                              batch=batch, gen=gen, keep=keep and not exact, weights=weights)
     counts, total, exact = out[:3]
     if exact:
         p = counts / total
@@ -1037,6 +1050,7 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
     >>> print(res.n_clusters, res.n_resamples, res.pvalue)
     3 8 0.25
     """
+    a, b, device_d = _device_pair(a, b)
     a, b, n_resamples, batch, gen, seed, design = _randomization_test_iv(
         a, b, alternative, n_resamples, exact, clusters, batch, missing, rng)
     d = a - b
@@ -1046,12 +1060,50 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
         D, sizes, G = design.totals(d)[None, :], design.sizes, design.n_clusters
     p, se, total, used_exact, (sums, kept) = _signflip_pvalues(
         D, alternative, n_resamples=n_resamples, exact=exact, batch=batch, gen=gen, keep=True,
-        weights=sizes)
+        weights=sizes, device_D=device_d(a.size) if design is None else None)
     units = D[0].copy()
     units.flags.writeable = False
     return RandomizationTestResult(float(d.mean()), float(p[0]), float(se[0]), used_exact,
                                    int(total), int(a.size), alternative, seed, n_clusters=G,
                                    _differences=units, _sums=sums, _kept=kept, _sizes=sizes)
+
+
+def _device_pair(a, b=None):
+    """Host copies of ``a`` (and ``b``) and a function giving ``a - b`` on their device.
+
+    When ``a`` or ``b`` is an array-API array other than NumPy (a torch
+    tensor, a CuPy array, on any device), the validation and the O(n)
+    summaries run on host copies of the per-query values, and
+    ``device_d(n_kept)`` returns the float64 differences on the device (the
+    queries kept by ``missing="drop"``: the finite ones), for the O(B n)
+    resampling; it returns None for host inputs.
+    """
+    xp = array_namespace_of(a, b)
+    if xp is None:
+        return a, b, lambda n_kept: None
+    from array_api_compat import device
+
+    dev = device(a if array_namespace_of(a) is not None else b)
+
+    def on_device(x):
+        if x is None:
+            return None
+        if array_namespace_of(x) is None:
+            x = xp.asarray(np.asarray(x, dtype=np.float64), device=dev)
+        return xp.astype(x, xp.float64)
+
+    ad, bd = on_device(a), on_device(b)
+    a_h = to_host(ad)
+    b_h = None if b is None else to_host(bd)
+
+    def device_d(n_kept):
+        d = ad if bd is None else ad - bd
+        if n_kept != d.shape[0]:
+            keep = ~np.isnan(a_h) if b_h is None else ~(np.isnan(a_h) | np.isnan(b_h))
+            d = xp.take(d, xp.asarray(np.flatnonzero(keep), device=dev), axis=0)
+        return xp.reshape(d, (1, -1))
+
+    return a_h, b_h, device_d
 
 
 def _randomization_test_iv(a, b, alternative, n_resamples, exact, clusters, batch, missing,
@@ -1299,11 +1351,18 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
     >>> print(res.n_clusters, round(res.statistic, 4))
     4 0.6569
     """
+    a, b, device_x = _device_pair(a, b)
     x, method, cl, n_resamples, batch, gen, seed, design = _bootstrap_ci_iv(
         a, b, method, confidence_level, alternative, n_resamples, clusters, strata, batch,
         missing, rng)
     n = x.size
-    if design is None:
+    xd = device_x(n)
+    if design is None and xd is not None:  # resampled where the scores live
+        sums = bootstrap_sums_xp(xd, n_resamples, batch, gen, xp=array_namespace_of(xd))
+        dist = np.sort(sums[0] / n)
+        accel = float(_jackknife_acceleration(x[None, :])[0])
+        G = None
+    elif design is None:
         dist = np.sort(bootstrap_sums(x[None, :], n_resamples, batch, gen)[0] / n)
         accel = float(_jackknife_acceleration(x[None, :])[0])
         G = None
@@ -1382,9 +1441,9 @@ def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen, k
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)
     batch = bootstrap_batch(batch, n, 2 * P)
     count = np.zeros(P, dtype=np.int64)
-    for start in range(0, n_resamples, batch):
-        r = min(batch, n_resamples - start)
-        counts = bootstrap_counts(gen, r, n)
+    key = as_key(gen)  # one key per call: resample b is a function of (key, b)
+    for start, counts in kernel_rows(bootstrap_counts, key, n_resamples, batch, n, -1):
+        r = counts.shape[0]
         sums = exact_count_products(counts, HL, Y.shape[0])  # (r, P) or (r, 2P)
         m1 = sums[:, :P] / n
         num = m1 - mean  # centred: the resample mean of z_i = d_i - mean(d)
