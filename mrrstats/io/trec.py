@@ -28,6 +28,7 @@ import pyarrow.csv as pacsv
 from ..errors import InputError
 from ..numerics import no_hugepage_madvise
 from .hashing import duplicate_pairs, encode_strings, hash_strings
+from .tokenizer import tokenize_run
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array"]
 
@@ -790,6 +791,17 @@ def _read_rank_only_file(path, source: str, name: str, duplicates: str) -> Run:
 def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str) -> Run:
     if _first_data_fields(source, src) == 3:
         return _read_rank_only_file(source, src, run_name, duplicates)
+    # The compiled tokenizer reads a clean file in one parallel pass; anything it does not
+    # accept (or no numba) goes to the readers below, which name the line and the problem.
+    tokens = tokenize_run(source)
+    if tokens is not None:
+        run = Run(name=run_name, query=tokens["query"], doc=tokens["doc"],
+                  score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"], source=src)
+        run._meta["tags"] = [tokens["tag"]]
+        run._meta["query_dictionary"] = tokens["query_dictionary"]
+        run._meta["query_codes"] = tokens["query_codes"]
+        run._meta["doc_hashes"] = tokens["doc_hashes"]
+        return run
     run = _read_run_fast(source, src, run_name)
     if run is not None:
         problem = _fast_run_problem(run, mixed_tags)
