@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import os
 import threading
+import types
 
-__all__ = ["available", "jit", "launch", "threads", "compile_seconds"]
+__all__ = ["available", "jit", "pair", "serial_twin", "launch", "threads", "compile_seconds"]
 
 _LOCK = threading.Lock()
 _STATE: dict = {}
@@ -103,3 +104,18 @@ def launch(parallel, serial, workers, *args):
     finally:
         if not safe:
             _LOCK.release()
+
+
+def serial_twin(func):
+    """A copy of ``func`` under another name, to be compiled without ``parallel``
+    (``prange`` is then ``range``); a name of its own keeps numba's caches apart."""
+    twin = types.FunctionType(func.__code__, func.__globals__, func.__name__ + "_serial",
+                              func.__defaults__, func.__closure__)
+    twin.__qualname__ = func.__qualname__ + "_serial"
+    twin.__doc__ = func.__doc__
+    return twin
+
+
+def pair(func):
+    """``(parallel, serial)`` compiled kernels of ``func`` for :func:`launch`."""
+    return jit(func, parallel=True), jit(serial_twin(func))
