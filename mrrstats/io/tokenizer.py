@@ -376,17 +376,10 @@ def _tokenize_serial_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, d
 
 def _count_lines_py(buf, cstart, cend, out):
     for c in prange(cstart.size):
-        n = 0
-        for i in range(cstart[c], cend[c]):
-            n += buf[i] == 10
-        out[c] = n
-
-
-def _count_lines_serial_py(buf, cstart, cend, out):
-    for c in range(cstart.size):
-        n = 0
-        for i in range(cstart[c], cend[c]):
-            n += buf[i] == 10
+        x = buf[cstart[c]:cend[c]]  # indices from 0: no negative-index check, vectorised
+        n = np.int64(0)
+        for i in range(x.size):
+            n += np.int64(x[i] == np.uint8(10))
         out[c] = n
 
 
@@ -399,8 +392,9 @@ def _bytes_equal_py(data, a0, a1, b0, b1):
     return True
 
 
-def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, codes, first_row):
-    """Query codes in first-appearance order; returns the number of distinct queries.
+def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, codes, first_row, blocks):
+    """Query codes in first-appearance order; returns the number of distinct queries and
+    of blocks of rows with one query (their first rows in ``blocks``).
 
     Row ``r`` (of chunk ``c``) holds ``data[cstart[c] + offs[obase[c] + r - rowstart[c]]:...]``.
     """
@@ -416,11 +410,13 @@ def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, codes, first_ro
     first_s = np.empty(runs + 1, np.int64)
     first_e = np.empty(runs + 1, np.int64)
     ncodes = 0
+    nblocks = 0
     code = -1
     for c in range(cstart.size):
         for t in range(nrows[c]):
             r = rowstart[c] + t
             if same[r] == 0:
+                previous = code
                 s = cstart[c] + offs[obase[c] + t]
                 e = cstart[c] + offs[obase[c] + t + 1]
                 h = _hash_bytes(data, s, e - s)
@@ -440,8 +436,12 @@ def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, codes, first_ro
                         code = k
                         break
                     slot = (slot + np.uint64(1)) & mask
+                if code != previous:
+                    blocks[nblocks] = r
+                    nblocks += 1
             codes[r] = code
-    return ncodes
+    blocks[nblocks] = codes.size
+    return ncodes, nblocks
 
 
 def _span_py(r, offs, cstart, obase, rowstart):
@@ -452,7 +452,8 @@ def _span_py(r, offs, cstart, obase, rowstart):
 
 
 def _group_has_repeat_py(rows, lo, hi, dhash, data, offs, cstart, obase, rowstart):
-    """Whether two of ``rows[lo:hi]`` hold the same document (hash set, bytes confirm)."""
+    """Whether two of ``rows[lo:hi]`` (``rows`` empty: rows ``lo:hi``) hold the same
+    document (hash set, bytes confirm)."""
     n = hi - lo
     cap = 16
     while cap < 2 * n:
@@ -460,7 +461,7 @@ def _group_has_repeat_py(rows, lo, hi, dhash, data, offs, cstart, obase, rowstar
     mask = np.uint64(cap - 1)
     slots = np.full(cap, -1, np.int64)
     for t in range(lo, hi):
-        r = rows[t]
+        r = rows[t] if rows.size else t
         h = dhash[r]
         slot = h & mask
         while True:
@@ -533,7 +534,7 @@ def kernels() -> dict:
         _group_has_repeat = jit(_group_has_repeat_py)
         k = {
             "tokenize": (jit(_tokenize_py, parallel=True), jit(_tokenize_serial_py)),
-            "count_lines": (jit(_count_lines_py, parallel=True), jit(_count_lines_serial_py)),
+            "count_lines": compiled.pair(_count_lines_py),
             "repeats": (jit(_repeats_py, parallel=True), jit(_repeats_serial_py)),
             "intern": jit(_intern_py),
             "group_rows": jit(_group_rows_py),
@@ -662,14 +663,14 @@ def tokenize_run(path, *, workers=None):
         if not _parse_slow(buf, cstart, cend, rowstart, score):
             return None
     codes = np.empty(n, np.int32)
-    first_row = np.empty(n, np.int64)
-    ncodes = int(k["intern"](qdata, qoff, cstart, obase, rowstart, nrows, same, codes,
-                             first_row))
+    first_row = np.empty(n, np.int64)  # only the first entries are touched
+    blocks = np.empty(n + 1, np.int64)
+    ncodes, nblocks = k["intern"](qdata, qoff, cstart, obase, rowstart, nrows, same, codes,
+                                  first_row, blocks)
     # Repeated documents within a query: groups of rows by query
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-    if starts.size == ncodes:  # each query in one block of lines (the usual layout)
-        rows = np.arange(n, dtype=np.int64)
-        bounds = np.append(starts, n).astype(np.int64)
+    if nblocks == ncodes:  # each query in one block of lines (the usual layout)
+        rows = np.zeros(0, np.int64)
+        bounds = blocks[:nblocks + 1]
     else:
         rows = np.empty(n, np.int64)
         bounds = np.empty(ncodes + 1, np.int64)
