@@ -63,7 +63,7 @@ def _warm_up():
 
     import mrrstats
 
-    q, r = make(100, 700, out=HERE / "_data")  # 70,000 rows: the compiled paths run
+    q, r = make(200, 1000, out=HERE / "_data")  # 200,000 rows: every compiled path runs
     mrrstats.evaluate(q, r, MEASURES)
 
 

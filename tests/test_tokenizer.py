@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mrrstats.io import tokenizer, trec
@@ -50,6 +50,20 @@ def _assert_same(tokens, ref):
     dictionary, codes = encode_strings(tokens["query"])
     assert tokens["query_dictionary"].to_pylist() == dictionary.to_pylist()
     np.testing.assert_array_equal(tokens["query_codes"], codes)
+
+
+@pytest.fixture(autouse=True)
+def small_files_too(monkeypatch):
+    """Tokenize the small test files too (read_run leaves files under MIN_BYTES to the
+    other readers)."""
+    monkeypatch.setattr(tokenizer, "MIN_BYTES", 0)
+
+
+def test_small_files_are_left_to_the_readers(tmp_path, monkeypatch):
+    path = _write(tmp_path, ACCEPTED["plain"])
+    monkeypatch.setattr(tokenizer, "MIN_BYTES", 1 << 22)
+    assert tokenizer.tokenize_run(path) is None
+    assert "doc_hashes" in trec.read_run(path)._meta  # the pyarrow reader's checks
 
 
 @pytest.fixture
@@ -163,7 +177,8 @@ NUMBER = st.from_regex(r"[+-]?(?:[0-9]{1,25}\.?[0-9]{0,25}|\.[0-9]{1,25})(?:[eE]
                        fullmatch=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(NUMBER | st.floats(allow_nan=False, allow_infinity=False).map(repr),
                 min_size=1, max_size=40))
 def test_scores_are_pythons_float(tmp_path_factory, numbers):
@@ -179,7 +194,8 @@ def test_scores_are_pythons_float(tmp_path_factory, numbers):
                                   np.array(expected, dtype=np.float64).view(np.int64))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "7", "q\u00e9"]),
                           st.text(st.characters(codec="utf-8", exclude_categories=["Cs"],
                                                 exclude_characters=" \t\n\r\v\f\x1c\x1d\x1e"

@@ -55,6 +55,9 @@ _TWO53 = np.uint64(1 << 53)
 _OK, _FIELDS, _NUMBER, _TAGS, _ENCODING, _CR = 0, 1, 2, 3, 4, 5
 
 prange = range  # numba.prange once compiled
+# Indices cast to unsigned: numba then skips the negative-index wrap-around check on every
+# byte read (about a quarter of the tokenizer's time).
+_u = np.uint64
 
 
 def _word_term_py(w, j):
@@ -90,7 +93,7 @@ def _parse_score_py(buf, s, e):
     """``(value, status)``: status 0 parsed exactly, 1 needs Python's float, 2 not a number."""
     i = s
     neg = False
-    c = buf[i]
+    c = buf[_u(i)]
     if c == 43 or c == 45:  # + -
         neg = c == 45
         i += 1
@@ -99,8 +102,8 @@ def _parse_score_py(buf, s, e):
     exp = 0
     digits = False
     dropped = False
-    while i < e and 48 <= buf[i] <= 57:
-        d = buf[i] - 48
+    while i < e and 48 <= buf[_u(i)] <= 57:
+        d = buf[_u(i)] - 48
         digits = True
         if nd < 19:
             if m != 0 or d != 0:
@@ -110,10 +113,10 @@ def _parse_score_py(buf, s, e):
             exp += 1
             dropped = True
         i += 1
-    if i < e and buf[i] == 46:  # .
+    if i < e and buf[_u(i)] == 46:  # .
         i += 1
-        while i < e and 48 <= buf[i] <= 57:
-            d = buf[i] - 48
+        while i < e and 48 <= buf[_u(i)] <= 57:
+            d = buf[_u(i)] - 48
             digits = True
             if nd < 19:
                 if m != 0 or d != 0:
@@ -125,18 +128,18 @@ def _parse_score_py(buf, s, e):
             i += 1
     if not digits:
         return 0.0, 2
-    if i < e and (buf[i] == 101 or buf[i] == 69):  # e E
+    if i < e and (buf[_u(i)] == 101 or buf[_u(i)] == 69):  # e E
         i += 1
         eneg = False
-        if i < e and (buf[i] == 43 or buf[i] == 45):
-            eneg = buf[i] == 45
+        if i < e and (buf[_u(i)] == 43 or buf[_u(i)] == 45):
+            eneg = buf[_u(i)] == 45
             i += 1
         if i >= e:
             return 0.0, 2
         ev = 0
-        while i < e and 48 <= buf[i] <= 57:
+        while i < e and 48 <= buf[_u(i)] <= 57:
             if ev < 100000:
-                ev = ev * 10 + (buf[i] - 48)
+                ev = ev * 10 + (buf[_u(i)] - 48)
             i += 1
         exp += -ev if eneg else ev
     if i != e:
@@ -203,7 +206,7 @@ _ABSENT = np.array(_HASH_ABSENT, dtype=np.uint64)  # _word_term(0, j) for j < 64
 
 def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
                        same, score, dhash, stats):
-    """Tokenize lines ``buf[cstart[c]:cend[c]]`` (see the module docstring).
+    """Tokenize lines ``buf[_u(cstart[c]:cend[c])]`` (see the module docstring).
 
     Rows go to ``rowbase[c]...``; the chunk's field bytes to ``qdata`` /
     ``ddata`` / ``rdata`` from ``cstart[c]`` on, their chunk-local Arrow
@@ -237,28 +240,28 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
         comment = False
         stop = p
         while True:
-            while p < b and _CLASS[buf[p]] == 1:
+            while p < b and _CLASS[buf[_u(p)]] == 1:
                 p += 1
             if p >= b:
                 stop = p
                 break
-            k = _CLASS[buf[p]]
+            k = _CLASS[buf[_u(p)]]
             if k == 2:
                 stop = p
                 p += 1
                 break
             if k == 3:
-                if p + 1 < b and buf[p + 1] == 10:
+                if p + 1 < b and buf[_u(p + 1)] == 10:
                     stop = p
                     p += 2
                     break
                 problem = _CR
                 break
             s = p
-            if nt == 0 and buf[p] == 35:  # '#': a comment line
+            if nt == 0 and buf[_u(p)] == 35:  # '#': a comment line
                 comment = True
             while p < b:
-                k = _CLASS[buf[p]]
+                k = _CLASS[buf[_u(p)]]
                 if k == 0:
                     p += 1
                 elif k == 4:
@@ -297,7 +300,7 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
                 problem = _TAGS
                 break
             for k in range(n5):
-                if buf[ts[5] + k] != buf[tag_s + k]:
+                if buf[_u(ts[5] + k)] != buf[_u(tag_s + k)]:
                     problem = _TAGS
                     break
             if problem != 0:
@@ -308,14 +311,14 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
         eq = nq == prev_n
         if eq:
             for k in range(nq):
-                if buf[s0 + k] != buf[prev_s + k]:
+                if buf[_u(s0 + k)] != buf[_u(prev_s + k)]:
                     eq = False
                     break
         same[row] = 1 if eq else 0
         prev_s = s0
         prev_n = nq
         for k in range(nq):
-            qdata[a + qp + k] = buf[s0 + k]
+            qdata[a + qp + k] = buf[_u(s0 + k)]
         qp += nq
         # the document: copied and hashed (hash_strings' words) in one loop
         s2 = ts[2]
@@ -323,7 +326,7 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
         h = np.uint64(nd) * _M3
         w = np.uint64(0)
         for k in range(nd):
-            x = buf[s2 + k]
+            x = buf[_u(s2 + k)]
             ddata[a + dp + k] = x
             w |= np.uint64(x) << np.uint64(8 * (k & 7))
             if (k & 7) == 7:
@@ -343,7 +346,7 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
         s3 = ts[3]
         nr = te[3] - s3
         for k in range(nr):
-            rdata[a + rp + k] = buf[s3 + k]
+            rdata[a + rp + k] = buf[_u(s3 + k)]
         rp += nr
         o += 1
         qoff[o] = qp
@@ -526,7 +529,7 @@ def kernels() -> dict:
         jit = compiled.jit
         _word_term = jit(_word_term_py, inline=True)
         _hash_bytes = jit(_hash_bytes_py)
-        _parse_score = jit(_parse_score_py)
+        _parse_score = jit(_parse_score_py, inline=True)
         _utf8_ok = jit(_utf8_ok_py)
         _bytes_equal = jit(_bytes_equal_py)
         _tokenize_chunk = jit(_tokenize_chunk_py)
@@ -549,6 +552,9 @@ def kernels() -> dict:
 
 _KERNELS: dict = {}
 _MIN_CHUNK = 1 << 20  # bytes; tests lower it to cut small files into many chunks
+#: Smaller files (bytes on disk; a quarter of that for gzip) are left to the readers:
+#: loading numba in a fresh process would cost more than the tokenizer saves.
+MIN_BYTES = 1 << 22
 
 
 def _read_bytes(path) -> np.ndarray | None:
@@ -615,7 +621,14 @@ def tokenize_run(path, *, workers=None):
     ``score`` (float64), ``tag`` (str), ``query_dictionary`` (Arrow strings,
     first-appearance order), ``query_codes`` (int32), ``doc_hashes`` (uint64).
     """
-    if not compiled.available():
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                size *= 4
+    except OSError:
+        return None
+    if size < MIN_BYTES or not compiled.available():
         return None
     buf = _read_bytes(path)
     if buf is None or buf.size == 0:

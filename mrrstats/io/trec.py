@@ -723,15 +723,22 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     of other scripts, which Python's ``float`` would take and trec_eval's
     ``atof`` reads as something else, are refused with the line number.
 
-    Speed: when the first data line separates its six fields by single spaces
-    or single tabs, the whole file (plain or gzipped) is first read by
-    pyarrow's multi-threaded CSV reader with that delimiter; comment lines
-    are skipped there too. If that reading finds anything irregular (a row with
+    Speed: a file (plain or gzipped) is first read by a compiled tokenizer
+    (numba; :mod:`mrrstats.io.tokenizer`), parallel over newline-cut parts of
+    the file, which splits, validates, hashes the ids and parses the scores in
+    one pass; it steps aside for anything it does not accept (a malformed
+    line, a duplicate, mixed tags, a number outside the grammar) and where
+    numba is missing. Next, when the first data line separates its six fields
+    by single spaces or single tabs, the whole file is read by pyarrow's
+    multi-threaded CSV reader with that delimiter; comment lines are skipped
+    there too. If that reading finds anything irregular (a row with
     another number of fields, an empty field or one holding other whitespace, a
     number pyarrow cannot parse, a non-finite score, mixed tags, a duplicate
     document, a comment parsed as data), the file is read again by the
     line-by-line reader, which splits as trec_eval does and produces the
-    line-numbered errors. Both readers give the same result on every file.
+    line-numbered errors. The readers give the same result on every file they
+    accept. Files under a few megabytes skip the tokenizer (loading numba would
+    cost more than it saves).
     """
     _check_duplicates_option(duplicates)
     if mixed_tags not in ("raise", "allow"):
