@@ -639,7 +639,7 @@ def tokenize_run(path, *, workers=None):
     nl = np.empty(nchunk, np.int64)
     compiled.launch(*k["count_lines"], workers, buf, cstart, cend, nl)
     bound = nl.copy()
-    bound[-1] += 1  # a last line without a newline
+    bound[-1] += buf[-1] != 10  # a last line without a newline
     rowbase = np.concatenate(([0], np.cumsum(bound))).astype(np.int64)
     nrow_max = int(rowbase[-1])
     obase = rowbase[:-1] + np.arange(nchunk)
@@ -668,10 +668,12 @@ def tokenize_run(path, *, workers=None):
         return None
     tag = tags.pop().decode("utf-8")
     rowstart = np.concatenate(([0], np.cumsum(nrows)[:-1])).astype(np.int64)
-    if n != nrow_max:  # blank or comment lines: close the gaps between chunks' rows
+    if (nrows[:-1] != bound[:-1]).any():  # blank or comment lines: close the gaps
         keep = np.concatenate([np.arange(rowbase[c], rowbase[c] + nrows[c])
                                for c in range(nchunk)])
         same, score, dhash = same[keep], score[keep], dhash[keep]
+    elif n != nrow_max:  # rows missing at the end only
+        same, score, dhash = same[:n], score[:n], dhash[:n]
     if stats[:, 4].any():  # numbers outside the fast path: Python's float, exactly
         if not _parse_slow(buf, cstart, cend, rowstart, score):
             return None
