@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mrrstats
+from mrrstats.io import tokenizer, trec
 from mrrstats.metrics import kernels
 from mrrstats.model import ranking
 
@@ -48,16 +49,47 @@ def _same_bits(a, b):
                                   np.asarray(b, np.float64).view(np.int64))
 
 
-def _check(qrels, run, ties, max_depth=None):
-    qrels, run = mrrstats.read_qrels(qrels), mrrstats.read_run(run)
-    ref = _without_compiled(qrels, run, ties, max_depth)
-    got = ranking._rank_run_compiled(qrels, run, ties, max_depth)
-    if got is not None:  # None: a layout the compiled path leaves to numpy
-        assert list(got.query_ids) == list(ref.query_ids)
-        np.testing.assert_array_equal(got.offsets, ref.offsets)
-        np.testing.assert_array_equal(got.grades, ref.grades)
-        for a, b in zip(got.doc_ids(), ref.doc_ids(), strict=True):
-            np.testing.assert_array_equal(a, b)
+def _runs(path):
+    """The run as the compiled tokenizer reads it (which also finds the query blocks), and
+    as the pyarrow or line reader read it."""
+    saved = tokenizer.MIN_BYTES
+    tokenizer.MIN_BYTES = 0
+    try:
+        tokenized = mrrstats.read_run(path)
+    finally:
+        tokenizer.MIN_BYTES = saved
+    src = str(path)
+    other = trec._read_run_fast(path, src, "r")
+    if other is None or trec._fast_run_problem(other, "raise") is not None:
+        other = trec._read_run_lines(path, src, "r", "raise", "raise")
+    return tokenized, other
+
+
+def _check(qrels, path, ties, max_depth=None):
+    qrels = mrrstats.read_qrels(qrels)
+    taken = []
+    for run in _runs(path):
+        ref = _without_compiled(qrels, run, ties, max_depth)
+        got = ranking._rank_run_compiled(qrels, run, ties, max_depth)
+        taken.append(got is not None)
+        if got is not None:  # None: a layout the compiled path leaves to numpy
+            assert list(got.query_ids) == list(ref.query_ids)
+            np.testing.assert_array_equal(got.offsets, ref.offsets)
+            np.testing.assert_array_equal(got.grades, ref.grades)
+            for a, b in zip(got.doc_ids(), ref.doc_ids(), strict=True):
+                np.testing.assert_array_equal(a, b)
+    _check_measures(ref, max_depth)
+    return all(taken)
+
+
+def _check_measures(ref, max_depth):
+    for rel in (1, 2):
+        got = kernels.relevant_retrieved(ref.offsets, ref.grades, rel=rel, max_depth=max_depth)
+        lens = np.diff(ref.offsets)
+        pos = np.arange(ref.grades.size) - np.repeat(ref.offsets[:-1], lens) + 1
+        keep = (ref.grades >= rel) & (pos <= (max_depth or np.inf))
+        want = np.bincount(np.repeat(np.arange(lens.size), lens)[keep], minlength=lens.size)
+        np.testing.assert_array_equal(got, want)
     layout = kernels._Layout(ref.offsets, ref.grades, ref.judged, None, max_depth)
     for workers in (1, 2):
         values = kernels.compiled_measures(MEASURES, offsets=ref.offsets, grades=ref.grades,
@@ -66,7 +98,6 @@ def _check(qrels, run, ties, max_depth=None):
         for m in kernels.parse_measures(MEASURES):
             t = max(int(m.rel if m.rel is not None else 1), 1)
             _same_bits(values[str(m)], kernels._deterministic(m, layout, t))
-    return got is not None
 
 
 CAST = sorted(DATA.glob("cast2021/runs/*.run.gz"))
@@ -140,3 +171,18 @@ def test_generated_runs(tmp_path_factory, data):
     ties = data.draw(st.sampled_from(DETERMINISTIC))
     max_depth = data.draw(st.sampled_from([None, 1, 3, 10]))
     assert _check(judged, path, ties, max_depth)
+
+
+def test_query_blocks_found_by_the_tokenizer(tmp_path, monkeypatch):
+    monkeypatch.setattr(tokenizer, "MIN_BYTES", 0)
+    path = tmp_path / "run.txt"
+    qrels = {"b": {"d2": 1, "d3": 2}, "a": {"d1": 1}}
+    path.write_text("b Q0 d1 1 3 t\nb Q0 d2 2 2 t\nb Q0 d3 3 2 t\na Q0 d1 1 5 t\n")
+    run = mrrstats.read_run(path)
+    np.testing.assert_array_equal(run._meta["score_blocks"], [0, 3])
+    assert _check(qrels, path, "trec_eval")
+    path.write_text("b Q0 d1 1 3 t\nb Q0 d2 2 4 t\na Q0 d1 1 5 t\n")  # a score rises
+    assert "score_blocks" not in mrrstats.read_run(path)._meta
+    path.write_text("b Q0 d1 1 3 t\na Q0 d1 1 5 t\nb Q0 d2 2 2 t\n")  # b in two blocks
+    assert "score_blocks" not in mrrstats.read_run(path)._meta
+    _check(qrels, path, "trec_eval")

@@ -395,9 +395,11 @@ def _bytes_equal_py(data, a0, a1, b0, b1):
     return True
 
 
-def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, codes, first_row, blocks):
-    """Query codes in first-appearance order; returns the number of distinct queries and
-    of blocks of rows with one query (their first rows in ``blocks``).
+def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, score, codes, first_row,
+               blocks):
+    """Query codes in first-appearance order; returns the number of distinct queries, of
+    blocks of rows with one query (their first rows in ``blocks``) and whether the
+    scores descend inside every block.
 
     Row ``r`` (of chunk ``c``) holds ``data[cstart[c] + offs[obase[c] + r - rowstart[c]]:...]``.
     """
@@ -415,6 +417,7 @@ def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, codes, first_ro
     ncodes = 0
     nblocks = 0
     code = -1
+    descending = True
     for c in range(cstart.size):
         for t in range(nrows[c]):
             r = rowstart[c] + t
@@ -442,9 +445,13 @@ def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, codes, first_ro
                 if code != previous:
                     blocks[nblocks] = r
                     nblocks += 1
+                elif score[r] > score[r - 1]:
+                    descending = False
+            elif score[r] > score[r - 1]:
+                descending = False
             codes[r] = code
     blocks[nblocks] = codes.size
-    return ncodes, nblocks
+    return ncodes, nblocks, descending
 
 
 def _span_py(r, offs, cstart, obase, rowstart):
@@ -619,7 +626,9 @@ def tokenize_run(path, *, workers=None):
 
     Returns a dict: ``query``, ``doc``, ``rank`` (Arrow string columns, chunked),
     ``score`` (float64), ``tag`` (str), ``query_dictionary`` (Arrow strings,
-    first-appearance order), ``query_codes`` (int32), ``doc_hashes`` (uint64).
+    first-appearance order), ``query_codes`` (int32), ``doc_hashes`` (uint64),
+    ``query_blocks`` (first row of each query's block of lines when every query
+    comes in one block with scores descending, else None).
     """
     try:
         size = os.path.getsize(path)
@@ -680,8 +689,8 @@ def tokenize_run(path, *, workers=None):
     codes = np.empty(n, np.int32)
     first_row = np.empty(n, np.int64)  # only the first entries are touched
     blocks = np.empty(n + 1, np.int64)
-    ncodes, nblocks = k["intern"](qdata, qoff, cstart, obase, rowstart, nrows, same, codes,
-                                  first_row, blocks)
+    ncodes, nblocks, descending = k["intern"](qdata, qoff, cstart, obase, rowstart, nrows,
+                                              same, score, codes, first_row, blocks)
     # Repeated documents within a query: groups of rows by query
     if nblocks == ncodes:  # each query in one block of lines (the usual layout)
         rows = np.zeros(0, np.int64)
@@ -699,7 +708,10 @@ def tokenize_run(path, *, workers=None):
     return {"query": query, "doc": _column(ddata, doff, cstart, obase, nrows, stats[:, 2]),
             "rank": _column(rdata, roff, cstart, obase, nrows, stats[:, 3]), "score": score,
             "tag": tag, "query_dictionary": take_strings(query, first_row[:ncodes]),
-            "query_codes": codes, "doc_hashes": dhash}
+            "query_codes": codes, "doc_hashes": dhash,
+            # each query in one block of lines with scores descending: rank_run needs no scan
+            "query_blocks": blocks[:nblocks].copy() if nblocks == ncodes and descending
+            else None}
 
 
 def _parse_slow(buf, cstart, cend, rowstart, score) -> bool:

@@ -808,6 +808,8 @@ def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags:
         run._meta["query_dictionary"] = tokens["query_dictionary"]
         run._meta["query_codes"] = tokens["query_codes"]
         run._meta["doc_hashes"] = tokens["doc_hashes"]
+        if tokens["query_blocks"] is not None:
+            run._meta["score_blocks"] = tokens["query_blocks"]
         return run
     run = _read_run_fast(source, src, run_name)
     if run is not None:

@@ -493,3 +493,32 @@ def compiled_measures(measures, *, offsets, grades, judged: Judged, max_depth=No
         compiled.launch(*_measure_kernels(), workers, offsets, grades, kind, depth, thresh,
                         cut, num_rel, ideal, log2, out)
     return {str(m): out[i] for i, m in enumerate(measures)}
+
+
+def _relevant_retrieved_py(offsets, grades, rel, depth, out):
+    """Rows with a grade >= ``rel`` among the first ``depth`` of each query."""
+    for q in prange(offsets.size - 1):
+        stop = offsets[q + 1]
+        if stop - offsets[q] > depth:
+            stop = offsets[q] + depth
+        n = 0
+        for p in range(offsets[q], stop):
+            n += grades[p] >= rel
+        out[q] = n
+
+
+def relevant_retrieved(offsets, grades, *, rel: int, max_depth=None, workers=None):
+    """Relevant documents retrieved per query (grade >= ``rel``, within ``max_depth``),
+    compiled; None where numba is missing."""
+    if not compiled.available():
+        return None
+    k = _MEASURE_KERNELS.get("rr")
+    if k is None:
+        _measure_kernels()
+        k = _MEASURE_KERNELS["rr"] = compiled.pair(_relevant_retrieved_py)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    out = np.empty(offsets.size - 1, np.int64)
+    depth = _INF_DEPTH if max_depth is None else int(max_depth)
+    compiled.launch(*k, workers, offsets, np.asarray(grades, dtype=np.float64), float(rel),
+                    depth, out)
+    return out

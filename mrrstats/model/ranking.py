@@ -703,16 +703,20 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
     rank_of[by_id] = np.arange(ids_obj.size)
     n = codes.size
     n_q = query_ids.size
-    nc = max(1, min(64, n >> 16))
-    cuts = np.linspace(0, n, nc + 1).astype(np.int64)
-    bad = np.zeros(nc, np.uint8)
-    nstart = np.zeros(nc, np.int64)
-    compiled.launch(*k["block_scan"], workers, codes, key, cuts, bad, nstart)
-    if bad.any() or int(nstart.sum()) != n_q:
-        return None  # keys not descending, or a query in several blocks
-    bstart = np.empty(n_q, np.int64)
-    base = np.concatenate(([0], np.cumsum(nstart)[:-1])).astype(np.int64)
-    compiled.launch(*k["block_starts"], workers, codes, cuts, base, bstart)
+    blocks = run._meta.get("score_blocks")  # the tokenizer found the layout already
+    if blocks is not None and ties != "rank" and blocks.size == n_q:
+        bstart = blocks
+    else:
+        nc = max(1, min(64, n >> 16))
+        cuts = np.linspace(0, n, nc + 1).astype(np.int64)
+        bad = np.zeros(nc, np.uint8)
+        nstart = np.zeros(nc, np.int64)
+        compiled.launch(*k["block_scan"], workers, codes, key, cuts, bad, nstart)
+        if bad.any() or int(nstart.sum()) != n_q:
+            return None  # keys not descending, or a query in several blocks
+        bstart = np.empty(n_q, np.int64)
+        base = np.concatenate(([0], np.cumsum(nstart)[:-1])).astype(np.int64)
+        compiled.launch(*k["block_starts"], workers, codes, cuts, base, bstart)
     blen = np.diff(np.append(bstart, n))
     border = np.empty(n_q, np.int64)
     border[rank_of[codes[bstart]]] = np.arange(n_q)  # the block of each query (sorted)
