@@ -4,9 +4,15 @@ Generates (once, fixed seed) an MS MARCO-like run: 7,000 queries x 1,000 documen
 with tied scores and ~1.1 relevant documents per query, then times, each tool in
 its own fresh subprocess (so that peak memory is its own):
 
-* mrrstats  ``evaluate(qrels_file, run_file, measures)``, end to end;
+* mrrstats  ``evaluate(qrels_file, run_file, measures)``, end to end (its numba
+            kernels loaded first on a small run, not timed, as for ranx);
+* mrrstats  the same as the first call of a fresh process (numba's import and the
+            loading of its cached kernels included);
 * mrrstats  the metric step alone (run and qrels already in memory:
-            ``rank_run`` + ``score_ranked_run``);
+            ``rank_run`` + ``score_ranked_run``), on 1 and on 2 worker threads
+            (``NUMBA_NUM_THREADS``), and on the numpy path without compiled kernels;
+* mrrstats  end to end without compiled kernels (the numpy/pyarrow path: the
+            "before" of issue 12, in the same run);
 * ranx      ``Qrels.from_file`` + ``Run.from_file`` + ``evaluate`` (numba warmed up
             on a tiny input first, not timed);
 * ir_measures ``read_trec_qrels`` + ``read_trec_run`` + ``calc_aggregate``/``iter_calc``;
@@ -20,8 +26,12 @@ The rows "mrrstats from ..." time the same run given as a pandas DataFrame, an
 Arrow table, a ``{query: {doc: score}}`` dict and a dict of ranked lists (the
 object is built before the clock starts); their ratio to the file path is printed.
 
+The compile cost of the kernels is measured in two fresh processes sharing an
+empty numba cache directory: the first compiles and writes the cache (cold), the
+second loads it (cached).
+
 Usage: python benchmarks/bench_evaluate.py [--queries 7000] [--depth 1000] [--repeat 3]
-       [--tools NAME ...] [--results results_evaluate.md]
+       [--tools NAME ...] [--results results_evaluate.md] [--no-compile-cost]
 """
 
 from __future__ import annotations
@@ -47,7 +57,24 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def tool_mrrstats(qrels, run):
+def _warm_up():
+    """Load mrrstats' compiled kernels (numba import, cache) on a small run, untimed."""
+    from make_data import make
+
+    import mrrstats
+
+    q, r = make(200, 1000, out=HERE / "_data")  # 200,000 rows: every compiled path runs
+    mrrstats.evaluate(q, r, MEASURES)
+
+
+def _no_kernels():
+    """Switch the compiled paths off (the numpy / pyarrow path of before issue 12)."""
+    from mrrstats.io import compiled
+
+    compiled._STATE["available"] = False
+
+
+def _evaluate(qrels, run):
     import mrrstats
 
     t0 = time.perf_counter()
@@ -57,7 +84,21 @@ def tool_mrrstats(qrels, run):
     return elapsed, {m: v[m].to_dict() for m in MEASURES}
 
 
-def tool_mrrstats_metrics(qrels, run):
+def tool_mrrstats(qrels, run):
+    _warm_up()
+    return _evaluate(qrels, run)
+
+
+def tool_mrrstats_cold(qrels, run):
+    return _evaluate(qrels, run)
+
+
+def tool_mrrstats_numpy(qrels, run):
+    _no_kernels()
+    return _evaluate(qrels, run)
+
+
+def _metric_step(qrels, run):
     import mrrstats
 
     q = mrrstats.read_qrels(qrels)
@@ -67,6 +108,16 @@ def tool_mrrstats_metrics(qrels, run):
     v = mrrstats.score_ranked_run(ranked, MEASURES)
     elapsed = time.perf_counter() - t0
     return elapsed, {m: v[m].to_dict() for m in MEASURES}
+
+
+def tool_mrrstats_metrics(qrels, run):
+    _warm_up()
+    return _metric_step(qrels, run)
+
+
+def tool_mrrstats_metrics_numpy(qrels, run):
+    _no_kernels()
+    return _metric_step(qrels, run)
 
 
 def _in_memory(qrels, run, shape):
@@ -159,7 +210,11 @@ def tool_pytrec_eval(qrels, run):
 
 TOOLS = {
     "mrrstats": tool_mrrstats,
+    "mrrstats, first call in a fresh process": tool_mrrstats_cold,
+    "mrrstats, no compiled kernels (numpy/pyarrow path)": tool_mrrstats_numpy,
     "mrrstats (metric step only)": tool_mrrstats_metrics,
+    "mrrstats (metric step only, 1 worker)": tool_mrrstats_metrics,
+    "mrrstats (metric step only, numpy path)": tool_mrrstats_metrics_numpy,
     # The same run as an in-memory object (built before the clock starts): issue 11
     # asks for each within 1.3x of the file path ("mrrstats").
     "mrrstats from a pandas DataFrame": _tool_shape("pandas"),
@@ -170,6 +225,41 @@ TOOLS = {
     "ir_measures": tool_ir_measures,
     "pytrec_eval": tool_pytrec_eval,
 }
+
+
+def _env(tool: str) -> dict:
+    """The child's environment: one numba thread for the "1 worker" rows."""
+    env = dict(os.environ)
+    if "1 worker" in tool:
+        env["NUMBA_NUM_THREADS"] = "1"
+    return env
+
+
+def compile_cost(qrels: str, run: str) -> dict:
+    """First-call overhead of the kernels, cold (empty numba cache) and cached."""
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        for label in ("cold (compiles, writes the cache)", "cached (loads the cache)"):
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            proc = subprocess.run([sys.executable, __file__, "--compile-child", qrels, run],
+                                  capture_output=True, text=True, env=env)
+            if proc.returncode != 0:
+                print(f"compile cost: failed\n{proc.stderr[-2000:]}")
+                return out
+            out[label] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
+def compile_child(qrels: str, run: str) -> None:
+    import mrrstats
+
+    t0 = time.perf_counter()
+    mrrstats.evaluate(qrels, run, MEASURES)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    mrrstats.evaluate(qrels, run, MEASURES)
+    second = time.perf_counter() - t0
+    print(json.dumps({"first": first, "second": second, "overhead": first - second}))
 
 
 def run_child(tool: str, qrels: str, run: str, out: str) -> None:
@@ -206,13 +296,20 @@ def main() -> None:
     p.add_argument("--tools", nargs="*", default=list(TOOLS))
     p.add_argument("--results", default="results_evaluate.md",
                    help="file in benchmarks/ the table is written to")
+    p.add_argument("--no-compile-cost", action="store_true",
+                   help="skip the measurement of the kernels' compile cost")
     p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    p.add_argument("--compile-child", nargs=2, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
         run_child(*a.child)
         return
+    if a.compile_child:
+        compile_child(*a.compile_child)
+        return
     from make_data import make
 
+    load0 = os.getloadavg()[0]  # the machine is shared: say how busy it was
     qrels, run = make(a.queries, a.depth)
     size_mb = os.path.getsize(run) / 2**20
     print(f"run: {run.name} ({size_mb:.0f} MB, {a.queries} x {a.depth}); qrels: {qrels.name}")
@@ -223,7 +320,8 @@ def main() -> None:
             for i in range(a.repeat):
                 out = os.path.join(tmp, f"{i}.pkl")
                 proc = subprocess.run([sys.executable, __file__, "--child", tool, str(qrels),
-                                       str(run), out], capture_output=True, text=True)
+                                       str(run), out], capture_output=True, text=True,
+                                      env=_env(tool))
                 if proc.returncode != 0:
                     print(f"{tool}: failed\n{proc.stderr[-2000:]}")
                     break
@@ -247,6 +345,31 @@ def main() -> None:
                      f"{r['peak_mb']:.0f} | {n} | {bad} | {worst:.2g} |")
     summary = (f"mrrstats end to end: {ours:.3f} s; fastest peer: {fastest_peer:.3f} s; "
                f"speed-up {fastest_peer / ours:.1f}x")
+    targets = []
+    for peer, want in (("pytrec_eval", 10), ("ranx", 25)):
+        if peer in results:
+            x = results[peer]["seconds"] / ours
+            targets.append(f"{peer} / mrrstats end to end: {x:.1f}x (target >= {want}x: "
+                           f"{'met' if x >= want else 'not met'})")
+    step = results.get("mrrstats (metric step only)", {}).get("seconds")
+    if step is not None:
+        targets.append(f"metric step: {step:.3f} s (target <= 0.2 s: "
+                       f"{'met' if step <= 0.2 else 'not met'})")
+    one = results.get("mrrstats (metric step only, 1 worker)", {}).get("seconds")
+    if one is not None and step is not None:
+        targets.append(f"metric step, 1 -> {os.cpu_count()} workers: {one / step:.2f}x faster")
+    before = results.get("mrrstats, no compiled kernels (numpy/pyarrow path)", {}).get("seconds")
+    if before is not None:
+        targets.append(f"compiled kernels vs numpy/pyarrow path, end to end: "
+                       f"{before / ours:.2f}x faster")
+    cold = results.get("mrrstats, first call in a fresh process", {}).get("seconds")
+    if cold is not None:
+        targets.append(f"first call in a fresh process (numba import + cached kernels): "
+                       f"{cold:.3f} s, {cold - ours:+.3f} s over a warm call")
+    costs = {} if a.no_compile_cost else compile_cost(str(qrels), str(run))
+    for label, c in costs.items():
+        targets.append(f"kernels' first-call overhead, {label}: {c['overhead']:.2f} s")
+    summary += "\n\n" + "\n".join(f"- {t}" for t in targets)
     table = "\n".join(lines)
     print()
     print(table)
@@ -254,7 +377,8 @@ def main() -> None:
     print(summary)
     import platform
 
-    header = (f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}; "
+    load = f" load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end;"
+    header = (f"Machine: {os.cpu_count()} cores,{load} Python {platform.python_version()}; "
               f"run file {size_mb:.0f} MB ({a.queries} queries x {a.depth} docs).\n\n")
     ratios = [f"{t[len('mrrstats from '):]}: {r['seconds'] / ours:.2f}x"
               for t, r in results.items() if t.startswith("mrrstats from ")]

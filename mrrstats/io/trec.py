@@ -28,6 +28,7 @@ import pyarrow.csv as pacsv
 from ..errors import InputError
 from ..numerics import no_hugepage_madvise
 from .hashing import duplicate_pairs, encode_strings, hash_strings
+from .tokenizer import tokenize_run
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array"]
 
@@ -722,15 +723,22 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     of other scripts, which Python's ``float`` would take and trec_eval's
     ``atof`` reads as something else, are refused with the line number.
 
-    Speed: when the first data line separates its six fields by single spaces
-    or single tabs, the whole file (plain or gzipped) is first read by
-    pyarrow's multi-threaded CSV reader with that delimiter; comment lines
-    are skipped there too. If that reading finds anything irregular (a row with
+    Speed: a file (plain or gzipped) is first read by a compiled tokenizer
+    (numba; :mod:`mrrstats.io.tokenizer`), parallel over newline-cut parts of
+    the file, which splits, validates, hashes the ids and parses the scores in
+    one pass; it steps aside for anything it does not accept (a malformed
+    line, a duplicate, mixed tags, a number outside the grammar) and where
+    numba is missing. Next, when the first data line separates its six fields
+    by single spaces or single tabs, the whole file is read by pyarrow's
+    multi-threaded CSV reader with that delimiter; comment lines are skipped
+    there too. If that reading finds anything irregular (a row with
     another number of fields, an empty field or one holding other whitespace, a
     number pyarrow cannot parse, a non-finite score, mixed tags, a duplicate
     document, a comment parsed as data), the file is read again by the
     line-by-line reader, which splits as trec_eval does and produces the
-    line-numbered errors. Both readers give the same result on every file.
+    line-numbered errors. The readers give the same result on every file they
+    accept. Files under a few megabytes skip the tokenizer (loading numba would
+    cost more than it saves).
     """
     _check_duplicates_option(duplicates)
     if mixed_tags not in ("raise", "allow"):
@@ -790,6 +798,19 @@ def _read_rank_only_file(path, source: str, name: str, duplicates: str) -> Run:
 def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str) -> Run:
     if _first_data_fields(source, src) == 3:
         return _read_rank_only_file(source, src, run_name, duplicates)
+    # The compiled tokenizer reads a clean file in one parallel pass; anything it does not
+    # accept (or no numba) goes to the readers below, which name the line and the problem.
+    tokens = tokenize_run(source)
+    if tokens is not None:
+        run = Run(name=run_name, query=tokens["query"], doc=tokens["doc"],
+                  score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"], source=src)
+        run._meta["tags"] = [tokens["tag"]]
+        run._meta["query_dictionary"] = tokens["query_dictionary"]
+        run._meta["query_codes"] = tokens["query_codes"]
+        run._meta["doc_hashes"] = tokens["doc_hashes"]
+        if tokens["query_blocks"] is not None:
+            run._meta["score_blocks"] = tokens["query_blocks"]
+        return run
     run = _read_run_fast(source, src, run_name)
     if run is not None:
         problem = _fast_run_problem(run, mixed_tags)

@@ -40,7 +40,7 @@ from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..scale.engines import evaluate_groups  # dask/duckdb are optional
 from .flat_xp import evaluate_group_flat, flat_namespace
-from .kernels import score_ranked_run
+from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
 from .measures import parse_measures
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
@@ -658,6 +658,11 @@ def _rel_retrieved(ranked, rel: int) -> np.ndarray:
     n_q = ranked.n_queries
     if n_q == 0:
         return np.zeros(0, dtype=np.int64)
+    if ranked.grades.size >= COMPILED_MIN_ROWS:  # one compiled pass, no run-sized temporaries
+        out = relevant_retrieved(ranked.offsets, ranked.grades, rel=rel,
+                                 max_depth=ranked.max_depth)
+        if out is not None:
+            return out
     if ranked.max_depth is None:  # every query has at least one row
         relevant = (ranked.grades >= rel).view(np.int8)
         return np.add.reduceat(relevant, ranked.offsets[:-1], dtype=np.int64)

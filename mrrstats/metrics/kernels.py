@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ..io import compiled
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
 from .measures import Measure, parse_measures
@@ -105,16 +106,9 @@ class _Layout:
         return self._gain
 
     def ideal(self, k) -> np.ndarray:
-        j = self.judged
         if self._ideal is None:
-            jq = np.repeat(np.arange(j.query_ids.size), np.diff(j.offsets))
-            jpos = np.arange(j.grades.size) - j.offsets[:-1][jq] + 1
-            pos_gain = j.grades > 0
-            self._ideal = (jq[pos_gain], jpos[pos_gain],
-                           j.grades[pos_gain] / np.log2(jpos[pos_gain] + 1.0))
-        jq, jpos, w = self._ideal
-        keep = jpos <= (k if k is not None else _INF_DEPTH)
-        return np.bincount(jq[keep], weights=w[keep], minlength=self.n_q)
+            self._ideal = _ideal_terms(self.judged)
+        return _ideal_dcg(self._ideal, k, self.n_q)
 
     # -- tie groups (ties="realistic" / "expected") ---------------------------
     def groups(self):
@@ -129,6 +123,21 @@ class _Layout:
         hq = gq[has]
         firsts = has[np.concatenate(([True], hq[1:] != hq[:-1]))] if has.size else has
         return {"gr": gr, "first_group": firsts}
+
+
+def _ideal_terms(j: Judged):
+    """(query, position, gain / log2(position + 1)) of every judged row with a gain."""
+    jq = np.repeat(np.arange(j.query_ids.size), np.diff(j.offsets))
+    jpos = np.arange(j.grades.size) - j.offsets[:-1][jq] + 1
+    pos_gain = j.grades > 0
+    return jq[pos_gain], jpos[pos_gain], j.grades[pos_gain] / np.log2(jpos[pos_gain] + 1.0)
+
+
+def _ideal_dcg(terms, k, n_q) -> np.ndarray:
+    """Ideal DCG per query at cutoff ``k`` (None: all judged)."""
+    jq, jpos, w = terms
+    keep = jpos <= (k if k is not None else _INF_DEPTH)
+    return np.bincount(jq[keep], weights=w[keep], minlength=n_q)
 
 
 def _divide(num, den):
@@ -286,6 +295,10 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
     name -> array of per-query values.
     """
     measures = parse_measures(measures)
+    if ties not in ("realistic", "expected") and np.size(grades) >= COMPILED_MIN_ROWS and \
+            compiled.available():
+        return compiled_measures(measures, offsets=offsets, grades=grades, judged=judged,
+                                 max_depth=max_depth, rel=rel)
     L = _Layout(offsets, grades, judged, group_bounds if ties in ("realistic", "expected")
                 else None, max_depth)
     out: dict[str, np.ndarray] = {}
@@ -360,3 +373,152 @@ def score_rankings(rankings: Sequence, measures, *, judged: Sequence, rel: int =
     frame = pd.DataFrame(values, index=pd.Index(ids, name="query"))
     frame.columns.name = "measure"
     return frame
+
+
+# ---------------------------------------------------------------------------
+# Compiled path (numba): every measure of a query in one pass over its rows
+# ---------------------------------------------------------------------------
+#: Rankings with fewer rows keep the numpy path (the compiled one pays its start-up).
+COMPILED_MIN_ROWS = 1 << 16
+_KINDS = {"RR": 0, "Rank": 1, "Success": 2, "P": 3, "R": 4, "AP": 5, "nDCG": 6}
+prange = range  # numba.prange once compiled
+
+
+def _measures_py(offsets, grades, kind, depth, thresh, cut, num_rel, ideal, log2, out):
+    """``out[m, q]``: measure ``m`` of query ``q`` (ties already broken: rank order).
+
+    One pass over the query's rows up to the deepest cutoff; only rows with a
+    positive grade add anything (NaN and grades <= 0 are skipped). The sums run in
+    rank order, as ``numpy.bincount`` adds them on the numpy path, and every term is
+    the same IEEE operation (``log2`` comes from numpy's table), so the values are
+    identical to the last bit.
+    """
+    n_m = kind.size
+    deepest = 0
+    for m in range(n_m):
+        if depth[m] > deepest:
+            deepest = depth[m]
+    for q in prange(offsets.size - 1):
+        o0 = offsets[q]
+        stop = offsets[q + 1]
+        if stop - o0 > deepest:
+            stop = o0 + deepest
+        first = np.zeros(n_m, np.int64)
+        count = np.zeros(n_m, np.int64)
+        acc = np.zeros(n_m, np.float64)
+        for p in range(o0, stop):
+            g = grades[p]
+            if not g > 0:
+                continue
+            pos = p - o0 + 1
+            for m in range(n_m):
+                if pos > depth[m]:
+                    continue
+                if kind[m] == 6:
+                    acc[m] += g / log2[pos]
+                elif g >= thresh[m]:
+                    count[m] += 1
+                    if first[m] == 0:
+                        first[m] = pos
+                    if kind[m] == 5:
+                        acc[m] += count[m] / pos
+        for m in range(n_m):
+            k = kind[m]
+            if k == 0:
+                out[m, q] = 1.0 / first[m] if first[m] > 0 else 0.0
+            elif k == 1:
+                out[m, q] = first[m] if first[m] > 0 else np.inf
+            elif k == 2:
+                out[m, q] = 1.0 if first[m] > 0 else 0.0
+            elif k == 3:
+                out[m, q] = count[m] / cut[m]
+            elif k == 4:
+                r = num_rel[m, q]
+                out[m, q] = count[m] / r if r > 0 else 0.0
+            elif k == 5:
+                r = num_rel[m, q]
+                out[m, q] = acc[m] / r if r > 0 else 0.0
+            else:
+                d = ideal[m, q]
+                out[m, q] = acc[m] / d if d > 0 else 0.0
+
+
+_MEASURE_KERNELS: dict = {}
+
+
+def _measure_kernels():
+    global prange
+    k = _MEASURE_KERNELS.get("k")
+    if k is None:
+        prange = compiled.prange()
+        k = _MEASURE_KERNELS["k"] = compiled.pair(_measures_py)
+    return k
+
+
+def compiled_measures(measures, *, offsets, grades, judged: Judged, max_depth=None,
+                      rel: int = 1, workers=None) -> dict[str, np.ndarray]:
+    """:func:`compute_measures` for rankings in rank order (ties broken: every convention
+    but "realistic" and "expected"), compiled and parallel over queries; the same
+    values to the last bit. ``workers``: threads (None or -1: all)."""
+    measures = parse_measures(measures)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    grades = np.asarray(grades, dtype=np.float64)
+    n_q = offsets.size - 1
+    n_m = len(measures)
+    max_d = _INF_DEPTH if max_depth is None else int(max_depth)
+    kind = np.array([_KINDS[m.name] for m in measures], dtype=np.int64)
+    depth = np.array([min(m.k if m.k is not None else _INF_DEPTH, max_d) for m in measures],
+                     dtype=np.int64)
+    thresh = np.array([max(int(m.rel if m.rel is not None else rel), 1) for m in measures],
+                      dtype=np.float64)
+    cut = np.array([m.k if m.k is not None else 1 for m in measures], dtype=np.float64)
+    num_rel = np.zeros((n_m, n_q))
+    ideal = np.zeros((n_m, n_q))
+    by_t: dict = {}
+    terms = None
+    for i, m in enumerate(measures):
+        if m.name in ("R", "AP"):
+            t = int(thresh[i])
+            if t not in by_t:
+                by_t[t] = judged.num_rel(t).astype(np.float64)
+            num_rel[i] = by_t[t]
+        elif m.name == "nDCG":
+            terms = _ideal_terms(judged) if terms is None else terms
+            ideal[i] = _ideal_dcg(terms, m.k, n_q)
+    longest = int(np.diff(offsets).max()) if n_q else 0
+    log2 = np.log2(np.arange(min(longest, int(depth.max()) if n_m else 0) + 1,
+                             dtype=np.float64) + 1.0)  # log2[pos] = log2(pos + 1)
+    out = np.empty((n_m, n_q))
+    if n_q and n_m:
+        compiled.launch(*_measure_kernels(), workers, offsets, grades, kind, depth, thresh,
+                        cut, num_rel, ideal, log2, out)
+    return {str(m): out[i] for i, m in enumerate(measures)}
+
+
+def _relevant_retrieved_py(offsets, grades, rel, depth, out):
+    """Rows with a grade >= ``rel`` among the first ``depth`` of each query."""
+    for q in prange(offsets.size - 1):
+        stop = offsets[q + 1]
+        if stop - offsets[q] > depth:
+            stop = offsets[q] + depth
+        n = 0
+        for p in range(offsets[q], stop):
+            n += grades[p] >= rel
+        out[q] = n
+
+
+def relevant_retrieved(offsets, grades, *, rel: int, max_depth=None, workers=None):
+    """Relevant documents retrieved per query (grade >= ``rel``, within ``max_depth``),
+    compiled; None where numba is missing."""
+    if not compiled.available():
+        return None
+    k = _MEASURE_KERNELS.get("rr")
+    if k is None:
+        _measure_kernels()
+        k = _MEASURE_KERNELS["rr"] = compiled.pair(_relevant_retrieved_py)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    out = np.empty(offsets.size - 1, np.int64)
+    depth = _INF_DEPTH if max_depth is None else int(max_depth)
+    compiled.launch(*k, workers, offsets, np.asarray(grades, dtype=np.float64), float(rel),
+                    depth, out)
+    return out

@@ -41,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from ..io import compiled
 from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
 from ..io.trec import Qrels, Run, as_string_array, read_qrels, read_run
 from ..numerics import no_hugepage_madvise
@@ -48,6 +49,9 @@ from ..numerics import no_hugepage_madvise
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
 
 TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
+# Conventions with a compiled path (rank_run); "realistic" and "expected" (tie groups
+# kept as groups) use the numpy path.
+_COMPILED_TIES = ("trec_eval", "rank", "optimistic", "pessimistic")
 
 
 @dataclass(frozen=True, eq=False)
@@ -390,6 +394,21 @@ class _Patch:
         return order
 
 
+class _BlockOrder(_Patch):
+    """Blocks of rows ``start[q]:start[q] + length[q]`` one after another, then
+    ``order[rows] = source`` (kept as blocks: only :meth:`RankedRun.doc_ids` reads it)."""
+
+    def __init__(self, start, length):
+        self.start, self.length = start, length
+        self.rows = self.source = np.zeros(0, np.int64)
+
+    def materialise(self, n: int) -> np.ndarray:
+        new_starts = np.concatenate(([0], np.cumsum(self.length)[:-1]))
+        order = np.repeat(self.start - new_starts, self.length) + np.arange(n)
+        order[self.rows] = self.source
+        return order
+
+
 def _group_bounds(same: np.ndarray, at: np.ndarray):
     """[lo, hi) of the tie groups containing rows ``at`` (row i+1 continues row i's
     group where ``same[i]``). Scans outwards from the few rows asked about; falls
@@ -468,6 +487,10 @@ def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = Non
 
 
 def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
+    if ties in _COMPILED_TIES and len(run) >= COMPILED_MIN_ROWS and compiled.available():
+        ranked = _rank_run_compiled(qrels, run, ties, max_depth)
+        if ranked is not None:
+            return ranked
     query_ids, codes = _query_codes(run)
     grades = _lookup_grades(qrels, query_ids, codes, run)
     key = _rank_key(run) if ties == "rank" else run.score
@@ -500,3 +523,276 @@ def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
     return RankedRun(name=run.name, ties=ties, query_ids=query_ids, offsets=offsets,
                      grades=grades_s, group_bounds=group_bounds, judged=judged,
                      max_depth=max_depth, order=perm, run=run)
+
+
+# ---------------------------------------------------------------------------
+# Compiled path (numba): files whose queries come in blocks of lines, keys descending
+# ---------------------------------------------------------------------------
+# The kernels are plain functions compiled on first use (io.compiled); each query is
+# handled by one thread, so the results do not depend on the number of threads.
+
+_PK_M2 = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _pair_key_py(code, h):
+    """hashing.pair_keys of one (code, hash)."""
+    k = np.uint64(code) * _PK_M2
+    k += h
+    k ^= k >> np.uint64(31)
+    return k
+
+
+def _block_scan_py(codes, key, cuts, bad, nstart):  # codes: any query codes
+    """Per slice ``cuts[c]:cuts[c+1]``: rows where the query changes (counted in
+    ``nstart``) and whether the key rises inside a query (``bad``)."""
+    for c in prange(cuts.size - 1):
+        n = 0
+        b = 0
+        for i in range(cuts[c], cuts[c + 1]):
+            if i == 0 or codes[i] != codes[i - 1]:
+                n += 1
+            elif key[i] > key[i - 1]:
+                b = 1
+        nstart[c] = n
+        bad[c] = b
+
+
+def _block_starts_py(codes, cuts, base, starts):
+    for c in prange(cuts.size - 1):
+        j = base[c]
+        for i in range(cuts[c], cuts[c + 1]):
+            if i == 0 or codes[i] != codes[i - 1]:
+                starts[j] = i
+                j += 1
+
+
+def _probe_py(table_key, table_idx, mask, k):
+    slot = k & mask
+    while True:
+        idx = table_idx[slot]
+        if idx < 0 or table_key[slot] == k:
+            return idx
+        slot = (slot + np.uint64(1)) & mask
+
+
+def _place_py(codes, rank_of, dhash, key, bstart, blen, border, offsets, qbounds, qdh,
+              table_key, table_idx, mask, qgrade, grades_s, hbase, hit_at, hit_row, glo, ghi,
+              nhit):
+    """Query ``q`` (sorted position ``q``): the grades of its rows (ranked rows
+    ``offsets[q]:``; NaN if not judged), then its judged rows (ranked position, run
+    row) from ``hbase[q]`` on, and for a judged row tied (same key) with a neighbour
+    of another grade the tie group ``[glo, ghi)`` holding it, which ``_sort_groups``
+    orders (``glo = -1`` otherwise): the groups of ``_resolve_ties``.
+
+    A query's few judged documents are compared with each row directly
+    (``qdh[qbounds[q]:qbounds[q + 1]]``); queries with many use the hash table of
+    (query, document) keys. ``nhit[q]``: judged rows, -1 if more than the qrels hold
+    (a repeated document: the numpy path decides).
+    """
+    for q in prange(border.size):
+        b = border[q]
+        s = bstart[b]
+        o0 = offsets[q]
+        o1 = offsets[q + 1]
+        d = s - o0  # run row of ranked row p: p + d
+        j0 = qbounds[q]
+        j1 = qbounds[q + 1]
+        h = 0
+        if j1 - j0 <= 16:
+            for t in range(blen[b]):
+                x = dhash[s + t]
+                g = np.nan
+                for j in range(j0, j1):
+                    if qdh[j] == x:
+                        g = qgrade[j]
+                        h += 1
+                        break
+                grades_s[o0 + t] = g
+        else:
+            for t in range(blen[b]):
+                i = s + t
+                idx = _probe(table_key, table_idx, mask, _pair_key(rank_of[codes[i]], dhash[i]))
+                if idx >= 0:
+                    grades_s[o0 + t] = qgrade[idx]
+                    h += 1
+                else:
+                    grades_s[o0 + t] = np.nan
+        if h > j1 - j0:
+            nhit[q] = -1
+            continue
+        nhit[q] = h
+        if h == 0:
+            continue
+        j = hbase[q]
+        for p in range(o0, o1):
+            g = grades_s[p]
+            if g == g:
+                hit_at[j] = p
+                hit_row[j] = p + d
+                kp = key[p + d]
+                tied = (p > o0 and key[p + d - 1] == kp and not grades_s[p - 1] == g) or \
+                    (p + 1 < o1 and key[p + d + 1] == kp and not grades_s[p + 1] == g)
+                if tied:
+                    lo = p
+                    while lo > o0 and key[lo - 1 + d] == kp:
+                        lo -= 1
+                    hi = p + 1
+                    while hi < o1 and key[hi + d] == kp:
+                        hi += 1
+                    glo[j] = lo
+                    ghi[j] = hi
+                else:
+                    glo[j] = -1
+                    ghi[j] = -1
+                j += 1
+
+
+def _build_table_py(keys, table_key, table_idx, mask):
+    """Open-addressing table of ``keys``; False if two keys are equal."""
+    for i in range(keys.size):
+        slot = keys[i] & mask
+        while table_idx[slot] >= 0:
+            if table_key[slot] == keys[i]:
+                return False
+            slot = (slot + np.uint64(1)) & mask
+        table_idx[slot] = i
+        table_key[slot] = keys[i]
+    return True
+
+
+_pair_key = _pair_key_py
+_probe = _probe_py
+prange = range
+_KERNELS: dict = {}
+
+
+def _kernels() -> dict:
+    global _pair_key, _probe, prange
+    k = _KERNELS.get("k")
+    if k is None:
+        jit = compiled.jit
+        prange = compiled.prange()
+        _pair_key = jit(_pair_key_py, inline=True)
+        _probe = jit(_probe_py, inline=True)
+        k = {"block_scan": compiled.pair(_block_scan_py),
+             "block_starts": compiled.pair(_block_starts_py),
+             "place": compiled.pair(_place_py),
+             "table": jit(_build_table_py)}
+        _KERNELS["k"] = k
+    return k
+
+
+#: Runs shorter than this keep the numpy path (compiling would cost more than it saves).
+COMPILED_MIN_ROWS = 1 << 16
+
+
+def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=None):
+    """:func:`_rank_run` for a run whose queries each come in one block of rows with
+    keys descending (the usual layout of a run file), compiled; None for any other run,
+    or where a hash needs the exact look-up (the numpy path then decides)."""
+    k = _kernels()
+    key = _rank_key(run) if ties == "rank" else run.score
+    if "query_codes" in run._meta:
+        dictionary, codes = run._meta["query_dictionary"], run._meta["query_codes"]
+    else:
+        dictionary, codes = encode_strings(run.query)
+    ids_obj = np.asarray(dictionary.to_pylist(), dtype=object)
+    by_id = np.argsort(ids_obj.astype(str), kind="stable")
+    query_ids = ids_obj[by_id]
+    rank_of = np.empty(ids_obj.size, dtype=np.int64)
+    rank_of[by_id] = np.arange(ids_obj.size)
+    n = codes.size
+    n_q = query_ids.size
+    blocks = run._meta.get("score_blocks")  # the tokenizer found the layout already
+    if blocks is not None and ties != "rank" and blocks.size == n_q:
+        bstart = blocks
+    else:
+        nc = max(1, min(64, n >> 16))
+        cuts = np.linspace(0, n, nc + 1).astype(np.int64)
+        bad = np.zeros(nc, np.uint8)
+        nstart = np.zeros(nc, np.int64)
+        compiled.launch(*k["block_scan"], workers, codes, key, cuts, bad, nstart)
+        if bad.any() or int(nstart.sum()) != n_q:
+            return None  # keys not descending, or a query in several blocks
+        bstart = np.empty(n_q, np.int64)
+        base = np.concatenate(([0], np.cumsum(nstart)[:-1])).astype(np.int64)
+        compiled.launch(*k["block_starts"], workers, codes, cuts, base, bstart)
+    blen = np.diff(np.append(bstart, n))
+    border = np.empty(n_q, np.int64)
+    border[rank_of[codes[bstart]]] = np.arange(n_q)  # the block of each query (sorted)
+    offsets = np.concatenate(([0], np.cumsum(blen[border]))).astype(np.int64)
+    moved = not np.array_equal(border, np.arange(n_q))
+    # Qrels pairs of the run's queries, by query, and in a hash table keyed like the rows.
+    qq = qrels.query.astype(str)
+    ids = query_ids.astype(str)
+    pos = np.searchsorted(ids, qq)
+    pos_c = np.minimum(pos, max(ids.size - 1, 0))
+    in_run = (pos < ids.size) & (ids[pos_c] == qq) if ids.size else np.zeros(qq.size, bool)
+    sel = np.flatnonzero(in_run)
+    sel = sel[np.argsort(pos[sel], kind="stable")]  # by query (a Qrels is sorted already)
+    qdocs = as_string_array(qrels.doc[sel])
+    qh = hash_strings(qdocs)
+    qkeys = pair_keys(pos[sel], qh)
+    cap = 16
+    while cap < 2 * qkeys.size:
+        cap *= 2
+    table_key = np.zeros(cap, np.uint64)
+    table_idx = np.full(cap, -1, np.int64)
+    mask = np.uint64(cap - 1)
+    if not k["table"](qkeys, table_key, table_idx, mask):  # pragma: no cover - collision
+        return None
+    qgrade = qrels.grade[sel].astype(np.float64)
+    qbounds = np.searchsorted(pos[sel], np.arange(n_q + 1)).astype(np.int64)
+    hbase = qbounds  # at most one judged row per qrels pair
+    m = int(hbase[-1])
+    grades_s = np.empty(n, np.float64)
+    hit_at, hit_row = np.empty(m, np.int64), np.empty(m, np.int64)
+    glo, ghi = np.empty(m, np.int64), np.empty(m, np.int64)
+    nhit = np.empty(n_q, np.int64)
+    compiled.launch(*k["place"], workers, codes, rank_of, _doc_hashes(run), key, bstart, blen,
+                    border, offsets, qbounds, qh, table_key, table_idx, mask, qgrade,
+                    grades_s, hbase, hit_at, hit_row, glo, ghi, nhit)
+    if (nhit < 0).any():
+        return None
+    used = np.repeat(hbase[:-1], nhit) + np.arange(int(nhit.sum())) - \
+        np.repeat(np.concatenate(([0], np.cumsum(nhit)[:-1])), nhit)
+    hit_row, glo, ghi = hit_row[used], glo[used], ghi[used]
+    if hit_row.size:  # confirm every hash match on the ids themselves
+        got = take_strings(run.doc, hit_row).to_numpy(zero_copy_only=False)
+        rkeys = pair_keys(rank_of[codes[hit_row]], _doc_hashes(run)[hit_row])
+        idx = pd.Index(qkeys).get_indexer(rkeys)
+        want = qdocs.take(pa.array(idx)).to_numpy(zero_copy_only=False)
+        if not (got == want).all():  # pragma: no cover - hash collision
+            return None
+    order = _BlockOrder(bstart[border], blen[border]) if moved else None
+    tied = glo >= 0
+    if tied.any():  # tie groups with judged documents of different grades: order them
+        lo, first = np.unique(glo[tied], return_index=True)
+        hi = ghi[tied][first]
+        sizes = hi - lo
+        rows = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + \
+            np.arange(sizes.sum())
+        qpos = np.searchsorted(offsets, rows, side="right") - 1
+        src = rows + (bstart[border] - offsets[:-1])[qpos]
+        g_sub = grades_s[rows]
+        local_lo = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        new = _sort_groups(src.copy(), local_lo, local_lo + sizes, g_sub, run, ties)
+        grades_s[rows] = g_sub
+        changed = new != src
+        if changed.any():
+            if order is None:
+                order = _Patch(rows[changed], new[changed])
+            else:
+                order.rows, order.source = rows[changed], new[changed]
+    if order is not None and n < (1 << 16):
+        order = order.materialise(n)
+    judged_all = judged_from_qrels(qrels)
+    jids = judged_all.query_ids.astype(str)
+    jpos = np.searchsorted(jids, ids)
+    jpos_c = np.minimum(jpos, max(jids.size - 1, 0))
+    found = (jpos < jids.size) & (jids[jpos_c] == ids)
+    judged = judged_all.take(np.where(found, jpos, -1))
+    judged = Judged(query_ids, judged.offsets, judged.grades)
+    return RankedRun(name=run.name, ties=ties, query_ids=query_ids, offsets=offsets,
+                     grades=grades_s, group_bounds=None, judged=judged, max_depth=max_depth,
+                     order=order, run=run)
