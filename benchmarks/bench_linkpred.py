@@ -480,7 +480,7 @@ def flat_rows(n_queries, repeats, lines, gpu):
     preds, target, indexes = flat_problem(n_queries)
     n = preds.size
     kw = dict(ties="trec_eval", empty_target="skip")  # distinct-score peers: one order
-    impls = {"mrrstats evaluate_flat, NumPy arrays (host path: run and qrels built)":
+    impls = {"mrrstats evaluate_flat, NumPy arrays (sort-based path with numpy)":
              lambda: evaluate_flat(preds, target, indexes, FLAT_MEASURES, **kw)}
     ref = impls[next(iter(impls))]()
     agg = ref.aggregate()
