@@ -301,3 +301,33 @@ def test_errors_name_the_problem(pair, tmp_path):
     res = scale.randomization_test(tmp_path / "holes.parquet", columns=("x", "y"),
                                    missing="drop")
     assert res.n == 2 and res.exact
+
+
+# --------------------------------------------------------------------------
+# device steps: sized from the free memory, never changing a number
+# --------------------------------------------------------------------------
+def test_device_steps_follow_the_free_memory_and_change_nothing(pair, monkeypatch):
+    torch = pytest.importorskip("torch")
+    from mrrstats import devices
+    from mrrstats.stats import resampling
+
+    a, b = pair
+    n = a.size
+    per_resample = devices.BYTES_PER_SCORE * resampling.XP_SCORES_PER_ELEMENT * n
+    D = torch.asarray(a - b)[None, :]
+    results = []
+    for rows in (1, 7, 300, 10_000):
+        monkeypatch.setattr(devices, "free_bytes", lambda S, rows=rows: 2 * per_resample * rows
+                            + 3)
+        assert resampling.xp_batch(None, n, D, 10_000) == rows
+        assert resampling.xp_batch(None, n, D, 5) == min(rows, 5)
+        assert resampling.xp_batch(13, n, D, 10_000) == 13  # a given batch wins
+        t = mrrstats.randomization_test(torch.asarray(a), torch.asarray(b), n_resamples=300,
+                                        rng=3)
+        c = mrrstats.bootstrap_ci(torch.asarray(a), torch.asarray(b), n_resamples=200, rng=3)
+        results.append((t.pvalue, t.null_distribution, c.bootstrap_distribution))
+    ref_t = mrrstats.randomization_test(a, b, n_resamples=300, rng=3)
+    ref_c = mrrstats.bootstrap_ci(a, b, n_resamples=200, rng=3)
+    for p, null, dist in results:
+        assert p == ref_t.pvalue and np.array_equal(null, ref_t.null_distribution)
+        assert np.array_equal(dist, ref_c.bootstrap_distribution)

@@ -58,6 +58,7 @@ from itertools import combinations
 
 import numpy as np
 
+from ..devices import rows_per_chunk
 from ..progress import resampling_ticker
 from . import counter
 from .counter import as_key
@@ -558,9 +559,10 @@ def enumerated_splits(n, na):
 # --------------------------------------------------------------------------
 # the array-API path: torch / CuPy / array-api-strict arrays, where they live
 # --------------------------------------------------------------------------
-#: elements (resamples x queries) per step of the array-API path: fewer, larger steps than
-#: on the host, since every step launches a few dozen device kernels
-XP_BATCH_ELEMENTS = 1 << 22
+#: temporaries per (resample, query) element of a device step, in units of
+#: :data:`mrrstats.devices.BYTES_PER_SCORE` (16 bytes): the Threefry words, counters and
+#: masks (int64) and the float64 bits or draws, about 64 bytes
+XP_SCORES_PER_ELEMENT = 4
 
 
 def array_namespace_of(*arrays):
@@ -603,9 +605,17 @@ def device_of(x):
     return device(x)
 
 
-def xp_batch(batch, n):
-    """Resamples per step on a device (``batch`` if given)."""
-    return max(1, XP_BATCH_ELEMENTS // max(1, n)) if batch is None else batch
+def xp_batch(batch, n, like, total):
+    """Resamples per step on a device: ``batch`` if given, else what half its free memory holds.
+
+    The one chunk rule of :func:`mrrstats.devices.rows_per_chunk` (the free
+    memory where ``like`` lives, :func:`mrrstats.devices.free_bytes`), with
+    ``n`` queries of :data:`XP_SCORES_PER_ELEMENT` scores per resample; at
+    most ``total`` resamples. The numbers never depend on the step.
+    """
+    if batch is not None:
+        return batch
+    return rows_per_chunk(like, max(1, total), max(1, n) * XP_SCORES_PER_ELEMENT)
 
 
 def _split_xp(X, xp):
@@ -642,7 +652,7 @@ def signflip_counts_xp(D, alternative, *, n_resamples, batch, gen, keep=False, x
     HL = xp.permute_dims(xp.concat([hi, lo], axis=0), (1, 0))  # (n, 2P)
     key = as_key(gen)
     total = n_resamples
-    batch = xp_batch(batch, n)
+    batch = xp_batch(batch, n, D, total)
     counts = xp.zeros(P, dtype=xp.int64, device=dev)
     sums, kept = [], []
     tick = resampling_ticker(total)
@@ -675,7 +685,7 @@ def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
     dev = device_of(X)
     hi, lo = _split_xp(X, xp)
     key = as_key(gen)
-    batch = xp_batch(batch, n)
+    batch = xp_batch(batch, n, X, n_resamples)
     out = np.empty((m, n_resamples))
     tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
