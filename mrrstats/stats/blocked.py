@@ -114,6 +114,7 @@ def _parquet_source(path, columns, block_size):
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
 
     text = os.fspath(path)
     if any(c in text for c in "*?["):
@@ -133,7 +134,14 @@ def _parquet_source(path, columns, block_size):
                          f"{', '.join(dataset.schema.names)})")
 
     def blocks():
-        for batch in dataset.to_batches(columns=list(cols), batch_size=block_size):
+        # file by file, row group by row group (pyarrow.parquet's batch reader): the
+        # dataset scanner reads ahead many batches, about 12 blocks at 10^7 rows
+        for f in dataset.files:
+            with pq.ParquetFile(f, filesystem=dataset.filesystem) as pf:
+                yield from _batches(pf.iter_batches(batch_size=block_size, columns=list(cols)))
+
+    def _batches(batches):
+        for batch in batches:
             vals = []
             for c in cols:
                 col = batch.column(c)
