@@ -44,6 +44,7 @@ from .stats import MixedModelResult, mixed_model, mixed_vs_anova
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
+from .stats import blocked  # 10^6-10^8 queries in blocks: blocked.randomization_test, ...
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
                         discriminative_power_table, move_first_relevant, mrr_vs_map,
@@ -62,6 +63,7 @@ __all__ = [
     "InputError",
     "read_score_matrix",
     "datasets",
+    "blocked",
     "QUERIES",
     "Evaluation",
     "QueryCounts",

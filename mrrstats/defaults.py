@@ -52,6 +52,18 @@ parameter              default          why
                                         Every output names the model used.
 ``missing``            "raise"          A query some system lacks is an error, never silently
                                         dropped.
+``scheme``             "multinomial"    The paired bootstrap draws ``n`` queries with
+                                        replacement (Efron's bootstrap, scipy's). ``"poisson"``
+                                        gives each query a Poisson(1) weight instead
+                                        (Hanley & MacGibbon 2006; Chamandy et al. 2012): the
+                                        same standard error to O(1/n), and the only scheme
+                                        that splits into blocks of queries
+                                        (:mod:`mrrstats.blocked`), so it is the choice for
+                                        10^6 queries and more; the default stays the classical
+                                        one.
+``workers``            -1               Threads of the compiled resampling kernels: all cores.
+                                        Every resample is computed from its own counters, so
+                                        the numbers never depend on it.
 ====================== ================ ========================================================
 
 Seeds: ``rng=None`` draws fresh entropy; every result, command and report
@@ -70,7 +82,7 @@ from __future__ import annotations
 
 __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_ALTERNATIVE",
            "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
-           "RANDOM", "MISSING", "PARAMETERS", "EXCEPTIONS", "default_ties"]
+           "RANDOM", "MISSING", "SCHEME", "WORKERS", "PARAMETERS", "EXCEPTIONS", "default_ties"]
 
 N_RESAMPLES = 10_000
 ALPHA = 0.05
@@ -88,6 +100,10 @@ QUERIES = "both"
 EMPTY_TARGET = "neg"
 RANDOM = "retrieved"
 MISSING = "raise"
+#: The paired bootstrap's resampling scheme (``"poisson"``: in blocks, at scale).
+SCHEME = "multinomial"
+#: Threads of the resampling kernels (-1: all cores); results never depend on it.
+WORKERS = -1
 
 #: Parameter name -> default, for every parameter with a package-wide default.
 PARAMETERS = {
@@ -103,6 +119,8 @@ PARAMETERS = {
     "empty_target": EMPTY_TARGET,
     "random": RANDOM,
     "missing": MISSING,
+    "scheme": SCHEME,
+    "workers": WORKERS,
 }
 
 #: ``(function or command, parameter) -> (default, reason)``: the documented departures
@@ -161,6 +179,10 @@ EXCEPTIONS = {
     ("mrrstats.agreement.measures.discriminative_power_table", "correction"):
         (None, "as discriminative_power"),
     ("mrrstats agreement", "correction"): ("none", "as discriminative_power"),
+    # blocks of queries: a multinomial draw can land on any query
+    ("mrrstats.stats.blocked.bootstrap_ci", "scheme"):
+        ("poisson", "only Poisson weights split into blocks of queries (the in-memory "
+                    "numbers of scheme='poisson')"),
     # power simulation: n_resamples per simulated experiment, times many experiments
     ("mrrstats.stats.power.randomization_power", "n_resamples"):
         (1000, "per simulated experiment (of many); the power's Monte-Carlo error is "

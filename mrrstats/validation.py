@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 
 __all__ = ["ALTERNATIVES", "MISSING", "alternative_iv", "missing_iv", "confidence_level_iv",
-           "alpha_iv", "int_iv", "tolerance_iv", "rng_iv"]
+           "alpha_iv", "int_iv", "tolerance_iv", "rng_iv", "workers_iv", "BOOTSTRAP_SCHEMES",
+           "scheme_iv"]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 MISSING = ("raise", "drop")
+#: resampling schemes of the paired bootstrap (``scheme=``)
+BOOTSTRAP_SCHEMES = ("multinomial", "poisson")
 
 
 def alternative_iv(alternative):
@@ -55,6 +59,24 @@ def int_iv(value, name, minimum=1, allow_none=False):
     if value < minimum:
         raise ValueError(f"`{name}` must be >= {minimum}, got {value}")
     return value
+
+
+def workers_iv(workers):
+    """Threads for ``workers``: a positive integer, or -1 (or None) for all cores."""
+    if workers is None or (not isinstance(workers, bool)
+                           and isinstance(workers, numbers.Integral) and workers == -1):
+        return os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
+        raise ValueError(f"`workers` must be a positive integer or -1 (all cores), got "
+                         f"{workers!r}")
+    return int(workers)
+
+
+def scheme_iv(scheme):
+    """The bootstrap's resampling scheme: ``"multinomial"`` or ``"poisson"``."""
+    if scheme not in BOOTSTRAP_SCHEMES:
+        raise ValueError(f"`scheme` must be one of {BOOTSTRAP_SCHEMES}, got {scheme!r}")
+    return scheme
 
 
 def tolerance_iv(value, name="zero_tolerance"):

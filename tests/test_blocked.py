@@ -15,12 +15,13 @@ def _blocks(x, size):
 def test_signflip_blocked_equals_in_memory(alternative, size):
     rng = np.random.default_rng(1)
     d = rng.normal(0.01, 0.3, 3000)
-    count, total, sums, kept = resampling.signflip_counts_blocked(
+    count, total, sums, kept, dsum = resampling.signflip_counts_blocked(
         _blocks(d, size), alternative, n_resamples=500, gen=np.random.default_rng(4))
     ref = resampling.signflip_counts(d[None, :], alternative, n_resamples=500, exact=False,
                                      batch=None, gen=np.random.default_rng(4), keep=True)
     assert count == ref[0][0] and total == 500
     assert np.array_equal(sums, ref[3]) and np.array_equal(kept, ref[4])
+    assert dsum == np.sum(d)
 
 
 def test_signflip_blocked_accepts_a_generator_function_and_checks_input():
@@ -41,9 +42,10 @@ def test_signflip_blocked_accepts_a_generator_function_and_checks_input():
 @pytest.mark.parametrize("size", [1, 7, 64, 500, 2000])
 def test_poisson_bootstrap_blocked_equals_in_memory(size):
     x = np.random.default_rng(3).random(2000)
-    means = resampling.poisson_bootstrap_blocked(_blocks(x, size), 400, np.random.default_rng(5))
+    bsums, bw, xsum = resampling.poisson_bootstrap_blocked(_blocks(x, size), 400,
+                                                           np.random.default_rng(5))
     sums, w = resampling.poisson_bootstrap_sums(x, 400, np.random.default_rng(5))
-    assert np.array_equal(means, sums[0] / w)
+    assert np.array_equal(bsums, sums[0]) and np.array_equal(bw, w) and xsum == np.sum(x)
 
 
 def test_poisson_bootstrap_reference_loop_and_variance():

@@ -1,6 +1,7 @@
 """Uncertainty and significance: one resampling engine, paired tests, intervals,
 multiple comparisons, power, and the ``compare`` verb."""
 
+from . import blocked
 from .compare import Comparison, compare
 from .estimation import (
                        EffectSizeIntervals,
@@ -47,4 +48,6 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "effect_size_intervals", "equivalence_test", "hodges_lehmann",
            "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
            "MixedModelResult", "mixed_model", "mixed_vs_anova",
-           "RankIntervals", "compact_letter_display", "rank_intervals"]
+           "RankIntervals", "compact_letter_display", "rank_intervals",
+           # queries in blocks: mrrstats.blocked.randomization_test, .bootstrap_ci (issue 13)
+           "blocked"]

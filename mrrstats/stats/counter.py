@@ -63,6 +63,8 @@ from decimal import Decimal, getcontext
 
 import numpy as np
 
+from ..validation import workers_iv
+
 __all__ = [
     "KEY_MASK",
     "BOOTSTRAP_DOMAIN",
@@ -83,6 +85,8 @@ __all__ = [
     "poisson_weights",
     "poisson_weights_xp",
     "resolve_workers",
+    "signflip_dot",
+    "poisson_dot",
 ]
 
 KEY_MASK = 0xFFFFFFFF
@@ -361,6 +365,71 @@ def _poisson_py(k0, k1, k2, start, offset, thresholds, out):
                 q += 1
 
 
+def _signflip_dot_py(k0, k1, k2, start, offset, hi, lo, g_hi, g_lo, kept):
+    """Fused sign flips of one block: ``g_hi[j] += sum_q beta_jq hi[q]`` (and ``lo``, kept).
+
+    Query ``offset + q`` of resample ``start + j`` gets bit ``(offset + q) % 64``
+    of counter ``(start + j, (offset + q) // 64)``, as :func:`signflip_bits`.
+    ``hi`` and ``lo`` are exact-split values, so every partial sum is exact and
+    the order of the additions never matters.
+    """
+    r = g_hi.size
+    m = hi.size
+    for j in prange(r):
+        c0 = _U(start + j)
+        a_hi = 0.0
+        a_lo = 0.0
+        cnt = 0
+        q = 0
+        while q < m:
+            i = offset + q
+            x0, x1 = _tf(k0, k1, k2, c0, _U(i >> 6))
+            h = x0 | (x1 << _U(32))
+            b = i & 63
+            stop = min(m, q + 64 - b)
+            while q < stop:
+                bit = (h >> _U(b)) & _U(1)
+                f = float(bit)
+                a_hi += f * hi[q]
+                a_lo += f * lo[q]
+                cnt += int(bit)
+                q += 1
+                b += 1
+        g_hi[j] += a_hi
+        g_lo[j] += a_lo
+        kept[j] += cnt
+
+
+def _poisson_dot_py(k0, k1, k2, start, offset, thresholds, hi, lo, s_hi, s_lo, wsum):
+    """Fused Poisson weights of one block: ``s_hi[j] += sum_q w_jq hi[q]`` (and ``lo``, wsum).
+
+    The weights are those of :func:`poisson_weights` (query ``offset + q``);
+    exact-split data make every partial sum exact, in any order.
+    """
+    r = s_hi.size
+    m = hi.size
+    nt = thresholds.size
+    for j in prange(r):
+        c0 = _U(start + j)
+        a_hi = 0.0
+        a_lo = 0.0
+        a_w = 0.0
+        for q in range(m):  # a loop the compiler vectorises (the counter of an odd query is
+            i = offset + q  # its even neighbour's, computed twice: cheaper than branching)
+            x0, x1 = _tf(k0, k1, k2, c0, _U(i >> 1))
+            u = x1 if i & 1 else x0
+            w = 0
+            for t in range(nt):
+                w += u >= thresholds[t]
+            f = float(w)
+            a_hi += f * hi[q]
+            a_lo += f * lo[q]
+            a_w += f
+        s_hi[j] += a_hi
+        s_lo[j] += a_lo
+        wsum[j] += a_w
+
+
 prange = range  # numba.prange once compiled
 _tf = _tf_py
 _r4a = _r4a_py
@@ -393,19 +462,16 @@ def _kernels():
                     "words": (par(_words_py), ser(_words_py)),
                     "boot": (par(_bootcounts_py), ser(_bootcounts_py)),
                     "poisson": (par(_poisson_py), ser(_poisson_py)),
+                    "signflip_dot": (par(_signflip_dot_py), ser(_signflip_dot_py)),
+                    "poisson_dot": (par(_poisson_dot_py), ser(_poisson_dot_py)),
                 }
                 _STATE["kernels"] = k
     return k
 
 
 def resolve_workers(workers):
-    """Threads for ``workers`` (-1 or None: all cores numba may use)."""
-    if workers is None or workers == -1:
-        return os.cpu_count() or 1
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"`workers` must be a positive integer or -1 (all cores), got "
-                         f"{workers!r}")
-    return int(workers)
+    """Threads for ``workers`` (-1 or None: all cores numba may use); see ``workers_iv``."""
+    return workers_iv(workers)
 
 
 def _launch(name, workers, *args):
@@ -496,3 +562,31 @@ def poisson_weights(key, start, r, n, *, offset=0, dtype=np.float64, workers=-1)
         _launch("poisson", workers, *_words(domain_key(key, POISSON_DOMAIN)), int(start),
                 int(offset), _THRESH, out)
     return out
+
+
+def signflip_dot(key, start, hi, lo, g_hi, g_lo, kept, *, offset=0, workers=-1):
+    """Add the sign-flip products of one block to ``g_hi``, ``g_lo`` (float64) and ``kept``.
+
+    Resamples ``start .. start + len(g_hi) - 1``, queries ``offset ..
+    offset + len(hi) - 1``: ``g_hi[j] += bits[j] @ hi`` with the bits of
+    :func:`signflip_bits`, without materialising them (``kept``: int64, the
+    kept signs). ``hi`` and ``lo`` must be exact-split values.
+    """
+    _check_range(start, g_hi.size)
+    if g_hi.size and hi.size:
+        _launch("signflip_dot", workers, *_words(key), int(start), int(offset),
+                np.ascontiguousarray(hi, dtype=np.float64),
+                np.ascontiguousarray(lo, dtype=np.float64), g_hi, g_lo, kept)
+
+
+def poisson_dot(key, start, hi, lo, s_hi, s_lo, wsum, *, offset=0, workers=-1):
+    """Add the Poisson-weighted sums of one block to ``s_hi``, ``s_lo``, ``wsum`` (float64).
+
+    ``s_hi[j] += poisson_weights(key, start + j, ...) @ hi`` for queries
+    ``offset ..``, without materialising the weights (Poisson key of ``key``).
+    """
+    _check_range(start, s_hi.size)
+    if s_hi.size and hi.size:
+        _launch("poisson_dot", workers, *_words(domain_key(key, POISSON_DOMAIN)), int(start),
+                int(offset), _THRESH, np.ascontiguousarray(hi, dtype=np.float64),
+                np.ascontiguousarray(lo, dtype=np.float64), s_hi, s_lo, wsum)

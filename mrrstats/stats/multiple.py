@@ -42,6 +42,7 @@ from ..validation import (
     int_iv,
     rng_iv,
     tolerance_iv,
+    workers_iv,
 )
 from .counter import stream_key as _stream_key
 from .manyone import dunnett_critical_value, dunnett_sf
@@ -511,7 +512,7 @@ def _pair_bootstrap_ci(X, I, J, method, cl, alternative, n_resamples, batch, gen
 def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.05,
                    alternative="two-sided", n_resamples=10000, confidence_level=0.95,
                    ci=None, zero_tolerance=0.0, baseline=None, clusters=None, batch=None,
-                   missing="raise", test_options=None, rng=None):
+                   missing="raise", test_options=None, workers=-1, rng=None):
     r"""Test every pair of systems and adjust for multiplicity.
 
     Parameters
@@ -605,6 +606,9 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         Extra options for the per-pair test: ``wilcoxon_test``'s ``method``,
         ``zero_method``, ``correction``; ``westfall_young``'s ``statistic``;
         ``randomization``'s ``exact``.
+    workers : int, keyword-only
+        Threads of the compiled resampling kernels of the randomization and
+        bootstrap tests (-1: all cores); the results never depend on it.
     rng : None, int or numpy.random.Generator, keyword-only
 
     Returns
@@ -651,12 +655,12 @@ def pairwise_tests(scores, *, test="randomization", correction="holm", alpha=0.0
         scores, None, test=test, correction=correction, alpha=alpha, alternative=alternative,
         n_resamples=n_resamples, confidence_level=confidence_level, ci=ci,
         zero_tolerance=zero_tolerance, baseline=baseline, clusters=clusters, batch=batch,
-        missing=missing, test_options=test_options, rng=rng)
+        missing=missing, test_options=test_options, workers=workers, rng=rng)
 
 
 def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alternative,
                              n_resamples, confidence_level, ci, zero_tolerance, baseline,
-                             clusters, batch, missing, test_options, rng):
+                             clusters, batch, missing, test_options, rng, workers=-1):
     """:func:`pairwise_tests`, with the decisions of a larger family when ``family`` is given.
 
     ``family`` (None: this measure's pairs are the family) is a dict with
@@ -675,6 +679,7 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
      cl, ci, tol, batch, opts, gen, seed, b_idx, design) = _pairwise_tests_iv(
         scores, test, correction, alpha, alternative, n_resamples, confidence_level, ci,
         zero_tolerance, baseline, clusters, batch, missing, test_options, rng)
+    workers = workers_iv(workers)
     if on_device is not None:  # (n_systems, n_queries) -> (n, k) as X, unless rows were dropped
         same = tuple(on_device.shape) == X.T.shape and np.array_equal(scores, X.T)
         on_device = xp.permute_dims(on_device, (1, 0)) if same else None
@@ -727,16 +732,17 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
                 - xp.take(on_device, xp.asarray(J, device=dev), axis=1), (1, 0))
         p, se_p, n_used, exact = _signflip_pvalues(
             Du, alternative, n_resamples=n_resamples, exact=opts.get("exact"), batch=batch,
-            gen=gen, device_D=device_D)
+            gen=gen, device_D=device_D, workers=workers)
         stat = D.mean(axis=1)
     elif design is None:  # bootstrap, bootstrap-t
         method = "studentized" if test == "bootstrap-t" else "shift"
-        stat, p, se_p = _bootstrap_test_rows(D, alternative, method, n_resamples, batch, gen)
+        stat, p, se_p = _bootstrap_test_rows(D, alternative, method, n_resamples, batch, gen,
+                                             workers=workers)
         n_used = n_resamples
     else:
         method = "studentized" if test == "bootstrap-t" else "shift"
         stat, p, se_p, _, _ = cluster_bootstrap_rows(D, design, alternative, method,
-                                                     n_resamples, batch, gen)
+                                                     n_resamples, batch, gen, workers=workers)
         n_used = n_resamples
     if family is None:
         p_adj, reject = _adjust(p, correction, alpha)

@@ -58,6 +58,7 @@ from itertools import combinations
 
 import numpy as np
 
+from ..devices import rows_per_chunk
 from ..progress import resampling_ticker
 from . import counter
 from .counter import as_key
@@ -91,6 +92,7 @@ __all__ = [
     "xp_batch",
     "signflip_counts_xp",
     "bootstrap_sums_xp",
+    "PairwiseSum",
     "signflip_counts_blocked",
     "poisson_bootstrap_sums",
     "poisson_bootstrap_blocked",
@@ -557,9 +559,10 @@ def enumerated_splits(n, na):
 # --------------------------------------------------------------------------
 # the array-API path: torch / CuPy / array-api-strict arrays, where they live
 # --------------------------------------------------------------------------
-#: elements (resamples x queries) per step of the array-API path: fewer, larger steps than
-#: on the host, since every step launches a few dozen device kernels
-XP_BATCH_ELEMENTS = 1 << 22
+#: temporaries per (resample, query) element of a device step, in units of
+#: :data:`mrrstats.devices.BYTES_PER_SCORE` (16 bytes): the Threefry words, counters and
+#: masks (int64) and the float64 bits or draws, about 64 bytes
+XP_SCORES_PER_ELEMENT = 4
 
 
 def array_namespace_of(*arrays):
@@ -602,9 +605,17 @@ def device_of(x):
     return device(x)
 
 
-def xp_batch(batch, n):
-    """Resamples per step on a device (``batch`` if given)."""
-    return max(1, XP_BATCH_ELEMENTS // max(1, n)) if batch is None else batch
+def xp_batch(batch, n, like, total):
+    """Resamples per step on a device: ``batch`` if given, else what half its free memory holds.
+
+    The one chunk rule of :func:`mrrstats.devices.rows_per_chunk` (the free
+    memory where ``like`` lives, :func:`mrrstats.devices.free_bytes`), with
+    ``n`` queries of :data:`XP_SCORES_PER_ELEMENT` scores per resample; at
+    most ``total`` resamples. The numbers never depend on the step.
+    """
+    if batch is not None:
+        return batch
+    return rows_per_chunk(like, max(1, total), max(1, n) * XP_SCORES_PER_ELEMENT)
 
 
 def _split_xp(X, xp):
@@ -641,7 +652,7 @@ def signflip_counts_xp(D, alternative, *, n_resamples, batch, gen, keep=False, x
     HL = xp.permute_dims(xp.concat([hi, lo], axis=0), (1, 0))  # (n, 2P)
     key = as_key(gen)
     total = n_resamples
-    batch = xp_batch(batch, n)
+    batch = xp_batch(batch, n, D, total)
     counts = xp.zeros(P, dtype=xp.int64, device=dev)
     sums, kept = [], []
     tick = resampling_ticker(total)
@@ -674,7 +685,7 @@ def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
     dev = device_of(X)
     hi, lo = _split_xp(X, xp)
     key = as_key(gen)
-    batch = xp_batch(batch, n)
+    batch = xp_batch(batch, n, X, n_resamples)
     out = np.empty((m, n_resamples))
     tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
@@ -692,6 +703,82 @@ def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
 # --------------------------------------------------------------------------
 # blocks of queries: memory O(resamples + block), the in-memory numbers
 # --------------------------------------------------------------------------
+#: numpy's PW_BLOCKSIZE: ``numpy.sum`` adds at most this many values with 8 accumulators
+_PW_BLOCK = 128
+
+
+class PairwiseSum:
+    """``numpy.sum`` of a vector of ``n`` values fed in consecutive blocks, bit for bit.
+
+    ``numpy.add.reduce`` of a contiguous float64 vector sums pairwise: a
+    vector longer than 128 is split after ``n // 2`` rounded down to a
+    multiple of 8 and the two halves' sums are added; shorter pieces are
+    summed by numpy itself. The tree depends on ``n`` alone, so the same
+    tree is walked here block by block (pieces that lie inside the data at
+    hand are summed by ``numpy.sum``, which walks the same sub-tree; a leaf
+    cut by a block boundary waits for the next block), with memory
+    ``O(block + 128)``. ``tests/test_scale_stats.py`` checks the result
+    against ``numpy.sum`` of the whole vector for many lengths and blocks.
+
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).random(1000)
+    >>> acc = PairwiseSum(x.size)
+    >>> for blk in np.array_split(x, 7):
+    ...     acc.add(blk)
+    >>> bool(acc.value() == np.sum(x))
+    True
+    """
+
+    def __init__(self, n):
+        self.n = int(n)
+        self._buf = np.empty(0)
+        self._pos = 0  # global index of self._buf[0]
+        self._end = 0  # values received
+        self._result = None
+        self._walk = self._node(0, self.n)
+        next(self._walk)  # runs to the first request for data
+
+    def _take(self, lo, hi):
+        part = self._buf[lo - self._pos:hi - self._pos]
+        v = float(np.add.reduce(part))
+        self._buf = self._buf[hi - self._pos:]
+        self._pos = hi
+        return v
+
+    def _node(self, lo, hi):
+        if hi <= self._end:
+            return self._take(lo, hi)
+        if hi - lo <= _PW_BLOCK:
+            while self._end < hi:
+                yield
+            return self._take(lo, hi)
+        half = (hi - lo) // 2
+        half -= half % 8
+        left = yield from self._node(lo, lo + half)
+        right = yield from self._node(lo + half, hi)
+        return left + right
+
+    def add(self, blk):
+        """Feed the next values (a 1-D float64 array)."""
+        blk = np.asarray(blk, dtype=np.float64)
+        if not blk.size:
+            return
+        if self._end + blk.size > self.n:
+            raise ValueError(f"more than the {self.n} values announced")
+        self._buf = np.concatenate([self._buf, blk]) if self._buf.size else blk
+        self._end += blk.size
+        try:
+            self._walk.send(None)
+        except StopIteration as done:
+            self._result = done.value
+
+    def value(self):
+        """The sum, equal to ``numpy.sum`` of the whole vector (after all ``n`` values)."""
+        if self._result is None:
+            raise ValueError(f"only {self._end} of the {self.n} values were fed")
+        return 0.0 + self._result  # numpy starts from the identity 0.0
+
+
 def _block_source(blocks):
     """A function returning a fresh iterator over the blocks (two passes are needed)."""
     if callable(blocks):
@@ -716,22 +803,32 @@ def _block_max(source):
     return n, amax
 
 
-def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1):
-    r"""Monte-Carlo sign-flip test of one pair over query blocks: ``(count, total, sums, kept)``.
+def _blocks_seen(n, seen):
+    if seen != n:
+        raise ValueError(f"the blocks changed between passes: {n} queries, then {seen}; the "
+                         "source must give the same blocks every time it is read")
+
+
+def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1, size=None):
+    r"""Monte-Carlo sign-flip test of one pair over query blocks.
+
+    Returns ``(count, total, sums, kept, dsum)``: the resamples at least as
+    extreme, their number, the resampled sums and kept-sign counts (draw
+    order) and ``numpy.sum`` of the differences (:class:`PairwiseSum`).
 
     ``blocks``: a sequence of 1-D arrays (the per-query differences of
     consecutive queries, in order), or a function returning a new iterator
     over them (read twice: once for the size and the largest value, which
-    fix the exact-split grid, once to accumulate). Query ``i`` (global
-    number) of resample ``r`` gets the counter stream's bit, so each
-    block's products :math:`\sum_{i \in blk} \beta_{ri} hi_i` are exact and
-    add up exactly across blocks: ``count`` (resamples at least as extreme),
-    the resampled sums and kept-sign counts equal those of
-    :func:`signflip_counts` with ``keep=True`` on the whole vector, for the
-    same ``gen``, bit for bit. Memory: ``O(B + block * B_step)``.
+    fix the exact-split grid, once to accumulate; ``size=(n, amax)`` skips
+    the first pass). Query ``i`` (global number) of resample ``r`` gets the
+    counter stream's bit, so each block's products :math:`\sum_{i \in blk}
+    \beta_{ri} hi_i` are exact (one fused kernel, no bit matrix) and add up
+    exactly across blocks: ``count``, the resampled sums and kept-sign
+    counts equal those of :func:`signflip_counts` with ``keep=True`` on the
+    whole vector, for the same ``gen``, bit for bit. Memory: ``O(B + block)``.
     """
     source = _block_source(blocks)
-    n, amax = _block_max(source)
+    n, amax = _block_max(source) if size is None else size
     q1, q2 = split_grid(np.array([[amax]]), n)
     q1, q2 = float(q1[0, 0]), float(q2[0, 0])
     key = as_key(gen)
@@ -740,6 +837,7 @@ def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1
     g_lo = np.zeros(B)
     kept = np.zeros(B, dtype=np.int64)
     S_hi = S_lo = A_hi = A_lo = 0.0
+    dsum = PairwiseSum(n)
     offset = 0
     tick = resampling_ticker(B)
     for blk in source():
@@ -747,29 +845,30 @@ def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1
         m = blk.size
         if not m:
             continue
+        if offset + m > n:
+            _blocks_seen(n, offset + m)
+        dsum.add(blk)
         hi = np.rint(blk / q1) * q1
         lo = np.rint((blk - hi) / q2) * q2
         S_hi += hi.sum()
         S_lo += lo.sum()
         A_hi += np.abs(hi).sum()
         A_lo += np.abs(lo).sum()
-        HL = np.ascontiguousarray(np.stack([hi, lo], axis=1))  # (m, 2)
-        step = max(1, (1 << 22) // m)
-        with blas_single_thread():
-            for start in range(0, B, step):
-                r = min(step, B - start)
-                bits = counter.signflip_bits(key, start, r, m, offset=offset, workers=workers)
-                prod = bits.astype(np.float64) @ HL
-                g_hi[start:start + r] += prod[:, 0]
-                g_lo[start:start + r] += prod[:, 1]
-                kept[start:start + r] += bits.sum(axis=1, dtype=np.int64)
+        counter.signflip_dot(key, 0, hi, lo, g_hi, g_lo, kept, offset=offset, workers=workers)
         offset += m
+    _blocks_seen(n, offset)
     tick(B)
     S = np.array([S_hi + S_lo])
     thresh, _ = _thresholds(S, np.array([A_hi + A_lo]), n, alternative)
     sums = 2.0 * (g_hi + g_lo) - S[0]
     count = int((_directed(sums, alternative) >= thresh[0]).sum())
-    return count, B, sums, kept.astype(np.int32)
+    return count, B, sums, kept.astype(np.int32), dsum.value()
+
+
+def _poisson_grid(amax, n):
+    """The exact-split grid of the Poisson bootstrap: sums of ``16 n`` values (weights <= 13)."""
+    q1, q2 = split_grid(np.asarray(amax, dtype=np.float64).reshape(-1, 1), 16 * n)
+    return q1, q2
 
 
 def poisson_bootstrap_sums(X, n_resamples, gen, *, offset=0, key=None, workers=-1,
@@ -782,60 +881,61 @@ def poisson_bootstrap_sums(X, n_resamples, gen, *, offset=0, key=None, workers=-
     so the products are exact for any weights (at most 13 each): blocks of
     queries add up to the in-memory sums bit for bit. (The multinomial
     bootstrap cannot be cut into blocks: a draw can land on any query.)
+    One fused kernel per row (:func:`mrrstats.stats.counter.poisson_dot`):
+    memory ``O(B + n)``, no weight matrix.
     """
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     m, n = X.shape
     key = as_key(gen) if key is None else key
     if grid is None:
-        grid = split_grid(np.abs(X).max(axis=1, keepdims=True), 16 * n)
+        grid = _poisson_grid(np.abs(X).max(axis=1), n)
     q1, q2 = grid
     hi = np.rint(X / q1) * q1
     lo = np.rint((X - hi) / q2) * q2
-    HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
     sums = np.empty((m, n_resamples))
-    wsum = np.empty(n_resamples)
-    step = max(1, (1 << 22) // max(1, n))
-    with blas_single_thread():
-        for start in range(0, n_resamples, step):
-            r = min(step, n_resamples - start)
-            w = counter.poisson_weights(key, start, r, n, offset=offset, workers=workers)
-            sums[:, start:start + r] = exact_count_products(w, HL, m).T
-            wsum[start:start + r] = w.sum(axis=1)
+    tick = resampling_ticker(n_resamples)
+    for j in range(m):
+        s_hi = np.zeros(n_resamples)
+        s_lo = np.zeros(n_resamples)
+        wsum = np.zeros(n_resamples)
+        counter.poisson_dot(key, 0, hi[j], lo[j], s_hi, s_lo, wsum, offset=offset,
+                            workers=workers)
+        sums[j] = s_hi + s_lo
+    tick(n_resamples)
     return sums, wsum
 
 
-def poisson_bootstrap_blocked(blocks, n_resamples, gen, *, workers=-1):
-    r"""Poisson-bootstrap means :math:`\sum_i w_{bi} x_i / \sum_i w_{bi}` (B,) over query blocks.
+def poisson_bootstrap_blocked(blocks, n_resamples, gen, *, workers=-1, size=None):
+    r"""Poisson-bootstrap sums and weight totals over query blocks: ``(sums, wsum, xsum)``.
 
-    ``blocks`` as in :func:`signflip_counts_blocked`. Equal bit for bit to
-    the same computation on the whole vector (:func:`poisson_bootstrap_sums`
-    with the same ``gen``); memory ``O(B + block)``.
+    ``blocks`` and ``size`` as in :func:`signflip_counts_blocked`; ``xsum``
+    is ``numpy.sum`` of the values (:class:`PairwiseSum`). ``sums`` and
+    ``wsum`` equal :func:`poisson_bootstrap_sums` on the whole vector with
+    the same ``gen``, bit for bit; memory ``O(B + block)``.
     """
     source = _block_source(blocks)
-    n, amax = _block_max(source)
-    grid = split_grid(np.array([[amax]]), 16 * n)
+    n, amax = _block_max(source) if size is None else size
+    grid = _poisson_grid(amax, n)
+    q1, q2 = float(grid[0][0, 0]), float(grid[1][0, 0])
     key = as_key(gen)
     s_hi = np.zeros(n_resamples)
     s_lo = np.zeros(n_resamples)
     wsum = np.zeros(n_resamples)
-    q1, q2 = float(grid[0][0, 0]), float(grid[1][0, 0])
+    xsum = PairwiseSum(n)
     offset = 0
+    tick = resampling_ticker(n_resamples)
     for blk in source():
         blk = np.asarray(blk, dtype=np.float64)
         m = blk.size
         if not m:
             continue
+        if offset + m > n:
+            _blocks_seen(n, offset + m)
+        xsum.add(blk)
         hi = np.rint(blk / q1) * q1
         lo = np.rint((blk - hi) / q2) * q2
-        HL = np.ascontiguousarray(np.stack([hi, lo], axis=1))  # (m, 2)
-        step = max(1, (1 << 22) // m)
-        with blas_single_thread():
-            for start in range(0, n_resamples, step):
-                r = min(step, n_resamples - start)
-                w = counter.poisson_weights(key, start, r, m, offset=offset, workers=workers)
-                prod = w @ HL  # each column exact: the blocks add up exactly
-                s_hi[start:start + r] += prod[:, 0]
-                s_lo[start:start + r] += prod[:, 1]
-                wsum[start:start + r] += w.sum(axis=1)
+        counter.poisson_dot(key, 0, hi, lo, s_hi, s_lo, wsum, offset=offset, workers=workers)
         offset += m
-    return (s_hi + s_lo) / wsum
+    _blocks_seen(n, offset)
+    tick(n_resamples)
+    return s_hi + s_lo, wsum, xsum.value()

@@ -40,6 +40,7 @@ keeps its ``bootstrap_distribution``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,10 +56,13 @@ from ..validation import (
     int_iv,
     missing_iv,
     rng_iv,
+    scheme_iv,
     tolerance_iv,
+    workers_iv,
 )
 from .counter import as_key
 from .resampling import (
+    PairwiseSum,
     array_namespace_of,
     blas_single_thread,
     bootstrap_batch,
@@ -69,7 +73,10 @@ from .resampling import (
     exact_split,
     kernel_rows,
     mc_se,
+    poisson_bootstrap_blocked,
+    poisson_bootstrap_sums,
     signflip_counts,
+    signflip_counts_blocked,
     signflip_counts_xp,
     signflip_null,
     to_host,
@@ -275,7 +282,7 @@ def _design_iv(clusters, strata, n, keep=None):
     return _Design(codes, sizes, groups)
 
 
-def _design_sums(Y, design, n_resamples, batch, gen):
+def _design_sums(Y, design, n_resamples, batch, gen, workers=-1):
     r"""Cluster-bootstrap sums (m, B) of the per-cluster rows ``Y`` (m, G).
 
     Resample ``b`` draws clusters with replacement (multinomial counts
@@ -285,10 +292,10 @@ def _design_sums(Y, design, n_resamples, batch, gen):
     stratum, then the next), so the result does not depend on ``batch``.
     """
     if design.groups is None:
-        return bootstrap_sums(Y, n_resamples, batch, gen)
+        return bootstrap_sums(Y, n_resamples, batch, gen, workers)
     out = np.zeros((Y.shape[0], n_resamples))
     for g in design.groups:
-        out += bootstrap_sums(Y[:, g], n_resamples, batch, gen)
+        out += bootstrap_sums(Y[:, g], n_resamples, batch, gen, workers)
     return out
 
 
@@ -778,7 +785,7 @@ def _sign_test_iv(a, b, alternative, zero_tolerance, missing):
 # randomization (sign-flip) test: vectorised engine
 # --------------------------------------------------------------------------
 def _signflip_pvalues(D, alternative, *, n_resamples, exact, batch, gen, keep=False,
-                      weights=None, device_D=None):
+                      weights=None, device_D=None, workers=-1):
     """p-values, their Monte-Carlo SEs, the number of resamples and exactness.
 
     With ``keep=True`` (one pair, Monte Carlo only) also the resampled sums and
@@ -794,7 +801,8 @@ def _signflip_pvalues(D, alternative, *, n_resamples, exact, batch, gen, keep=Fa
                                  gen=gen, keep=keep, xp=array_namespace_of(device_D))
     else:
         out = signflip_counts(D, alternative, n_resamples=n_resamples, exact=exact,
-                              batch=batch, gen=gen, keep=keep and not exact, weights=weights)
+                              batch=batch, gen=gen, keep=keep and not exact, weights=weights,
+                              workers=workers)
     counts, total, exact = out[:3]
     if exact:
         p = counts / total
@@ -815,7 +823,7 @@ def _accept_count(alpha, total, exact):
     return math.floor(alpha * (total + 1.0) - 1.0) + 1
 
 
-def _signflip_interval(d, sums, kept, exact, alternative, cl, n=None):
+def _signflip_interval(dsum, sums, kept, exact, alternative, cl, n):
     r"""Confidence interval for a shift by inverting the one-sided sign-flip tests.
 
     The sign-flip test of :math:`d_i - \delta` counts, for a resample that
@@ -829,14 +837,14 @@ def _signflip_interval(d, sums, kept, exact, alternative, cl, n=None):
     number of queries whose sign is kept and ``n`` the number of queries: the
     test of :math:`D_g - n_g\delta` gives the same steps at the per-query means
     :math:`\sum_{g \in F} D_g / \sum_{g \in F} n_g` of the flipped clusters.
+    ``dsum`` is ``numpy.sum`` of ``d`` (so that blocks of queries give the same bits).
     """
-    n = d.size if n is None else n
     total = sums.size
     flipped = n - kept.astype(np.int64)
     empty = flipped == 0
     e = int(empty.sum())
     # mean of the flipped queries: (S - T_s) / (2 |F|)
-    r = np.sort((d.sum() - sums[~empty]) / (2.0 * flipped[~empty]))
+    r = np.sort((dsum - sums[~empty]) / (2.0 * flipped[~empty]))
     a1 = (1.0 - cl) / 2.0 if alternative == "two-sided" else 1.0 - cl
     need = _accept_count(a1, total, exact) - e
     low, high = -math.inf, math.inf
@@ -901,20 +909,23 @@ class RandomizationTestResult:
     _kept: np.ndarray = field(default=None, repr=False, compare=False)
     n_clusters: int | None = None  # after the private fields: positional calls keep working
     _sizes: np.ndarray = field(default=None, repr=False, compare=False)
+    _dsum: float | None = field(default=None, repr=False, compare=False)
 
     def _null(self):
+        if self._sums is not None:
+            return self._sums, self._kept
         if self._differences is None:
             raise ValueError("this result carries no null distribution (it was built "
                              "without the per-query differences)")
-        if self._sums is None:  # exact: a function of the data; computed once
-            u = self._differences.size
-            if u > 26:
-                raise ValueError(f"the exact null distribution of {u} units has "
-                                 f"2**{u} values ({12 * 2 ** (u - 30):g} GiB); "
-                                 "rerun randomization_test with exact=False")
-            sums, kept = signflip_null(self._differences, weights=self._sizes)
-            object.__setattr__(self, "_sums", sums)
-            object.__setattr__(self, "_kept", kept)
+        # exact: a function of the data; computed once
+        u = self._differences.size
+        if u > 26:
+            raise ValueError(f"the exact null distribution of {u} units has "
+                             f"2**{u} values ({12 * 2 ** (u - 30):g} GiB); "
+                             "rerun randomization_test with exact=False")
+        sums, kept = signflip_null(self._differences, weights=self._sizes)
+        object.__setattr__(self, "_sums", sums)
+        object.__setattr__(self, "_kept", kept)
         return self._sums, self._kept
 
     @property
@@ -954,13 +965,14 @@ class RandomizationTestResult:
         """
         cl = confidence_level_iv(confidence_level)
         sums, kept = self._null()
-        low, high = _signflip_interval(self._differences, sums, kept, self.exact,
-                                       self.alternative, cl, self.n)
+        dsum = self._dsum if self._dsum is not None else float(np.sum(self._differences))
+        low, high = _signflip_interval(dsum, sums, kept, self.exact, self.alternative, cl,
+                                       self.n)
         return ConfidenceInterval(low, high, cl, "sign-flip inversion")
 
 
 def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exact=None,
-                       clusters=None, batch=None, missing="raise", rng=None):
+                       clusters=None, batch=None, missing="raise", workers=-1, rng=None):
     r"""Fisher's paired randomization test (sign flips) of the mean difference.
 
     Under the null hypothesis the two systems are exchangeable on every query,
@@ -989,6 +1001,10 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
     batch : int or None, keyword-only
         Number of sign vectors held in memory at once (does not change the result).
     missing : {"raise", "drop"}, keyword-only
+    workers : int, keyword-only
+        Threads of the compiled sign-flip kernel (-1: all cores). Every sign
+        vector is a function of the seed and its number, so the result never
+        depends on it.
     rng : None, int or numpy.random.Generator, keyword-only
         Source of randomness (turned into a Generator once).
 
@@ -1053,6 +1069,7 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
     a, b, device_d = _device_pair(a, b)
     a, b, n_resamples, batch, gen, seed, design = _randomization_test_iv(
         a, b, alternative, n_resamples, exact, clusters, batch, missing, rng)
+    workers = workers_iv(workers)
     d = a - b
     if design is None:
         D, sizes, G = d[None, :], None, None
@@ -1060,7 +1077,7 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
         D, sizes, G = design.totals(d)[None, :], design.sizes, design.n_clusters
     p, se, total, used_exact, (sums, kept) = _signflip_pvalues(
         D, alternative, n_resamples=n_resamples, exact=exact, batch=batch, gen=gen, keep=True,
-        weights=sizes, device_D=device_d(a.size) if design is None else None)
+        weights=sizes, device_D=device_d(a.size) if design is None else None, workers=workers)
     units = D[0].copy()
     units.flags.writeable = False
     return RandomizationTestResult(float(d.mean()), float(p[0]), float(se[0]), used_exact,
@@ -1135,10 +1152,14 @@ def _jackknife_acceleration(X):
     :math:`\\hat a = \\sum U_i^3 / (6 (\\sum U_i^2)^{3/2})`.
     """
     U = X - X.mean(axis=-1, keepdims=True)
-    num = (U**3).sum(axis=-1)
-    den = (U**2).sum(axis=-1) ** 1.5
+    return acceleration_from_sums((U**3).sum(axis=-1), (U**2).sum(axis=-1))
+
+
+def acceleration_from_sums(cubes, squares):
+    """BCa acceleration :math:`\\sum U^3 / (6 (\\sum U^2)^{3/2})` from the two sums (arrays)."""
+    den = squares ** 1.5
     with np.errstate(invalid="ignore", divide="ignore"):
-        a = num / (6.0 * den)
+        a = cubes / (6.0 * den)
     return np.where(den > 0, a, 0.0)
 
 
@@ -1223,6 +1244,8 @@ class BootstrapCIResult:
     n_clusters : int or None
         Number of clusters resampled as units (``clusters=`` or ``strata=``);
         None for the plain query bootstrap.
+    scheme : str
+        ``"multinomial"`` or ``"poisson"`` (see :func:`bootstrap_ci`).
     """
 
     statistic: float
@@ -1236,6 +1259,7 @@ class BootstrapCIResult:
     n: int
     seed: int | None
     n_clusters: int | None = None
+    scheme: str = "multinomial"
 
     def confidence_interval(self, confidence_level=None, *, method=None):
         """Interval from the stored bootstrap distribution.
@@ -1261,7 +1285,7 @@ class BootstrapCIResult:
 
 def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative="two-sided",
                  n_resamples=10000, clusters=None, strata=None, batch=None, missing="raise",
-                 rng=None):
+                 scheme="multinomial", workers=-1, rng=None):
     r"""Bootstrap confidence interval for a mean (MRR) or a paired mean difference.
 
     Parameters
@@ -1286,6 +1310,16 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
     batch : int or None, keyword-only
         Resamples held in memory at once (does not change the result).
     missing : {"raise", "drop"}, keyword-only
+    scheme : {"multinomial", "poisson"}, keyword-only
+        ``"multinomial"`` (default): each resample draws ``n`` queries with
+        replacement. ``"poisson"``: each query gets an independent Poisson(1)
+        weight and the resampled mean is :math:`\sum_i w_i x_i / \sum_i w_i`
+        (see Notes); the only scheme :func:`mrrstats.blocked.bootstrap_ci` can
+        run over blocks of queries, with the same numbers as here. Not with
+        ``clusters`` or ``strata``.
+    workers : int, keyword-only
+        Threads of the compiled resampling kernels (-1: all cores); the
+        result never depends on it.
     rng : None, int or numpy.random.Generator, keyword-only
 
     Returns
@@ -1313,6 +1347,18 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
     one multinomial count matrix and a matrix product instead of materialising
     the resamples.
 
+    **Poisson bootstrap.** With ``scheme="poisson"`` resample :math:`b` weighs
+    query :math:`i` by :math:`w_{bi} \sim \text{Poisson}(1)`, independent, and
+    :math:`\hat\theta^*_b = \sum_i w_{bi} x_i / \sum_i w_{bi}` (Hanley &
+    MacGibbon 2006; Chamandy et al. 2012): the total weight varies around
+    :math:`n` instead of being fixed, which changes the bootstrap variance of
+    the mean by a factor :math:`1 + O(1/n)`. Each weight depends only on the
+    seed, the resample and the query number, so the resamples can be computed
+    one block of queries at a time (a multinomial draw can land on any
+    query); the intervals use the same percentile, basic and BCa formulas. A
+    resample whose weights are all 0 (probability :math:`e^{-n}`, relevant
+    for a handful of queries only) is an error: use the multinomial scheme.
+
     **Clusters and strata.** The cluster bootstrap (Davison & Hinkley 1997,
     3.8; Field & Welsh 2007) draws :math:`G` clusters with replacement
     (multinomial counts :math:`c_g`); with cluster totals :math:`S_g` and sizes
@@ -1331,6 +1377,12 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
            Application*, Section 3.8. Cambridge University Press.
     .. [3] Field, C. A., Welsh, A. H. (2007). Bootstrapping clustered data.
            JRSS B 69(3), 369-390.
+    .. [4] Hanley, J. A., MacGibbon, B. (2006). Creating non-parametric
+           bootstrap samples using Poisson frequencies. Computer Methods and
+           Programs in Biomedicine 83(1), 57-62.
+    .. [5] Chamandy, N., Muralidharan, O., Najmi, A., Naidu, S. (2012).
+           Estimating uncertainty for massive data streams. Google Technical
+           Report.
 
     Examples
     --------
@@ -1355,7 +1407,19 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
     x, method, cl, n_resamples, batch, gen, seed, design = _bootstrap_ci_iv(
         a, b, method, confidence_level, alternative, n_resamples, clusters, strata, batch,
         missing, rng)
+    scheme = scheme_iv(scheme)
+    workers = workers_iv(workers)
     n = x.size
+    if scheme == "poisson":
+        if design is not None:
+            raise ValueError("scheme='poisson' resamples queries, not clusters or strata; "
+                             "use scheme='multinomial' with `clusters`/`strata`")
+        sums, wsum = poisson_bootstrap_sums(x, n_resamples, gen, workers=workers)
+        dist = np.sort(poisson_means(sums[0], wsum, n))
+        accel = float(_jackknife_acceleration(x[None, :])[0])
+        se = float(dist.std(ddof=1)) if n_resamples > 1 else math.nan
+        return BootstrapCIResult(float(x.mean()), se, dist, accel, method, cl, alternative,
+                                 n_resamples, n, seed, None, "poisson")
     xd = device_x(n)
     if design is None and xd is not None:  # resampled where the scores live
         sums = bootstrap_sums_xp(xd, n_resamples, batch, gen, xp=array_namespace_of(xd))
@@ -1363,12 +1427,12 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
         accel = float(_jackknife_acceleration(x[None, :])[0])
         G = None
     elif design is None:
-        dist = np.sort(bootstrap_sums(x[None, :], n_resamples, batch, gen)[0] / n)
+        dist = np.sort(bootstrap_sums(x[None, :], n_resamples, batch, gen, workers)[0] / n)
         accel = float(_jackknife_acceleration(x[None, :])[0])
         G = None
     else:
         Y = np.vstack([design.totals(x), design.sizes.astype(np.float64)])
-        tot, cnt = _design_sums(Y, design, n_resamples, batch, gen)
+        tot, cnt = _design_sums(Y, design, n_resamples, batch, gen, workers)
         dist = np.sort(tot / cnt)
         accel = _cluster_acceleration(x, design)
         G = design.n_clusters
@@ -1406,13 +1470,81 @@ def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, c
     return x, method, cl, n_resamples, batch, gen, seed, design
 
 
+def poisson_means(sums, wsum, n):
+    """Poisson-bootstrap means ``sums / wsum``; an error if a resample weighs no query."""
+    empty = int((wsum == 0).sum())
+    if empty:
+        raise ValueError(f"the Poisson bootstrap drew {empty} resample(s) in which every "
+                         f"query has weight 0 (probability e**-n each, n = {n}); use "
+                         "scheme='multinomial' for so few queries")
+    return sums / wsum
+
+
+# --------------------------------------------------------------------------
+# the same results from blocks of queries (the engines of mrrstats.stats.blocked)
+# --------------------------------------------------------------------------
+def randomization_test_blocks(blocks, size, *, alternative, n_resamples, exact, gen, seed,
+                              workers):
+    """:func:`randomization_test` of per-query differences given in blocks (validated).
+
+    ``blocks`` is a function returning a new iterator over 1-D float64 blocks
+    of the differences ``a - b`` (consecutive queries, finite); ``size`` is
+    ``(n, max |d|)``. The result equals ``randomization_test(a, b, ...)`` on
+    the whole vectors for the same ``gen``, bit for bit (statistic, p-value,
+    null distribution, interval); memory ``O(B + block)``. Where the
+    in-memory test would enumerate all :math:`2^n` sign vectors (a few dozen
+    queries at most) the blocks are joined and the in-memory test runs.
+    """
+    n = size[0]
+    if use_exact(n, 1, n_resamples, exact):
+        d = np.concatenate([np.asarray(blk, dtype=np.float64) for blk in blocks()])
+        res = randomization_test(d, np.zeros_like(d), alternative=alternative,
+                                 n_resamples=n_resamples, exact=exact, workers=workers, rng=gen)
+        return dataclasses.replace(res, seed=seed)
+    count, total, sums, kept, dsum = signflip_counts_blocked(
+        blocks, alternative, n_resamples=n_resamples, gen=gen, workers=workers, size=size)
+    p = (count + 1.0) / (total + 1.0)
+    se = float(mc_se(p, total))
+    return RandomizationTestResult(dsum / n, min(p, 1.0), se, False, int(total), int(n),
+                                   alternative, seed, _sums=sums, _kept=kept, _dsum=dsum)
+
+
+def bootstrap_ci_blocks(blocks, size, *, method, confidence_level, alternative, n_resamples,
+                        gen, seed, workers):
+    """``bootstrap_ci(x, scheme="poisson", ...)`` of per-query values given in blocks.
+
+    ``blocks`` and ``size`` as in :func:`randomization_test_blocks` (the
+    values: one system's scores or the differences ``a - b``). Three passes:
+    the Poisson sums (:func:`~mrrstats.stats.resampling.poisson_bootstrap_blocked`),
+    then the centred sums of squares and cubes of the BCa acceleration, all
+    with ``numpy.sum``'s order (:class:`~mrrstats.stats.resampling.PairwiseSum`),
+    so the result equals the in-memory one bit for bit; memory ``O(B + block)``.
+    """
+    n = size[0]
+    sums, wsum, xsum = poisson_bootstrap_blocked(blocks, n_resamples, gen, workers=workers,
+                                                 size=size)
+    dist = np.sort(poisson_means(sums, wsum, n))
+    mean = np.array([[xsum / n]])  # as X.mean(axis=-1, keepdims=True)
+    cubes, squares = PairwiseSum(n), PairwiseSum(n)
+    for blk in blocks():
+        U = np.asarray(blk, dtype=np.float64)[None, :] - mean
+        cubes.add((U**3)[0])
+        squares.add((U**2)[0])
+    accel = float(acceleration_from_sums(np.array([cubes.value()]),
+                                         np.array([squares.value()]))[0])
+    se = float(dist.std(ddof=1)) if n_resamples > 1 else math.nan
+    return BootstrapCIResult(xsum / n, se, dist, accel, method, confidence_level, alternative,
+                             n_resamples, n, seed, None, "poisson")
+
+
 # --------------------------------------------------------------------------
 # bootstrap test
 # --------------------------------------------------------------------------
 _BOOT_TESTS = ("shift", "studentized")
 
 
-def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen, keep=False):
+def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen, keep=False,
+                              workers=-1):
     """Paired bootstrap tests for each row of differences ``D`` (P, n).
 
     Only exceedance counts are kept, so memory is ``batch x P`` whatever ``B``.
@@ -1442,7 +1574,7 @@ def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen, k
     batch = bootstrap_batch(batch, n, 2 * P)
     count = np.zeros(P, dtype=np.int64)
     key = as_key(gen)  # one key per call: resample b is a function of (key, b)
-    for start, counts in kernel_rows(bootstrap_counts, key, n_resamples, batch, n, -1):
+    for start, counts in kernel_rows(bootstrap_counts, key, n_resamples, batch, n, workers):
         r = counts.shape[0]
         sums = exact_count_products(counts, HL, Y.shape[0])  # (r, P) or (r, 2P)
         m1 = sums[:, :P] / n
@@ -1574,7 +1706,7 @@ class BootstrapTestResult:
 
 
 def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_resamples=10000,
-                   clusters=None, batch=None, missing="raise", rng=None):
+                   clusters=None, batch=None, missing="raise", workers=-1, rng=None):
     r"""Paired bootstrap test of the mean difference (shift or studentised).
 
     Parameters
@@ -1593,6 +1725,9 @@ def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_res
         standard error (see Notes).
     batch : int or None, keyword-only
     missing : {"raise", "drop"}, keyword-only
+    workers : int, keyword-only
+        Threads of the compiled resampling kernels (-1: all cores); the
+        result never depends on it.
     rng : None, int or numpy.random.Generator, keyword-only
 
     Returns
@@ -1675,29 +1810,32 @@ def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_res
     """
     a, b, n_resamples, batch, gen, seed, design = _bootstrap_test_iv(
         a, b, method, alternative, n_resamples, clusters, batch, missing, rng)
+    workers = workers_iv(workers)
     D = (a - b)[None, :]
     if design is None:
         stat, p, se, null = _bootstrap_test_rows(D, alternative, method, n_resamples, batch,
-                                                 gen, keep=True)
+                                                 gen, keep=True, workers=workers)
         stat, p, se = float(stat[0]), float(p[0]), float(se[0])
         sd_err = float(D[0].std(ddof=1) / math.sqrt(a.size))
         G = None
     else:
         stat, p, se, null, sd_err = _cluster_bootstrap_test(D[0], design, alternative, method,
-                                                            n_resamples, batch, gen)
+                                                            n_resamples, batch, gen, workers)
         G = design.n_clusters
     null.flags.writeable = False
     return BootstrapTestResult(stat, p, se, float(D.mean()), method, alternative, n_resamples,
                                int(a.size), seed, null, sd_err, G)
 
 
-def _cluster_bootstrap_test(d, design, alternative, method, n_resamples, batch, gen):
+def _cluster_bootstrap_test(d, design, alternative, method, n_resamples, batch, gen,
+                            workers=-1):
     """The bootstrap test of one pair with clusters (see :func:`bootstrap_test`'s Notes).
 
     Returns ``(statistic, pvalue, pvalue_se, null, std_error)``.
     """
     stat, p, se_p, null, se = cluster_bootstrap_rows(d[None, :], design, alternative, method,
-                                                     n_resamples, batch, gen, keep=True)
+                                                     n_resamples, batch, gen, keep=True,
+                                                     workers=workers)
     return float(stat[0]), float(p[0]), float(se_p[0]), null, float(se[0])
 
 
@@ -1715,7 +1853,7 @@ def cluster_robust_se(D, design):
 
 
 def cluster_bootstrap_rows(D, design, alternative, method, n_resamples, batch, gen,
-                           keep=False):
+                           keep=False, workers=-1):
     """Cluster bootstrap tests of each row of ``D`` (P, n), one shared set of cluster draws.
 
     Returns ``(statistic, pvalue, pvalue_se, null, std_error)`` (arrays of P;
@@ -1739,7 +1877,7 @@ def cluster_bootstrap_rows(D, design, alternative, method, n_resamples, batch, g
     else:
         obs, tol = mean, 1e-12 * scale
         Y = np.vstack([S, sz])
-    sums = _design_sums(Y, design, n_resamples, batch, gen)
+    sums = _design_sums(Y, design, n_resamples, batch, gen, workers)
     N = sums[P]
     m = sums[:P] / N
     num = m - mean[:, None]
