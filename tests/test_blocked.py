@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import mrrstats
 from mrrstats.stats import resampling
 
 
@@ -62,3 +63,34 @@ def test_poisson_bootstrap_reference_loop_and_variance():
     se = (sums[0] / w).std()
     ref = x.std() / np.sqrt(x.size)
     assert abs(se / ref - 1) < 5 * np.sqrt(2 / 20000) + 0.02
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_fused_kernel_for_millions_of_queries_gives_the_batched_counts(alternative,
+                                                                       monkeypatch):
+    """From FUSED_MIN_QUERIES on the engine skips the float32 products and materialised
+    bits; lowering the threshold must give the batched path's counts, sums and kept signs."""
+    from mrrstats.stats import resampling
+
+    rng = np.random.default_rng(5)
+    D = np.round(rng.normal(0.02, 0.3, size=(3, 999)), 2)  # coarse grid: many ties
+    D[:, ::7] = 0.0
+    kw = dict(n_resamples=501, exact=False, batch=64)
+    want = resampling.signflip_counts(D, alternative, gen=np.random.default_rng(1), **kw)
+    want1 = resampling.signflip_counts(D[:1], alternative, gen=np.random.default_rng(2),
+                                       keep=True, **kw)
+    res_want = mrrstats.randomization_test(D[0], np.zeros(999), alternative=alternative,
+                                           n_resamples=501, rng=3)
+    monkeypatch.setattr(resampling, "FUSED_MIN_QUERIES", 1)
+    got = resampling.signflip_counts(D, alternative, gen=np.random.default_rng(1), **kw)
+    got1 = resampling.signflip_counts(D[:1], alternative, gen=np.random.default_rng(2),
+                                      keep=True, **kw)
+    res_got = mrrstats.randomization_test(D[0], np.zeros(999), alternative=alternative,
+                                          n_resamples=501, rng=3)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1:] == want[1:]
+    for g, w in zip(got1, want1, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert ((0 < want[0]) & (want[0] < 501)).any()  # not a degenerate case
+    assert res_got.pvalue == res_want.pvalue
+    np.testing.assert_array_equal(res_got.null_distribution, res_want.null_distribution)

@@ -174,6 +174,12 @@ def signflip_rows(key, start, r, n, *, workers=-1):
 
 #: elements per call of a numba kernel: one parallel launch covers many small batches
 _KERNEL_ELEMENTS = 1 << 23
+#: From this many queries on (2**22, where n times float32's unit roundoff reaches
+#: 1/4) the float32 products bound nothing and every comparison would be redone with
+#: the exact split on materialised bits; the fused kernel (:func:`counter.signflip_dot`)
+#: computes the same exact-split products without the bits instead: 10^7 queries,
+#: B = 1,000, 164 s and 2.4 GB before, about 15 s and O(B) memory after.
+FUSED_MIN_QUERIES = 1 << 22
 
 
 def kernel_rows(kernel, key, total, batch, n, workers):
@@ -288,6 +294,18 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
         kept = np.empty(total, dtype=np.int32 if weights is None else np.int64)
         HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2)
     tick = resampling_ticker(total)  # progress (only inside progress.tracking)
+    if not exact and weights is None and n >= FUSED_MIN_QUERIES:
+        # the same exact-split statistic for every resample, bits never materialised
+        for c in range(P):
+            g_hi, g_lo = np.zeros(total), np.zeros(total)
+            n_kept = np.zeros(total, dtype=np.int64)
+            counter.signflip_dot(key, 0, hi[c], lo[c], g_hi, g_lo, n_kept, workers=workers)
+            T = 2.0 * (g_hi + g_lo) - S[c]
+            counts[c] = int((_directed(T, alternative) >= thresh[c]).sum())
+        tick(total)
+        if keep:
+            return counts, total, exact, T, n_kept.astype(np.int32)
+        return counts, total, exact
     if exact:
         steps = ((start, enumerated_rows(start, min(batch, total - start), n))
                  for start in range(0, total, batch))
