@@ -112,6 +112,10 @@ ACCEPTED = {
                "q1 Q0 i 1 1.7976931348623157e308 t\nq1 Q0 j 1 000000000000000000000012.5 t\n"
                "q1 Q0 k 1 9007199254740993 t\nq1 Q0 l 1 0e999999999999 t\n",
     "long ids": "q1 Q0 " + "x" * 200 + " 1 1 t\nq1 Q0 " + "x" * 199 + "y 2 1 t\n",
+    "no final newline after a comment": "q1 Q0 d1 1 2.5 t\n# end",
+    "no final newline after blanks": "q1 Q0 d1 1 2.5 t\n \t ",
+    "no final newline after extra fields": "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t x ",
+    "crlf comments and blanks": "# c\r\n\r\n \r\nq1 Q0 d1 1 2.5 t \r\nq1 Q0 d2 2 1 t x\r\n",
 }
 
 
@@ -148,6 +152,12 @@ REFUSED = {  # the readers it stands in for raise, or apply an option: it must s
     "overlong": b"q1 Q0 d\xc0\xaf 1 1 t\n",
     "truncated utf-8": b"q1 Q0 d\xe4\xb8 1 1 t\n",
     "comments only": b"# nothing\n\n",
+    "final carriage return": b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t\r",
+    "carriage return in a comment": b"# a\rb\nq1 Q0 d1 1 1 t\n",
+    "carriage return after the tag": b"q1 Q0 d1 1 1 t \rx\n",
+    "carriage return in the query": b"q\r1 Q0 d1 1 1 t\n",
+    "not utf-8 in a comment": b"# \xff\nq1 Q0 d1 1 1 t\n",
+    "not utf-8 after the tag": b"q1 Q0 d1 1 1 t \xff\n",
 }
 
 

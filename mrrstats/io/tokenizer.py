@@ -206,7 +206,13 @@ _ABSENT = np.array(_HASH_ABSENT, dtype=np.uint64)  # _word_term(0, j) for j < 64
 
 def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
                        same, score, dhash, stats):
-    """Tokenize lines ``buf[_u(cstart[c]:cend[c])]`` (see the module docstring).
+    """Tokenize lines ``buf[cstart[c]:cend[c]]`` (see the module docstring), in one
+    forward pass: each field is copied (the document also hashed) while it is scanned.
+
+    The chunk ends with a newline (:func:`_read_bytes` makes sure the file does), so
+    every scan stops at a newline at the latest: no end-of-chunk test per byte. A
+    line found irregular only after some of its bytes were copied sets ``problem``,
+    and the whole result is then dropped.
 
     Rows go to ``rowbase[c]...``; the chunk's field bytes to ``qdata`` /
     ``ddata`` / ``rdata`` from ``cstart[c]`` on, their chunk-local Arrow
@@ -230,60 +236,172 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
     tag_n = 0
     prev_s = -1
     prev_n = 0
-    ts = np.zeros(6, np.int64)
-    te = np.zeros(6, np.int64)
     p = a
     while p < b:
         line = p
-        nt = 0
         high = False
-        comment = False
-        stop = p
-        while True:
-            while p < b and _CLASS[buf[_u(p)]] == 1:
-                p += 1
-            if p >= b:
-                stop = p
-                break
-            k = _CLASS[buf[_u(p)]]
-            if k == 2:
-                stop = p
-                p += 1
-                break
-            if k == 3:
-                if p + 1 < b and buf[_u(p + 1)] == 10:
-                    stop = p
-                    p += 2
-                    break
-                problem = _CR
-                break
-            s = p
-            if nt == 0 and buf[_u(p)] == 35:  # '#': a comment line
-                comment = True
-            while p < b:
-                k = _CLASS[buf[_u(p)]]
-                if k == 0:
-                    p += 1
-                elif k == 4:
-                    high = True
-                    p += 1
-                else:
-                    break
-            if nt < 6:
-                ts[nt] = s
-                te[nt] = p
-            nt += 1
-        if problem != 0:
-            break
-        if high and not _utf8_ok(buf, line, stop):
-            problem = _ENCODING
-            break
-        if nt == 0 or comment:
+        x = buf[_u(p)]
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10:  # blank line
+            p += 1
             continue
-        if nt < 6:
+        if x == 13:
+            if buf[_u(p + 1)] == 10:
+                p += 2
+                continue
+            problem = _CR
+            break
+        if x == 35:  # '#': a comment line, checked for CR and UTF-8 only
+            while True:
+                x = buf[_u(p)]
+                if x == 10:
+                    break
+                if x == 13:
+                    if buf[_u(p + 1)] != 10:
+                        problem = _CR
+                    break
+                if x >= 128:
+                    high = True
+                p += 1
+            if problem != 0:
+                break
+            if high and not _utf8_ok(buf, line, p):
+                problem = _ENCODING
+                break
+            p += 1 if x == 10 else 2
+            continue
+        # field 1: the query, copied
+        s0 = p
+        q0 = a + qp
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            qdata[_u(q0 + p - s0)] = x
+            p += 1
+            x = buf[_u(p)]
+        nq = p - s0
+        # separators, then field 2 (iteration), skipped
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
             problem = _FIELDS
             break
-        v, st = _parse_score(buf, ts[4], te[4])
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 3: the document, copied and hashed (hash_strings' words)
+        s2 = p
+        d0 = a + dp
+        h = np.uint64(0)
+        w = np.uint64(0)
+        k = 0
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            ddata[_u(d0 + k)] = x
+            w |= np.uint64(x) << np.uint64(8 * (k & 7))
+            if (k & 7) == 7:
+                j = k >> 3
+                h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
+                w = np.uint64(0)
+            k += 1
+            p += 1
+            x = buf[_u(p)]
+        nd = p - s2
+        if nd & 7:
+            j = nd >> 3
+            h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
+        h += np.uint64(nd) * _M3
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 4: the rank, copied
+        s3 = p
+        r0 = a + rp
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            rdata[_u(r0 + p - s3)] = x
+            p += 1
+            x = buf[_u(p)]
+        nr = p - s3
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 5: the score
+        s4 = p
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        e4 = p
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 6: the tag
+        s5 = p
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        n5 = p - s5
+        # fields after the sixth: ignored, but the line is checked to its end
+        while x != 10:
+            if x == 13:
+                if buf[_u(p + 1)] != 10:
+                    problem = _CR
+                break
+            if x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        if problem != 0:
+            break
+        if high and not _utf8_ok(buf, line, p):
+            problem = _ENCODING
+            break
+        p += 1 if x == 10 else 2
+        v, st = _parse_score(buf, s4, e4)
         if st == 2:
             problem = _NUMBER
             break
@@ -291,51 +409,30 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
             slow += 1
             v = np.nan
         # one tag per chunk (the chunks' tags are compared afterwards)
-        n5 = te[5] - ts[5]
         if tag_s < 0:
-            tag_s = ts[5]
+            tag_s = s5
             tag_n = n5
         else:
             if n5 != tag_n:
                 problem = _TAGS
                 break
-            for k in range(n5):
-                if buf[_u(ts[5] + k)] != buf[_u(tag_s + k)]:
+            for t in range(n5):
+                if buf[_u(s5 + t)] != buf[_u(tag_s + t)]:
                     problem = _TAGS
                     break
             if problem != 0:
                 break
         score[row] = v
-        s0 = ts[0]
-        nq = te[0] - s0
         eq = nq == prev_n
         if eq:
-            for k in range(nq):
-                if buf[_u(s0 + k)] != buf[_u(prev_s + k)]:
+            for t in range(nq):
+                if buf[_u(s0 + t)] != buf[_u(prev_s + t)]:
                     eq = False
                     break
         same[row] = 1 if eq else 0
         prev_s = s0
         prev_n = nq
-        for k in range(nq):
-            qdata[a + qp + k] = buf[_u(s0 + k)]
         qp += nq
-        # the document: copied and hashed (hash_strings' words) in one loop
-        s2 = ts[2]
-        nd = te[2] - s2
-        h = np.uint64(nd) * _M3
-        w = np.uint64(0)
-        for k in range(nd):
-            x = buf[_u(s2 + k)]
-            ddata[a + dp + k] = x
-            w |= np.uint64(x) << np.uint64(8 * (k & 7))
-            if (k & 7) == 7:
-                j = k >> 3
-                h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
-                w = np.uint64(0)
-        if nd & 7:
-            j = nd >> 3
-            h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
         h ^= h >> np.uint64(30)
         h *= _M2
         h ^= h >> np.uint64(27)
@@ -343,10 +440,6 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
         h ^= h >> np.uint64(31)
         dhash[row] = h
         dp += nd
-        s3 = ts[3]
-        nr = te[3] - s3
-        for k in range(nr):
-            rdata[a + rp + k] = buf[_u(s3 + k)]
         rp += nr
         o += 1
         qoff[o] = qp
@@ -565,7 +658,8 @@ MIN_BYTES = 1 << 22
 
 
 def _read_bytes(path) -> np.ndarray | None:
-    """The file's bytes (mapped; gunzipped where it is gzip), without a UTF-8 BOM."""
+    """The file's bytes (mapped; gunzipped where it is gzip), without a UTF-8 BOM, ending
+    with a newline (one is added to a copy where the last line has none)."""
     try:
         with open(path, "rb") as fh:
             gz = fh.read(2) == b"\x1f\x8b"
@@ -581,6 +675,10 @@ def _read_bytes(path) -> np.ndarray | None:
         return None
     if buf.size >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF:
         buf = buf[3:]
+    if buf.size and buf[-1] != 10:  # the chunk kernel needs a newline at the end
+        if buf[-1] == 13:
+            return None  # a carriage return ending the file: the readers decide
+        buf = np.concatenate((buf, np.array([10], np.uint8)))
     return buf
 
 
