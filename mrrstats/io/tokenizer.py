@@ -205,7 +205,7 @@ _ABSENT = np.array(_HASH_ABSENT, dtype=np.uint64)  # _word_term(0, j) for j < 64
 
 
 def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
-                       same, score, dhash, stats):
+                       starts, score, dhash, stats):
     """Tokenize lines ``buf[cstart[c]:cend[c]]`` (see the module docstring), in one
     forward pass: each field is copied (the document also hashed) while it is scanned.
 
@@ -216,9 +216,11 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
 
     Rows go to ``rowbase[c]...``; the chunk's field bytes to ``qdata`` /
     ``ddata`` / ``rdata`` from ``cstart[c]`` on, their chunk-local Arrow
-    offsets to ``qoff`` / ``doff`` / ``roff`` from ``rowbase[c] + c`` on.
+    offsets to ``qoff`` / ``doff`` / ``roff`` from ``rowbase[c] + c`` on; the
+    rows (chunk-local) where the query changes to ``starts`` from ``rowbase[c]`` on.
     ``stats[c]``: rows, query bytes, doc bytes, rank bytes, tokens left to
-    Python's float, problem, tag start, tag length.
+    Python's float, problem, tag start, tag length, query changes, whether a
+    score rises within a query (scores left to Python's float not compared).
     """
     a = cstart[c]
     b = cend[c]
@@ -236,6 +238,8 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
     tag_n = 0
     prev_s = -1
     prev_n = 0
+    nrun = 0
+    rise = 0
     p = a
     while p < b:
         line = p
@@ -429,7 +433,12 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
                 if buf[_u(s0 + t)] != buf[_u(prev_s + t)]:
                     eq = False
                     break
-        same[row] = 1 if eq else 0
+        if eq:
+            if v > score[row - 1]:
+                rise = 1
+        else:
+            starts[rowbase[c] + nrun] = row - rowbase[c]
+            nrun += 1
         prev_s = s0
         prev_n = nq
         qp += nq
@@ -454,20 +463,22 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
     stats[c, 5] = problem
     stats[c, 6] = tag_s
     stats[c, 7] = tag_n
+    stats[c, 8] = nrun
+    stats[c, 9] = rise
 
 
-def _tokenize_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, same, score,
+def _tokenize_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, starts, score,
                  dhash, stats):
     for c in prange(cstart.size):
         _tokenize_chunk(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
-                        same, score, dhash, stats)
+                        starts, score, dhash, stats)
 
 
-def _tokenize_serial_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, same,
+def _tokenize_serial_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, starts,
                         score, dhash, stats):
     for c in range(cstart.size):
         _tokenize_chunk(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
-                        same, score, dhash, stats)
+                        starts, score, dhash, stats)
 
 
 def _count_lines_py(buf, cstart, cend, out):
@@ -488,17 +499,17 @@ def _bytes_equal_py(data, a0, a1, b0, b1):
     return True
 
 
-def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, score, codes, first_row,
-               blocks):
-    """Query codes in first-appearance order; returns the number of distinct queries, of
-    blocks of rows with one query (their first rows in ``blocks``) and whether the
-    scores descend inside every block.
+def _intern_py(data, offs, cstart, obase, rowstart, starts, sbase, nstarts, score, run_row,
+               run_code, first_row, blocks):
+    """Query codes in first-appearance order, visiting only the rows where the query
+    changes (``starts[sbase[c]:sbase[c] + nstarts[c]]``, chunk-local, of chunk ``c``):
+    their first rows and codes to ``run_row`` / ``run_code``. Returns the number of
+    distinct queries, of blocks of rows with one query (their first rows in
+    ``blocks``) and whether no score rises where a block crosses a chunk boundary.
 
     Row ``r`` (of chunk ``c``) holds ``data[cstart[c] + offs[obase[c] + r - rowstart[c]]:...]``.
     """
-    runs = 0
-    for r in range(codes.size):
-        runs += same[r] == 0
+    runs = run_row.size
     cap = 16
     while cap < 2 * runs:
         cap *= 2
@@ -511,40 +522,48 @@ def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, score, codes, f
     nblocks = 0
     code = -1
     descending = True
+    i = 0
     for c in range(cstart.size):
-        for t in range(nrows[c]):
+        for j in range(nstarts[c]):
+            t = starts[sbase[c] + j]
             r = rowstart[c] + t
-            if same[r] == 0:
-                previous = code
-                s = cstart[c] + offs[obase[c] + t]
-                e = cstart[c] + offs[obase[c] + t + 1]
-                h = _hash_bytes(data, s, e - s)
-                slot = h & mask
-                while True:
-                    k = table[slot]
-                    if k < 0:
-                        table[slot] = ncodes
-                        hashes[slot] = h
-                        first_row[ncodes] = r
-                        first_s[ncodes] = s
-                        first_e[ncodes] = e
-                        code = ncodes
-                        ncodes += 1
-                        break
-                    if hashes[slot] == h and _bytes_equal(data, first_s[k], first_e[k], s, e):
-                        code = k
-                        break
-                    slot = (slot + np.uint64(1)) & mask
-                if code != previous:
-                    blocks[nblocks] = r
-                    nblocks += 1
-                elif score[r] > score[r - 1]:
-                    descending = False
-            elif score[r] > score[r - 1]:
+            previous = code
+            s = cstart[c] + offs[obase[c] + t]
+            e = cstart[c] + offs[obase[c] + t + 1]
+            h = _hash_bytes(data, s, e - s)
+            slot = h & mask
+            while True:
+                k = table[slot]
+                if k < 0:
+                    table[slot] = ncodes
+                    hashes[slot] = h
+                    first_row[ncodes] = r
+                    first_s[ncodes] = s
+                    first_e[ncodes] = e
+                    code = ncodes
+                    ncodes += 1
+                    break
+                if hashes[slot] == h and _bytes_equal(data, first_s[k], first_e[k], s, e):
+                    code = k
+                    break
+                slot = (slot + np.uint64(1)) & mask
+            if code != previous:
+                blocks[nblocks] = r
+                nblocks += 1
+            elif score[r] > score[r - 1]:  # a query going on in the next chunk
                 descending = False
-            codes[r] = code
-    blocks[nblocks] = codes.size
+            run_row[i] = r
+            run_code[i] = code
+            i += 1
     return ncodes, nblocks, descending
+
+
+def _fill_codes_py(run_row, run_code, n, codes):
+    """``codes[run_row[i]:run_row[i + 1]] = run_code[i]`` (the last run up to ``n``)."""
+    for i in prange(run_row.size):
+        hi = run_row[i + 1] if i + 1 < run_row.size else n
+        for r in range(run_row[i], hi):
+            codes[r] = run_code[i]
 
 
 def _span_py(r, offs, cstart, obase, rowstart):
@@ -640,6 +659,7 @@ def kernels() -> dict:
             "count_lines": compiled.pair(_count_lines_py),
             "repeats": (jit(_repeats_py, parallel=True), jit(_repeats_serial_py)),
             "intern": jit(_intern_py),
+            "fill_codes": compiled.pair(_fill_codes_py),
             "group_rows": jit(_group_rows_py),
             "hash": _hash_bytes,
             "parse_score": _parse_score,
@@ -757,12 +777,12 @@ def tokenize_run(path, *, workers=None):
     qoff = np.empty(nrow_max + nchunk, np.int32)
     doff = np.empty(nrow_max + nchunk, np.int32)
     roff = np.empty(nrow_max + nchunk, np.int32)
-    same = np.empty(nrow_max, np.uint8)
+    starts = np.empty(nrow_max, np.int64)  # rows where the query changes (few touched)
     score = np.empty(nrow_max, np.float64)
     dhash = np.empty(nrow_max, np.uint64)
-    stats = np.zeros((nchunk, 8), np.int64)
+    stats = np.zeros((nchunk, 10), np.int64)
     compiled.launch(*k["tokenize"], workers, buf, cstart, cend, rowbase[:-1], qdata, ddata,
-                    rdata, qoff, doff, roff, same, score, dhash, stats)
+                    rdata, qoff, doff, roff, starts, score, dhash, stats)
     if stats[:, 5].any():
         return None
     nrows = stats[:, 0].copy()
@@ -778,17 +798,29 @@ def tokenize_run(path, *, workers=None):
     if (nrows[:-1] != bound[:-1]).any():  # blank or comment lines: close the gaps
         keep = np.concatenate([np.arange(rowbase[c], rowbase[c] + nrows[c])
                                for c in range(nchunk)])
-        same, score, dhash = same[keep], score[keep], dhash[keep]
+        score, dhash = score[keep], dhash[keep]
     elif n != nrow_max:  # rows missing at the end only
-        same, score, dhash = same[:n], score[:n], dhash[:n]
-    if stats[:, 4].any():  # numbers outside the fast path: Python's float, exactly
+        score, dhash = score[:n], dhash[:n]
+    slow = bool(stats[:, 4].any())
+    if slow:  # numbers outside the fast path: Python's float, exactly
         if not _parse_slow(buf, cstart, cend, rowstart, score):
             return None
+    nstarts = stats[:, 8].copy()
+    nruns = int(nstarts.sum())
+    run_row = np.empty(nruns, np.int64)
+    run_code = np.empty(nruns, np.int32)
+    first_row = np.empty(nruns, np.int64)
+    blocks = np.empty(nruns + 1, np.int64)
+    ncodes, nblocks, descending = k["intern"](qdata, qoff, cstart, obase, rowstart, starts,
+                                              rowbase[:-1], nstarts, score, run_row, run_code,
+                                              first_row, blocks)
+    blocks[nblocks] = n
     codes = np.empty(n, np.int32)
-    first_row = np.empty(n, np.int64)  # only the first entries are touched
-    blocks = np.empty(n + 1, np.int64)
-    ncodes, nblocks, descending = k["intern"](qdata, qoff, cstart, obase, rowstart, nrows,
-                                              same, score, codes, first_row, blocks)
+    compiled.launch(*k["fill_codes"], workers, run_row, run_code, n, codes)
+    if slow:  # the chunks compared the fast-path scores only
+        descending = not bool(np.any((codes[1:] == codes[:-1]) & (score[1:] > score[:-1])))
+    else:
+        descending = descending and not stats[:, 9].any()
     # Repeated documents within a query: groups of rows by query
     if nblocks == ncodes:  # each query in one block of lines (the usual layout)
         rows = np.zeros(0, np.int64)
