@@ -50,6 +50,16 @@ def _assert_same(tokens, ref):
     dictionary, codes = encode_strings(tokens["query"])
     assert tokens["query_dictionary"].to_pylist() == dictionary.to_pylist()
     np.testing.assert_array_equal(tokens["query_codes"], codes)
+    # query_blocks: first row of each query's block when every query is one block of
+    # lines with scores not rising (a plain loop over the reference)
+    q, sc = _strings(ref.query), ref.score
+    starts = [r for r in range(len(q)) if r == 0 or q[r] != q[r - 1]]
+    one_block = len(starts) == len(set(q))
+    rises = any(q[r] == q[r - 1] and sc[r] > sc[r - 1] for r in range(1, len(q)))
+    if one_block and not rises:
+        assert tokens["query_blocks"].tolist() == starts
+    else:
+        assert tokens["query_blocks"] is None
 
 
 @pytest.fixture(autouse=True)
@@ -112,6 +122,16 @@ ACCEPTED = {
                "q1 Q0 i 1 1.7976931348623157e308 t\nq1 Q0 j 1 000000000000000000000012.5 t\n"
                "q1 Q0 k 1 9007199254740993 t\nq1 Q0 l 1 0e999999999999 t\n",
     "long ids": "q1 Q0 " + "x" * 200 + " 1 1 t\nq1 Q0 " + "x" * 199 + "y 2 1 t\n",
+    "rising score": "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 2 t\nq2 Q0 d1 1 3 t\n",
+    "rising score after a query change": "q1 Q0 d1 1 1 t\nq2 Q0 d2 1 2 t\nq2 Q0 d1 2 1 t\n",
+    "rising long-form score": "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 1.00000000000000000000001 t\n",
+    "falling long-form score": "q1 Q0 d1 1 1.00000000000000000000001 t\nq1 Q0 d2 2 1 t\n",
+    "rising score in a query split by comments": "q1 Q0 d1 1 1 t\n# c\n\nq1 Q0 d2 2 2 t\n",
+    "equal scores": "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 1 t\nq2 Q0 d1 1 1 t\n",
+    "no final newline after a comment": "q1 Q0 d1 1 2.5 t\n# end",
+    "no final newline after blanks": "q1 Q0 d1 1 2.5 t\n \t ",
+    "no final newline after extra fields": "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t x ",
+    "crlf comments and blanks": "# c\r\n\r\n \r\nq1 Q0 d1 1 2.5 t \r\nq1 Q0 d2 2 1 t x\r\n",
 }
 
 
@@ -148,6 +168,12 @@ REFUSED = {  # the readers it stands in for raise, or apply an option: it must s
     "overlong": b"q1 Q0 d\xc0\xaf 1 1 t\n",
     "truncated utf-8": b"q1 Q0 d\xe4\xb8 1 1 t\n",
     "comments only": b"# nothing\n\n",
+    "final carriage return": b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1 t\r",
+    "carriage return in a comment": b"# a\rb\nq1 Q0 d1 1 1 t\n",
+    "carriage return after the tag": b"q1 Q0 d1 1 1 t \rx\n",
+    "carriage return in the query": b"q\r1 Q0 d1 1 1 t\n",
+    "not utf-8 in a comment": b"# \xff\nq1 Q0 d1 1 1 t\n",
+    "not utf-8 after the tag": b"q1 Q0 d1 1 1 t \xff\n",
 }
 
 
@@ -210,3 +236,21 @@ def test_generated_runs_match_the_readers(tmp_path_factory, rows):
     tokens = tokenizer.tokenize_run(path)
     assert tokens is not None
     _assert_same(tokens, _reference(path))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_rising_score_is_found_at_every_row(tmp_path, workers, many_chunks):
+    """Rows cut into many chunks: a score rising at any row (a chunk's first row
+    included, long-form numbers too) makes query_blocks None, as the loop of
+    _assert_same says."""
+    n = 120
+    for at in [None, *range(1, n)]:
+        for long_form in (False, True):
+            scores = [f"{1000 - i}" for i in range(n)]
+            if at is not None:
+                scores[at] = f"{1000 - at + 2}" + (".00000000000000000000001" if long_form else "")
+            lines = [f"q{1 + (i >= 60)} Q0 d{i} {i} {scores[i]} t\n" for i in range(n)]
+            path = _write(tmp_path, "".join(lines))
+            tokens = tokenizer.tokenize_run(path, workers=workers)
+            assert (tokens["query_blocks"] is None) == (at is not None and at != 60)
+            _assert_same(tokens, _reference(path))

@@ -205,14 +205,22 @@ _ABSENT = np.array(_HASH_ABSENT, dtype=np.uint64)  # _word_term(0, j) for j < 64
 
 
 def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
-                       same, score, dhash, stats):
-    """Tokenize lines ``buf[_u(cstart[c]:cend[c])]`` (see the module docstring).
+                       starts, score, dhash, stats):
+    """Tokenize lines ``buf[cstart[c]:cend[c]]`` (see the module docstring), in one
+    forward pass: each field is copied (the document also hashed) while it is scanned.
+
+    The chunk ends with a newline (:func:`_read_bytes` makes sure the file does), so
+    every scan stops at a newline at the latest: no end-of-chunk test per byte. A
+    line found irregular only after some of its bytes were copied sets ``problem``,
+    and the whole result is then dropped.
 
     Rows go to ``rowbase[c]...``; the chunk's field bytes to ``qdata`` /
     ``ddata`` / ``rdata`` from ``cstart[c]`` on, their chunk-local Arrow
-    offsets to ``qoff`` / ``doff`` / ``roff`` from ``rowbase[c] + c`` on.
+    offsets to ``qoff`` / ``doff`` / ``roff`` from ``rowbase[c] + c`` on; the
+    rows (chunk-local) where the query changes to ``starts`` from ``rowbase[c]`` on.
     ``stats[c]``: rows, query bytes, doc bytes, rank bytes, tokens left to
-    Python's float, problem, tag start, tag length.
+    Python's float, problem, tag start, tag length, query changes, whether a
+    score rises within a query (scores left to Python's float not compared).
     """
     a = cstart[c]
     b = cend[c]
@@ -230,60 +238,174 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
     tag_n = 0
     prev_s = -1
     prev_n = 0
-    ts = np.zeros(6, np.int64)
-    te = np.zeros(6, np.int64)
+    nrun = 0
+    rise = 0
     p = a
     while p < b:
         line = p
-        nt = 0
         high = False
-        comment = False
-        stop = p
-        while True:
-            while p < b and _CLASS[buf[_u(p)]] == 1:
-                p += 1
-            if p >= b:
-                stop = p
-                break
-            k = _CLASS[buf[_u(p)]]
-            if k == 2:
-                stop = p
-                p += 1
-                break
-            if k == 3:
-                if p + 1 < b and buf[_u(p + 1)] == 10:
-                    stop = p
-                    p += 2
-                    break
-                problem = _CR
-                break
-            s = p
-            if nt == 0 and buf[_u(p)] == 35:  # '#': a comment line
-                comment = True
-            while p < b:
-                k = _CLASS[buf[_u(p)]]
-                if k == 0:
-                    p += 1
-                elif k == 4:
-                    high = True
-                    p += 1
-                else:
-                    break
-            if nt < 6:
-                ts[nt] = s
-                te[nt] = p
-            nt += 1
-        if problem != 0:
-            break
-        if high and not _utf8_ok(buf, line, stop):
-            problem = _ENCODING
-            break
-        if nt == 0 or comment:
+        x = buf[_u(p)]
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10:  # blank line
+            p += 1
             continue
-        if nt < 6:
+        if x == 13:
+            if buf[_u(p + 1)] == 10:
+                p += 2
+                continue
+            problem = _CR
+            break
+        if x == 35:  # '#': a comment line, checked for CR and UTF-8 only
+            while True:
+                x = buf[_u(p)]
+                if x == 10:
+                    break
+                if x == 13:
+                    if buf[_u(p + 1)] != 10:
+                        problem = _CR
+                    break
+                if x >= 128:
+                    high = True
+                p += 1
+            if problem != 0:
+                break
+            if high and not _utf8_ok(buf, line, p):
+                problem = _ENCODING
+                break
+            p += 1 if x == 10 else 2
+            continue
+        # field 1: the query, copied
+        s0 = p
+        q0 = a + qp
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            qdata[_u(q0 + p - s0)] = x
+            p += 1
+            x = buf[_u(p)]
+        nq = p - s0
+        # separators, then field 2 (iteration), skipped
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
             problem = _FIELDS
             break
-        v, st = _parse_score(buf, ts[4], te[4])
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 3: the document, copied and hashed (hash_strings' words)
+        s2 = p
+        d0 = a + dp
+        h = np.uint64(0)
+        w = np.uint64(0)
+        k = 0
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            ddata[_u(d0 + k)] = x
+            w |= np.uint64(x) << np.uint64(8 * (k & 7))
+            if (k & 7) == 7:
+                j = k >> 3
+                h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
+                w = np.uint64(0)
+            k += 1
+            p += 1
+            x = buf[_u(p)]
+        nd = p - s2
+        if nd & 7:
+            j = nd >> 3
+            h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
+        h += np.uint64(nd) * _M3
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 4: the rank, copied
+        s3 = p
+        r0 = a + rp
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            rdata[_u(r0 + p - s3)] = x
+            p += 1
+            x = buf[_u(p)]
+        nr = p - s3
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 5: the score
+        s4 = p
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        e4 = p
+        while x == 32 or x == 9 or x == 11 or x == 12:
+            p += 1
+            x = buf[_u(p)]
+        if x == 10 or x == 13:
+            problem = _FIELDS
+            break
+        # field 6: the tag
+        s5 = p
+        while True:
+            if x <= 32:
+                if _CLASS[x] != 0:
+                    break
+            elif x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        n5 = p - s5
+        # fields after the sixth: ignored, but the line is checked to its end
+        while x != 10:
+            if x == 13:
+                if buf[_u(p + 1)] != 10:
+                    problem = _CR
+                break
+            if x >= 128:
+                high = True
+            p += 1
+            x = buf[_u(p)]
+        if problem != 0:
+            break
+        if high and not _utf8_ok(buf, line, p):
+            problem = _ENCODING
+            break
+        p += 1 if x == 10 else 2
+        v, st = _parse_score(buf, s4, e4)
         if st == 2:
             problem = _NUMBER
             break
@@ -291,51 +413,35 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
             slow += 1
             v = np.nan
         # one tag per chunk (the chunks' tags are compared afterwards)
-        n5 = te[5] - ts[5]
         if tag_s < 0:
-            tag_s = ts[5]
+            tag_s = s5
             tag_n = n5
         else:
             if n5 != tag_n:
                 problem = _TAGS
                 break
-            for k in range(n5):
-                if buf[_u(ts[5] + k)] != buf[_u(tag_s + k)]:
+            for t in range(n5):
+                if buf[_u(s5 + t)] != buf[_u(tag_s + t)]:
                     problem = _TAGS
                     break
             if problem != 0:
                 break
         score[row] = v
-        s0 = ts[0]
-        nq = te[0] - s0
         eq = nq == prev_n
         if eq:
-            for k in range(nq):
-                if buf[_u(s0 + k)] != buf[_u(prev_s + k)]:
+            for t in range(nq):
+                if buf[_u(s0 + t)] != buf[_u(prev_s + t)]:
                     eq = False
                     break
-        same[row] = 1 if eq else 0
+        if eq:
+            if v > score[row - 1]:
+                rise = 1
+        else:
+            starts[rowbase[c] + nrun] = row - rowbase[c]
+            nrun += 1
         prev_s = s0
         prev_n = nq
-        for k in range(nq):
-            qdata[a + qp + k] = buf[_u(s0 + k)]
         qp += nq
-        # the document: copied and hashed (hash_strings' words) in one loop
-        s2 = ts[2]
-        nd = te[2] - s2
-        h = np.uint64(nd) * _M3
-        w = np.uint64(0)
-        for k in range(nd):
-            x = buf[_u(s2 + k)]
-            ddata[a + dp + k] = x
-            w |= np.uint64(x) << np.uint64(8 * (k & 7))
-            if (k & 7) == 7:
-                j = k >> 3
-                h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
-                w = np.uint64(0)
-        if nd & 7:
-            j = nd >> 3
-            h += _word_term(w, j) - (_ABSENT[j] if j < 64 else _word_term(np.uint64(0), j))
         h ^= h >> np.uint64(30)
         h *= _M2
         h ^= h >> np.uint64(27)
@@ -343,10 +449,6 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
         h ^= h >> np.uint64(31)
         dhash[row] = h
         dp += nd
-        s3 = ts[3]
-        nr = te[3] - s3
-        for k in range(nr):
-            rdata[a + rp + k] = buf[_u(s3 + k)]
         rp += nr
         o += 1
         qoff[o] = qp
@@ -361,20 +463,22 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
     stats[c, 5] = problem
     stats[c, 6] = tag_s
     stats[c, 7] = tag_n
+    stats[c, 8] = nrun
+    stats[c, 9] = rise
 
 
-def _tokenize_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, same, score,
+def _tokenize_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, starts, score,
                  dhash, stats):
     for c in prange(cstart.size):
         _tokenize_chunk(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
-                        same, score, dhash, stats)
+                        starts, score, dhash, stats)
 
 
-def _tokenize_serial_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, same,
+def _tokenize_serial_py(buf, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff, starts,
                         score, dhash, stats):
     for c in range(cstart.size):
         _tokenize_chunk(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff, doff, roff,
-                        same, score, dhash, stats)
+                        starts, score, dhash, stats)
 
 
 def _count_lines_py(buf, cstart, cend, out):
@@ -395,17 +499,17 @@ def _bytes_equal_py(data, a0, a1, b0, b1):
     return True
 
 
-def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, score, codes, first_row,
-               blocks):
-    """Query codes in first-appearance order; returns the number of distinct queries, of
-    blocks of rows with one query (their first rows in ``blocks``) and whether the
-    scores descend inside every block.
+def _intern_py(data, offs, cstart, obase, rowstart, starts, sbase, nstarts, score, run_row,
+               run_code, first_row, blocks):
+    """Query codes in first-appearance order, visiting only the rows where the query
+    changes (``starts[sbase[c]:sbase[c] + nstarts[c]]``, chunk-local, of chunk ``c``):
+    their first rows and codes to ``run_row`` / ``run_code``. Returns the number of
+    distinct queries, of blocks of rows with one query (their first rows in
+    ``blocks``) and whether no score rises where a block crosses a chunk boundary.
 
     Row ``r`` (of chunk ``c``) holds ``data[cstart[c] + offs[obase[c] + r - rowstart[c]]:...]``.
     """
-    runs = 0
-    for r in range(codes.size):
-        runs += same[r] == 0
+    runs = run_row.size
     cap = 16
     while cap < 2 * runs:
         cap *= 2
@@ -418,40 +522,48 @@ def _intern_py(data, offs, cstart, obase, rowstart, nrows, same, score, codes, f
     nblocks = 0
     code = -1
     descending = True
+    i = 0
     for c in range(cstart.size):
-        for t in range(nrows[c]):
+        for j in range(nstarts[c]):
+            t = starts[sbase[c] + j]
             r = rowstart[c] + t
-            if same[r] == 0:
-                previous = code
-                s = cstart[c] + offs[obase[c] + t]
-                e = cstart[c] + offs[obase[c] + t + 1]
-                h = _hash_bytes(data, s, e - s)
-                slot = h & mask
-                while True:
-                    k = table[slot]
-                    if k < 0:
-                        table[slot] = ncodes
-                        hashes[slot] = h
-                        first_row[ncodes] = r
-                        first_s[ncodes] = s
-                        first_e[ncodes] = e
-                        code = ncodes
-                        ncodes += 1
-                        break
-                    if hashes[slot] == h and _bytes_equal(data, first_s[k], first_e[k], s, e):
-                        code = k
-                        break
-                    slot = (slot + np.uint64(1)) & mask
-                if code != previous:
-                    blocks[nblocks] = r
-                    nblocks += 1
-                elif score[r] > score[r - 1]:
-                    descending = False
-            elif score[r] > score[r - 1]:
+            previous = code
+            s = cstart[c] + offs[obase[c] + t]
+            e = cstart[c] + offs[obase[c] + t + 1]
+            h = _hash_bytes(data, s, e - s)
+            slot = h & mask
+            while True:
+                k = table[slot]
+                if k < 0:
+                    table[slot] = ncodes
+                    hashes[slot] = h
+                    first_row[ncodes] = r
+                    first_s[ncodes] = s
+                    first_e[ncodes] = e
+                    code = ncodes
+                    ncodes += 1
+                    break
+                if hashes[slot] == h and _bytes_equal(data, first_s[k], first_e[k], s, e):
+                    code = k
+                    break
+                slot = (slot + np.uint64(1)) & mask
+            if code != previous:
+                blocks[nblocks] = r
+                nblocks += 1
+            elif score[r] > score[r - 1]:  # a query going on in the next chunk
                 descending = False
-            codes[r] = code
-    blocks[nblocks] = codes.size
+            run_row[i] = r
+            run_code[i] = code
+            i += 1
     return ncodes, nblocks, descending
+
+
+def _fill_codes_py(run_row, run_code, n, codes):
+    """``codes[run_row[i]:run_row[i + 1]] = run_code[i]`` (the last run up to ``n``)."""
+    for i in prange(run_row.size):
+        hi = run_row[i + 1] if i + 1 < run_row.size else n
+        for r in range(run_row[i], hi):
+            codes[r] = run_code[i]
 
 
 def _span_py(r, offs, cstart, obase, rowstart):
@@ -547,6 +659,7 @@ def kernels() -> dict:
             "count_lines": compiled.pair(_count_lines_py),
             "repeats": (jit(_repeats_py, parallel=True), jit(_repeats_serial_py)),
             "intern": jit(_intern_py),
+            "fill_codes": compiled.pair(_fill_codes_py),
             "group_rows": jit(_group_rows_py),
             "hash": _hash_bytes,
             "parse_score": _parse_score,
@@ -565,7 +678,8 @@ MIN_BYTES = 1 << 22
 
 
 def _read_bytes(path) -> np.ndarray | None:
-    """The file's bytes (mapped; gunzipped where it is gzip), without a UTF-8 BOM."""
+    """The file's bytes (mapped; gunzipped where it is gzip), without a UTF-8 BOM, ending
+    with a newline (one is added to a copy where the last line has none)."""
     try:
         with open(path, "rb") as fh:
             gz = fh.read(2) == b"\x1f\x8b"
@@ -581,6 +695,10 @@ def _read_bytes(path) -> np.ndarray | None:
         return None
     if buf.size >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF:
         buf = buf[3:]
+    if buf.size and buf[-1] != 10:  # the chunk kernel needs a newline at the end
+        if buf[-1] == 13:
+            return None  # a carriage return ending the file: the readers decide
+        buf = np.concatenate((buf, np.array([10], np.uint8)))
     return buf
 
 
@@ -659,12 +777,12 @@ def tokenize_run(path, *, workers=None):
     qoff = np.empty(nrow_max + nchunk, np.int32)
     doff = np.empty(nrow_max + nchunk, np.int32)
     roff = np.empty(nrow_max + nchunk, np.int32)
-    same = np.empty(nrow_max, np.uint8)
+    starts = np.empty(nrow_max, np.int64)  # rows where the query changes (few touched)
     score = np.empty(nrow_max, np.float64)
     dhash = np.empty(nrow_max, np.uint64)
-    stats = np.zeros((nchunk, 8), np.int64)
+    stats = np.zeros((nchunk, 10), np.int64)
     compiled.launch(*k["tokenize"], workers, buf, cstart, cend, rowbase[:-1], qdata, ddata,
-                    rdata, qoff, doff, roff, same, score, dhash, stats)
+                    rdata, qoff, doff, roff, starts, score, dhash, stats)
     if stats[:, 5].any():
         return None
     nrows = stats[:, 0].copy()
@@ -680,17 +798,29 @@ def tokenize_run(path, *, workers=None):
     if (nrows[:-1] != bound[:-1]).any():  # blank or comment lines: close the gaps
         keep = np.concatenate([np.arange(rowbase[c], rowbase[c] + nrows[c])
                                for c in range(nchunk)])
-        same, score, dhash = same[keep], score[keep], dhash[keep]
+        score, dhash = score[keep], dhash[keep]
     elif n != nrow_max:  # rows missing at the end only
-        same, score, dhash = same[:n], score[:n], dhash[:n]
-    if stats[:, 4].any():  # numbers outside the fast path: Python's float, exactly
+        score, dhash = score[:n], dhash[:n]
+    slow = bool(stats[:, 4].any())
+    if slow:  # numbers outside the fast path: Python's float, exactly
         if not _parse_slow(buf, cstart, cend, rowstart, score):
             return None
+    nstarts = stats[:, 8].copy()
+    nruns = int(nstarts.sum())
+    run_row = np.empty(nruns, np.int64)
+    run_code = np.empty(nruns, np.int32)
+    first_row = np.empty(nruns, np.int64)
+    blocks = np.empty(nruns + 1, np.int64)
+    ncodes, nblocks, descending = k["intern"](qdata, qoff, cstart, obase, rowstart, starts,
+                                              rowbase[:-1], nstarts, score, run_row, run_code,
+                                              first_row, blocks)
+    blocks[nblocks] = n
     codes = np.empty(n, np.int32)
-    first_row = np.empty(n, np.int64)  # only the first entries are touched
-    blocks = np.empty(n + 1, np.int64)
-    ncodes, nblocks, descending = k["intern"](qdata, qoff, cstart, obase, rowstart, nrows,
-                                              same, score, codes, first_row, blocks)
+    compiled.launch(*k["fill_codes"], workers, run_row, run_code, n, codes)
+    if slow:  # the chunks compared the fast-path scores only
+        descending = not bool(np.any((codes[1:] == codes[:-1]) & (score[1:] > score[:-1])))
+    else:
+        descending = descending and not stats[:, 9].any()
     # Repeated documents within a query: groups of rows by query
     if nblocks == ncodes:  # each query in one block of lines (the usual layout)
         rows = np.zeros(0, np.int64)
