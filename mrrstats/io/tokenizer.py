@@ -739,7 +739,7 @@ def _column(data, offs, cstart, obase, nrows, nbytes) -> pa.ChunkedArray:
     return pa.chunked_array(chunks, type=pa.string())
 
 
-def tokenize_run(path, *, workers=None):
+def tokenize_run(path, *, workers=-1):
     """The columns of a clean TREC run file, or None (numba missing, or anything irregular).
 
     Returns a dict: ``query``, ``doc``, ``rank`` (Arrow string columns, chunked),
