@@ -134,19 +134,18 @@ def _gen_blocks():
 
 
 def task_ours_blocked_signflip(d):
-    from mrrstats.stats.resampling import signflip_counts_blocked
+    import mrrstats
 
-    count, total, _, _ = signflip_counts_blocked(_gen_blocks, "two-sided",
-                                                 n_resamples=BLOCK_B,
-                                                 gen=np.random.default_rng(0))
-    return (count + 1) / (total + 1)
+    res = mrrstats.blocked.randomization_test(_gen_blocks, n_resamples=BLOCK_B, rng=0)
+    return res.pvalue
 
 
 def task_ours_blocked_poisson(d):
-    from mrrstats.stats.resampling import poisson_bootstrap_blocked
+    import mrrstats
 
-    means = poisson_bootstrap_blocked(_gen_blocks, BLOCK_B, np.random.default_rng(0))
-    return float(means.std())
+    res = mrrstats.blocked.bootstrap_ci(_gen_blocks, n_resamples=BLOCK_B, rng=0)
+    low, high = res.confidence_interval()
+    return float(high - low)
 
 
 def _ranx_inputs(ranks):
