@@ -22,10 +22,11 @@ entry table of the exactly equal float32 values (numba has no CPU float16).
 
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
+
+from .. import compiled
 
 __all__ = ["count_rows", "KERNEL_DTYPES"]
 
@@ -36,8 +37,7 @@ KERNEL_DTYPES = frozenset(np.dtype(d) for d in (
 
 _F16_TABLE = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
 _F16_TABLE.setflags(write=False)
-_LOCK = threading.Lock()  # the workqueue threading layer must not be entered twice at once
-_STATE: dict = {}  # "pid": the process that first ran a parallel kernel
+_STATE: dict = {}  # "kernels": the compiled pair, once per process
 prange = range  # numba.prange once the kernels are compiled (see _kernels)
 
 
@@ -166,59 +166,10 @@ def _kernels():
     return k
 
 
-def _threads(workers: int) -> int:
-    import numba
-
-    return max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS))
-
-
 def _launch(workers, *args):
-    """Run ``kernel`` on ``workers`` threads (its serial twin where threads are unsafe).
-
-    The serial twin runs when one thread is asked for, and in a process
-    forked from one that already used GNU OpenMP (numba's ``omp`` layer
-    would abort the child). With the ``workqueue`` layer (not thread-safe)
-    concurrent calls from several Python threads take turns.
-    """
-    import numba
-
-    kernel, serial = _kernels()
-    threads = _threads(workers)
-    if threads == 1 or _forked_after_omp():
-        serial(*args)
-        return
-    layer_safe = _layer_is_threadsafe()
-    if not layer_safe:
-        _LOCK.acquire()
-    try:
-        previous = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
-            kernel(*args)
-        finally:
-            numba.set_num_threads(previous)
-        _STATE.setdefault("pid", os.getpid())
-    finally:
-        if not layer_safe:
-            _LOCK.release()
-
-
-def _forked_after_omp() -> bool:
-    pid = _STATE.get("pid")
-    return pid is not None and pid != os.getpid() and _layer() == "omp"
-
-
-def _layer():
-    import numba
-
-    try:
-        return numba.threading_layer()
-    except ValueError:  # no parallel kernel has run yet
-        return None
-
-
-def _layer_is_threadsafe() -> bool:
-    return _layer() in ("omp", "tbb")
+    """Run the ranks kernel on ``workers`` threads through :func:`mrrstats.compiled.launch`
+    (its serial twin for one thread or after a fork under GNU OpenMP)."""
+    compiled.launch(*_kernels(), workers, *args)
 
 
 def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, mask, ptr: np.ndarray,

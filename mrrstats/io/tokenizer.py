@@ -38,7 +38,7 @@ import zlib
 import numpy as np
 import pyarrow as pa
 
-from . import compiled
+from .. import compiled
 from .hashing import _ABSENT as _HASH_ABSENT
 from .hashing import take_strings
 

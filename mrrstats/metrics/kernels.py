@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ..io import compiled
+from .. import compiled
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
 from .measures import Measure, parse_measures

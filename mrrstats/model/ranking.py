@@ -40,8 +40,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import compiled
 from ..errors import InputError
-from ..io import compiled
 from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
 from ..io.trec import Qrels, Run, as_string_array, read_qrels, read_run
 from ..numerics import no_hugepage_madvise
@@ -528,7 +528,7 @@ def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
 # ---------------------------------------------------------------------------
 # Compiled path (numba): files whose queries come in blocks of lines, keys descending
 # ---------------------------------------------------------------------------
-# The kernels are plain functions compiled on first use (io.compiled); each query is
+# The kernels are plain functions compiled on first use (mrrstats.compiled); each query is
 # handled by one thread, so the results do not depend on the number of threads.
 
 _PK_M2 = np.uint64(0xBF58476D1CE4E5B9)

@@ -57,13 +57,12 @@ each other.
 
 from __future__ import annotations
 
-import os
 import threading
 from decimal import Decimal, getcontext
 
 import numpy as np
 
-from ..validation import workers_iv
+from .. import compiled
 
 __all__ = [
     "KEY_MASK",
@@ -84,7 +83,6 @@ __all__ = [
     "bootstrap_indices_xp",
     "poisson_weights",
     "poisson_weights_xp",
-    "resolve_workers",
     "signflip_dot",
     "poisson_dot",
 ]
@@ -436,7 +434,6 @@ _r4a = _r4a_py
 _r4b = _r4b_py
 _STATE: dict = {}
 _BUILD = threading.Lock()
-_LOCK = threading.Lock()
 _THRESH = np.array(POISSON_THRESHOLDS, dtype=np.uint64)
 
 
@@ -469,49 +466,10 @@ def _kernels():
     return k
 
 
-def resolve_workers(workers):
-    """Threads for ``workers`` (-1 or None: all cores numba may use); see ``workers_iv``."""
-    return workers_iv(workers)
-
-
 def _launch(name, workers, *args):
-    """Run kernel ``name`` on ``workers`` threads (the serial twin for one thread).
-
-    As in the link-prediction kernels: the serial twin also runs in a process
-    forked after GNU OpenMP was used (the ``omp`` layer would abort), and with
-    the non-thread-safe ``workqueue`` layer concurrent callers take turns.
-    """
-    import numba
-
-    parallel, serial = _kernels()[name]
-    threads = max(1, min(resolve_workers(workers), numba.config.NUMBA_NUM_THREADS))
-    pid = _STATE.get("pid")
-    if threads == 1 or (pid is not None and pid != os.getpid() and _layer() == "omp"):
-        serial(*args)
-        return
-    safe = _layer() in ("omp", "tbb")
-    if not safe:
-        _LOCK.acquire()
-    try:
-        previous = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
-            parallel(*args)
-        finally:
-            numba.set_num_threads(previous)
-        _STATE.setdefault("pid", os.getpid())
-    finally:
-        if not safe:
-            _LOCK.release()
-
-
-def _layer():
-    import numba
-
-    try:
-        return numba.threading_layer()
-    except ValueError:  # no parallel kernel has run yet
-        return None
+    """Run kernel ``name`` on ``workers`` threads through :func:`mrrstats.compiled.launch`
+    (its serial twin for one thread or after a fork under GNU OpenMP)."""
+    compiled.launch(*_kernels()[name], workers, *args)
 
 
 def _words(key):

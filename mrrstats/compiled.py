@@ -1,4 +1,9 @@
-"""Lazy numba compilation and thread control shared by the compiled readers and metrics.
+"""Lazy numba compilation and thread control shared by every compiled kernel.
+
+Used by the TREC tokenizer (:mod:`mrrstats.io.tokenizer`), ``rank_run``, the
+measures, the link-prediction ranks and the counter-based resampling stream:
+one thread rule and one launcher, so a process forked after GNU OpenMP is
+handled alike everywhere.
 
 numba is imported only when a compiled kernel is first asked for (``import
 mrrstats`` never pays for it). Kernels are written as plain module-level
@@ -20,6 +25,8 @@ from __future__ import annotations
 import os
 import threading
 import types
+
+from .validation import workers_iv
 
 __all__ = ["available", "jit", "pair", "serial_twin", "launch", "threads", "compile_seconds"]
 
@@ -62,15 +69,11 @@ def prange():
 
 
 def threads(workers: int | None) -> int:
-    """Threads for ``workers`` (None or -1: every thread numba has; at least 1)."""
+    """Threads for ``workers`` (None or -1: all cores; validated by ``workers_iv``),
+    at most the threads numba has."""
     import numba
 
-    most = numba.config.NUMBA_NUM_THREADS
-    if workers is None or workers == -1:
-        return most
-    if isinstance(workers, bool) or int(workers) < 1:
-        raise ValueError(f"`workers` must be a positive integer or -1, got {workers!r}")
-    return max(1, min(int(workers), most))
+    return max(1, min(workers_iv(workers), numba.config.NUMBA_NUM_THREADS))
 
 
 def _layer():
