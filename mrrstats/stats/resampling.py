@@ -827,6 +827,25 @@ def _blocks_seen(n, seen):
                          "source must give the same blocks every time it is read")
 
 
+def _split_blocks(source, n, q1, q2, total):
+    """Yield ``(offset, hi, lo)`` of each non-empty block, its exact split on the grid
+    ``q1, q2``; ``total`` (a :class:`PairwiseSum`) adds the raw values; the blocks
+    must hold ``n`` values in all (checked as they come and at the end)."""
+    offset = 0
+    for blk in source():
+        blk = np.asarray(blk, dtype=np.float64)
+        m = blk.size
+        if not m:
+            continue
+        if offset + m > n:
+            _blocks_seen(n, offset + m)
+        total.add(blk)
+        hi = np.rint(blk / q1) * q1
+        yield offset, hi, np.rint((blk - hi) / q2) * q2
+        offset += m
+    _blocks_seen(n, offset)
+
+
 def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1, size=None):
     r"""Monte-Carlo sign-flip test of one pair over query blocks.
 
@@ -856,25 +875,13 @@ def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1
     kept = np.zeros(B, dtype=np.int64)
     S_hi = S_lo = A_hi = A_lo = 0.0
     dsum = PairwiseSum(n)
-    offset = 0
     tick = resampling_ticker(B)
-    for blk in source():
-        blk = np.asarray(blk, dtype=np.float64)
-        m = blk.size
-        if not m:
-            continue
-        if offset + m > n:
-            _blocks_seen(n, offset + m)
-        dsum.add(blk)
-        hi = np.rint(blk / q1) * q1
-        lo = np.rint((blk - hi) / q2) * q2
+    for offset, hi, lo in _split_blocks(source, n, q1, q2, dsum):
         S_hi += hi.sum()
         S_lo += lo.sum()
         A_hi += np.abs(hi).sum()
         A_lo += np.abs(lo).sum()
         counter.signflip_dot(key, 0, hi, lo, g_hi, g_lo, kept, offset=offset, workers=workers)
-        offset += m
-    _blocks_seen(n, offset)
     tick(B)
     S = np.array([S_hi + S_lo])
     thresh, _ = _thresholds(S, np.array([A_hi + A_lo]), n, alternative)
@@ -940,20 +947,8 @@ def poisson_bootstrap_blocked(blocks, n_resamples, gen, *, workers=-1, size=None
     s_lo = np.zeros(n_resamples)
     wsum = np.zeros(n_resamples)
     xsum = PairwiseSum(n)
-    offset = 0
     tick = resampling_ticker(n_resamples)
-    for blk in source():
-        blk = np.asarray(blk, dtype=np.float64)
-        m = blk.size
-        if not m:
-            continue
-        if offset + m > n:
-            _blocks_seen(n, offset + m)
-        xsum.add(blk)
-        hi = np.rint(blk / q1) * q1
-        lo = np.rint((blk - hi) / q2) * q2
+    for offset, hi, lo in _split_blocks(source, n, q1, q2, xsum):
         counter.poisson_dot(key, 0, hi, lo, s_hi, s_lo, wsum, offset=offset, workers=workers)
-        offset += m
-    _blocks_seen(n, offset)
     tick(n_resamples)
     return s_hi + s_lo, wsum, xsum.value()
