@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import defaults
-from ..metrics.evaluation import QUERIES
+from .. import datasets, defaults
+from ..io.trec import read_score_matrix
+from ..metrics.evaluation import QUERIES, evaluate
 from ..model.ranking import TIES
 
 EXAMPLE_HELP = "use the bundled TREC CAsT 2021 qrels and five baseline runs"
@@ -17,6 +18,43 @@ def add_run_inputs(p, *, runs_help: str = "TREC run files (plain or .gz)",
     p.add_argument("qrels", nargs="?", help="TREC qrels file (plain or .gz)")
     p.add_argument("runs", nargs="*", metavar="RUN", help=runs_help)
     p.add_argument("--example", action="store_true", help=example_help)
+
+
+def add_matrix_inputs(p) -> None:
+    """``QRELS RUN RUN [...]``, ``--example``, ``--scores FILE.csv`` and ``-m``: one
+    per-query score matrix from runs or from a CSV (see :func:`matrix_from_args`)."""
+    p.add_argument("qrels", nargs="?", help="TREC qrels file (omit with --scores/--example)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (two or more)")
+    p.add_argument("--example", action="store_true", help=EXAMPLE_HELP)
+    p.add_argument("--scores", metavar="FILE.csv",
+                   help="per-query score matrix CSV instead of QRELS RUN...")
+    p.add_argument("-m", "--measure", default="RR", help="measure (default RR)")
+    add_conventions(p)
+
+
+def matrix_from_args(args, **read_options):
+    """The per-query score matrix of :func:`add_matrix_inputs`' arguments, its
+    ``attrs["measure"]`` set (``read_options`` go to ``read_score_matrix``)."""
+    if args.scores:
+        if args.qrels or args.runs or args.example:
+            raise ValueError("give either QRELS RUN..., --example or --scores FILE, not two")
+        frame = read_score_matrix(args.scores, **read_options)
+        frame.attrs.setdefault("measure", args.measure)
+        return frame
+    if args.example:
+        if args.qrels or args.runs:
+            raise ValueError("give either --example or QRELS RUN..., not both")
+        data = datasets.cast2021()
+        qrels, runs = data.qrels, list(data.runs)
+    else:
+        if not args.qrels or len(args.runs) < 2:
+            raise ValueError("need QRELS and at least two RUN files (or --scores, --example)")
+        qrels, runs = args.qrels, list(args.runs)
+    ev = evaluate(qrels, runs, [args.measure], ties=args.ties, rel=args.rel,
+                  queries=args.queries)
+    frame = ev.scores(ev.measure_names[0])
+    frame.attrs["measure"] = ev.measure_names[0]
+    return frame
 
 
 def add_conventions(p, *, ties_default=None, queries: bool = True) -> None:

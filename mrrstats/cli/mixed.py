@@ -11,24 +11,15 @@ give the same differences and standard errors.
 
 from __future__ import annotations
 
-from .. import datasets, defaults
-from ..io.trec import read_score_matrix
-from ..metrics.evaluation import evaluate
+from .. import defaults
 from ..stats.mixed import mixed_model, mixed_vs_anova
-from .common import add_conventions
+from .common import add_matrix_inputs, matrix_from_args
 
 HELP = "linear mixed model (random query effects): system effects with intervals, vs ANOVA"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("qrels", nargs="?", help="TREC qrels file (omit with --scores/--example)")
-    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (two or more)")
-    p.add_argument("--example", action="store_true",
-                   help="use the bundled TREC CAsT 2021 qrels and five baseline runs")
-    p.add_argument("--scores", metavar="FILE.csv",
-                   help="per-query score matrix CSV instead of QRELS RUN...")
-    p.add_argument("-m", "--measure", default="RR", help="measure (default RR)")
-    add_conventions(p)
+    add_matrix_inputs(p)
     p.add_argument("--confidence-level", type=float, default=defaults.CONFIDENCE_LEVEL,
                    help="level of the Wald (mixed) and t (ANOVA) intervals (0.95)")
     p.add_argument("--missing", choices=("drop", "raise"), default="drop",
@@ -37,27 +28,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    if args.scores:
-        if args.qrels or args.runs or args.example:
-            raise ValueError("give either QRELS RUN..., --example or --scores FILE, not two")
-        frame = read_score_matrix(args.scores, missing=args.missing)
-        measure = args.measure
-    else:
-        if args.example:
-            if args.qrels or args.runs:
-                raise ValueError("give either --example or QRELS RUN..., not both")
-            data = datasets.cast2021()
-            qrels, runs = data.qrels, list(data.runs)
-        else:
-            if not args.qrels or len(args.runs) < 2:
-                raise ValueError("need QRELS and at least two RUN files (or --scores, "
-                                 "--example)")
-            qrels, runs = args.qrels, list(args.runs)
-        ev = evaluate(qrels, runs, [args.measure], ties=args.ties, rel=args.rel,
-                      queries=args.queries)
-        measure = ev.measure_names[0]
-        frame = ev.scores(measure)
-    frame.attrs["measure"] = measure
+    frame = matrix_from_args(args, missing=args.missing)
+    measure = frame.attrs["measure"]
     cl = args.confidence_level
     res = mixed_model(frame, confidence_level=cl, missing=args.missing)
     both = mixed_vs_anova(frame, confidence_level=cl, missing=args.missing)
