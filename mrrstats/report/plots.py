@@ -1615,6 +1615,22 @@ def rank_intervals_plot(leaderboard, *, measures=None, systems=None, ax=None):
                    legend=nm > 1, legend_loc="right")
 
 
+def _pair_rows(frame, need, measure):
+    """The rows of one measure of a pairs frame (``measure=None``: the first one), their
+    ``"a - b"`` labels in short system names, and the measure; checks ``need`` columns."""
+    if not need <= set(frame.columns):
+        raise ValueError(f"`frame` needs the columns {sorted(need)}")
+    if measure is None:
+        measure = frame["measure"].iloc[0]
+    sub = frame[frame["measure"] == measure]
+    if sub.empty:
+        raise ValueError(f"no rows for measure {measure!r}")
+    systems = list(dict.fromkeys([*sub["a"], *sub["b"]]))
+    short = dict(zip(systems, short_names(systems), strict=True))
+    labels = [f"{short[a]} - {short[b]}" for a, b in zip(sub["a"], sub["b"], strict=True)]
+    return sub, labels, measure
+
+
 def clustered_intervals(frame, *, measure=None, ax=None):
     """Each pair's interval with queries as independent (grey) and with clusters resampled.
 
@@ -1646,16 +1662,7 @@ def clustered_intervals(frame, *, measure=None, ax=None):
     frame = pd.DataFrame(frame)
     need = {"measure", "a", "b", "diff", "query_low", "query_high", "cluster_low",
             "cluster_high"}
-    if not need <= set(frame.columns):
-        raise ValueError(f"`frame` needs the columns {sorted(need)}")
-    if measure is None:
-        measure = frame["measure"].iloc[0]
-    sub = frame[frame["measure"] == measure]
-    if sub.empty:
-        raise ValueError(f"no rows for measure {measure!r}")
-    systems = list(dict.fromkeys([*sub["a"], *sub["b"]]))
-    short = dict(zip(systems, short_names(systems), strict=True))
-    labels = [f"{short[a]} - {short[b]}" for a, b in zip(sub["a"], sub["b"], strict=True)]
+    sub, labels, measure = _pair_rows(frame, need, measure)
     k = len(sub)
     ax = _axes(ax, figsize=(5.0, min(9.0, 0.9 + 0.32 * k)))
     y = np.arange(k)[::-1].astype(float)
@@ -1703,16 +1710,7 @@ def estimation_intervals(frame, *, measure=None, margin=None, ax=None):
     """
     frame = pd.DataFrame(frame)
     need = {"measure", "a", "b", "diff", "hl_estimate", "hl_low", "hl_high"}
-    if not need <= set(frame.columns):
-        raise ValueError(f"`frame` needs the columns {sorted(need)}")
-    if measure is None:
-        measure = frame["measure"].iloc[0]
-    sub = frame[frame["measure"] == measure]
-    if sub.empty:
-        raise ValueError(f"no rows for measure {measure!r}")
-    systems = list(dict.fromkeys([*sub["a"], *sub["b"]]))
-    short = dict(zip(systems, short_names(systems), strict=True))
-    labels = [f"{short[a]} - {short[b]}" for a, b in zip(sub["a"], sub["b"], strict=True)]
+    sub, labels, measure = _pair_rows(frame, need, measure)
     k = len(sub)
     ax = _axes(ax, figsize=(5.0, min(9.0, 0.9 + 0.32 * k)))
     y = np.arange(k)[::-1].astype(float)
