@@ -91,6 +91,14 @@ from ..agreement.measures import ranking_agreement
 from ..agreement.multiverse import MultiverseResult
 from ..baselines.random_ranking import evaluation_baseline
 from ..defaults import default_ties
+from ..formatting import (
+    DIGITS,
+    fixed,
+    latex_table,
+    markdown_table,
+    percent,
+    pvalue_text,
+)
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import Evaluation, QueryCounts, evaluate
 from ..metrics.measures import parse_measure, parse_measures
@@ -120,7 +128,6 @@ FORMAT_VERSION = 1
 _RANDOM_MODELS = ("retrieved", "judged")
 _STAT_COLUMNS = ("num_ret", "num_rel", "num_rel_ret", "num_judged")
 _VERSION_PACKAGES = ("mrrstats", "numpy", "scipy", "pandas", "statsmodels", "matplotlib")
-_DIGITS = 4
 #: Below this many systems the agreement section says that tau is not informative.
 _FEW_SYSTEMS = 7
 #: Saved results of the analysis (what the notebook draws), under ``results/``.
@@ -136,65 +143,6 @@ REPORT_FILES = ("report.ipynb", "report.html", "per_query.csv", "settings.json",
 # --------------------------------------------------------------------------
 # small formatting helpers (deterministic: fixed digits, no locale)
 # --------------------------------------------------------------------------
-
-def _f(x, digits=_DIGITS):
-    """Fixed-point number; '--' for NaN, '∞' for infinity."""
-    if x is None:
-        return "--"
-    x = float(x)
-    if math.isnan(x):
-        return "--"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    s = f"{x:.{digits}f}"
-    return "0." + "0" * digits if s == "-0." + "0" * digits else s
-
-
-def _p(p):
-    """p-value: 3 decimals, or 2 significant digits in scientific notation below 0.001."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "--"
-    p = float(p)
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-def _pct(x):
-    return _f(100.0 * float(x), 1) + "%"
-
-
-_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
-
-
-def _tex(s):
-    return "".join(_LATEX_ESCAPES.get(c, c) for c in str(s))
-
-
-def _tex_cell(s):
-    s = str(s)
-    if s.startswith("-") and s[1:2].isdigit():
-        return "$-$" + s[1:]
-    return _tex(s).replace("∞", r"$\infty$")
-
-
-def _markdown_table(header, rows, align, caption):
-    """Pipe table; ``align`` is a string of 'l'/'r' per column."""
-    esc = [[str(c).replace("|", "\\|") for c in row] for row in rows]
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join(":--" if a == "l" else "--:" for a in align) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in esc]
-    return "\n".join(lines) + "\n\n" + caption + "\n"
-
-
-def _latex_table(header, rows, align, caption, label):
-    out = ["\\begin{table}", "\\centering", f"\\begin{{tabular}}{{{align}}}", "\\toprule",
-           " & ".join(_tex(h) for h in header) + " \\\\", "\\midrule"]
-    out += [" & ".join(_tex_cell(c) for c in row) + " \\\\" for row in rows]
-    out += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{_tex(caption)}}}",
-            f"\\label{{{label}}}", "\\end{table}"]
-    return "\n".join(out) + "\n"
-
 
 # --------------------------------------------------------------------------
 # results
@@ -339,13 +287,13 @@ class ReportData:
         cmp_ = self.comparison
         md_notes = "".join(f"\n**Warning.** {n}\n" for n in self.notes)
         tex_notes = "".join(f"% Warning: {n}\n" for n in self.notes)
-        out["comparison.md"] = cmp_.to_markdown(digits=_DIGITS) + md_notes
-        out["comparison.tex"] = tex_notes + cmp_.to_latex(digits=_DIGITS,
+        out["comparison.md"] = cmp_.to_markdown(digits=DIGITS) + md_notes
+        out["comparison.tex"] = tex_notes + cmp_.to_latex(digits=DIGITS,
                                                           label="tab:comparison")
         out["comparison.json"] = cmp_.to_json() + "\n"
         header, rows, align, caption = self._pairs_rows()
-        out["pairs.md"] = _markdown_table(header, rows, align, caption) + md_notes
-        out["pairs.tex"] = tex_notes + _latex_table(header, rows, align, caption, "tab:pairs")
+        out["pairs.md"] = markdown_table(header, rows, align, caption) + md_notes
+        out["pairs.tex"] = tex_notes + latex_table(header, rows, align, caption, "tab:pairs")
         for name, builder in (("versus_baseline", self._versus_baseline_rows),
                               ("random_baseline", self._random_baseline_rows),
                               ("rr_summary", self._rr_summary_rows),
@@ -360,8 +308,8 @@ class ReportData:
             if built is None:
                 continue
             header, rows, align, caption = built
-            out[f"{name}.md"] = _markdown_table(header, rows, align, caption)
-            out[f"{name}.tex"] = _latex_table(header, rows, align, caption, f"tab:{name}")
+            out[f"{name}.md"] = markdown_table(header, rows, align, caption)
+            out[f"{name}.tex"] = latex_table(header, rows, align, caption, f"tab:{name}")
         return out
 
     def _test_phrase(self):
@@ -382,9 +330,10 @@ class ReportData:
         cl = c.confidence_level
         rows = []
         for r in frame.itertuples(index=False):
-            rows.append([r.measure, r.a, r.b, _f(r.mean_a), _f(r.mean_b), _f(r.diff),
-                         f"[{_f(r.ci_low)}, {_f(r.ci_high)}]", _p(r.pvalue),
-                         _p(r.pvalue_adjusted), "yes" if r.reject else "no", _f(r.d_z, 2),
+            rows.append([r.measure, r.a, r.b, fixed(r.mean_a), fixed(r.mean_b), fixed(r.diff),
+                         f"[{fixed(r.ci_low)}, {fixed(r.ci_high)}]", pvalue_text(r.pvalue),
+                         pvalue_text(r.pvalue_adjusted), "yes" if r.reject else "no",
+                         fixed(r.d_z, 2),
                          f"{r.wins}/{r.ties}/{r.losses}"])
         header = ["measure", "a", "b", "mean a", "mean b", "a - b",
                   f"{cl:.0%} CI", "p", "p adj.", "reject", "d_z",
@@ -404,8 +353,9 @@ class ReportData:
             return None
         c = self.comparison
         cl = c.confidence_level
-        rows = [[r.measure, r.system, _f(r.mean), _f(r.baseline_mean), _f(r.diff),
-                 f"[{_f(r.ci_low)}, {_f(r.ci_high)}]", _p(r.pvalue), _p(r.pvalue_adjusted),
+        rows = [[r.measure, r.system, fixed(r.mean), fixed(r.baseline_mean), fixed(r.diff),
+                 f"[{fixed(r.ci_low)}, {fixed(r.ci_high)}]", pvalue_text(r.pvalue),
+                 pvalue_text(r.pvalue_adjusted),
                  "yes" if r.reject else "no"] for r in vb.itertuples(index=False)]
         base = self.settings["baseline"]
         header = ["measure", "system", "mean", f"mean {base}", "diff",
@@ -432,8 +382,9 @@ class ReportData:
         s = self.settings["random_baseline"]
         rows = []
         for name, r in rb.iterrows():
-            rows.append([name, str(int(r.queries)), _f(r.observed), _f(r.expected),
-                         _f(r["std"]), _f(r.adjusted), _f(r.z, 2), _p(r.pvalue), r.method])
+            rows.append([name, str(int(r.queries)), fixed(r.observed), fixed(r.expected),
+                         fixed(r["std"]), fixed(r.adjusted), fixed(r.z, 2),
+                         pvalue_text(r.pvalue), r.method])
         m = s["measure"]
         header = ["system", "queries", f"M{m}" if m.startswith("RR") else m,
                   "E (random)", "sd (random)", "adjusted", "z", "p", "p method"]
@@ -462,9 +413,9 @@ class ReportData:
         m = self.rr_measure
         rows = []
         for name, r in rs.iterrows():
-            rows.append([name, _f(r.mrr), _f(r.median_rr), _pct(r.share_rr_one),
-                         _pct(r.share_rr_zero), _f(r.harmonic_mean_rank, 2),
-                         _f(r.geometric_mean_rank, 2), _f(r.arithmetic_mean_rank, 2)])
+            rows.append([name, fixed(r.mrr), fixed(r.median_rr), percent(r.share_rr_one),
+                         percent(r.share_rr_zero), fixed(r.harmonic_mean_rank, 2),
+                         fixed(r.geometric_mean_rank, 2), fixed(r.arithmetic_mean_rank, 2)])
         header = ["system", f"M{m}", f"median {m}", f"{m} = 1", f"{m} = 0", "HM rank",
                   "GM rank", "AM rank"]
         n_degenerate = int(rs["median_is_one"].sum())
@@ -482,8 +433,8 @@ class ReportData:
         ag = self.agreement
         if ag is None:
             return None
-        rows = [[r.measure_a, r.measure_b, _f(r.tau, 3), _f(r.tau_ap, 3),
-                 _f(r.tau_ap_reverse, 3), _f(r.rho, 3), f"{int(r.n_swaps)}/{int(r.n_pairs)}"]
+        rows = [[r.measure_a, r.measure_b, fixed(r.tau, 3), fixed(r.tau_ap, 3),
+                 fixed(r.tau_ap_reverse, 3), fixed(r.rho, 3), f"{int(r.n_swaps)}/{int(r.n_pairs)}"]
                 for r in ag.itertuples(index=False)]
         n = int(ag["n_systems"].iloc[0])
         header = ["measure a", "measure b", "tau", "tau_AP (a truth)", "tau_AP (b truth)",
@@ -536,9 +487,10 @@ class ReportData:
             return None
         s = self.settings
         cl = s["comparison"]["confidence_level"]
-        rows = [[r.measure, r.a, r.b, _f(r.diff), f"[{_f(r.query_low)}, {_f(r.query_high)}]",
-                 f"[{_f(r.cluster_low)}, {_f(r.cluster_high)}]", _f(r.width_ratio, 2),
-                 _p(r.pvalue_cluster), _p(r.pvalue_cluster_adjusted),
+        rows = [[r.measure, r.a, r.b, fixed(r.diff),
+                 f"[{fixed(r.query_low)}, {fixed(r.query_high)}]",
+                 f"[{fixed(r.cluster_low)}, {fixed(r.cluster_high)}]", fixed(r.width_ratio, 2),
+                 pvalue_text(r.pvalue_cluster), pvalue_text(r.pvalue_cluster_adjusted),
                  f"{'yes' if r.reject_queries else 'no'} / "
                  f"{'yes' if r.reject_clusters else 'no'}"]
                 for r in cf.itertuples(index=False)]
@@ -584,9 +536,9 @@ class ReportData:
             summ = mv.summary[mv.summary["measure"] == m]
             one = one_option_at_a_time(summ, mv.reference[m])
             for r in one.itertuples(index=False):
-                rows.append([m, r.convention, _f(r.kendall_tau, 2), str(int(r.n_significant)),
+                rows.append([m, r.convention, fixed(r.kendall_tau, 2), str(int(r.n_significant)),
                              str(int(r.n_flipped)), str(int(r.n_lost)), str(int(r.n_gained)),
-                             _f(r.max_abs_shift)])
+                             fixed(r.max_abs_shift)])
             changed = int(((summ["n_flipped"] > 0)).sum())
             sig = int(((summ["n_lost"] > 0) | (summ["n_gained"] > 0)).sum())
             totals.append(f"{m}: {changed} of {len(summ)} conventions reorder some pair and "
@@ -624,12 +576,12 @@ class ReportData:
         alpha = self.settings["comparison"]["alpha"]
         rows = []
         for r in est.itertuples(index=False):
-            row = [r.measure, r.a, r.b, _f(r.diff),
-                   f"{_f(r.hl_estimate)} [{_f(r.hl_low)}, {_f(r.hl_high)}]",
-                   f"{_f(r.d_z, 2)} [{_f(r.d_z_low, 2)}, {_f(r.d_z_high, 2)}]",
-                   f"{_f(r.prob_superiority, 3)} [{_f(r.ps_low, 3)}, {_f(r.ps_high, 3)}]"]
+            row = [r.measure, r.a, r.b, fixed(r.diff),
+                   f"{fixed(r.hl_estimate)} [{fixed(r.hl_low)}, {fixed(r.hl_high)}]",
+                   f"{fixed(r.d_z, 2)} [{fixed(r.d_z_low, 2)}, {fixed(r.d_z_high, 2)}]",
+                   f"{fixed(r.prob_superiority, 3)} [{fixed(r.ps_low, 3)}, {fixed(r.ps_high, 3)}]"]
             if margin is not None:
-                row += [_p(r.tost_pvalue), "yes" if r.tost_pvalue <= alpha else "no"]
+                row += [pvalue_text(r.tost_pvalue), "yes" if r.tost_pvalue <= alpha else "no"]
             rows.append(row)
         header = ["measure", "a", "b", "a - b", f"HL shift [{cl:.0%} CI]",
                   f"d_z [{cl:.0%} CI]", f"P(a > b) [{cl:.0%} CI]"]
@@ -671,10 +623,10 @@ class ReportData:
         if mx is None:
             return None
         cl = self.settings["comparison"]["confidence_level"]
-        rows = [[r.measure, r.a, r.b, _f(r.difference), _f(r.se_mixed),
-                 f"[{_f(r.low_mixed)}, {_f(r.high_mixed)}]", _p(r.pvalue_mixed),
-                 _f(r.se_anova), f"[{_f(r.low_anova)}, {_f(r.high_anova)}]",
-                 _p(r.pvalue_tukey)] for r in mx.itertuples(index=False)]
+        rows = [[r.measure, r.a, r.b, fixed(r.difference), fixed(r.se_mixed),
+                 f"[{fixed(r.low_mixed)}, {fixed(r.high_mixed)}]", pvalue_text(r.pvalue_mixed),
+                 fixed(r.se_anova), f"[{fixed(r.low_anova)}, {fixed(r.high_anova)}]",
+                 pvalue_text(r.pvalue_tukey)] for r in mx.itertuples(index=False)]
         header = ["measure", "a", "b", "a - b (model)", "se (model)",
                   f"{cl:.0%} CI (model)", "p (model)", "se (ANOVA)", f"{cl:.0%} CI (ANOVA)",
                   "p (Tukey HSD)"]
@@ -709,9 +661,9 @@ class ReportData:
         rows = []
         for r in seg.itertuples(index=False):
             rows.append([str(r.measure), str(r.segment), str(int(r.n_queries)), str(r.a),
-                         str(r.b), _f(r.mean_a), _f(r.mean_b), _f(r.diff),
-                         f"[{_f(r.ci_low)}, {_f(r.ci_high)}]", _f(r.pvalue),
-                         _f(r.pvalue_adjusted),
+                         str(r.b), fixed(r.mean_a), fixed(r.mean_b), fixed(r.diff),
+                         f"[{fixed(r.ci_low)}, {fixed(r.ci_high)}]", fixed(r.pvalue),
+                         fixed(r.pvalue_adjusted),
                          "--" if pd.isna(r.reject) else ("yes" if bool(r.reject) else "no")])
         header = ["measure", "segment", "queries", "a", "b", "mean a", "mean b", "a - b",
                   "interval", "p", "p adjusted", "significant"]

@@ -68,6 +68,7 @@ from ..baselines.random_ranking import (
     expected_rr,
     random_baseline_counts,
 )
+from ..formatting import interval_text
 from ..metrics.evaluation import Evaluation
 from ..metrics.kernels import score_rankings
 from ..metrics.measures import higher_is_better, mean_label, parse_measure, parse_measures
@@ -573,13 +574,6 @@ def _wrap(text, width=28):
     return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
-def _interval_text(lo, hi, fmt="+.3f"):
-    """``[lo, hi]`` with infinite ends written as open: ``(-∞, 0.120]``."""
-    left = "(-∞" if lo == -math.inf else f"[{lo:{fmt}}"
-    right = "∞)" if hi == math.inf else f"{hi:{fmt}}]"
-    return f"{left}, {right}"
-
-
 def _paired_differences_iv(a, b, names, measure, interval):
     na = getattr(a, "name", None)
     nb = getattr(b, "name", None)
@@ -667,7 +661,7 @@ def paired_differences(a, b, *, interval=None, names=None, measure=None, ax=None
         how = f" ({how})" if how else ""
         ymin, ymax = ax.get_ylim()
         ax.axhspan(max(lo, ymin), min(hi, ymax), color=_GREY, alpha=0.3, linewidth=0,
-                   label=_wrap(f"{level}CI {_interval_text(lo, hi)}{how}", 34))
+                   label=_wrap(f"{level}CI {interval_text(lo, hi)}{how}", 34))
         ax.set_ylim(ymin, ymax)        # an infinite end runs to the edge
     ax.axhline(d.mean(), color="black", linewidth=1.5, linestyle="--",
                label=f"mean difference {d.mean():+.3f}")

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from ..formatting import json_number, latex_escape, pvalue_text
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
 from ..progress import tracked
@@ -70,35 +70,6 @@ def _letters(k):
             s = chr(97 + r) + s
         out.append(s)
     return out
-
-
-def _fmt_p(p):
-    """p-value for plain text: 3 decimals, or 2 significant digits below 0.001."""
-    p = float(p)
-    if not math.isfinite(p):
-        return "--"
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-def _num(x):
-    """JSON number or null."""
-    if x is None:
-        return None
-    if isinstance(x, bool | np.bool_):
-        return bool(x)
-    if isinstance(x, int | np.integer):
-        return int(x)
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
-
-
-def _latex_escape(s):
-    return "".join(_LATEX_ESCAPES.get(c, c) for c in str(s))
 
 
 @dataclass(frozen=True, eq=False)
@@ -317,12 +288,12 @@ class Comparison:
                            lambda t: f"\\textbf{{{t}}}", digits, rank_sep="--")
         cols = "ll" + ("rcl" if self.baseline is None else "r") * len(self.measures)
         out = ["\\begin{table}", "\\centering", f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
-               " & System & " + " & ".join(_latex_escape(m) for m in self._heads())
+               " & System & " + " & ".join(latex_escape(m) for m in self._heads())
                + " \\\\", "\\midrule"]
         for row in rows:
-            out.append(" & ".join([row[0], _latex_escape(row[1]), *row[2:]]) + " \\\\")
+            out.append(" & ".join([row[0], latex_escape(row[1]), *row[2:]]) + " \\\\")
         out += ["\\bottomrule", "\\end{tabular}",
-                f"\\caption{{{_latex_escape(self.caption())}}}"]
+                f"\\caption{{{latex_escape(self.caption())}}}"]
         if label:
             out.append(f"\\label{{{label}}}")
         out.append("\\end{table}")
@@ -368,20 +339,21 @@ class Comparison:
             for q in range(len(r)):
                 pairs.append({
                     "a": r.a[q], "b": r.b[q], "measure": m,
-                    "mean_a": _num(r.mean_a[q]), "mean_b": _num(r.mean_b[q]),
-                    "diff": _num(r.difference[q]),
-                    "ci_low": _num(r.ci_low[q]), "ci_high": _num(r.ci_high[q]),
-                    "statistic": _num(r.statistic[q]),
-                    "pvalue": _num(r.pvalue[q]), "pvalue_se": _num(r.pvalue_se[q]),
-                    "pvalue_adjusted": _num(r.pvalue_adjusted[q]),
+                    "mean_a": json_number(r.mean_a[q]), "mean_b": json_number(r.mean_b[q]),
+                    "diff": json_number(r.difference[q]),
+                    "ci_low": json_number(r.ci_low[q]), "ci_high": json_number(r.ci_high[q]),
+                    "statistic": json_number(r.statistic[q]),
+                    "pvalue": json_number(r.pvalue[q]), "pvalue_se": json_number(r.pvalue_se[q]),
+                    "pvalue_adjusted": json_number(r.pvalue_adjusted[q]),
                     "reject": bool(r.reject[q]),
                     "test": r.test, "correction": r.correction, "ci_method": r.ci_method,
-                    "marginal_low": _num(None if r.marginal_low is None else r.marginal_low[q]),
-                    "marginal_high": _num(None if r.marginal_high is None
-                                          else r.marginal_high[q]),
-                    "d_z": _num(r.d_z[q]), "es_e": _num(r.es_e[q]),
+                    "marginal_low": json_number(None if r.marginal_low is None
+                                                else r.marginal_low[q]),
+                    "marginal_high": json_number(None if r.marginal_high is None
+                                                 else r.marginal_high[q]),
+                    "d_z": json_number(r.d_z[q]), "es_e": json_number(r.es_e[q]),
                     "wins": int(r.wins[q]), "ties": int(r.ties[q]), "losses": int(r.losses[q]),
-                    "prob_superiority": _num(r.prob_superiority[q]),
+                    "prob_superiority": json_number(r.prob_superiority[q]),
                     "n_queries": int(r.n_queries),
                 })
         means = self.means()
@@ -396,13 +368,13 @@ class Comparison:
             },
             "measures": list(self.measures),
             "systems": list(self.systems),
-            "means": {m: {s: _num(means.loc[s, m]) for s in self.systems}
+            "means": {m: {s: json_number(means.loc[s, m]) for s in self.systems}
                       for m in self.measures},
             "dropped_queries": {m: list(self.results[m].dropped_queries)
                                 for m in self.measures},
             "pairs": pairs,
             "leaderboard": None if self.baseline is not None else {
-                m: [{"system": s, "mean": _num(r["mean"]), "rank": int(r["rank"]),
+                m: [{"system": s, "mean": json_number(r["mean"]), "rank": int(r["rank"]),
                      "rank_low": int(r["rank_low"]), "rank_high": int(r["rank_high"]),
                      "letters": str(r["letters"])}
                     for s, r in self.leaderboard(m).iterrows()] for m in self.measures},
@@ -472,7 +444,7 @@ class Comparison:
                 rows.append([m, f"{letters[pos[r.a[q]]]} - {letters[pos[r.b[q]]]}",
                              f"{r.difference[q]:.{digits}f}",
                              f"[{r.ci_low[q]:.{digits}f}, {r.ci_high[q]:.{digits}f}]",
-                             _fmt_p(r.pvalue[q]), _fmt_p(r.pvalue_adjusted[q]),
+                             pvalue_text(r.pvalue[q]), pvalue_text(r.pvalue_adjusted[q]),
                              "*" if r.reject[q] else ""])
         w = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(head)]
         fmt = [str.ljust, str.ljust, str.rjust, str.rjust, str.rjust, str.rjust, str.ljust]

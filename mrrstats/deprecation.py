@@ -1,0 +1,113 @@
+"""Retired names keep working for one release, with a warning that names the new one.
+
+* :func:`renamed_parameters` -- a decorator: ``f(old=1)`` becomes ``f(new=1)`` with a
+  :class:`DeprecationWarning`; the signature (``inspect.signature``, ``help``) shows only
+  the new names.
+* :class:`renamed_attribute` -- a class attribute: ``result.old`` returns ``result.new``
+  with a :class:`DeprecationWarning`.
+* :func:`renamed_value` -- a string value of a parameter (``"monte carlo"`` ->
+  ``"monte-carlo"``).
+
+The names themselves are listed in :mod:`mrrstats.glossary`; ``tests/test_vocabulary.py``
+reads :data:`RENAMED` to check that every retired name still works.
+
+Examples
+--------
+>>> import warnings
+>>> @renamed_parameters(zero_tolerance="atol")
+... def f(a, *, atol=0.0):
+...     return atol
+>>> with warnings.catch_warnings(record=True) as w:
+...     warnings.simplefilter("always")
+...     f(1, zero_tolerance=0.5), str(w[0].message)
+(0.5, 'f(zero_tolerance=) is deprecated; use atol= (the old name will be removed in mrrstats 0.3)')
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+__all__ = ["renamed_parameters", "renamed_attribute", "renamed_value", "RENAMED", "REMOVED_IN"]
+
+#: The release that removes the retired names.
+REMOVED_IN = "0.3"
+
+#: ``(qualified name, old) -> new`` for every renamed parameter and attribute (filled by the
+#: decorators at import time).
+RENAMED: dict = {}
+
+
+def _warn(what: str, new: str, stacklevel: int) -> None:
+    warnings.warn(f"{what} is deprecated; use {new} (the old name will be removed in "
+                  f"mrrstats {REMOVED_IN})", DeprecationWarning, stacklevel=stacklevel)
+
+
+def renamed_parameters(**old_to_new):
+    """Decorator: accept each ``old=`` keyword as ``new=``, with a DeprecationWarning.
+
+    Passing both the old and the new name is a ``TypeError``.
+    """
+
+    def decorate(func):
+        name = getattr(func, "__qualname__", func.__name__)
+        for old, new in old_to_new.items():
+            RENAMED[(f"{func.__module__}.{name}", old)] = new
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{func.__name__}() got both `{old}` (deprecated) "
+                                        f"and `{new}`; pass `{new}` only")
+                    _warn(f"{func.__name__}({old}=)", f"{new}=", 3)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        wrapper.__renamed__ = dict(old_to_new)
+        return wrapper
+
+    return decorate
+
+
+class renamed_attribute:  # noqa: N801 (used like a property)
+    """Class attribute: the old name of an attribute, returning the new one with a warning.
+
+    >>> import warnings
+    >>> class R:
+    ...     n_queries = 5
+    ...     n = renamed_attribute("n_queries")
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     R().n
+    5
+    """
+
+    def __init__(self, new: str):
+        self.new = new
+
+    def __set_name__(self, owner, name):
+        self.old = name
+        RENAMED[(f"{owner.__module__}.{owner.__qualname__}", name)] = self.new
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        _warn(f"{type(obj).__name__}.{self.old}", f".{self.new}", 2)
+        return getattr(obj, self.new)
+
+
+def renamed_value(value, renames: dict, param: str):
+    """``renames.get(value, value)``, warning when ``value`` is a retired spelling.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     renamed_value("monte carlo", {"monte carlo": "monte-carlo"}, "method")
+    'monte-carlo'
+    """
+    if isinstance(value, str) and value in renames:
+        _warn(f"`{param}={value!r}`", f"`{param}={renames[value]!r}`", 3)
+        return renames[value]
+    return value
