@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from .. import compiled
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
@@ -423,8 +424,6 @@ class SampledMetricResult:
 
     def to_frame(self):
         """One row: measure, method, estimate, naive, interval, level, m, queries, seed."""
-        import pandas as pd
-
         return pd.DataFrame([{
             "measure": self.measure, "method": self.method, "estimate": self.estimate,
             "naive": self.naive, "ci_low": self.low, "ci_high": self.high,

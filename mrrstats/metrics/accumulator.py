@@ -1,11 +1,12 @@
 r"""A training-loop accumulator: batches in, one :class:`Evaluation` out, per-query state.
 
-torchmetrics' retrieval metrics keep every prediction until ``compute()`` (67 GB
-on sparse query indexes, torchmetrics #3290; gathers of ragged prediction lists
-that hang under DDP, #813). :class:`Accumulator` evaluates each query as soon as
-it is complete and keeps only its measures and four counts, so its memory grows
-with the number of queries, never with the predictions, and the state that two
-processes exchange is a few arrays of per-query numbers.
+torchmetrics' retrieval metrics keep every prediction until ``compute()`` and
+gather them all across processes (67 GB on sparse query indexes, torchmetrics
+#3290; ``RetrievalPrecision`` hanging under DDP, #813). :class:`Accumulator`
+evaluates each query as soon as it is complete and keeps only its measures and
+four counts, so its memory grows with the number of queries, never with the
+predictions, and the state that two processes exchange is a few arrays of
+per-query numbers.
 
 ``compute()`` returns exactly what one call of :func:`mrrstats.evaluate_flat`
 on all the batches together returns (same defaults, same values to the last
@@ -42,7 +43,9 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import EXCEPTIONS, REL
+from ..devices import to_numpy
 from ..errors import InputError
+from ..io.flat import as_host_array
 from ..model.ranking import TIES
 from .evaluation import Evaluation, QueryCounts, empty_target_iv, evaluate_flat
 from .flat_xp import flat_namespace
@@ -86,8 +89,6 @@ def _as_host_or_device(preds, target, indexes):
     if xp is not None:
         return xp, _detach_flat(preds, xp), _detach_flat(target, xp), _detach_flat(indexes, xp)
     import array_api_compat.numpy as xp_numpy
-
-    from ..io.flat import as_host_array
 
     return (xp_numpy, as_host_array(preds, "preds"), as_host_array(target, "target"),
             as_host_array(indexes, "indexes"))
@@ -172,6 +173,7 @@ class Accumulator:
         self._rows = 0  # rows seen: the next batch's first global row number
         self._held = None  # split_queries: (xp, P, T, I, R) of the latest queries
         self._last_ids = None  # whole-query batches: the previous batch's query ids
+        self._ranks_type = None  # LinkPredictionRanks (not imported: baselines use metrics)
 
     def _settings(self) -> tuple:
         return (tuple(str(m) for m in self.measures), self.empty_target, self.ties, self.rel,
@@ -181,12 +183,10 @@ class Accumulator:
         """The per-query arrays (joined), held rows as NumPy arrays, and the settings."""
         held = None
         if self._held is not None:
-            from ..devices import to_numpy
-
             held = tuple(to_numpy(a) for a in self._held[1:])
         return {"settings": self._settings(), "mode": self._mode, "ids_kind": self._ids_kind,
                 "chunks": self._joined(), "rows": self._rows, "held": held,
-                "last_ids": self._last_ids}
+                "last_ids": self._last_ids, "ranks_type": self._ranks_type}
 
     def __setstate__(self, state) -> None:
         measures, empty_target, ties, rel, max_depth, name, split = state["settings"]
@@ -195,6 +195,7 @@ class Accumulator:
         self._mode, self._ids_kind = state["mode"], state["ids_kind"]
         self._chunks = [state["chunks"]] if state["chunks"] is not None else []
         self._rows, self._last_ids = state["rows"], state["last_ids"]
+        self._ranks_type = state["ranks_type"]
         if state["held"] is not None:
             import array_api_compat.numpy as xp_numpy
 
@@ -248,15 +249,14 @@ class Accumulator:
         indexes : array
             Query id of each row (integers, or strings in a NumPy array).
         """
-        from ..baselines.linkpred import LinkPredictionRanks
-
-        if isinstance(preds, LinkPredictionRanks):
+        if _is_ranks(preds):
             if target is not None or indexes is not None:
                 raise TypeError("update(ranks) takes the ranks alone")
             self._set_mode("ranks")
-            n = None if preds.n_candidates is None else preds.n_candidates
+            n = preds.n_candidates
             if self._chunks and (self._chunks[0][2] is None) != (n is None):
                 raise ValueError("some batches have `n_candidates` and some do not")
+            self._ranks_type = type(preds)
             self._add((preds.optimistic, preds.pessimistic, n))
             return
         if target is None or indexes is None:
@@ -353,6 +353,7 @@ class Accumulator:
             raise TypeError("`other` has query ids of another kind "
                             f"({other._ids_kind}, here {self._ids_kind})")
         self._ids_kind = other._ids_kind
+        self._ranks_type = self._ranks_type or other._ranks_type
         self.flush()
         chunk = other._joined()
         if other._held is not None:
@@ -396,10 +397,8 @@ class Accumulator:
         if self._mode is None:
             raise ValueError("nothing to compute: no batch was added")
         if self._mode == "ranks":
-            from ..baselines.linkpred import LinkPredictionRanks
-
             o, p, n = self._joined()
-            return LinkPredictionRanks(o, p, n)
+            return self._ranks_type(o, p, n)  # LinkPredictionRanks
         chunks = list(self._chunks)
         if self._held is not None:
             xp, P, T, Iq, R = self._held
@@ -451,6 +450,11 @@ class Accumulator:
                     "max_depth": self.max_depth, "empty_target": self.empty_target}
         return Evaluation(measures=self.measures, runs=(self.name,), values={self.name: frame},
                           counts={self.name: counts}, query_stats=st, settings=settings)
+
+
+def _is_ranks(x) -> bool:
+    """A :class:`mrrstats.LinkPredictionRanks` (by its fields)."""
+    return all(hasattr(x, a) for a in ("optimistic", "pessimistic", "n_candidates"))
 
 
 def _device(a):
