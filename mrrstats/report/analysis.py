@@ -43,7 +43,7 @@ from .sections import (
 from .storage import load_multiverse, read_per_query, read_settings
 
 __all__ = ["analyse", "recompute_report", "power_table", "mean_intervals", "focus_pair",
-           "versus_baseline", "say", "is_rr"]
+           "versus_control", "say", "is_rr"]
 
 
 def analyse(scores, query_stats, settings, evaluation=None, progress=False,
@@ -63,8 +63,8 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
     n_steps = len(measures) + (1 if settings.get("random_baseline") else 0)
     comparison, notes = _compare_each_measure(scores, settings, gen, progress, n_steps)
     versus = None
-    if settings.get("baseline") is not None:
-        versus = versus_baseline(comparison, settings["baseline"])
+    if settings.get("control") is not None:
+        versus = versus_control(comparison, settings["control"])
     rr_summary = None
     if settings.get("rr_measure") is not None:
         rr_frame = scores[settings["rr_measure"]]
@@ -105,7 +105,7 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
     power = power_table(scores[measures[0]].dropna(), differences=settings["power"]["differences"],
                         alpha=settings["power"]["alpha"], target=settings["power"]["target"])
     return ReportData(scores=scores, query_stats=query_stats, settings=settings,
-                      comparison=comparison, versus_baseline=versus,
+                      comparison=comparison, versus_control=versus,
                       random_baseline=random_table, rr_summary=rr_summary,
                       agreement=agreement, notes=tuple(notes), pairs=pairs, means=means,
                       focus=focus, null_distribution=null, power=power,
@@ -227,9 +227,9 @@ def focus_pair(scores, measure, comparison, settings, pairs, gen, *, workers=-1)
     """The pair shown up close, its paired randomization test and the test's null."""
     frame = scores[measure].dropna()
     means = frame.mean()
-    base = settings.get("baseline")
-    if base is not None:
-        pair = (str(means.drop(base).idxmax()), base)
+    control = settings.get("control")
+    if control is not None:
+        pair = (str(means.drop(control).idxmax()), control)
     else:
         order = means.sort_values(ascending=False, kind="stable").index
         pair = (str(order[0]), str(order[1]))
@@ -257,17 +257,22 @@ def focus_pair(scores, measure, comparison, settings, pairs, gen, *, workers=-1)
     return focus, (None if null is None else np.asarray(null, dtype=np.float64))
 
 
-def versus_baseline(comparison, baseline):
-    """Rows of the all-pairs result that involve ``baseline``, oriented system - baseline."""
+def versus_control(comparison, control):
+    """Rows of the all-pairs result that involve ``control``, oriented system - control.
+
+    The interval of each row is the pair's interval in the all-pairs table; the
+    p-values are adjusted over the :math:`k - 1` comparisons with the control
+    (for a family-wise test, its adjustment over all pairs is kept).
+    """
     rows = []
     for m in comparison.measures:
         r = comparison.results[m]
         idx, sign = [], []
         for q, (a, b) in enumerate(zip(r.a, r.b, strict=True)):
-            if a == baseline:
+            if a == control:
                 idx.append(q)
                 sign.append(-1.0)
-            elif b == baseline:
+            elif b == control:
                 idx.append(q)
                 sign.append(1.0)
         idx = np.asarray(idx, dtype=np.int64)
@@ -280,11 +285,13 @@ def versus_baseline(comparison, baseline):
         lo = np.where(sign > 0, r.ci_low[idx], -r.ci_high[idx])
         hi = np.where(sign > 0, r.ci_high[idx], -r.ci_low[idx])
         for j, q in enumerate(idx):
-            system = r.a[q] if r.b[q] == baseline else r.b[q]
-            mean = r.mean_a[q] if r.b[q] == baseline else r.mean_b[q]
-            base_mean = r.mean_b[q] if r.b[q] == baseline else r.mean_a[q]
+            against = r.b[q] == control
+            system = r.a[q] if against else r.b[q]
+            mean = r.mean_a[q] if against else r.mean_b[q]
+            control_mean = r.mean_b[q] if against else r.mean_a[q]
             rows.append({"measure": m, "system": system, "mean": float(mean),
-                         "baseline_mean": float(base_mean), "diff": float(mean - base_mean),
+                         "control_mean": float(control_mean),
+                         "diff": float(mean - control_mean),
                          "ci_low": float(lo[j]), "ci_high": float(hi[j]),
                          "pvalue": float(p[j]), "pvalue_adjusted": float(p_adj[j]),
                          "reject": bool(reject[j])})

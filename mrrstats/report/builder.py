@@ -14,7 +14,7 @@ sent to a reviewer or attached to a paper::
       tables/            Markdown (.md) and LaTeX (.tex) tables:
         comparison       means with significance superscripts (mrrstats.compare)
         pairs            every pair: difference, CI, raw and adjusted p-values
-        versus_baseline  every system against --baseline (if given)
+        versus_control   every system against the control system --control (if given)
         random_baseline  observed MRR against a uniformly random ranking (runs only)
         rr_summary       MRR, median RR, share of RR = 1 and = 0, mean first ranks
         agreement        Kendall's tau, tau_AP and Spearman's rho between measures
@@ -30,7 +30,7 @@ sent to a reviewer or attached to a paper::
                          segments (only with segment_by)
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
       results/           what the notebook draws, saved by the one run of the analysis:
-        pairs.csv, means.csv, versus_baseline.csv, random_baseline.csv, rr_summary.csv,
+        pairs.csv, means.csv, versus_control.csv, random_baseline.csv, rr_summary.csv,
         agreement.csv, power.csv, leaderboard.csv, clustered.csv, multiverse_*.csv,
         estimation.csv, mixed.csv,
         segments.csv, segment_means.csv (with segment_by),
@@ -79,6 +79,7 @@ import pandas as pd
 
 from .. import defaults
 from ..defaults import default_ties
+from ..deprecation import renamed_parameters
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import evaluate
 from ..model.scoretable import score_sources
@@ -121,8 +122,9 @@ RNG_ORDER = ("one numpy Generator(PCG64) seeded with `seed`: the test of each "
              "probability of superiority")
 
 
+@renamed_parameters(baseline="control")
 def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
-                baseline=None, test=defaults.TEST, correction=defaults.CORRECTION,
+                control=None, test=defaults.TEST, correction=defaults.CORRECTION,
                 alpha=defaults.ALPHA, alternative=defaults.ALTERNATIVE,
                 n_resamples=defaults.N_RESAMPLES, confidence_level=defaults.CONFIDENCE_LEVEL,
                 random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
@@ -151,8 +153,9 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         and ``RR`` is evaluated as well when no RR-type measure is listed (for
         the random-ranking baseline and the RR distribution). With ``scores``
         the default is every matrix given, in order.
-    baseline : str, optional, keyword-only
-        A system name: adds the table and figure of every system against it.
+    control : str, optional, keyword-only
+        The control system (a system name; formerly ``baseline``): adds the
+        table and figure of every system against it.
     test, correction, alpha, alternative, n_resamples, confidence_level
         As in :func:`mrrstats.compare` (keyword-only).
     random : {"retrieved", "judged"}, keyword-only
@@ -233,7 +236,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...     print(res.files[:3])
     ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
     """
-    o = _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
+    o = _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                         alternative, n_resamples, confidence_level, random, ties, rel,
                         queries, missing, rng, timeout, equivalence_margin, workers)
     progress = progress_enabled(progress)
@@ -244,8 +247,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     else:
         inputs = _read_score_matrices(o.items, o.measures)
     systems = list(inputs.frames[inputs.measures[0]].columns)
-    if o.baseline is not None and o.baseline not in systems:
-        raise ValueError(f"`baseline` {o.baseline!r} is not a system; have {systems}")
+    if o.control is not None and o.control not in systems:
+        raise ValueError(f"`control` {o.control!r} is not a system; have {systems}")
     queries_all = inputs.frames[inputs.measures[0]].index
     mv, mv_settings, mv_note = _multiverse(qrels, runs, inputs, o, multiverse, progress)
     settings = _settings(o, inputs, systems, title=title, seed=seed,
@@ -373,7 +376,7 @@ def _settings(o, inputs, systems, *, title, seed, clusters, multiverse, segments
         "comparison": {"test": o.test, "correction": o.correction, "alpha": o.alpha,
                        "alternative": o.alternative, "n_resamples": o.n_resamples,
                        "confidence_level": o.confidence_level, "missing": o.missing},
-        "baseline": o.baseline,
+        "control": o.control,
         "random_baseline": inputs.random,
         "random_baseline_note": None if inputs.random else (
             "score matrices carry no candidate counts (the number of ranked candidates "
@@ -450,7 +453,7 @@ def _score_inputs(scores):
     return items
 
 
-def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correction, alpha,
+def _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                     alternative, n_resamples, confidence_level, random, ties, rel, queries,
                     missing, rng, timeout, equivalence_margin, workers):
     """Every argument of :func:`make_report` checked and normalised, as one namespace."""
@@ -486,8 +489,8 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
                             or rng < 0):
         raise TypeError("`rng` must be None or a non-negative integer seed (a report must "
                         f"record the seed that regenerates it), got {rng!r}")
-    if baseline is not None and not isinstance(baseline, str):
-        raise TypeError(f"`baseline` must be a system name, got {baseline!r}")
+    if control is not None and not isinstance(control, str):
+        raise TypeError(f"`control` must be a system name, got {control!r}")
     timeout = int_iv(timeout, "timeout")
     if equivalence_margin is not None:
         if isinstance(equivalence_margin, bool) or not isinstance(equivalence_margin,
@@ -500,7 +503,7 @@ def _make_report_iv(qrels, runs, scores, out, measures, baseline, test, correcti
         items=items, out=Path(out), measures=measures, test=test, correction=correction,
         alpha=alpha, alternative=alternative, n_resamples=n_resamples,
         confidence_level=confidence_level, random=random, ties=ties, rel=rel,
-        queries=queries, missing=missing, baseline=baseline, timeout=timeout,
+        queries=queries, missing=missing, control=control, timeout=timeout,
         equivalence_margin=equivalence_margin, workers=workers_iv(workers))
 
 

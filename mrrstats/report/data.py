@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import MultiverseResult
+from ..deprecation import renamed_attribute
 from ..metrics.evaluation import Evaluation, QueryCounts
 from ..metrics.measures import parse_measures
 from .tables import report_tables
@@ -41,8 +42,9 @@ class ReportData:
         The content of ``settings.json``.
     comparison : Comparison
         :func:`mrrstats.compare` on the compared measures.
-    versus_baseline : pandas.DataFrame or None
-        Every system against ``settings["baseline"]`` (None without one).
+    versus_control : pandas.DataFrame or None
+        Every system against the control system ``settings["control"]`` (None
+        without one); formerly ``versus_baseline``.
     random_baseline : pandas.DataFrame or None
         Observed MRR against a uniformly random ranking, per system (runs only).
     rr_summary : pandas.DataFrame or None
@@ -110,7 +112,7 @@ class ReportData:
     query_stats: pd.DataFrame | None = field(repr=False)
     settings: dict = field(repr=False)
     comparison: object = field(repr=False)
-    versus_baseline: pd.DataFrame | None = field(repr=False)
+    versus_control: pd.DataFrame | None = field(repr=False)
     random_baseline: pd.DataFrame | None = field(repr=False)
     rr_summary: pd.DataFrame | None = field(repr=False)
     agreement: pd.DataFrame | None = field(repr=False)
@@ -127,6 +129,9 @@ class ReportData:
     estimation: pd.DataFrame | None = field(repr=False, default=None)
     mixed: pd.DataFrame | None = field(repr=False, default=None)
     segment_means: pd.DataFrame | None = field(repr=False, default=None)
+
+    #: The name of ``versus_control`` in 0.1 (deprecated).
+    versus_baseline = renamed_attribute("versus_control")
 
     @property
     def measures(self) -> list:

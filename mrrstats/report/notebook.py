@@ -45,6 +45,7 @@ def write_notebook(out, title, *, segments, timeout, progress, show_code):
 
 
 def template():
+    """The report's notebook template (``templates/report.ipynb``)."""
     import nbformat
 
     text = (resources.files("mrrstats.report") / "templates" / "report.ipynb").read_text(
@@ -109,6 +110,7 @@ def inject_parameters(nb, params):
 
 
 def execute(nb, out, timeout, progress):
+    """Run every cell of ``nb`` in a fresh kernel whose working folder is ``out``."""
     from nbclient import NotebookClient
 
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
@@ -200,6 +202,8 @@ def _add_alt_text(nb):
 
 
 def to_html(nb, title, show_code=False):
+    """The executed notebook as one self-contained HTML page (code cells hidden unless
+    ``show_code``)."""
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
 

@@ -35,8 +35,11 @@ __all__ = ["FORMAT_VERSION", "REPORT_FILES", "RESULT_TABLES", "MULTIVERSE_FRAMES
 FORMAT_VERSION = 1
 VERSION_PACKAGES = ("mrrstats", "numpy", "scipy", "pandas", "statsmodels", "matplotlib")
 #: Saved results of the analysis (what the notebook draws), under ``results/``.
-RESULT_TABLES = ("pairs", "means", "versus_baseline", "random_baseline", "rr_summary",
+RESULT_TABLES = ("pairs", "means", "versus_control", "random_baseline", "rr_summary",
                  "agreement", "power", "leaderboard", "clustered", "estimation", "mixed")
+#: Names of 0.1 read from older folders: result file -> its old name, column -> old name.
+OLD_RESULT_FILES = {"versus_control": "versus_baseline"}
+OLD_COLUMNS = {"versus_control": {"baseline_mean": "control_mean"}}
 MULTIVERSE_FRAMES = ("summary", "systems", "pairs")
 #: Files every report folder contains (tables that do not apply are omitted).
 REPORT_FILES = ("report.ipynb", "report.html", "per_query.csv", "settings.json",
@@ -114,12 +117,18 @@ def dump_json(obj):
 
 
 def read_settings(path) -> dict:
-    """The ``settings.json`` of a report folder (its format checked)."""
+    """The ``settings.json`` of a report folder (its format checked).
+
+    A folder of mrrstats 0.1 names the control system ``"baseline"``: it is
+    given as ``"control"`` too (and ``"baseline"`` kept, for its notebook).
+    """
     path = Path(path)
     settings = json.loads((path / "settings.json").read_text(encoding="utf-8"))
     if settings.get("format") != FORMAT_VERSION:
         raise ValueError(f"{path / 'settings.json'}: unknown report format "
                          f"{settings.get('format')!r}")
+    if "control" not in settings and "baseline" in settings:
+        settings["control"] = settings["baseline"]
     return settings
 
 
@@ -189,7 +198,7 @@ def load_report(path, *, progress=False) -> ReportData:
     Parameters
     ----------
     path : path
-        A folder written by :func:`make_report`.
+        A folder written by :func:`mrrstats.make_report` (of this version or 0.1).
     progress : bool, keyword-only
         Unused (kept for compatibility: loading runs no analysis).
 
@@ -206,14 +215,18 @@ def load_report(path, *, progress=False) -> ReportData:
         raise ValueError(f"{path}: no saved results (results/results.json); make the report "
                          "again with this version of mrrstats")
     scores, stats = read_per_query(path / "per_query.csv", settings["evaluated_measures"],
-                                    settings["systems"], settings["input"]["kind"] == "runs")
+                                   settings["systems"], settings["input"]["kind"] == "runs")
     res = path / "results"
     manifest = json.loads((res / "results.json").read_text(encoding="utf-8"))
     tables = {}
     for name in RESULT_TABLES:
         f = res / f"{name}.csv"
+        if not f.is_file() and name in OLD_RESULT_FILES:
+            f = res / f"{OLD_RESULT_FILES[name]}.csv"
         tables[name] = _read_csv(f, name in ("random_baseline", "rr_summary")) \
             if f.is_file() else None
+        if tables[name] is not None and name in OLD_COLUMNS:
+            tables[name] = tables[name].rename(columns=OLD_COLUMNS[name])
     if tables["power"] is not None and manifest.get("power"):
         tables["power"].attrs.update(manifest["power"])
     if tables["agreement"] is not None:
@@ -229,7 +242,7 @@ def load_report(path, *, progress=False) -> ReportData:
                       leaderboard=tables["leaderboard"], clustered=tables["clustered"],
                       estimation=tables["estimation"], mixed=tables["mixed"],
                       scores=scores, query_stats=stats, settings=settings, comparison=None,
-                      versus_baseline=tables["versus_baseline"],
+                      versus_control=tables["versus_control"],
                       random_baseline=tables["random_baseline"],
                       rr_summary=tables["rr_summary"], agreement=tables["agreement"],
                       notes=tuple(manifest.get("notes", ())), pairs=tables["pairs"],

@@ -12,14 +12,25 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..formatting import DIGITS, fixed, latex_table, markdown_table, percent, pvalue_text
-from ..stats.registry import FAMILY_TESTS, correction_label, test_label
-from .plots import interval_name, one_option_at_a_time
+from ..formatting import (
+    DIGITS,
+    fixed,
+    interval_cell,
+    latex_table,
+    markdown_table,
+    percent,
+    pvalue_text,
+)
+from ..stats.registry import FAMILY_TESTS, correction_label, interval_label, test_label
+from .plots import one_option_at_a_time
 
 __all__ = ["report_tables", "procedure_phrase", "interval_phrase", "FEW_SYSTEMS"]
 
 #: Below this many systems the agreement section says that tau is not informative.
 FEW_SYSTEMS = 7
+#: Interval methods compatible with a step-down procedure (Strassburger & Bretz 2008): a
+#: rejected pair's interval is open on one side.
+_COMPATIBLE = ("holm-sb2008", "maxt-step-down")
 
 
 def report_tables(data) -> dict:
@@ -39,16 +50,16 @@ def report_tables(data) -> dict:
     header, rows, align, caption = _pairs_rows(data)
     out["pairs.md"] = markdown_table(header, rows, align, caption) + md_notes
     out["pairs.tex"] = tex_notes + latex_table(header, rows, align, caption, "tab:pairs")
-    for name, render in (("versus_baseline", _versus_baseline_rows),
-                          ("random_baseline", _random_baseline_rows),
-                          ("rr_summary", _rr_summary_rows),
-                          ("agreement", _agreement_rows),
-                          ("leaderboard", _leaderboard_rows),
-                          ("clustered", _clustered_rows),
-                          ("multiverse", _multiverse_rows),
-                          ("estimation", _estimation_rows),
-                          ("mixed", _mixed_rows),
-                          ("segments", _segments_rows)):
+    for name, render in (("versus_control", _versus_control_rows),
+                         ("random_baseline", _random_baseline_rows),
+                         ("rr_summary", _rr_summary_rows),
+                         ("agreement", _agreement_rows),
+                         ("leaderboard", _leaderboard_rows),
+                         ("clustered", _clustered_rows),
+                         ("multiverse", _multiverse_rows),
+                         ("estimation", _estimation_rows),
+                         ("mixed", _mixed_rows),
+                         ("segments", _segments_rows)):
         built = render(data)
         if built is None:
             continue
@@ -79,7 +90,7 @@ def _pairs_rows(data):
     rows = []
     for r in frame.itertuples(index=False):
         rows.append([r.measure, r.a, r.b, fixed(r.mean_a), fixed(r.mean_b), fixed(r.diff),
-                     f"[{fixed(r.ci_low)}, {fixed(r.ci_high)}]", pvalue_text(r.pvalue),
+                     interval_cell(r.ci_low, r.ci_high), pvalue_text(r.pvalue),
                      pvalue_text(r.pvalue_adjusted), "yes" if r.reject else "no",
                      fixed(r.d_z, 2),
                      f"{r.wins}/{r.ties}/{r.losses}"])
@@ -96,29 +107,29 @@ def _pairs_rows(data):
     return header, rows, "lll" + "r" * 9, caption
 
 
-def _versus_baseline_rows(data):
-    vb = data.versus_baseline
-    if vb is None:
+def _versus_control_rows(data):
+    vc = data.versus_control
+    if vc is None:
         return None
     c = data.comparison
     cl = c.confidence_level
-    rows = [[r.measure, r.system, fixed(r.mean), fixed(r.baseline_mean), fixed(r.diff),
-             f"[{fixed(r.ci_low)}, {fixed(r.ci_high)}]", pvalue_text(r.pvalue),
+    rows = [[r.measure, r.system, fixed(r.mean), fixed(r.control_mean), fixed(r.diff),
+             interval_cell(r.ci_low, r.ci_high), pvalue_text(r.pvalue),
              pvalue_text(r.pvalue_adjusted),
-             "yes" if r.reject else "no"] for r in vb.itertuples(index=False)]
-    base = data.settings["baseline"]
-    header = ["measure", "system", "mean", f"mean {base}", "diff",
+             "yes" if r.reject else "no"] for r in vc.itertuples(index=False)]
+    control = data.settings["control"]
+    header = ["measure", "system", "mean", f"mean {control}", "diff",
               f"{cl:.0%} CI", "p", "p adj.", "reject"]
     test, corr, rcorr = procedure_phrase(data)
-    if rcorr in ("none",):
+    if rcorr == "none":
         fam = "no multiple-comparison correction"
-    elif c.test in ("tukey", "maxt", "anova-hsd"):
+    elif c.test in FAMILY_TESTS:
         fam = (f"p-values adjusted by the {corr} procedure over all pairs of systems "
-               "(conservative for comparisons with one baseline)")
+               "(conservative for comparisons with one control)")
     else:
         fam = (f"p-values adjusted with {corr} over the {len(data.systems) - 1} "
-               "comparisons with the baseline of each measure")
-    caption = (f"Each system against the baseline {base}: difference system - baseline "
+               "comparisons with the control of each measure")
+    caption = (f"Each system against the control {control}: difference system - control "
                f"with its {cl:.0%} confidence interval ({interval_phrase(c.ci_method)}, "
                f"the interval of the pair in the pairs table), raw p-value of the {test}; "
                f"{fam}; reject at alpha = {c.alpha:g}.")
@@ -242,8 +253,8 @@ def _clustered_rows(data):
     s = data.settings
     cl = s["comparison"]["confidence_level"]
     rows = [[r.measure, r.a, r.b, fixed(r.diff),
-             f"[{fixed(r.query_low)}, {fixed(r.query_high)}]",
-             f"[{fixed(r.cluster_low)}, {fixed(r.cluster_high)}]", fixed(r.width_ratio, 2),
+             interval_cell(r.query_low, r.query_high),
+             interval_cell(r.cluster_low, r.cluster_high), fixed(r.width_ratio, 2),
              pvalue_text(r.pvalue_cluster), pvalue_text(r.pvalue_cluster_adjusted),
              f"{'yes' if r.reject_queries else 'no'} / "
              f"{'yes' if r.reject_clusters else 'no'}"]
@@ -333,9 +344,10 @@ def _estimation_rows(data):
     rows = []
     for r in est.itertuples(index=False):
         row = [r.measure, r.a, r.b, fixed(r.diff),
-               f"{fixed(r.hl_estimate)} [{fixed(r.hl_low)}, {fixed(r.hl_high)}]",
-               f"{fixed(r.d_z, 2)} [{fixed(r.d_z_low, 2)}, {fixed(r.d_z_high, 2)}]",
-               f"{fixed(r.prob_superiority, 3)} [{fixed(r.ps_low, 3)}, {fixed(r.ps_high, 3)}]"]
+               f"{fixed(r.hl_estimate)} {interval_cell(r.hl_low, r.hl_high)}",
+               f"{fixed(r.d_z, 2)} {interval_cell(r.d_z_low, r.d_z_high, 2)}",
+               f"{fixed(r.prob_superiority, 3)} "
+               f"{interval_cell(r.ps_low, r.ps_high, 3)}"]
         if margin is not None:
             row += [pvalue_text(r.tost_pvalue), "yes" if r.tost_pvalue <= alpha else "no"]
         rows.append(row)
@@ -381,8 +393,8 @@ def _mixed_rows(data):
         return None
     cl = data.settings["comparison"]["confidence_level"]
     rows = [[r.measure, r.a, r.b, fixed(r.difference), fixed(r.se_mixed),
-             f"[{fixed(r.low_mixed)}, {fixed(r.high_mixed)}]", pvalue_text(r.pvalue_mixed),
-             fixed(r.se_anova), f"[{fixed(r.low_anova)}, {fixed(r.high_anova)}]",
+             interval_cell(r.low_mixed, r.high_mixed), pvalue_text(r.pvalue_mixed),
+             fixed(r.se_anova), interval_cell(r.low_anova, r.high_anova),
              pvalue_text(r.pvalue_tukey)] for r in mx.itertuples(index=False)]
     header = ["measure", "a", "b", "a - b (model)", "se (model)",
               f"{cl:.0%} CI (model)", "p (model)", "se (ANOVA)", f"{cl:.0%} CI (ANOVA)",
@@ -420,7 +432,7 @@ def _segments_rows(data):
     for r in seg.itertuples(index=False):
         rows.append([str(r.measure), str(r.segment), str(int(r.n_queries)), str(r.a),
                      str(r.b), fixed(r.mean_a), fixed(r.mean_b), fixed(r.diff),
-                     f"[{fixed(r.ci_low)}, {fixed(r.ci_high)}]", fixed(r.pvalue),
+                     interval_cell(r.ci_low, r.ci_high), fixed(r.pvalue),
                      fixed(r.pvalue_adjusted),
                      "--" if pd.isna(r.reject) else ("yes" if bool(r.reject) else "no")])
     header = ["measure", "segment", "queries", "a", "b", "mean a", "mean b", "a - b",
@@ -437,9 +449,10 @@ def _segments_rows(data):
 
 
 def interval_phrase(method) -> str:
-    """How an interval was computed, in words (for captions)."""
-    name = interval_name(method)
-    if str(method).startswith("holm-sb2008"):
+    """How an interval was computed, in words (for captions): its registry label, and
+    for a step-down compatible interval what its open end means."""
+    name = interval_label(method)
+    if str(method).split("(")[0] in _COMPATIBLE:
         name += ("; a rejected pair's interval is one-sided, from 0, so that 0 lies outside "
                  "an interval exactly when the pair is rejected")
     return name

@@ -19,7 +19,16 @@ from ...baselines.random_ranking import FirstRelevantRank, expected_mrr, random_
 from ...metrics.measures import higher_is_better, mean_label, parse_measure
 from ...validation import alternative_iv
 from .inputs import is_evaluation, score_frame, select_systems
-from .style import GREY, LIGHT, PALETTE, finish, new_axes, plain_log_ticks, series_style
+from .style import (
+    GREY,
+    LIGHT,
+    PALETTE,
+    finish,
+    interval_name,
+    new_axes,
+    plain_log_ticks,
+    series_style,
+)
 
 __all__ = ["rr_histogram", "rank_ecdf", "null_distribution"]
 
@@ -289,9 +298,8 @@ def _null_distribution_iv(distribution, observed, kind, alternative, pvalue, int
     if interval is not None:
         what = "interval"
         if hasattr(interval, "confidence_level"):
-            method = {"bca": "BCa", "t": "t"}.get(getattr(interval, "method", ""),
-                                                  getattr(interval, "method", ""))
-            what = f"{interval.confidence_level:.0%} {method} interval".replace("  ", " ")
+            how = interval_name(getattr(interval, "method", None))
+            what = f"{interval.confidence_level:.0%} {how} interval".replace("  ", " ")
         lo, hi = interval
         interval = (float(lo), float(hi), what)
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 2:

@@ -11,6 +11,7 @@ __all__ = ["is_evaluation", "score_frame", "select_systems"]
 
 
 def is_evaluation(x) -> bool:
+    """Whether ``x`` is an :class:`mrrstats.Evaluation` (it carries candidate counts)."""
     return isinstance(x, Evaluation)
 
 
@@ -27,6 +28,7 @@ def score_frame(scores, measure, param="scores"):
 
 
 def select_systems(frame, systems, param="systems", limit=MAX_SERIES):
+    """The columns of ``frame`` to draw: ``systems`` (checked) or all, at most ``limit``."""
     if systems is None:
         cols = list(frame.columns)
         if limit is not None and len(cols) > limit:

@@ -22,8 +22,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ...deprecation import renamed_parameters
 from ...formatting import interval_text
 from ...metrics.measures import higher_is_better, mean_label
+from ...stats.registry import FAMILY_TESTS, test_label
 from .inputs import select_systems
 from .style import GREY, finish, interval_name, new_axes, series_style, short_names, wrap
 
@@ -126,7 +128,7 @@ def paired_differences(a, b, *, interval=None, names=None, measure=None, ax=None
     >>> a, b = [1, 0.5, 1, 0.25, 1, 0.5], [0.5, 0.5, 0.2, 0.25, 0.5, 0.33]
     >>> ax = mp.paired_differences(a, b, interval=mrrstats.paired_ttest(a, b))
     >>> [t.get_text() for t in ax.get_legend().get_texts() if "CI" in t.get_text()]
-    ['95% CI [-0.011, +0.667] (paired t)']
+    ['95% CI [-0.011, +0.667] (marginal\\npaired t)']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if removed:
@@ -242,7 +244,7 @@ def forest_means(intervals, *, measure=None, systems=None, sort=True, ax=None, *
     >>> t = pd.DataFrame({"mean": [0.5, 0.6], "ci_low": [0.4, 0.5], "ci_high": [0.6, 0.7],
     ...                   "method": "t", "confidence_level": 0.95}, index=["bm25", "dense"])
     >>> mp.forest_means(t, measure="RR").get_xlabel()
-    'MRR with 95% paired t CI'
+    'MRR with 95% marginal paired t CI'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if removed:
@@ -272,10 +274,6 @@ def forest_means(intervals, *, measure=None, systems=None, sort=True, ax=None, *
                    legend=False)
 
 
-_FAMILY_NAMES = {"tukey": "randomised Tukey HSD", "maxt": "Westfall-Young max-T",
-                 "anova-hsd": "Tukey HSD"}
-
-
 def _pairs_frame(result, measure, param):
     """A pairwise result (PairwiseResult, Comparison or their frame) as a DataFrame."""
     if hasattr(result, "results") and hasattr(result, "measures"):      # Comparison
@@ -297,23 +295,23 @@ def _pairs_frame(result, measure, param):
                     f"pairs (to_frame()), got {type(result).__name__}")
 
 
-def _versus(frame, baseline, param):
-    """Rows ``system, diff, ci_low, ci_high, reject`` oriented system - baseline."""
+def _versus(frame, control, param):
+    """Rows ``system, diff, ci_low, ci_high, reject`` oriented system - control."""
     need = {"diff", "ci_low", "ci_high"}
     if not need <= set(frame.columns):
         raise ValueError(f"`{param}` needs columns {sorted(need)}")
-    if "system" in frame.columns:                 # already against the baseline
+    if "system" in frame.columns:                 # already against the control
         out = frame.set_index("system")[["diff", "ci_low", "ci_high"]].copy()
         out["reject"] = frame["reject"].to_numpy(bool) if "reject" in frame.columns else False
         return out
     rows = {}
     for r in frame.to_dict("records"):
-        if r["b"] == baseline:
+        if r["b"] == control:
             rows[r["a"]] = (r["diff"], r["ci_low"], r["ci_high"], r.get("reject", False))
-        elif r["a"] == baseline:
+        elif r["a"] == control:
             rows[r["b"]] = (-r["diff"], -r["ci_high"], -r["ci_low"], r.get("reject", False))
     if not rows:
-        raise ValueError(f"`baseline` {baseline!r} is in no pair of `{param}`")
+        raise ValueError(f"`control` {control!r} is in no pair of `{param}`")
     out = pd.DataFrame.from_dict(rows, orient="index",
                                  columns=["diff", "ci_low", "ci_high", "reject"])
     out["reject"] = out["reject"].astype(bool)
@@ -325,9 +323,10 @@ def _first(frame, col, default=None):
         frame.attrs.get(col, default)
 
 
-def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, sort=True,
+@renamed_parameters(baseline="control")
+def forest_differences(pairwise, control, *, simultaneous=None, measure=None, sort=True,
                        ax=None, **removed):
-    """Differences to a baseline with their intervals and decisions, as computed.
+    """Differences to a control system with their intervals and decisions, as computed.
 
     Parameters
     ----------
@@ -335,14 +334,17 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
         The comparison to draw: :func:`mrrstats.pairwise_tests` or
         :func:`mrrstats.compare` output, the frame of its pairs
         (``to_frame()``: columns ``a, b, diff, ci_low, ci_high, reject``), or a
-        frame already oriented against the baseline (columns ``system, diff,
-        ci_low, ci_high, reject``, as a report's ``versus_baseline``). Its
+        frame already oriented against the control (columns ``system, diff,
+        ci_low, ci_high, reject``, as a report's ``versus_control``). Its
         intervals are drawn as thick bars, its decisions as filled markers.
-    baseline : str
-        The system every other one is compared with (difference = system - baseline).
+    control : str
+        The system every other one is compared with (difference = system -
+        control); formerly ``baseline``.
     simultaneous : PairwiseResult, Comparison or DataFrame, optional, keyword-only
-        A family-wise result (``test="tukey"``, ``"maxt"`` or ``"anova-hsd"``)
-        whose simultaneous intervals are drawn as thin capped lines.
+        A family-wise result (a test of
+        :data:`mrrstats.stats.registry.FAMILY_TESTS`: ``"tukey"``, ``"maxt"``,
+        ``"anova-hsd"``, ``"dunnett"``) whose intervals are drawn as thin capped
+        lines.
     measure : str, optional, keyword-only
         Measure of a Comparison (default its first) and of the axis label.
     sort : bool, keyword-only
@@ -358,7 +360,9 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
     Nothing is computed: the figure shows the intervals and decisions of
     the results it is given, so that it agrees with their tables. Intervals
     and decisions agree when the result makes them agree (a pair is rejected
-    exactly when 0 lies outside its interval).
+    exactly when 0 lies outside its interval). Finite intervals are drawn as
+    they are; an infinite end (a one-sided or a step-down compatible interval)
+    runs to the edge of the plot, and the legend says so.
 
     Examples
     --------
@@ -374,30 +378,31 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
     if removed:
         raise TypeError(f"forest_differences() no longer runs tests ({sorted(removed)}): "
                         "pass the PairwiseResult or Comparison your analysis computed")
-    if not isinstance(baseline, str):
-        raise TypeError(f"`baseline` must be a system name, got {baseline!r}")
+    if not isinstance(control, str):
+        raise TypeError(f"`control` must be a system name, got {control!r}")
     frame = _pairs_frame(pairwise, measure, "pairwise")
     if measure is None:
         measure = _first(frame, "measure", "score")
-    vs = _versus(frame, baseline, "pairwise")
-    fam = None
+    vs = _versus(frame, control, "pairwise")
+    fam = fframe = None
     if simultaneous is not None:
         fframe = _pairs_frame(simultaneous, measure, "simultaneous")
-        if _first(fframe, "test") not in _FAMILY_NAMES:
-            raise ValueError("`simultaneous` must be a result of test='tukey', 'maxt' or "
-                             "'anova-hsd'")
-        fam = _versus(fframe, baseline, "simultaneous").reindex(vs.index)
+        if _first(fframe, "test") not in FAMILY_TESTS:
+            raise ValueError(f"`simultaneous` must be a result of a family-wise test "
+                             f"{FAMILY_TESTS}")
+        fam = _versus(fframe, control, "simultaneous").reindex(vs.index)
         if fam["diff"].isna().any():
             raise ValueError("`simultaneous` was computed on other systems than `pairwise`")
     diff = vs["diff"].to_numpy(np.float64)
-    mlo, mhi = vs["ci_low"].to_numpy(np.float64), vs["ci_high"].to_numpy(np.float64)
-    rej = vs["reject"].to_numpy(bool)
+    ends = [vs["ci_low"].to_numpy(np.float64), vs["ci_high"].to_numpy(np.float64)]
+    if fam is not None:
+        ends += [fam["ci_low"].to_numpy(np.float64), fam["ci_high"].to_numpy(np.float64)]
     # an infinite end (one-sided or compatible intervals) is drawn to the plot's edge
-    ends = np.concatenate([diff, mlo[np.isfinite(mlo)], mhi[np.isfinite(mhi)], [0.0]])
-    span = max(float(ends.max() - ends.min()), 1e-12)
-    edge = (float(ends.min()) - 0.15 * span, float(ends.max()) + 0.15 * span)
-    open_ends = ~np.isfinite(mlo) | ~np.isfinite(mhi)
-    mlo, mhi = np.clip(mlo, *edge), np.clip(mhi, *edge)
+    finite = np.concatenate([diff, [0.0], *(e[np.isfinite(e)] for e in ends)])
+    span = max(float(finite.max() - finite.min()), 1e-12)
+    edge = (float(finite.min()) - 0.15 * span, float(finite.max()) + 0.15 * span)
+    open_ends = any(not np.isfinite(e).all() for e in ends)
+    ends = [np.clip(e, *edge) for e in ends]
     order = np.argsort(diff, kind="stable") if sort else np.arange(diff.size)[::-1]
     k = diff.size
     ax = new_axes(ax, figsize=(8.0, min(10.0, max(2.0, 1.1 + 0.25 * k))))
@@ -407,25 +412,26 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
     level = "" if cl is None else f"{float(cl):.0%} "
     how = interval_name(_first(frame, "ci_method"))
     small = k > 30
-    ax.hlines(y, mlo[order], mhi[order], color=s0["color"], linewidth=2.5 if small else 5,
-              alpha=0.55, label=f"{level}CI" + (f"\n({wrap(how)})" if how else ""), zorder=2)
+    ax.hlines(y, ends[0][order], ends[1][order], color=s0["color"],
+              linewidth=2.5 if small else 5, alpha=0.55,
+              label=f"{level}CI" + (f"\n({wrap(how)})" if how else ""), zorder=2)
     if fam is not None:
-        fcl = _first(_pairs_frame(simultaneous, measure, "simultaneous"), "confidence_level")
+        fcl = _first(fframe, "confidence_level")
         flevel = "" if fcl is None else f"{float(fcl):.0%} "
-        ax.errorbar(diff[order], y, xerr=[diff[order] - fam["ci_low"].to_numpy()[order],
-                                          fam["ci_high"].to_numpy()[order] - diff[order]],
+        ax.errorbar(diff[order], y, xerr=[diff[order] - ends[2][order],
+                                          ends[3][order] - diff[order]],
                     fmt="none", ecolor="black", elinewidth=0.9, capsize=2 if small else 3.5,
                     label=f"simultaneous {flevel}CI "
-                          f"({_FAMILY_NAMES[_first(fframe, 'test')]})", zorder=3)
+                          f"({test_label(_first(fframe, 'test'))})", zorder=3)
     alpha = _first(frame, "alpha")
-    filled = rej[order]
+    filled = vs["reject"].to_numpy(bool)[order]
     ax.scatter(diff[order][filled], y[filled], marker="D", s=14 if small else 30,
                color=s1["color"], edgecolor="black", linewidth=0.6, zorder=4,
                label="significant" + ("" if alpha is None else f" (α = {float(alpha):g})"))
     ax.scatter(diff[order][~filled], y[~filled], marker="D", s=14 if small else 30,
                facecolor="white", edgecolor="black", linewidth=0.8, zorder=4,
                label="not significant")
-    if open_ends.any():
+    if open_ends:
         ax.set_xlim(*edge)
         ax.plot([], [], color=s0["color"], linewidth=5, alpha=0.55,
                 label="bar to the edge:\ninterval open on that side")
@@ -433,8 +439,8 @@ def forest_differences(pairwise, baseline, *, simultaneous=None, measure=None, s
     labels = np.asarray(list(vs.index), dtype=object)
     ax.set_yticks(y, labels[order], fontsize=8 if not small else 5.5)
     ax.set_ylim(-0.7, k - 0.3)
-    return finish(ax, f"difference in {mean_label(measure)} (system − {baseline})", "system",
-                   legend_loc="right")
+    return finish(ax, f"difference in {mean_label(measure)} (system − {control})", "system",
+                  legend_loc="right")
 
 
 def _pair_rows(frame, need, measure):

@@ -13,9 +13,10 @@ import contextlib
 import os
 import textwrap
 
+from ...stats.registry import interval_label
+
 __all__ = ["PALETTE", "style_context", "interval_name", "short_names", "series_style",
            "new_axes", "finish", "plain_log_ticks", "wrap", "GREY", "LIGHT", "MAX_SERIES"]
-
 
 #: Okabe-Ito colours (Okabe & Ito, "Color Universal Design", 2008), in the
 #: order used for series: blue, vermillion, bluish green, orange, reddish
@@ -112,6 +113,7 @@ def new_axes(ax, figsize=(5.0, 3.4)):
 
 
 def finish(ax, xlabel, ylabel, *, legend=True, legend_loc="best", **legend_kw):
+    """Axis labels, no top/right spines and the legend (``"right"``: outside the axes)."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     for side in ("top", "right"):
@@ -135,30 +137,19 @@ def plain_log_ticks(axis):
     axis.set_minor_formatter(NullFormatter())
 
 
-# TEMP-OLD-LABELS
-#: How an interval's ``method`` is named in legends and captions.
-_METHOD_NAMES = {"t": "paired t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap",
-                 "basic": "basic bootstrap", "studentized": "studentized bootstrap",
-                 "bootstrap-t": "studentized bootstrap",
-                 "holm-sb2008": "Holm-compatible (Strassburger & Bretz 2008)",
-                 "fcr-by2005": "FCR-adjusted (Benjamini & Yekutieli 2005)",
-                 "bonferroni": "Bonferroni", "marginal": "marginal",
-                 "maxt-step-down": "max-T step-down compatible",
-                 "maxt-single-step": "max-T single-step simultaneous",
-                 "tukey-simultaneous": "randomised Tukey simultaneous"}
-
-
 def interval_name(method) -> str:
-    """Readable name of an interval method (``"bca"`` -> ``"BCa bootstrap"``).
+    """Readable name of an interval method (``"bca"`` -> ``"marginal BCa bootstrap"``).
+
+    :func:`mrrstats.stats.registry.interval_label` (the one table of interval
+    labels, :data:`mrrstats.stats.registry.INTERVAL_LABELS`), under the name the
+    plots and notebooks of 0.1 use; None gives ``""``.
 
     >>> interval_name("bca"), interval_name("t")
-    ('BCa bootstrap', 'paired t')
+    ('marginal BCa bootstrap', 'marginal paired t')
+    >>> interval_name("holm-sb2008(randomization)")
+    'Holm-compatible (Strassburger & Bretz 2008), inverting the paired randomization test'
     """
-    m = "" if method is None else str(method)
-    if m.endswith(")") and "(" in m:         # "holm-sb2008(randomization)": how(test)
-        how, test = m[:-1].split("(", 1)
-        return f"{_METHOD_NAMES.get(how, how)}, inverting the {test} test"
-    return _METHOD_NAMES.get(m, m)
+    return "" if method is None else interval_label(method)
 
 
 def wrap(text, width=28):
