@@ -343,7 +343,8 @@ def test_example_report_in_headless_chromium(tmp_path):
 def test_show_code_keeps_code_cells_in_the_page(tmp_path):
     data = mrrstats.datasets.cast2021()
     res = make_report(data.qrels, data.runs[:3], out=tmp_path / "r", measures="RR",
-                      n_resamples=199, rng=1, show_code=True, progress=False)
+                      n_resamples=199, rng=1, show_code=True, progress=False,
+                      multiverse=False, clusters=None)
     html = (res.path / "report.html").read_text(encoding="utf-8")
     assert "class=\"highlight hl-ipython3" in html   # the code is in the page
     hidden = (EXAMPLE / "report.html").read_text(encoding="utf-8")

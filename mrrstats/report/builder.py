@@ -232,7 +232,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     res = mrrstats.make_report(data.qrels, data.runs[:3], out=tmp, measures="RR",
     ...                                n_resamples=999, rng=1, notebook=False,
-    ...                                progress=False)
+    ...                                multiverse=False, progress=False)
     ...     print(res.files[:3])
     ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
     """
