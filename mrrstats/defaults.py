@@ -196,9 +196,11 @@ EXCEPTIONS = {
     ("mrrstats baseline", "random"):
         (None, "RANDOM for QRELS RUN input; a ranks file (--ranks) carries its own counts"),
     # plots draw a random reference only when asked
-    ("mrrstats.report.plots.rr_histogram", "random"): (None, "no random reference unless asked"),
-    ("mrrstats.report.plots.rank_ecdf", "random"): (None, "no random reference unless asked"),
-    ("mrrstats.report.plots.observed_vs_random", "random"):
+    ("mrrstats.report.plots.distributions.rr_histogram", "random"):
+        (None, "no random reference unless asked"),
+    ("mrrstats.report.plots.distributions.rank_ecdf", "random"):
+        (None, "no random reference unless asked"),
+    ("mrrstats.report.plots.baselines.observed_vs_random", "random"):
         (None, "the model is read from the baseline table"),
 }
 
