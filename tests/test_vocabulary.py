@@ -224,7 +224,6 @@ NO_WORKERS = {
     "random_metric_moments": "scores permutations of one query's grades in NumPy",
     "random_baseline_test": "draws first-relevant ranks from their closed-form law",
     "evaluation_baseline": "as random_baseline_test",
-    "correct_sampled_metric": "a bootstrap of per-query estimates in NumPy",
     "randomization_power": "simulates whole experiments; each runs the t or sign-flip "
                            "test on a few queries",
     "equivalence_test": "TOST; the randomization variant has two one-sided tests of one "
