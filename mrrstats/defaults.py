@@ -171,7 +171,7 @@ EXCEPTIONS = {
     ("mrrstats.stats.mixed.mixed_model", "missing"):
         ("drop", "a mixed model handles unbalanced data: missing cells are simply absent"),
     # `correction` of the Wilcoxon test is the continuity correction, not a multiple-test one
-    ("mrrstats.stats.significance.wilcoxon_test", "correction"):
+    ("mrrstats.stats.paired.wilcoxon_test", "correction"):
         (None, "continuity correction (None: scipy's choice), not a multiple-test correction"),
     # discriminative power counts raw significant pairs (Sakai 2006), by definition
     ("mrrstats.stats.multiple.discriminative_power", "correction"):

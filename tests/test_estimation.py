@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from mrrstats.stats import estimation as est
-from mrrstats.stats.significance import bootstrap_ci
+from mrrstats.stats.bootstrap import bootstrap_ci
 
 # Data of R's ?wilcox.test (Hollander & Wolfe 1973, p. 29, depression scale).
 X = np.array([1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30])

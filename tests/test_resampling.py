@@ -313,7 +313,7 @@ def test_inverted_intervals_cover_a_known_mean_on_real_data():
 
 def test_exact_null_too_large_is_a_clear_error():
     # built directly: running the exact test of 27 queries (2**27 sign vectors) is slow
-    from mrrstats.stats.significance import RandomizationTestResult
+    from mrrstats.stats.randomization import RandomizationTestResult
 
     d = np.linspace(-1, 1, 27) + 0.01
     res = RandomizationTestResult(float(d.mean()), 1.0, 0.0, True, 2**27, 27, "two-sided",

@@ -1,4 +1,4 @@
-"""Tests of mrrstats.significance: paired tests, bootstrap intervals, effect sizes.
+"""Tests of the paired tests of mrrstats.stats: paired tests, bootstrap intervals, effect sizes.
 
 Reference values come from scipy (named calls), R (commands quoted), exact
 enumeration, or independent re-implementations written out in the test.
@@ -19,8 +19,9 @@ from scipy import special, stats
 import mrrstats
 from mrrstats.io import read_score_matrix
 from mrrstats.stats.counter import stream_key
+from mrrstats.stats.intervals import bootstrap_interval
 from mrrstats.stats.resampling import enumerated_rows, signflip_counts, signflip_rows
-from mrrstats.stats.significance import _bootstrap_interval, _sign_pvalues
+from mrrstats.stats.rows import sign_pvalues
 
 
 def _matrix(*parts):
@@ -204,7 +205,7 @@ def test_sign_test_all_ties():
 def test_vectorised_sign_pvalues_equal_binomtest(alternative):
     w, l_ = np.meshgrid(np.arange(0, 16), np.arange(0, 16))
     w, l_ = w.ravel(), l_.ravel()
-    ours = _sign_pvalues(w, l_, alternative)
+    ours = sign_pvalues(w, l_, alternative)
     for wi, li, p in zip(w, l_, ours, strict=True):
         ref = 1.0 if wi + li == 0 else stats.binomtest(wi, wi + li, 0.5,
                                                        alternative=alternative).pvalue
@@ -404,7 +405,7 @@ def test_bootstrap_one_sided_and_degenerate():
     assert hi == np.inf and lo < x.mean()
     flat = mrrstats.bootstrap_ci([0.5, 0.5, 0.5], n_resamples=200, rng=0)
     assert tuple(flat.confidence_interval()) == (0.5, 0.5)
-    low, high = _bootstrap_interval(np.array([0.0]), np.zeros((1, 10)), np.zeros(1), "bca",
+    low, high = bootstrap_interval(np.array([0.0]), np.zeros((1, 10)), np.zeros(1), "bca",
                                     0.95, "two-sided")
     assert (low[0], high[0]) == (0.0, 0.0)
 
@@ -585,7 +586,7 @@ def test_calibration_other_tests_documented(rr_matrices):
         D = _null_differences(rr_matrices, n, R, rng)
         zeros = np.zeros(n)
         w = np.array([mrrstats.wilcoxon_test(d, zeros, method="R").pvalue for d in D])
-        s = _sign_pvalues((D > 0).sum(axis=1), (D < 0).sum(axis=1), "two-sided")
+        s = sign_pvalues((D > 0).sum(axis=1), (D < 0).sum(axis=1), "two-sided")
         bs = np.array([mrrstats.bootstrap_test(d, zeros, method="shift", n_resamples=500,
                                                rng=rng).pvalue
                        for d in D])

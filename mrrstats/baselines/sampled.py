@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..stats.significance import ConfidenceInterval, bootstrap_ci
+from ..stats.bootstrap import bootstrap_ci
+from ..stats.intervals import ConfidenceInterval
 from ..validation import confidence_level_iv, int_iv, rng_iv
 
 __all__ = ["SampledMetricResult", "correct_sampled_metric", "sampled_rank_matrix",

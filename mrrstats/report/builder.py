@@ -104,11 +104,13 @@ from ..metrics.evaluation import Evaluation, QueryCounts, evaluate
 from ..metrics.measures import parse_measure, parse_measures
 from ..model.scoretable import score_sources
 from ..progress import progress_enabled, tracking
+from ..stats.bootstrap import bootstrap_ci
 from ..stats.compare import compare
+from ..stats.effects import residual_variance
 from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
+from ..stats.randomization import randomization_test
 from ..stats.registry import FAMILY_TESTS, correction_label, correction_spec, test_label, test_spec
-from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
 from ..version import __version__
 from .plots import interval_name, one_option_at_a_time

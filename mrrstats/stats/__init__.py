@@ -2,7 +2,9 @@
 multiple comparisons, power, and the ``compare`` verb."""
 
 from . import blocked
+from .bootstrap import bootstrap_ci, bootstrap_test
 from .compare import Comparison, compare
+from .effects import effect_sizes, residual_variance
 from .estimation import (
                        EffectSizeIntervals,
                        EquivalenceResult,
@@ -15,6 +17,7 @@ from .estimation import (
                        unpaired_permutation_test,
                        unpaired_ttest,
 )
+from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display, rank_intervals
 from .mixed import MixedModelResult, mixed_model, mixed_vs_anova
 from .multiple import (
@@ -25,18 +28,9 @@ from .multiple import (
                        randomized_tukey_hsd,
                        westfall_young,
 )
+from .paired import paired_ttest, sign_test, wilcoxon_test
 from .power import randomization_power, topic_set_size, ttest_power
-from .significance import (
-                       ConfidenceInterval,
-                       bootstrap_ci,
-                       bootstrap_test,
-                       effect_sizes,
-                       paired_ttest,
-                       randomization_test,
-                       residual_variance,
-                       sign_test,
-                       wilcoxon_test,
-)
+from .randomization import randomization_test
 
 __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discriminative_power",
            "pairwise_tests", "randomized_tukey_hsd", "westfall_young", "randomization_power",

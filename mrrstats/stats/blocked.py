@@ -3,8 +3,8 @@ r"""Statistics over 10^6-10^8 queries, in blocks: the in-memory numbers, memory 
 :func:`randomization_test` and :func:`bootstrap_ci` take the per-query values
 of one or two systems from a *source* read one block of queries at a time
 and return the results of the in-memory functions
-(:class:`~mrrstats.stats.significance.RandomizationTestResult`,
-:class:`~mrrstats.stats.significance.BootstrapCIResult`, with their null or
+(:class:`~mrrstats.stats.randomization.RandomizationTestResult`,
+:class:`~mrrstats.stats.bootstrap.BootstrapCIResult`, with their null or
 bootstrap distributions and ``confidence_interval`` methods), equal bit for
 bit to :func:`mrrstats.randomization_test` and
 ``mrrstats.bootstrap_ci(..., scheme="poisson")`` on the whole vectors for the
@@ -55,7 +55,8 @@ from ..validation import (
     rng_iv,
     workers_iv,
 )
-from .significance import bootstrap_ci_blocks, randomization_test_blocks
+from .bootstrap import bootstrap_ci_blocks
+from .randomization import randomization_test_blocks
 
 __all__ = ["randomization_test", "bootstrap_ci", "BLOCK_SIZE"]
 

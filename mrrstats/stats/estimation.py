@@ -43,8 +43,11 @@ from ..validation import (
     rng_iv,
     tolerance_iv,
 )
+from .bootstrap import bootstrap_ci
+from .intervals import ConfidenceInterval
+from .paired import paired_ttest
+from .randomization import randomization_test
 from .resampling import bootstrap_sums, enumerated_splits, label_permutations
-from .significance import ConfidenceInterval, bootstrap_ci, paired_ttest, randomization_test
 
 __all__ = [
     "HodgesLehmannResult",
@@ -127,7 +130,7 @@ class HodgesLehmannResult:
     alternative: str
 
     def confidence_interval(self):
-        """The interval as a :class:`~mrrstats.stats.significance.ConfidenceInterval`."""
+        """The interval as a :class:`~mrrstats.stats.intervals.ConfidenceInterval`."""
         return ConfidenceInterval(self.low, self.high, self.confidence_level,
                                   f"hodges-lehmann ({self.method})")
 

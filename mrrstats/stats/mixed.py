@@ -23,8 +23,8 @@ from scipy import stats
 
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv
+from .effects import residual_variance
 from .multiple import anova_tukey_hsd
-from .significance import residual_variance
 
 __all__ = ["MixedModelResult", "mixed_model", "mixed_vs_anova"]
 

@@ -23,8 +23,10 @@ import numpy as np
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
 from .counter import stream_key
+from .effects import residual_variance
+from .pairs import vector_iv
 from .resampling import signflip_pvalues_per_row
-from .significance import _ttest_rows, _vector, residual_variance
+from .rows import ttest_rows
 
 __all__ = ["PowerResult", "SimulatedPowerResult", "TopicSetSizeResult", "ttest_power",
            "randomization_power", "topic_set_size"]
@@ -292,7 +294,7 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
         idx = gen_idx.integers(0, z.size, size=(r, n))
         D = z[idx]  # (r, n)
         if test == "t":
-            _, p, _, _ = _ttest_rows(D, alternative)
+            _, p, _, _ = ttest_rows(D, alternative)
         else:
             p = signflip_pvalues_per_row(D, alternative, B, exact, key, start)
         rejected += int((p <= alpha).sum())
@@ -304,7 +306,7 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
 
 def _randomization_power_iv(differences, n_queries, difference, alpha, alternative, test,
                             n_simulations, n_resamples, batch, rng):
-    d = _vector(differences, "differences")
+    d = vector_iv(differences, "differences")
     if d.size < 2:
         raise ValueError(f"`differences` needs at least 2 values, got {d.size}")
     if not np.isfinite(d).all():
