@@ -18,7 +18,10 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
+from ..defaults import BOOTSTRAP_METHOD
+from ..deprecation import renamed_attribute
 from ..validation import (
     alternative_iv,
     confidence_level_iv,
@@ -36,6 +39,7 @@ from .intervals import (
     accept_count,
     bootstrap_interval,
     jackknife_acceleration,
+    level_iv,
 )
 from .pairs import device_pair, pair_iv, vector_iv
 from .resampling import (
@@ -71,27 +75,45 @@ class BootstrapCIResult:
     confidence_level : float
         Default confidence level.
     alternative : str
-    n_resamples, n : int
+    n_resamples, n_queries : int
     seed : int or None
     n_clusters : int or None
         Number of clusters resampled as units (``clusters=`` or ``strata=``);
         None for the plain query bootstrap.
     scheme : str
         ``"multinomial"`` or ``"poisson"`` (see :func:`bootstrap_ci`).
+
+    Methods
+    -------
+    confidence_interval(confidence_level=None, *, method=None)
+        The interval from the stored distribution (at another level or by another
+        method when given).
+    to_frame()
+        One row: the statistic, its standard error and the interval.
     """
 
     statistic: float
     standard_error: float
-    bootstrap_distribution: np.ndarray = field(repr=False)
+    _bootstrap_distribution: np.ndarray = field(repr=False)
     acceleration: float
     method: str
     confidence_level: float
     alternative: str
     n_resamples: int
-    n: int
+    n_queries: int
     seed: int | None
     n_clusters: int | None = None
     scheme: str = "multinomial"
+
+    n = renamed_attribute("n_queries")
+
+    def __post_init__(self):
+        self._bootstrap_distribution.flags.writeable = False
+
+    @property
+    def bootstrap_distribution(self) -> np.ndarray:
+        """The :math:`B` resampled means, sorted ascending (read-only)."""
+        return self._bootstrap_distribution
 
     def confidence_interval(self, confidence_level=None, *, method=None):
         """Interval from the stored bootstrap distribution.
@@ -103,8 +125,7 @@ class BootstrapCIResult:
         method : {"bca", "percentile", "basic"}, optional
             Defaults to the method passed to :func:`bootstrap_ci`.
         """
-        cl = self.confidence_level if confidence_level is None else \
-            confidence_level_iv(confidence_level)
+        cl = level_iv(confidence_level, self.confidence_level)
         method = self.method if method is None else method
         if method not in CI_METHODS:
             raise ValueError(f"`method` must be one of {CI_METHODS}, got {method!r}")
@@ -114,10 +135,22 @@ class BootstrapCIResult:
                                         self.alternative)
         return ConfidenceInterval(float(low[0]), float(high[0]), cl, method)
 
+    def to_frame(self):
+        """One row: ``statistic``, ``standard_error``, ``ci_low``, ``ci_high``,
+        ``confidence_level``, ``method``, ``acceleration``, the sizes and ``seed``."""
+        ci = self.confidence_interval()
+        return pd.DataFrame([{"statistic": self.statistic,
+                              "standard_error": self.standard_error, "ci_low": ci.low,
+                              "ci_high": ci.high, "confidence_level": ci.confidence_level,
+                              "method": self.method, "acceleration": self.acceleration,
+                              "alternative": self.alternative, "n_queries": self.n_queries,
+                              "n_clusters": self.n_clusters, "n_resamples": self.n_resamples,
+                              "scheme": self.scheme, "seed": self.seed}])
 
-def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative="two-sided",
-                 n_resamples=10000, clusters=None, strata=None, batch=None, missing="raise",
-                 scheme="multinomial", workers=-1, rng=None):
+
+def bootstrap_ci(a, b=None, *, method=BOOTSTRAP_METHOD, confidence_level=0.95,
+                 alternative="two-sided", n_resamples=10000, clusters=None, strata=None,
+                 batch=None, missing="raise", scheme="multinomial", workers=-1, rng=None):
     r"""Bootstrap confidence interval for a mean (MRR) or a paired mean difference.
 
     Parameters
@@ -128,6 +161,7 @@ def bootstrap_ci(a, b=None, *, method="bca", confidence_level=0.95, alternative=
         Per-query scores of a second system on the same queries: the interval
         is then for the mean of ``a - b`` (queries resampled in pairs).
     method : {"bca", "percentile", "basic"}, keyword-only
+        The interval (default BCa, :data:`mrrstats.defaults.BOOTSTRAP_METHOD`).
     confidence_level : float, keyword-only
     alternative : {"two-sided", "less", "greater"}, keyword-only
         One-sided intervals have an infinite bound, as in :func:`scipy.stats.bootstrap`.
@@ -356,17 +390,18 @@ class BootstrapTestResult:
         ``(b + 1) / (B + 1)``.
     pvalue_se : float
         Monte-Carlo standard error :math:`\\sqrt{p(1-p)/B}`.
-    mean_difference : float
+    difference : float
+        Mean difference :math:`\\bar d` of ``a - b``.
     method : str
     alternative : str
-    n_resamples, n : int
+    n_resamples, n_queries : int
     seed : int or None
     null_distribution : ndarray
         The :math:`B` null statistics in draw order: the centred resample means
         :math:`\\bar z^*_b` (``"shift"``) or :math:`t^*_b` (``"studentized"``;
         ``+-inf`` for a resample without variance). ``8 B`` bytes (80 KB at
         the default ``B``).
-    std_error : float
+    standard_error : float
         :math:`s_d/\\sqrt n`, the scale of the studentized statistic (with
         ``clusters``, the cluster-robust standard error of the mean, see
         :func:`bootstrap_test`).
@@ -377,20 +412,31 @@ class BootstrapTestResult:
     -------
     confidence_interval(confidence_level=0.95)
         The shifts the same test does not reject, from the same resamples.
+    to_frame()
+        One row: the test, its interval and its settings.
     """
 
     statistic: float
     pvalue: float
     pvalue_se: float
-    mean_difference: float
+    difference: float
     method: str
     alternative: str
     n_resamples: int
-    n: int
+    n_queries: int
     seed: int | None
-    null_distribution: np.ndarray = field(default=None, repr=False, compare=False)
-    std_error: float = math.nan
+    _null_distribution: np.ndarray = field(default=None, repr=False, compare=False)
+    standard_error: float = math.nan
     n_clusters: int | None = None
+
+    mean_difference = renamed_attribute("difference")
+    std_error = renamed_attribute("standard_error")
+    n = renamed_attribute("n_queries")
+
+    @property
+    def null_distribution(self) -> np.ndarray:
+        """The :math:`B` null statistics in draw order (read-only; see the class docstring)."""
+        return self._null_distribution
 
     def confidence_interval(self, confidence_level=0.95):
         r"""Interval for the mean difference by inverting this bootstrap test.
@@ -426,10 +472,10 @@ class BootstrapTestResult:
         null = np.asarray(self.null_distribution)
         B = null.size
         k = accept_count(1.0 - cl, B, False)
-        scale = self.std_error if self.method == "studentized" else 1.0
+        scale = self.standard_error if self.method == "studentized" else 1.0
         name = ("bootstrap-t inversion" if self.method == "studentized"
                 else "shift-bootstrap inversion")
-        m = self.mean_difference
+        m = self.difference
         low, high = -math.inf, math.inf
         if k > 0:
             if self.alternative == "two-sided":
@@ -443,6 +489,19 @@ class BootstrapTestResult:
         # inf * 0 (an infinite null statistic, no spread): the interval is the point
         low, high = (m if math.isnan(v) else float(v) for v in (low, high))
         return ConfidenceInterval(low, high, cl, name)
+
+    def to_frame(self):
+        """One row: ``test``, ``statistic``, ``pvalue``, ``pvalue_se``, ``difference``,
+        ``standard_error``, the 95% interval, the settings and ``seed``."""
+        ci = self.confidence_interval()
+        return pd.DataFrame([{"test": "bootstrap", "method": self.method,
+                              "statistic": self.statistic, "pvalue": self.pvalue,
+                              "pvalue_se": self.pvalue_se, "difference": self.difference,
+                              "standard_error": self.standard_error, "ci_low": ci.low,
+                              "ci_high": ci.high, "confidence_level": ci.confidence_level,
+                              "alternative": self.alternative, "n_queries": self.n_queries,
+                              "n_clusters": self.n_clusters, "n_resamples": self.n_resamples,
+                              "seed": self.seed}])
 
 
 def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_resamples=10000,
@@ -545,7 +604,7 @@ def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_res
     >>> print(round(res.statistic, 2), res.pvalue < 0.05)
     3.43 True
     >>> low, high = res.confidence_interval()
-    >>> print(0 < low < res.mean_difference < high)
+    >>> print(0 < low < res.difference < high)
     True
     """
     a, b, n_resamples, batch, gen, seed, design = _bootstrap_test_iv(
@@ -571,7 +630,7 @@ def _cluster_bootstrap_test(d, design, alternative, method, n_resamples, batch, 
                             workers=-1):
     """The bootstrap test of one pair with clusters (see :func:`bootstrap_test`'s Notes).
 
-    Returns ``(statistic, pvalue, pvalue_se, null, std_error)``.
+    Returns ``(statistic, pvalue, pvalue_se, null, standard_error)``.
     """
     stat, p, se_p, null, se = cluster_bootstrap_rows(d[None, :], design, alternative, method,
                                                      n_resamples, batch, gen, keep=True,

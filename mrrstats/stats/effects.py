@@ -9,9 +9,13 @@ r"""Effect sizes of a paired difference: :math:`d_z`, Sakai's :math:`ES_E`, wins
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
+import pandas as pd
+
+from ..deprecation import renamed_attribute, renamed_parameters
 from ..model.scoretable import as_score_table
 from ..validation import tolerance_iv
 from .pairs import pair_iv
@@ -77,8 +81,14 @@ class EffectSizes:
     prob_superiority : float
         Paired probability of superiority :math:`(W + T/2)/n`: the chance that
         ``a`` beats ``b`` on a random query, ties counting one half.
-    zero_tolerance : float
-    n : int
+    atol : float
+        The tie tolerance :math:`\\tau`.
+    n_queries : int
+
+    Methods
+    -------
+    to_frame()
+        One row with the attributes (intervals: :func:`mrrstats.effect_size_intervals`).
     """
 
     difference: float
@@ -88,19 +98,27 @@ class EffectSizes:
     ties: int
     losses: int
     prob_superiority: float
-    zero_tolerance: float
-    n: int
+    atol: float
+    n_queries: int
+
+    zero_tolerance = renamed_attribute("atol")
+    n = renamed_attribute("n_queries")
+
+    def to_frame(self):
+        """One row: the attributes, in their order."""
+        return pd.DataFrame([dataclasses.asdict(self)])
 
 
-def effect_sizes(a, b, *, zero_tolerance=0.0, residual_variance=None, missing="raise"):
+@renamed_parameters(zero_tolerance="atol")
+def effect_sizes(a, b, *, atol=0.0, residual_variance=None, missing="raise"):
     r"""Effect sizes of the difference ``a - b``.
 
     Parameters
     ----------
     a, b : array_like, 1-D
         Aligned per-query scores.
-    zero_tolerance : float, keyword-only
-        :math:`|d_i| \le` ``zero_tolerance`` is a tie.
+    atol : float, keyword-only
+        :math:`|d_i| \le` ``atol`` is a tie.
     residual_variance : float, optional, keyword-only
         :math:`V_E` of the two-way ANOVA over *all* systems of the experiment
         (see :func:`mrrstats.residual_variance`); enables ``es_e``.
@@ -128,14 +146,14 @@ def effect_sizes(a, b, *, zero_tolerance=0.0, residual_variance=None, missing="r
     >>> print(es.wins, es.ties, es.losses, es.prob_superiority, round(es.d_z, 3))
     2 2 0 0.75 0.833
     """
-    a, b, tol, v_e = _effect_sizes_iv(a, b, zero_tolerance, residual_variance, missing)
+    a, b, tol, v_e = _effect_sizes_iv(a, b, atol, residual_variance, missing)
     mean, dz, es, w, t, l_, ps = effect_rows((a - b)[None, :], tol, v_e)
     return EffectSizes(float(mean[0]), float(dz[0]), float(es[0]), int(w[0]), int(t[0]),
                        int(l_[0]), float(ps[0]), tol, int(a.size))
 
 
-def _effect_sizes_iv(a, b, zero_tolerance, residual_variance, missing):
-    tol = tolerance_iv(zero_tolerance)
+def _effect_sizes_iv(a, b, atol, residual_variance, missing):
+    tol = tolerance_iv(atol, "atol")
     if residual_variance is not None:
         try:
             v_e = float(residual_variance)

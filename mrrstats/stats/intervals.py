@@ -7,6 +7,8 @@ r"""Confidence intervals shared by the tests of :mod:`mrrstats.stats`.
   :func:`acceleration_from_sums`).
 * :func:`signflip_interval` -- the shifts a sign-flip test does not reject
   (:func:`accept_count`).
+* :func:`two_sample_acceleration` -- the BCa acceleration of a difference of
+  two independent means; :func:`level_iv` -- a result's interval level.
 
 Names here are public within the package: the paired tests, the many-system
 procedures, the leaderboard and the power functions share them.
@@ -18,11 +20,14 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import special, stats
+
+from ..validation import confidence_level_iv
 
 __all__ = ["ConfidenceInterval", "CI_METHODS", "t_interval", "accept_count",
            "signflip_interval", "jackknife_acceleration", "acceleration_from_sums",
-           "quantile_rows", "bootstrap_interval"]
+           "two_sample_acceleration", "quantile_rows", "bootstrap_interval", "level_iv"]
 
 
 @dataclass(frozen=True)
@@ -31,8 +36,10 @@ class ConfidenceInterval:
 
     Attributes
     ----------
-    low, high : float
-        The bounds (``-inf`` / ``inf`` for one-sided intervals).
+    low, high : float or ndarray
+        The bounds (``-inf`` / ``inf`` for one-sided intervals); arrays, one
+        bound per item, for a result with several (the systems of
+        :class:`~mrrstats.MixedModelResult`).
     confidence_level : float
         Nominal coverage.
     method : str
@@ -46,6 +53,19 @@ class ConfidenceInterval:
 
     def __iter__(self):
         return iter((self.low, self.high))
+
+    def to_frame(self):
+        """One row (or one per item): ``ci_low``, ``ci_high``, ``confidence_level``,
+        ``method``."""
+        low, high = np.atleast_1d(self.low), np.atleast_1d(self.high)
+        return pd.DataFrame({"ci_low": low, "ci_high": high,
+                             "confidence_level": self.confidence_level, "method": self.method})
+
+
+def level_iv(confidence_level, default):
+    """The level of an interval asked from a result: ``default`` (the level the result
+    was computed at) when None, else a validated level in (0, 1)."""
+    return default if confidence_level is None else confidence_level_iv(confidence_level)
 
 
 def t_interval(mean, se, df, alternative, cl):
@@ -116,6 +136,25 @@ def acceleration_from_sums(cubes, squares):
     with np.errstate(invalid="ignore", divide="ignore"):
         a = cubes / (6.0 * den)
     return np.where(den > 0, a, 0.0)
+
+
+def two_sample_acceleration(a, b):
+    r"""BCa acceleration of :math:`\bar a - \bar b` for two independent samples.
+
+    The jackknife leaves out one observation of either sample at a time
+    (Efron & Tibshirani 1993, 14.3 with several samples, as
+    :func:`scipy.stats.bootstrap`): the jackknife values give :math:`U_{a,i} =
+    a_i - \bar a` and :math:`U_{b,j} = \bar b - b_j`, and
+
+    .. math:: \hat a = \frac{\sum_i U_{a,i}^3 / n_a^3 + \sum_j U_{b,j}^3 / n_b^3}
+              {6 \left(\sum_i U_{a,i}^2 / n_a^2 + \sum_j U_{b,j}^2 / n_b^2\right)^{3/2}}.
+    """
+    ua = a - a.mean()
+    ub = b.mean() - b
+    na, nb = float(a.size), float(b.size)
+    cubes = (ua**3).sum() / na**3 + (ub**3).sum() / nb**3
+    squares = (ua**2).sum() / na**2 + (ub**2).sum() / nb**2
+    return float(acceleration_from_sums(np.array([cubes]), np.array([squares]))[0])
 
 
 def quantile_rows(sorted_rows, probs):

@@ -17,12 +17,16 @@ The resampling tests are in :mod:`mrrstats.stats.randomization` and
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
+from ..deprecation import REMOVED_IN, renamed_attribute, renamed_parameters, renamed_value
 from ..validation import alternative_iv, confidence_level_iv, tolerance_iv
+from .estimation import WILCOXON_METHOD_RENAMES, hodges_lehmann_interval
 from .intervals import ConfidenceInterval, t_interval
 from .pairs import pair_iv
 from .rows import ttest_rows, win_tie_loss
@@ -42,29 +46,49 @@ class TTestResult:
     pvalue : float
     df : float
         Degrees of freedom, ``n - 1``.
-    mean_difference : float
+    difference : float
         :math:`\\bar d`, the mean of ``a - b``.
-    std_error : float
+    standard_error : float
         :math:`s_d / \\sqrt n`.
-    n : int
+    n_queries : int
         Number of queries used.
     alternative : str
+
+    Methods
+    -------
+    confidence_interval(confidence_level=0.95)
+        The Student-t interval for the mean difference.
+    to_frame()
+        One row: the attributes and the 95% interval (``ci_low``, ``ci_high``).
     """
 
     statistic: float
     pvalue: float
     df: float
-    mean_difference: float
-    std_error: float
-    n: int
+    difference: float
+    standard_error: float
+    n_queries: int
     alternative: str
+
+    mean_difference = renamed_attribute("difference")
+    std_error = renamed_attribute("standard_error")
+    n = renamed_attribute("n_queries")
 
     def confidence_interval(self, confidence_level=0.95):
         """Student-t interval for the mean difference (one-sided for one-sided tests)."""
         cl = confidence_level_iv(confidence_level)
-        low, high = t_interval(self.mean_difference, self.std_error, self.df,
-                                self.alternative, cl)
+        low, high = t_interval(self.difference, self.standard_error, self.df,
+                               self.alternative, cl)
         return ConfidenceInterval(float(low), float(high), cl, "t")
+
+    def to_frame(self):
+        """One row: ``test``, the attributes, ``ci_low``, ``ci_high``, ``confidence_level``."""
+        ci = self.confidence_interval()
+        return pd.DataFrame([{"test": "t", "statistic": self.statistic, "pvalue": self.pvalue,
+                              "df": self.df, "difference": self.difference,
+                              "standard_error": self.standard_error, "ci_low": ci.low,
+                              "ci_high": ci.high, "confidence_level": ci.confidence_level,
+                              "n_queries": self.n_queries, "alternative": self.alternative}])
 
 
 def paired_ttest(a, b, *, alternative="two-sided", missing="raise"):
@@ -82,7 +106,7 @@ def paired_ttest(a, b, *, alternative="two-sided", missing="raise"):
     Returns
     -------
     TTestResult
-        ``statistic``, ``pvalue``, ``df``, ``mean_difference``, ``std_error``,
+        ``statistic``, ``pvalue``, ``df``, ``difference``, ``standard_error``,
         and ``confidence_interval(confidence_level=0.95)``.
 
     Notes
@@ -120,6 +144,19 @@ def _paired_ttest_iv(a, b, alternative, missing):
     return pair_iv(a, b, missing, min_n=2)
 
 
+class _RankedCount(renamed_attribute):
+    """``WilcoxonResult.n`` of 0.1: the differences ranked (``n_nonzero`` when zeros are
+    dropped, ``n_queries`` under ``zero_method="pratt"``/``"zsplit"``)."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        new = "n_nonzero" if obj.zero_method == "wilcox" else "n_queries"
+        warnings.warn(f"{type(obj).__name__}.n is deprecated; use .{new} (the old name will "
+                      f"be removed in mrrstats {REMOVED_IN})", DeprecationWarning, stacklevel=2)
+        return getattr(obj, new)
+
+
 @dataclass(frozen=True)
 class WilcoxonResult:
     """Result of :func:`wilcoxon_test`.
@@ -131,35 +168,83 @@ class WilcoxonResult:
         ``a - b`` (R's ``V``; scipy's two-sided ``statistic`` is
         ``min(W+, W-)`` instead).
     pvalue : float
-    zstatistic : float
+    zscore : float
         Normal deviate (after the continuity correction) when the normal
         approximation was used, else NaN.
-    n : int
-        Number of differences ranked (zeros excluded under ``zero_method="wilcox"``).
+    n_queries : int
+        Number of queries used.
+    n_nonzero : int
+        Number of non-zero differences (those ranked under ``zero_method="wilcox"``).
     n_zero : int
         Number of zero differences.
     has_ties : bool
         Whether tied absolute differences occurred.
     method : str
         The method actually used: ``"exact"``, ``"asymptotic"`` or ``"permutation"``.
-    zero_method, correction, alternative
+    zero_method, continuity, alternative
         The settings used.
+
+    Methods
+    -------
+    confidence_interval(confidence_level=0.95)
+        The Hodges-Lehmann interval of the shift (the inversion of the signed-rank
+        test, :func:`mrrstats.hodges_lehmann`).
+    to_frame()
+        One row: the attributes and the 95% interval.
     """
 
     statistic: float
     pvalue: float
-    zstatistic: float
-    n: int
+    zscore: float
+    n_queries: int
+    n_nonzero: int
     n_zero: int
     has_ties: bool
     method: str
     zero_method: str
-    correction: bool
+    continuity: bool
     alternative: str
+    _differences: np.ndarray = field(default=None, repr=False, compare=False)
+
+    zstatistic = renamed_attribute("zscore")
+    correction = renamed_attribute("continuity")
+    n = _RankedCount("n_nonzero")
+
+    def confidence_interval(self, confidence_level=0.95):
+        r"""The Hodges-Lehmann interval for the shift :math:`\mu` of ``a - b``.
+
+        The shifts that the signed-rank test of :math:`d - \mu` (zeros
+        dropped, as R) does not reject, with this test's continuity setting:
+        exact when the test was exact, otherwise the normal approximation
+        (:func:`mrrstats.hodges_lehmann`, R's ``wilcox.test(conf.int = TRUE)``).
+        The level achieved can be lower than asked when it is not attainable
+        (``confidence_level`` of the interval). ``(nan, nan)`` when every
+        difference is zero.
+        """
+        cl = confidence_level_iv(confidence_level)
+        d = self._differences
+        if d is None or not np.any(d != 0):
+            return ConfidenceInterval(math.nan, math.nan, cl, "hodges-lehmann")
+        method = "exact" if self.method == "exact" else "asymptotic"
+        hl = hodges_lehmann_interval(d, cl, self.alternative, method, self.continuity)
+        return ConfidenceInterval(hl.low, hl.high, hl.level, f"hodges-lehmann ({hl.method})")
+
+    def to_frame(self):
+        """One row: ``test``, the attributes, ``ci_low``, ``ci_high``, ``confidence_level``."""
+        ci = self.confidence_interval()
+        return pd.DataFrame([{"test": "wilcoxon", "statistic": self.statistic,
+                              "pvalue": self.pvalue, "zscore": self.zscore,
+                              "ci_low": ci.low, "ci_high": ci.high,
+                              "confidence_level": ci.confidence_level,
+                              "n_queries": self.n_queries, "n_nonzero": self.n_nonzero,
+                              "n_zero": self.n_zero, "has_ties": self.has_ties,
+                              "method": self.method, "zero_method": self.zero_method,
+                              "continuity": self.continuity, "alternative": self.alternative}])
 
 
+@renamed_parameters(correction="continuity")
 def wilcoxon_test(a, b, *, alternative="two-sided", method="auto", zero_method="wilcox",
-                  correction=None, missing="raise"):
+                  continuity=None, missing="raise"):
     r"""Wilcoxon signed-rank test on the per-query differences ``a - b``.
 
     Parameters
@@ -168,14 +253,17 @@ def wilcoxon_test(a, b, *, alternative="two-sided", method="auto", zero_method="
         Aligned per-query scores.
     alternative : {"two-sided", "less", "greater"}, keyword-only
     method : {"auto", "exact", "asymptotic", "R"}, keyword-only
-        ``"auto"``, ``"exact"`` and ``"asymptotic"`` are passed to
+        ``"auto"``, ``"exact"`` and ``"asymptotic"`` (the normal
+        approximation; ``"approx"`` is its retired spelling) are passed to
         :func:`scipy.stats.wilcoxon` unchanged. ``"R"`` reproduces R's
         ``wilcox.test(a, b, paired = TRUE)`` default (see Notes).
     zero_method : {"wilcox", "pratt", "zsplit"}, keyword-only
         Treatment of zero differences (scipy's options). ``"wilcox"`` drops them.
-    correction : bool or None, keyword-only
-        Continuity correction of the normal approximation. ``None`` means
-        scipy's default ``False``, or ``True`` for ``method="R"``.
+    continuity : bool or None, keyword-only
+        Continuity correction of the normal approximation (scipy's and R's
+        ``correction``/``correct``; ``correction=`` in mrrstats means a
+        multiple-testing correction). ``None`` means scipy's default
+        ``False``, or ``True`` for ``method="R"``.
     missing : {"raise", "drop"}, keyword-only
 
     Returns
@@ -217,8 +305,8 @@ def wilcoxon_test(a, b, *, alternative="two-sided", method="auto", zero_method="
     >>> print(res.statistic, round(res.pvalue, 4), res.method)
     35.0 0.0156 exact
     """
-    a, b, method, correction = _wilcoxon_test_iv(a, b, alternative, method, zero_method,
-                                                 correction, missing)
+    a, b, method, continuity = _wilcoxon_test_iv(a, b, alternative, method, zero_method,
+                                                 continuity, missing)
     d = a - b
     nz = d != 0
     n_zero = int(d.size - nz.sum())
@@ -229,24 +317,24 @@ def wilcoxon_test(a, b, *, alternative="two-sided", method="auto", zero_method="
         n_nonzero = int(nz.sum())
         method = ("exact" if (n_nonzero < 50 and not has_ties and n_zero == 0)
                   else "asymptotic")
+    d.flags.writeable = False
+    counts_ = (d.size, int(nz.sum()), n_zero)
     if nz.sum() == 0 and zero_method == "wilcox":
         # Nothing to rank: no evidence either way.
-        return WilcoxonResult(0.0, 1.0, math.nan, 0, n_zero, False,
+        return WilcoxonResult(0.0, 1.0, math.nan, *counts_, False,
                               method if method != "auto" else "exact", zero_method,
-                              bool(correction), alternative)
+                              continuity, alternative, d)
     # W+ (R's V) for the chosen zero treatment.
     if zero_method == "wilcox":
         dd = d[nz]
         ranks = stats.rankdata(np.abs(dd))
         w_plus = float(ranks[dd > 0].sum())
-        n_ranked = int(dd.size)
     else:
         ranks = stats.rankdata(np.abs(d))
         w_plus = float(ranks[d > 0].sum())
         if zero_method == "zsplit":
             w_plus += float(ranks[d == 0].sum()) / 2.0
-        n_ranked = int(d.size)
-    res = stats.wilcoxon(a, b, zero_method=zero_method, correction=bool(correction),
+    res = stats.wilcoxon(a, b, zero_method=zero_method, correction=continuity,
                          alternative=alternative, method=method)
     used = method
     if method == "auto":
@@ -263,13 +351,13 @@ def wilcoxon_test(a, b, *, alternative="two-sided", method="auto", zero_method="
         z = math.nan
     if used == "asymptotic" and math.isnan(z):
         # scipy only reports z for method="asymptotic"; recompute it for "auto".
-        z = _wilcoxon_z(d, zero_method, bool(correction), alternative)
+        z = _wilcoxon_z(d, zero_method, continuity, alternative)
     return WilcoxonResult(w_plus, float(res.pvalue), float(z) if used == "asymptotic"
-                          else math.nan, n_ranked, n_zero, has_ties, used, zero_method,
-                          bool(correction), alternative)
+                          else math.nan, *counts_, has_ties, used, zero_method,
+                          continuity, alternative, d)
 
 
-def _wilcoxon_z(d, zero_method, correction, alternative):
+def _wilcoxon_z(d, zero_method, continuity, alternative):
     if zero_method == "wilcox":
         d = d[d != 0]
     n = d.size
@@ -288,14 +376,15 @@ def _wilcoxon_z(d, zero_method, correction, alternative):
         _, t = np.unique(np.abs(d), return_counts=True)
     se = math.sqrt((var - float(np.sum(t.astype(float) ** 3 - t)) / 2.0) / 24.0)
     z = (w_plus - mn) / se
-    if correction:
+    if continuity:
         sgn = {"greater": 1.0, "less": -1.0}.get(alternative, float(np.sign(z)))
         z -= sgn * 0.5 / se
     return z
 
 
-def _wilcoxon_test_iv(a, b, alternative, method, zero_method, correction, missing):
+def _wilcoxon_test_iv(a, b, alternative, method, zero_method, continuity, missing):
     alternative_iv(alternative)
+    method = renamed_value(method, WILCOXON_METHOD_RENAMES, "method")
     if method not in ("auto", "exact", "asymptotic", "R"):
         raise ValueError("`method` must be 'auto', 'exact', 'asymptotic' or 'R', "
                          f"got {method!r}")
@@ -305,15 +394,15 @@ def _wilcoxon_test_iv(a, b, alternative, method, zero_method, correction, missin
     if method == "R":
         if zero_method != "wilcox":
             raise ValueError("`zero_method` must be 'wilcox' with method='R' (R drops zeros)")
-        if correction is False:
-            raise ValueError("`correction` cannot be False with method='R' (R corrects)")
-        correction = True
-    elif correction is None:
-        correction = False
-    elif not isinstance(correction, bool | np.bool_):
-        raise TypeError(f"`correction` must be True, False or None, got {correction!r}")
+        if continuity is False:
+            raise ValueError("`continuity` cannot be False with method='R' (R corrects)")
+        continuity = True
+    elif continuity is None:
+        continuity = False
+    elif not isinstance(continuity, bool | np.bool_):
+        raise TypeError(f"`continuity` must be True, False or None, got {continuity!r}")
     a, b = pair_iv(a, b, missing, min_n=1)
-    return a, b, method, correction
+    return a, b, method, bool(continuity)
 
 
 @dataclass(frozen=True)
@@ -323,15 +412,25 @@ class SignTestResult:
     Attributes
     ----------
     statistic : int
-        Number of wins of ``a`` (queries with ``a - b > zero_tolerance``).
+        Number of wins of ``a`` (queries with ``a - b > atol``).
     pvalue : float
         Exact binomial p-value with success probability 1/2 over the
-        ``n = wins + losses`` untied queries (1 when ``n == 0``).
+        ``n_nonzero = wins + losses`` untied queries (1 when there are none).
     wins, ties, losses : int
-    n : int
-        ``wins + losses``.
-    zero_tolerance : float
+    n_nonzero : int
+        ``wins + losses``, the queries that are not ties.
+    atol : float
+        A query with :math:`|a_i - b_i| \\le` ``atol`` is a tie.
     alternative : str
+    n_queries : int
+        ``wins + ties + losses``.
+
+    Methods
+    -------
+    confidence_interval(confidence_level=0.95)
+        Clopper-Pearson interval for the share of wins among the untied queries.
+    to_frame()
+        One row: the attributes and the 95% interval.
     """
 
     statistic: int
@@ -339,9 +438,13 @@ class SignTestResult:
     wins: int
     ties: int
     losses: int
-    n: int
-    zero_tolerance: float
+    n_nonzero: int
+    atol: float
     alternative: str
+    n_queries: int = 0
+
+    n = renamed_attribute("n_nonzero")
+    zero_tolerance = renamed_attribute("atol")
 
     def confidence_interval(self, confidence_level=0.95):
         """Clopper-Pearson interval for the share of wins among untied queries.
@@ -349,14 +452,25 @@ class SignTestResult:
         ``(nan, nan)`` when every query is a tie.
         """
         cl = confidence_level_iv(confidence_level)
-        if self.n == 0:
+        if self.n_nonzero == 0:
             return ConfidenceInterval(math.nan, math.nan, cl, "clopper-pearson")
-        ci = stats.binomtest(self.wins, self.n, 0.5, alternative=self.alternative
+        ci = stats.binomtest(self.wins, self.n_nonzero, 0.5, alternative=self.alternative
                              ).proportion_ci(confidence_level=cl, method="exact")
         return ConfidenceInterval(float(ci.low), float(ci.high), cl, "clopper-pearson")
 
+    def to_frame(self):
+        """One row: ``test``, the attributes, ``ci_low``, ``ci_high`` (the share of wins)."""
+        ci = self.confidence_interval()
+        return pd.DataFrame([{"test": "sign", "statistic": self.statistic,
+                              "pvalue": self.pvalue, "wins": self.wins, "ties": self.ties,
+                              "losses": self.losses, "ci_low": ci.low, "ci_high": ci.high,
+                              "confidence_level": ci.confidence_level,
+                              "n_queries": self.n_queries, "n_nonzero": self.n_nonzero,
+                              "atol": self.atol, "alternative": self.alternative}])
 
-def sign_test(a, b, *, alternative="two-sided", zero_tolerance=0.0, missing="raise"):
+
+@renamed_parameters(zero_tolerance="atol")
+def sign_test(a, b, *, alternative="two-sided", atol=0.0, missing="raise"):
     r"""Exact sign test on the per-query differences ``a - b``.
 
     Parameters
@@ -365,9 +479,9 @@ def sign_test(a, b, *, alternative="two-sided", zero_tolerance=0.0, missing="rai
         Aligned per-query scores.
     alternative : {"two-sided", "less", "greater"}, keyword-only
         ``"greater"``: ``a`` wins more often than it loses.
-    zero_tolerance : float, keyword-only
-        A query with :math:`|a_i - b_i| \le` ``zero_tolerance`` is a tie and
-        is dropped (default 0: only exact equality).
+    atol : float, keyword-only
+        A query with :math:`|a_i - b_i| \le` ``atol`` is a tie and is dropped
+        (default 0: only exact equality).
     missing : {"raise", "drop"}, keyword-only
 
     Returns
@@ -387,18 +501,18 @@ def sign_test(a, b, *, alternative="two-sided", zero_tolerance=0.0, missing="rai
     >>> print(res.wins, res.ties, res.losses, round(res.pvalue, 4))
     5 1 0 0.0625
     """
-    a, b, tol = _sign_test_iv(a, b, alternative, zero_tolerance, missing)
+    a, b, tol = _sign_test_iv(a, b, alternative, atol, missing)
     w, t, l_ = win_tie_loss(a - b, tol)
     n = int(w + l_)
     if n == 0:
         p = 1.0
     else:
         p = float(stats.binomtest(int(w), n, 0.5, alternative=alternative).pvalue)
-    return SignTestResult(int(w), p, int(w), int(t), int(l_), n, tol, alternative)
+    return SignTestResult(int(w), p, int(w), int(t), int(l_), n, tol, alternative, int(a.size))
 
 
-def _sign_test_iv(a, b, alternative, zero_tolerance, missing):
+def _sign_test_iv(a, b, alternative, atol, missing):
     alternative_iv(alternative)
-    tol = tolerance_iv(zero_tolerance)
+    tol = tolerance_iv(atol, "atol")
     a, b = pair_iv(a, b, missing, min_n=1)
     return a, b, tol

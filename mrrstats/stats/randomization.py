@@ -16,7 +16,9 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
+from ..deprecation import renamed_attribute
 from ..validation import alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
 from .designs import design_iv
 from .intervals import ConfidenceInterval, signflip_interval
@@ -43,7 +45,7 @@ class RandomizationTestResult:
         Whether all :math:`2^n` sign vectors were enumerated.
     n_resamples : int
         Number of sign vectors used (:math:`2^n` when exact).
-    n : int
+    n_queries : int
         Number of queries.
     alternative : str
     seed : int or None
@@ -66,6 +68,8 @@ class RandomizationTestResult:
     -------
     confidence_interval(confidence_level=0.95)
         The shifts :math:`\\delta` that the sign-flip test does not reject.
+    to_frame()
+        One row: the test, its 95% interval and its settings.
     """
 
     statistic: float
@@ -73,7 +77,7 @@ class RandomizationTestResult:
     pvalue_se: float
     exact: bool
     n_resamples: int
-    n: int
+    n_queries: int
     alternative: str
     seed: int | None
     _differences: np.ndarray = field(default=None, repr=False, compare=False)
@@ -82,6 +86,8 @@ class RandomizationTestResult:
     n_clusters: int | None = None  # after the private fields: positional calls keep working
     _sizes: np.ndarray = field(default=None, repr=False, compare=False)
     _dsum: float | None = field(default=None, repr=False, compare=False)
+
+    n = renamed_attribute("n_queries")
 
     def _null(self):
         if self._sums is not None:
@@ -104,7 +110,9 @@ class RandomizationTestResult:
     def null_distribution(self) -> np.ndarray:
         """The resampled mean differences (see the class docstring)."""
         sums, _ = self._null()
-        return sums / self.n
+        out = sums / self.n_queries
+        out.flags.writeable = False
+        return out
 
     def confidence_interval(self, confidence_level=0.95):
         r"""Interval for a shift :math:`\delta` by inverting the sign-flip test.
@@ -139,8 +147,20 @@ class RandomizationTestResult:
         sums, kept = self._null()
         dsum = self._dsum if self._dsum is not None else float(np.sum(self._differences))
         low, high = signflip_interval(dsum, sums, kept, self.exact, self.alternative, cl,
-                                       self.n)
+                                      self.n_queries)
         return ConfidenceInterval(low, high, cl, "sign-flip inversion")
+
+    def to_frame(self):
+        """One row: ``test``, ``statistic``, ``pvalue``, ``pvalue_se``, the 95% interval,
+        ``exact``, the sizes, ``alternative`` and ``seed``."""
+        ci = self.confidence_interval()
+        return pd.DataFrame([{"test": "randomization", "statistic": self.statistic,
+                              "pvalue": self.pvalue, "pvalue_se": self.pvalue_se,
+                              "ci_low": ci.low, "ci_high": ci.high,
+                              "confidence_level": ci.confidence_level, "exact": self.exact,
+                              "alternative": self.alternative, "n_queries": self.n_queries,
+                              "n_clusters": self.n_clusters, "n_resamples": self.n_resamples,
+                              "seed": self.seed}])
 
 
 def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exact=None,
