@@ -410,10 +410,28 @@ def test_unpaired_permutation_splits_are_uniform():
     from mrrstats.stats.counter import stream_key
     from mrrstats.stats.resampling import random_splits
 
-    idx = random_splits(stream_key(np.random.default_rng(0)), 0, 20000, 10, 4)
-    counts = np.bincount(idx.ravel(), minlength=10)
+    key = stream_key(np.random.default_rng(0))
+    first = random_splits(key, 0, 20000, 10, 4)
+    assert (first.sum(axis=1) == 4).all()
+    counts = first.sum(axis=0)
     assert np.all(np.abs(counts - 8000) < 5 * 69.3)
-    assert all(len(set(row)) == 4 for row in idx[:100])
+    # the definition: the 4 items with the smallest words, ties by item number
+    from mrrstats.stats.counter import permutation_words
+
+    words = permutation_words(key, 0, 20000, 10)
+    want = np.zeros_like(first)
+    np.put_along_axis(want, np.argsort(words, axis=1, kind="stable")[:, :4], True, axis=1)
+    np.testing.assert_array_equal(first, want)
+
+
+def test_random_splits_break_ties_by_item_number(monkeypatch):
+    from mrrstats.stats import counter, resampling
+
+    words = np.array([[5, 3, 3, 3, 9], [1, 2, 3, 4, 5]], dtype="<u8")
+    monkeypatch.setattr(counter, "permutation_words", lambda *a, **k: words)
+    first = resampling.random_splits((0, 0), 0, 2, 5, 2)
+    np.testing.assert_array_equal(first, [[False, True, True, False, False],
+                                          [True, True, False, False, False]])
 
 
 def test_distributions_are_read_only_properties():

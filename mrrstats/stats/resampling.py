@@ -557,15 +557,22 @@ def query_means(perm):
 # label permutations between two independent samples (unpaired tests)
 # --------------------------------------------------------------------------
 def random_splits(key, start, r, n, na, *, workers=-1):
-    """The items (r, na) the first sample gets in random splits ``start..start+r-1``.
+    """Which items (mask (r, n)) the first sample gets in random splits ``start..start+r-1``.
 
     A split puts the ``na`` items with the smallest permutation words
-    (:func:`mrrstats.stats.counter.permutation_words`) in the first sample, so
-    split ``r`` is a function of the key and ``r`` alone: the same for every
-    batch and number of ``workers``.
+    (:func:`mrrstats.stats.counter.permutation_words`; ties by item number) in
+    the first sample, so split ``r`` is a function of the key and ``r`` alone:
+    the same for every batch and number of ``workers``. A partition finds the
+    ``na``-th smallest word of each row in O(n); a row with a tie at it (probability
+    below :math:`n^2/2^{65}`) is ordered in full.
     """
     words = counter.permutation_words(key, start, r, n, workers=workers)
-    return np.argsort(words, axis=1, kind="stable")[:, :na]
+    kth = np.partition(words, na - 1, axis=1)[:, na - 1:na]
+    mask = words <= kth
+    for row in np.flatnonzero(mask.sum(axis=1) != na):
+        mask[row] = False
+        mask[row, np.argsort(words[row], kind="stable")[:na]] = True
+    return mask
 
 
 def enumerated_splits(n, na):

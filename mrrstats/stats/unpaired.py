@@ -251,7 +251,7 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
         raise TypeError(f"`exact` must be True, False or None, got {exact!r}")
     x = np.concatenate([a, b])
     na, n = a.size, a.size + b.size
-    batch = int_iv(batch, "batch", allow_none=True) or max(1, (1 << 21) // n)
+    batch = int_iv(batch, "batch", allow_none=True) or max(1, (1 << 20) // n)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     total = x.sum()
@@ -270,8 +270,8 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
         null = np.empty(n_resamples)
         for start in range(0, n_resamples, batch):
             r = min(batch, n_resamples - start)
-            idx = random_splits(key, start, r, n, na, workers=workers)
-            null[start:start + r] = stat_from_sums(x[idx].sum(axis=1))
+            first = random_splits(key, start, r, n, na, workers=workers)
+            null[start:start + r] = stat_from_sums(np.where(first, x, 0.0).sum(axis=1))
         denom, add = n_resamples + 1, 1
     eps = 1e-14 * max(1.0, abs(obs))
     count = {"greater": np.sum(null >= obs - eps), "less": np.sum(null <= obs + eps),
