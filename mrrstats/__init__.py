@@ -37,11 +37,14 @@ from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_
                     paired_ttest, pairwise_tests, randomization_power, randomization_test,
                     randomized_tukey_hsd, residual_variance, sign_test, topic_set_size,
                     ttest_power, westfall_young, wilcoxon_test)
-# -- estimation, equivalence, unpaired comparisons (mrrstats.stats.estimation) ---
+# -- estimation, equivalence, unpaired comparisons (mrrstats.stats) -------------
 from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult, UnpairedResult,
                     effect_size_intervals, equivalence_test, hodges_lehmann,
                     unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
 from .stats import MixedModelResult, mixed_model, mixed_vs_anova
+from .stats import (BootstrapCIResult, BootstrapTestResult, EffectSizes, PowerResult,
+                    RandomizationTestResult, SignTestResult, SimulatedPowerResult,
+                    TopicSetSizeResult, TTestResult, WilcoxonResult)
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
@@ -143,6 +146,17 @@ __all__ = [
     "MixedModelResult",
     "mixed_model",
     "mixed_vs_anova",
+    # result classes of the paired tests, the bootstrap and power
+    "TTestResult",
+    "WilcoxonResult",
+    "SignTestResult",
+    "RandomizationTestResult",
+    "BootstrapTestResult",
+    "BootstrapCIResult",
+    "EffectSizes",
+    "PowerResult",
+    "SimulatedPowerResult",
+    "TopicSetSizeResult",
     "RankIntervals",
     "compact_letter_display",
     "rank_intervals",

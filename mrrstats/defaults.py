@@ -61,6 +61,14 @@ parameter              default          why
                                         (:mod:`mrrstats.blocked`), so it is the choice for
                                         10^6 queries and more; the default stays the classical
                                         one.
+``method``             "bca"            The bootstrap interval (:func:`mrrstats.bootstrap_ci`,
+                                        :func:`mrrstats.unpaired_bootstrap_ci`,
+                                        :func:`mrrstats.blocked.bootstrap_ci`, ``mrrstats
+                                        unpaired``): BCa is second-order accurate where the
+                                        percentile and basic intervals are first-order only
+                                        (Efron & Tibshirani 1993, 14.3, 22.4), and is
+                                        :func:`scipy.stats.bootstrap`'s default
+                                        (:data:`BOOTSTRAP_METHOD`).
 ``workers``            -1               Threads of the compiled resampling kernels: all cores.
                                         Every resample is computed from its own counters, so
                                         the numbers never depend on it.
@@ -82,7 +90,8 @@ from __future__ import annotations
 
 __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_ALTERNATIVE",
            "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
-           "RANDOM", "MISSING", "SCHEME", "WORKERS", "PARAMETERS", "EXCEPTIONS", "default_ties"]
+           "RANDOM", "MISSING", "SCHEME", "BOOTSTRAP_METHOD", "WORKERS", "PARAMETERS",
+           "EXCEPTIONS", "default_ties"]
 
 N_RESAMPLES = 10_000
 ALPHA = 0.05
@@ -102,6 +111,8 @@ RANDOM = "retrieved"
 MISSING = "raise"
 #: The paired bootstrap's resampling scheme (``"poisson"``: in blocks, at scale).
 SCHEME = "multinomial"
+#: The bootstrap interval of every bootstrap_ci (``method=``).
+BOOTSTRAP_METHOD = "bca"
 #: Threads of the resampling kernels (-1: all cores); results never depend on it.
 WORKERS = -1
 
@@ -170,9 +181,6 @@ EXCEPTIONS = {
         ("t", "TOST with paired t tests, equal to statsmodels' ttost_paired"),
     ("mrrstats.stats.mixed.mixed_model", "missing"):
         ("drop", "a mixed model handles unbalanced data: missing cells are simply absent"),
-    # `correction` of the Wilcoxon test is the continuity correction, not a multiple-test one
-    ("mrrstats.stats.significance.wilcoxon_test", "correction"):
-        (None, "continuity correction (None: scipy's choice), not a multiple-test correction"),
     # discriminative power counts raw significant pairs (Sakai 2006), by definition
     ("mrrstats.stats.multiple.discriminative_power", "correction"):
         (None, "discriminative power counts pairs significant without correction (Sakai)"),

@@ -28,7 +28,8 @@ import pandas as pd
 
 from .. import compiled
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
-from ..stats.significance import ConfidenceInterval, bootstrap_ci
+from ..stats.bootstrap import bootstrap_ci
+from ..stats.intervals import ConfidenceInterval
 from ..validation import confidence_level_iv, int_iv, rng_iv, workers_iv
 
 __all__ = ["SampledMetricResult", "correct_sampled_metric", "sampled_rank_matrix",

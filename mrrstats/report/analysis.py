@@ -27,11 +27,13 @@ from ..agreement.measures import ranking_agreement
 from ..baselines.random_ranking import evaluation_baseline
 from ..metrics.measures import parse_measure
 from ..progress import tracking
+from ..stats.bootstrap import bootstrap_ci
 from ..stats.compare import compare
+from ..stats.effects import residual_variance
 from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
+from ..stats.randomization import randomization_test
 from ..stats.registry import FAMILY_TESTS
-from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
 from .data import ReportData, evaluation_from
 from .sections import (
     cluster_labels,
