@@ -180,15 +180,18 @@ def judgment_bounds(qrels, runs, measures=None, *, ties=TIES, rel=REL, max_depth
     --------
     >>> import mrrstats
     >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d7": 1}}
-    >>> runs = {"old": {"q1": ["d2", "d1"], "q2": ["d7", "d8"]},
+    >>> runs = {"old": {"q1": ["d2", "x"], "q2": ["d7", "d8"]},
     ...         "new": {"q1": ["d5", "d1"], "q2": ["d9", "d7"]}}
     >>> b = mrrstats.judgment_bounds(qrels, runs, ["RR", "Judged@2"])
     >>> print(b.systems[["run", "measure", "value", "lower", "upper"]].to_string(index=False))
     run  measure  value  lower  upper
-    old       RR   0.75   0.75   1.00
-    old Judged@2   0.75   0.75   0.75
-    new       RR   0.50   0.50   1.00
-    new Judged@2   0.50   0.50   0.50
+    old       RR    0.5    0.5   0.75
+    old Judged@2    0.5    0.5   0.50
+    new       RR    0.5    0.5   1.00
+    new Judged@2    0.5    0.5   0.50
+
+    Both runs score 0.5 as trec_eval counts them; ``new`` could score 1.0 if its
+    unjudged documents were relevant, ``old`` at most 0.75.
     """
     from .evaluation import evaluate
 

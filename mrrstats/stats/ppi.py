@@ -186,7 +186,11 @@ class PPIResult:
 # ---------------------------------------------------------------------------
 
 def _quantile(p, df):
-    return float(stats.norm.ppf(p)) if not np.isfinite(df) else float(stats.t.ppf(p, df))
+    """The t quantile with ``df`` degrees of freedom (the normal one where ``df`` is inf)."""
+    df = np.asarray(df, dtype=np.float64)
+    finite = np.isfinite(df)
+    q = np.where(finite, stats.t.ppf(p, np.where(finite, df, 1.0)), stats.norm.ppf(p))
+    return float(q) if q.ndim == 0 else q
 
 
 def _ols_slope(y, j):
@@ -476,7 +480,7 @@ def ppi_scores(human, judge, *, confidence_level=CONFIDENCE_LEVEL, population="f
             t, p = _t_stats(est, se, df)
             c, padj = _max_t(phi[:, k:], se[k:], t[k:], df[k:], n_resamples, gen, cl)
             crit[(m, method)] = c
-            q = np.array([_quantile(0.5 + cl / 2, d) for d in df])
+            q = _quantile(0.5 + cl / 2, df)
             sig = np.zeros((k, k), bool)
             sig[ii, jj] = sig[jj, ii] = padj <= 1 - cl
             rank, low, high = _ranks(est[:k], sig, hib)
@@ -636,11 +640,11 @@ def ppi_evaluate(runs, judge_qrels, human_qrels, measures=None, *,
     >>> print(s[["system", "estimate_ppi", "ci_low_ppi", "ci_high_ppi", "width_ratio"]]
     ...       .to_string(index=False))
                       system  estimate_ppi  ci_low_ppi  ci_high_ppi  width_ratio
-              org_convdr.run          0.67        0.63         0.71         0.58
-         org_convdr_bert.run          0.72        0.69         0.75         0.55
-         org_manual_ance.run          0.81        0.77         0.84         0.52
-    org_manual_ance_bert.run          0.83        0.80         0.86         0.55
-         org_manual_bm25.run          0.71        0.67         0.76         0.61
+              org_convdr.run          0.66        0.64         0.68         0.25
+         org_convdr_bert.run          0.72        0.70         0.74         0.27
+         org_manual_ance.run          0.81        0.80         0.81         0.09
+    org_manual_ance_bert.run          0.85        0.83         0.88         0.41
+         org_manual_bm25.run          0.70        0.68         0.72         0.29
     """
     from ..io.trec import read_qrels
     from ..metrics.evaluation import evaluate
