@@ -54,7 +54,7 @@ from .agreement import MultiverseResult, multiverse
 # -- LLM judges and incomplete judgments (issue 23) -----------------------------
 from .stats.ppi import PPIResult, ppi_evaluate
 from .agreement.judges import JudgeAgreement, SimulatedJudge, judge_agreement, simulate_judge
-from .metrics.unjudged import JudgmentBounds, judgment_bounds
+from .metrics.bounds import JudgmentBounds, judgment_bounds
 # -- plots and reports (mrrstats.report) ---------------------------------------
 from .report import ReportData, ReportResult, load_report, make_report, plots
 

@@ -22,7 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .io.trec import read_score_matrix
+from .agreement.judges import simulate_judge
+from .io.trec import Qrels, read_qrels, read_score_matrix
+from .validation import rng_iv
 
 __all__ = ["ExampleData", "cast2021", "JudgedExample", "cast2021_judged", "KnowledgeGraph",
            "trec7_scores", "kg_graph", "TREC7_MEASURES", "KG_GRAPHS"]
@@ -249,7 +251,8 @@ class JudgedExample:
     confusion : pandas.DataFrame
         The judge's confusion matrix (rows: human grade, columns: judge grade).
     human_share : float
-    seed : int
+    seed : int or None
+        The seed of the draws (None when a Generator was passed).
     description : str
     """
 
@@ -259,18 +262,19 @@ class JudgedExample:
     human_qrels: object = field(repr=False)
     confusion: pd.DataFrame = field(repr=False)
     human_share: float
-    seed: int
+    seed: int | None
     description: str
 
 
-def cast2021_judged(flip=1 / 12, human_share=0.4, seed=2021) -> JudgedExample:
+def cast2021_judged(flip=1 / 12, human_share=0.4, *, rng=2021) -> JudgedExample:
     """CAsT 2021 with a simulated LLM judge and a random human-labelled subset of queries.
 
     The judge moves each label to an adjacent grade with probability ``flip``
     (up 60 % of the time: :func:`mrrstats.agreement.judges.judge_confusion`),
     independently; ``human_share`` of the 158 judged queries, drawn at
-    random, keep their human labels. Both draws use ``seed`` (the same data
-    every call).
+    random, keep their human labels. Both draws use ``rng`` (by default the
+    fixed seed 2021: the same data every call; ``None`` draws fresh entropy,
+    recorded in ``seed``).
 
     Examples
     --------
@@ -287,14 +291,11 @@ def cast2021_judged(flip=1 / 12, human_share=0.4, seed=2021) -> JudgedExample:
     3      0.000  0.000  0.033  0.917  0.050
     4      0.000  0.000  0.000  0.083  0.917
     """
-    from .agreement.judges import simulate_judge
-    from .io.trec import Qrels, read_qrels
-
     if not 0.0 < float(human_share) <= 1.0:
         raise ValueError(f"`human_share` must be in (0, 1], got {human_share!r}")
     base = cast2021()
     qrels = read_qrels(base.qrels)
-    gen = np.random.default_rng(seed)
+    gen, seed = rng_iv(rng)
     judge = simulate_judge(qrels, flip, rng=gen)
     ids = np.sort(np.asarray(qrels.query_ids, dtype=str))
     chosen = gen.choice(ids, size=max(2, round(human_share * ids.size)), replace=False)
@@ -302,6 +303,6 @@ def cast2021_judged(flip=1 / 12, human_share=0.4, seed=2021) -> JudgedExample:
     human = Qrels(qrels.query[keep], qrels.doc[keep], qrels.grade[keep],
                   f"{qrels.source} (human-labelled subset, seed {seed})")
     return JudgedExample(base.runs, qrels, judge.qrels, human, judge.confusion,
-                         float(human_share), int(seed),
+                         float(human_share), seed,
                          f"{base.description}; judge flipping {flip:.3g} of the labels, people "
                          f"labelling {human_share:.0%} of the queries (seed {seed})")

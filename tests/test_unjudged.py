@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import mrrstats
+from mrrstats.metrics.bounds import PoolingBiasWarning
 from mrrstats.metrics.judged import judged_at_k
-from mrrstats.metrics.unjudged import PoolingBiasWarning
 
 
 @pytest.fixture(scope="module")

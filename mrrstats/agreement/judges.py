@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, REL, TEST
 from ..io.trec import Qrels, read_qrels
+from ..metrics.evaluation import evaluate
 from ..validation import alpha_iv, int_iv, rng_iv
 from .measures import decision_agreement, ranking_agreement
 
@@ -502,8 +503,6 @@ def judge_agreement(judge_qrels, human_qrels, runs=None, measures=("RR",), *, re
     The judge ranks the systems as people do, but one pair significant under
     the human labels is not under the judge's (``ag.pairs`` names it).
     """
-    from ..metrics.evaluation import evaluate
-
     alpha = alpha_iv(alpha)
     n_resamples = int_iv(n_resamples, "n_resamples")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:

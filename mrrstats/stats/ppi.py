@@ -35,6 +35,8 @@ from scipy import stats
 
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..errors import InputError
+from ..io.trec import read_qrels
+from ..metrics.evaluation import evaluate
 from ..metrics.measures import higher_is_better, parse_measure
 from ..validation import confidence_level_iv, int_iv, rng_iv
 from .leaderboard import RankIntervals, compact_letter_display
@@ -646,9 +648,6 @@ def ppi_evaluate(runs, judge_qrels, human_qrels, measures=None, *,
     org_manual_ance_bert.run          0.85        0.83         0.88         0.41
          org_manual_bm25.run          0.70        0.68         0.72         0.29
     """
-    from ..io.trec import read_qrels
-    from ..metrics.evaluation import evaluate
-
     judge = read_qrels(judge_qrels)
     human = read_qrels(human_qrels)
     extra = np.setdiff1d(np.asarray(human.query_ids, dtype=str),
