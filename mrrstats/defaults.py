@@ -168,6 +168,10 @@ EXCEPTIONS = {
     ("mrrstats.agreement.multiverse.multiverse", "test"):
         ("t", "dozens of conventions: the deterministic paired t test keeps it fast and "
               "seed-free"),
+    ("mrrstats.agreement.multiverse.multiverse", "unjudged"):
+        (("nonrelevant",), "trec_eval's convention unless asked: condensed lists and the "
+                           "unjudged-relevant bound on request (judgment_bounds gives both ends)"),
+    ("mrrstats multiverse", "unjudged"): (["nonrelevant"], "as multiverse()"),
     ("mrrstats multiverse", "test"): ("t", "as multiverse()"),
     ("mrrstats multiverse", "queries"): (("both", "qrels"), "as multiverse()"),
     ("mrrstats multiverse", "ties"):

@@ -221,3 +221,16 @@ def test_pooling_bias_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PoolingBiasWarning)
         mrrstats.judgment_bounds(qrels, {"a": pooled, "b": pooled}, "RR")
+
+
+def test_multiverse_unjudged_axis(cast):
+    qrels, runs = cast
+    mv = mrrstats.multiverse(qrels, runs, "RR", ties=("trec_eval",), queries=("both",),
+                             rels=(1,), cutoffs=(None,), unjudged=("nonrelevant", "condense"))
+    assert list(mv.summary.unjudged) == ["nonrelevant", "condense"]
+    assert mv.reference["RR"]["unjudged"] == "nonrelevant"
+    ev = mrrstats.evaluate(qrels, runs, "RR", unjudged="condense")
+    sel = mv.systems[mv.systems.unjudged == "condense"].set_index("system")["mean"]
+    np.testing.assert_allclose(sel.loc[list(ev.runs)], ev.aggregate()["RR"].to_numpy())
+    with pytest.raises(ValueError, match="`unjudged`"):
+        mrrstats.multiverse(qrels, runs, "RR", unjudged=("ignore",))
