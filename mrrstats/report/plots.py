@@ -34,6 +34,8 @@ Functions
 :func:`clustered_intervals`   each pair's interval with queries independent and clusters resampled
 :func:`multiverse_plot`       each system's rank under each convention that changes one option
 :func:`segment_means`         each segment's mean and interval per run (one row per segment)
+:func:`judge_intervals`       human-label means: PPI, people only, judge only, with intervals
+:func:`bound_bars`            per run, trec_eval's value and the range unjudged documents allow
 ============================  ===========================================================
 
 Examples
@@ -97,6 +99,8 @@ __all__ = [
     "estimation_intervals",
     "one_option_at_a_time",
     "multiverse_plot",
+    "judge_intervals",
+    "bound_bars",
 ]
 
 #: Okabe-Ito colours (Okabe & Ito, "Color Universal Design", 2008), in the
@@ -1883,3 +1887,8 @@ def segment_means(table, *, measure=None, ax=None):
     label = _mean_label(measure) if measure is not None else "mean"
     _finish(ax, f"{label} (with its interval)", "segment", legend=len(runs) > 1)
     return ax
+
+
+# judge-labelled and incompletely judged evaluations (issue 23); imported last: the module
+# draws with this one's palette and style
+from .judge_plots import bound_bars, judge_intervals  # noqa: E402
