@@ -111,6 +111,13 @@ from ..stats.registry import FAMILY_TESTS, correction_label, correction_spec, te
 from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
 from ..version import __version__
+from .judged_section import (
+    JUDGED_TABLES,
+    add_judged_cells,
+    bounds_rows,
+    judge_rows,
+    judged_results,
+)
 from .plots import interval_name, one_option_at_a_time
 from .sections import (
     MULTIVERSE_OPTIONS,
@@ -222,6 +229,12 @@ class ReportData:
     segment_means : pandas.DataFrame or None
         The same comparison's ``means_frame`` (per segment means with t
         intervals).
+    judge, judge_pairs : pandas.DataFrame or None
+        With ``judge_qrels`` only: :func:`mrrstats.ppi_evaluate`'s ``systems``
+        and ``pairs`` (:mod:`mrrstats.report.judged_section`).
+    bounds : pandas.DataFrame or None
+        When some run retrieves unjudged documents in its top 10:
+        :func:`mrrstats.judgment_bounds`'s ``systems``.
 
     A :class:`ReportData` from :func:`load_report` holds what
     :func:`make_report` saved (``comparison`` is None there: its tables are
@@ -249,6 +262,9 @@ class ReportData:
     estimation: pd.DataFrame | None = field(repr=False, default=None)
     mixed: pd.DataFrame | None = field(repr=False, default=None)
     segment_means: pd.DataFrame | None = field(repr=False, default=None)
+    judge: pd.DataFrame | None = field(repr=False, default=None)
+    judge_pairs: pd.DataFrame | None = field(repr=False, default=None)
+    bounds: pd.DataFrame | None = field(repr=False, default=None)
 
     @property
     def measures(self) -> list:
@@ -303,7 +319,9 @@ class ReportData:
                               ("multiverse", self._multiverse_rows),
                               ("estimation", self._estimation_rows),
                               ("mixed", self._mixed_rows),
-                              ("segments", self._segments_rows)):
+                              ("segments", self._segments_rows),
+                              ("judge", lambda: judge_rows(self)),
+                              ("bounds", lambda: bounds_rows(self))):
             built = builder()
             if built is None:
                 continue
@@ -786,7 +804,7 @@ def _is_rr(name):
 
 
 def _analyse(scores, query_stats, settings, evaluation=None, progress=False,
-             multiverse=None):
+             multiverse=None, judged=None):
     """Run the analysis once: every number of the tables and figures.
 
     ``evaluation`` is the :class:`Evaluation` of runs input (rebuilt from the
@@ -921,7 +939,7 @@ def _analyse(scores, query_stats, settings, evaluation=None, progress=False,
                       focus=focus, null_distribution=null, power=power,
                       leaderboard=leaderboard, clustered=clustered, multiverse=multiverse,
                       estimation=estimation, mixed=mixed,
-                      segments=segments, segment_means=segment_means)
+                      segments=segments, segment_means=segment_means, **(judged or {}))
 
 
 def _mean_intervals(scores, measures, comparison, cs, gen):
@@ -1403,7 +1421,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                 random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
                 missing=defaults.MISSING, rng=None, title=None, notebook=True,
                 show_code=False, timeout=600, progress=None, clusters="auto",
-                multiverse=True, segment_by=None, equivalence_margin=None) -> ReportResult:
+                multiverse=True, segment_by=None, equivalence_margin=None,
+                judge_qrels=None) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
     Parameters
@@ -1482,6 +1501,13 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         margin nobody chose would read as a finding. The Hodges-Lehmann
         shifts and the effect-size intervals are shown in any case.
 
+    judge_qrels : qrels, optional, keyword-only
+        An LLM judge's labels of every query, ``qrels`` being people's labels of
+        a random subset of them: adds the section "An LLM judge and people"
+        (:func:`mrrstats.ppi_evaluate` with the report's level, resamples and
+        seed; :func:`mrrstats.judge_agreement`). QRELS RUN... input only. The
+        section "Unjudged documents" (:func:`mrrstats.judgment_bounds`) is added
+        whenever some run retrieves unjudged documents in its top 10.
     Returns
     -------
     ReportResult
@@ -1595,6 +1621,13 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                        "empty_targets": list(MULTIVERSE_OPTIONS["empty_targets"]),
                        "test": mv.test, "correction": mv.correction, "alpha": mv.alpha}
     seg_settings = _segment_settings(segment_by, queries_all)
+    judged, judged_settings = {}, {}
+    if items is None:  # unjudged documents, and an LLM judge (judged_section)
+        judged, judged_settings = judged_results(
+            qrels, runs, measures, judge_qrels=judge_qrels, confidence_level=confidence_level,
+            n_resamples=n_resamples, seed=seed, ties=ties, rel=rel)
+    elif judge_qrels is not None:
+        raise ValueError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
     settings = {
         "format": FORMAT_VERSION,
         "title": title,
@@ -1642,6 +1675,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     if seg_settings is not None:
         # only when asked for: a report without segments writes what it wrote before
         settings["segments"] = seg_settings
+    settings.update(judged_settings)  # "judge", "bounds": only where they apply
     out.mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
     per_query = _per_query_frame(score_frames, stats, names, systems)
@@ -1651,7 +1685,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     # numbers are those of the files); its results are saved for the notebook.
     scores_rt, stats_rt = _read_per_query(out / "per_query.csv", settings["evaluated_measures"],
                                           settings["systems"], settings["input"]["kind"] == "runs")
-    data = _analyse(scores_rt, stats_rt, settings, progress=progress, multiverse=mv)
+    data = _analyse(scores_rt, stats_rt, settings, progress=progress, multiverse=mv,
+                    judged=judged)
     written = ["per_query.csv", "settings.json"]
     for sub in ("tables", "results"):
         (out / sub).mkdir(exist_ok=True)
@@ -1668,6 +1703,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         nb = _inject_parameters(_template(), {"report_dir": ".", "title": title})
         if seg_settings is not None:
             _add_segment_cells(nb)
+        if judged:
+            add_judged_cells(nb, judged)
         _execute(nb, out, timeout, progress)
         import nbformat
 
@@ -1729,7 +1766,8 @@ def _save_results(data, folder):
             np.save(fh, np.ascontiguousarray(data.null_distribution, dtype="<f8"),
                     allow_pickle=False)
         written.append("results/null_distribution.npy")
-    for name, frame in (("segments", data.segments), ("segment_means", data.segment_means)):
+    for name, frame in (("segments", data.segments), ("segment_means", data.segment_means),
+                        *((n, getattr(data, n)) for n in JUDGED_TABLES)):
         if frame is not None:
             text = frame.to_csv(index=False, lineterminator="\n", float_format=None)
             (folder / f"{name}.csv").write_text(text, encoding="utf-8", newline="")
@@ -1817,7 +1855,7 @@ def load_report(path, *, progress=False) -> ReportData:
     segs = {name: (pd.read_csv(res / f"{name}.csv", dtype={"segment": str})
                    if (res / f"{name}.csv").is_file() else None)
             for name in ("segments", "segment_means")}
-    return ReportData(multiverse=_load_multiverse(res, manifest),
+    return ReportData(multiverse=_load_multiverse(res, manifest), **_load_judged(res),
                       segments=segs["segments"], segment_means=segs["segment_means"],
                       leaderboard=tables["leaderboard"], clustered=tables["clustered"],
                       estimation=tables["estimation"], mixed=tables["mixed"],
@@ -1863,4 +1901,11 @@ def recompute_report(path, *, progress=False) -> ReportData:
         if manifest_path.is_file() else {}
     # the multiverse needs the run files: the saved one is kept as it is
     return _analyse(scores, stats, settings, progress=progress,
-                    multiverse=_load_multiverse(path / "results", manifest))
+                    multiverse=_load_multiverse(path / "results", manifest),
+                    judged=_load_judged(path / "results"))
+
+
+def _load_judged(folder):
+    """The saved judge and unjudged-documents frames of a report (judged_section)."""
+    return {n: pd.read_csv(folder / f"{n}.csv") for n in JUDGED_TABLES
+            if (folder / f"{n}.csv").is_file()}
