@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 import mrrstats
@@ -27,9 +28,10 @@ def test_report_with_a_judge_and_unjudged_documents(tmp_path):
 
 
 def test_no_section_when_nothing_applies(tmp_path):
-    qrels = {f"q{i}": {"a": 1, "b": 0, "c": 0} for i in range(6)}
-    runs = {"x": {q: {"a": 1.0, "b": 0.5, "c": 0.2} for q in qrels},
-            "y": {q: {"b": 1.0, "a": 0.5, "c": 0.2} for q in qrels}}
+    rng = np.random.default_rng(0)
+    qrels = {f"q{i}": {d: int(rng.integers(0, 2)) for d in "abcdef"} for i in range(12)}
+    runs = {s: {q: {d: float(rng.random()) for d in "abcdef"} for q in qrels}
+            for s in ("x", "y")}  # every retrieved document judged
     res = mrrstats.make_report(qrels, runs, out=tmp_path, measures="RR", n_resamples=99,
                                rng=1, notebook=False, multiverse=False, progress=False)
     assert not any("judge" in f or "bounds" in f for f in res.files)
