@@ -22,6 +22,7 @@ from .model import TIES, RankedRun, rank_run
 from .metrics import (EMPTY_TARGET, QUERIES, Evaluation, Measure, QueryCounts, evaluate,
                       evaluate_flat, parse_measure, parse_measures, score_ranked_run,
                       score_rankings)
+from .metrics import Accumulator  # batches of a training loop -> one Evaluation
 # -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
 from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult,
                         RandomMetricMoments, adjusted_mrr, evaluation_baseline, expected_ap,
@@ -73,6 +74,7 @@ __all__ = [
     "QueryCounts",
     "evaluate",
     "evaluate_flat",
+    "Accumulator",
     "EMPTY_TARGET",
     "Qrels",
     "Run",

@@ -224,7 +224,6 @@ NO_WORKERS = {
     "random_metric_moments": "scores permutations of one query's grades in NumPy",
     "random_baseline_test": "draws first-relevant ranks from their closed-form law",
     "evaluation_baseline": "as random_baseline_test",
-    "correct_sampled_metric": "a bootstrap of per-query estimates in NumPy",
     "randomization_power": "simulates whole experiments; each runs the t or sign-flip "
                            "test on a few queries",
     "equivalence_test": "TOST; the randomization variant has two one-sided tests of one "
@@ -315,6 +314,10 @@ def _random_calls(s):
         judged.judge_qrels, judged.human_qrels, judged.runs, n_resamples=99)
     calls["simulate_judge"] = lambda: mrrstats.simulate_judge(judged.human_qrels, 0.1)
     calls["datasets.cast2021_judged"] = lambda: mrrstats.datasets.cast2021_judged(rng=None)
+    calls["decision_agreement"] = lambda: mrrstats.decision_agreement(
+        {"RR": s, "AP": s * 0.9 + 0.05}, "RR", "AP", n_resamples=99)
+    calls["discriminative_power_table"] = lambda: mrrstats.discriminative_power_table(
+        {"RR": s, "AP": s * 0.9}, n_resamples=99)
     return calls
 
 

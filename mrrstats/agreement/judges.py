@@ -29,7 +29,8 @@ from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, REL, TEST
 from ..io.trec import Qrels, read_qrels
 from ..metrics.evaluation import evaluate
 from ..validation import alpha_iv, int_iv, rng_iv
-from .measures import decision_agreement, ranking_agreement
+from .decisions import decision_agreement
+from .measures import ranking_agreement
 
 __all__ = ["JudgeAgreement", "SimulatedJudge", "judge_agreement", "judge_confusion",
            "simulate_judge", "cohen_kappa", "krippendorff_alpha", "LENIENT_SHARE"]

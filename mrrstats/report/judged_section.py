@@ -17,6 +17,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from ..agreement.judges import judge_agreement
 from ..formatting import fixed, interval_text
@@ -24,7 +25,8 @@ from ..metrics.bounds import PoolingBiasWarning, judgment_bounds
 from ..metrics.evaluation import evaluate
 from ..stats.ppi import ppi_evaluate
 
-__all__ = ["JUDGED_TABLES", "judged_results", "judge_rows", "bounds_rows", "add_judged_cells"]
+__all__ = ["JUDGED_TABLES", "judged_results", "judge_rows", "bounds_rows", "add_judged_cells",
+           "load_judged"]
 
 #: The saved frames (``results/<name>.csv``).
 JUDGED_TABLES = ("judge", "judge_pairs", "bounds")
@@ -138,6 +140,12 @@ _CODE = {
         "        ax = mp.bound_bars(data.bounds, measure=m)\n"
         "        plt.show()"),
 }
+
+
+def load_judged(folder):
+    """The saved frames of these sections (``results/<name>.csv``) that exist."""
+    return {n: pd.read_csv(folder / f"{n}.csv") for n in JUDGED_TABLES
+            if (folder / f"{n}.csv").is_file()}
 
 
 def add_judged_cells(nb, names):

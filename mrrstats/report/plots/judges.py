@@ -1,4 +1,4 @@
-r"""Plots for judge-labelled and incompletely judged evaluations (shown as ``mrrstats.plots``).
+r"""Plots for judge-labelled and incompletely judged evaluations.
 
 * :func:`judge_intervals` -- per system, the PPI estimate of the human-label mean
   with its interval, beside the human-only and the judge-only intervals
@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.measures import mean_label
-from .plots import PALETTE, short_names, style_context
+from ...metrics.measures import mean_label
+from .style import PALETTE, short_names, style_context
 
 __all__ = ["judge_intervals", "bound_bars"]
 
