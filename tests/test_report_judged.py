@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import mrrstats
-from mrrstats.report.builder import recompute_report
+from mrrstats.report.analysis import recompute_report
 
 
 def test_report_with_a_judge_and_unjudged_documents(tmp_path):
