@@ -14,15 +14,15 @@ def test_report_with_a_judge_and_unjudged_documents(tmp_path):
     res = mrrstats.make_report(data.human_qrels, data.runs[:3], out=tmp_path, measures="RR",
                                judge_qrels=data.judge_qrels, n_resamples=199, rng=3,
                                notebook=False, multiverse=False, progress=False)
-    assert {"tables/judge.md", "tables/bounds.md", "results/judge.csv",
-            "results/judge_pairs.csv", "results/bounds.csv"} <= set(res.files)
+    assert {"tables/judge.md", "tables/judgment_bounds.md", "results/judge.csv",
+            "results/judge_pairs.csv", "results/judgment_bounds.csv"} <= set(res.files)
     ppi = mrrstats.ppi_evaluate(data.runs[:3], data.judge_qrels, data.human_qrels, "RR",
                                 n_resamples=199, rng=3)
     loaded = mrrstats.load_report(tmp_path)
     pd.testing.assert_frame_equal(loaded.judge, ppi.systems, check_dtype=False)
-    assert set(loaded.bounds["run"]) == set(res.data.bounds["run"])
+    assert set(loaded.judgment_bounds["run"]) == set(res.data.judgment_bounds["run"])
     again = recompute_report(tmp_path).tables()
-    for name in ("judge.md", "bounds.md"):
+    for name in ("judge.md", "judgment_bounds.md"):
         assert again[name] == (tmp_path / "tables" / name).read_text()
     assert "kappa" in again["judge.md"]
 
@@ -34,5 +34,5 @@ def test_no_section_when_nothing_applies(tmp_path):
             for s in ("x", "y")}  # every retrieved document judged
     res = mrrstats.make_report(qrels, runs, out=tmp_path, measures="RR", n_resamples=99,
                                rng=1, notebook=False, multiverse=False, progress=False)
-    assert not any("judge" in f or "bounds" in f for f in res.files)
-    assert "bounds" not in res.data.settings and res.data.bounds is None
+    assert not any("judge" in f for f in res.files)
+    assert "judgment_bounds" not in res.data.settings and res.data.judgment_bounds is None

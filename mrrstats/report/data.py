@@ -133,7 +133,7 @@ class ReportData:
     #: some run's top 10: judgment_bounds' systems (report.judged_section).
     judge: pd.DataFrame | None = field(repr=False, default=None)
     judge_pairs: pd.DataFrame | None = field(repr=False, default=None)
-    bounds: pd.DataFrame | None = field(repr=False, default=None)
+    judgment_bounds: pd.DataFrame | None = field(repr=False, default=None)
 
     #: The name of ``versus_control`` in 0.1 (deprecated).
     versus_baseline = renamed_attribute("versus_control")

@@ -29,7 +29,7 @@ __all__ = ["JUDGED_TABLES", "judged_results", "judge_rows", "bounds_rows", "add_
            "load_judged"]
 
 #: The saved frames (``results/<name>.csv``).
-JUDGED_TABLES = ("judge", "judge_pairs", "bounds")
+JUDGED_TABLES = ("judge", "judge_pairs", "judgment_bounds")
 
 
 def judged_results(qrels, runs, measures, *, judge_qrels, confidence_level, n_resamples,
@@ -41,8 +41,8 @@ def judged_results(qrels, runs, measures, *, judge_qrels, confidence_level, n_re
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PoolingBiasWarning)
             b = judgment_bounds(qrels, runs, measures, ties=ties, rel=rel)
-        frames["bounds"] = b.systems
-        settings["bounds"] = {"flagged": list(b.flagged),
+        frames["judgment_bounds"] = b.systems
+        settings["judgment_bounds"] = {"flagged": list(b.flagged),
                               "warnings": [str(w.message) for w in caught]}
     if judge_qrels is not None:
         res = ppi_evaluate(runs, judge_qrels, qrels, measures,
@@ -95,7 +95,7 @@ def judge_rows(data):
 
 def bounds_rows(data):
     """The unjudged-documents table: value, lower and upper per run and measure."""
-    f = getattr(data, "bounds", None)
+    f = getattr(data, "judgment_bounds", None)
     if f is None:
         return None
     rows = [[r.measure, r.run, fixed(r.value), fixed(r.lower), fixed(r.upper),
@@ -121,7 +121,7 @@ _MARKDOWN = {
         "on the human-labelled queries. Its interval is valid whatever the judge's quality, "
         "and narrower than the human-only one when the judge is good; the judge-only "
         "interval is what trusting the judge would report."),
-    "bounds": (
+    "judgment_bounds": (
         "## Unjudged documents\n\nRuns retrieve documents no one judged; trec_eval counts "
         "them non-relevant. The bars show how far each mean could move if they were "
         "relevant."),
@@ -133,11 +133,11 @@ _CODE = {
         "    with mp.style_context():\n"
         "        ax = mp.judge_intervals(data.judge, measure=m)\n"
         "        plt.show()"),
-    "bounds": (
-        'display(Markdown((folder / "tables" / "bounds.md").read_text()))\n'
-        "for m in dict.fromkeys(data.bounds[\"measure\"]):\n"
+    "judgment_bounds": (
+        'display(Markdown((folder / "tables" / "judgment_bounds.md").read_text()))\n'
+        "for m in dict.fromkeys(data.judgment_bounds[\"measure\"]):\n"
         "    with mp.style_context():\n"
-        "        ax = mp.bound_bars(data.bounds, measure=m)\n"
+        "        ax = mp.bound_bars(data.judgment_bounds, measure=m)\n"
         "        plt.show()"),
 }
 
@@ -149,11 +149,11 @@ def load_judged(folder):
 
 
 def add_judged_cells(nb, names):
-    """The sections of ``names`` (``"judge"``, ``"bounds"``), before the provenance."""
+    """The sections of ``names`` (``"judge"``, ``"judgment_bounds"``), before the provenance."""
     import nbformat
 
     cells = []
-    for name in ("judge", "bounds"):
+    for name in ("judge", "judgment_bounds"):
         if name not in names:
             continue
         md = nbformat.v4.new_markdown_cell(_MARKDOWN[name])

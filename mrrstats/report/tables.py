@@ -61,7 +61,7 @@ def report_tables(data) -> dict:
                          ("estimation", _estimation_rows),
                          ("mixed", _mixed_rows),
                          ("segments", _segments_rows), ("judge", judge_rows),
-                         ("bounds", bounds_rows)):
+                         ("judgment_bounds", bounds_rows)):
         built = render(data)
         if built is None:
             continue
