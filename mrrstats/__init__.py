@@ -55,6 +55,10 @@ from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decis
                         per_query_correlation, perfect_rr_disagreement, perturbation_summary,
                         ranking_agreement, rr_diagnostics, swap_relevant, swapped_pairs, tau_ap)
 from .agreement import MultiverseResult, multiverse
+# -- LLM judges and incomplete judgments (issue 23) -----------------------------
+from .stats.ppi import PPIResult, ppi_evaluate
+from .agreement.judges import JudgeAgreement, SimulatedJudge, judge_agreement, simulate_judge
+from .metrics.bounds import JudgmentBounds, judgment_bounds
 # -- plots and reports (mrrstats.report) ---------------------------------------
 from .report import ReportData, ReportResult, load_report, make_report, plots
 
@@ -177,6 +181,14 @@ __all__ = [
     "swap_relevant",
     "MultiverseResult",
     "multiverse",
+    "PPIResult",
+    "ppi_evaluate",
+    "JudgeAgreement",
+    "SimulatedJudge",
+    "judge_agreement",
+    "simulate_judge",
+    "JudgmentBounds",
+    "judgment_bounds",
     "plots",
     "ReportData",
     "ReportResult",

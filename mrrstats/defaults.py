@@ -40,6 +40,10 @@ parameter              default          why
                                         default).
 ``empty_target``       "neg"            A query without a relevant document scores 0
                                         (trec_eval).
+``unjudged``           "nonrelevant"    A retrieved document the qrels do not judge counts as
+                                        non-relevant (trec_eval); ``"condense"`` removes it
+                                        first (Sakai 2007), ``"relevant"`` counts it relevant
+                                        (the upper end of :func:`mrrstats.judgment_bounds`).
 ``random``             "retrieved"      The random ranker of the random-ranking baselines
                                         (``mrrstats baseline``,
                                         :func:`mrrstats.evaluation_baseline`, ``mrrstats
@@ -90,8 +94,8 @@ from __future__ import annotations
 
 __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_ALTERNATIVE",
            "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
-           "RANDOM", "MISSING", "SCHEME", "BOOTSTRAP_METHOD", "WORKERS", "PARAMETERS",
-           "EXCEPTIONS", "default_ties"]
+           "UNJUDGED", "RANDOM", "MISSING", "SCHEME", "BOOTSTRAP_METHOD", "WORKERS",
+           "PARAMETERS", "EXCEPTIONS", "default_ties"]
 
 N_RESAMPLES = 10_000
 ALPHA = 0.05
@@ -107,6 +111,7 @@ TIES_MSMARCO = "rank"
 REL = 1
 QUERIES = "both"
 EMPTY_TARGET = "neg"
+UNJUDGED = "nonrelevant"
 RANDOM = "retrieved"
 MISSING = "raise"
 #: The paired bootstrap's resampling scheme (``"poisson"``: in blocks, at scale).
@@ -128,6 +133,7 @@ PARAMETERS = {
     "rel": REL,
     "queries": QUERIES,
     "empty_target": EMPTY_TARGET,
+    "unjudged": UNJUDGED,
     "random": RANDOM,
     "missing": MISSING,
     "scheme": SCHEME,
@@ -172,6 +178,10 @@ EXCEPTIONS = {
     ("mrrstats.agreement.multiverse.multiverse", "test"):
         ("t", "dozens of conventions: the deterministic paired t test keeps it fast and "
               "seed-free"),
+    ("mrrstats.agreement.multiverse.multiverse", "unjudged"):
+        (("nonrelevant",), "trec_eval's convention unless asked: condensed lists and the "
+                           "unjudged-relevant bound on request (judgment_bounds gives both ends)"),
+    ("mrrstats multiverse", "unjudged"): (["nonrelevant"], "as multiverse()"),
     ("mrrstats multiverse", "test"): ("t", "as multiverse()"),
     ("mrrstats multiverse", "queries"): (("both", "qrels"), "as multiverse()"),
     ("mrrstats multiverse", "ties"):

@@ -35,6 +35,7 @@ from ..stats.power import ttest_power
 from ..stats.randomization import randomization_test
 from ..stats.registry import FAMILY_TESTS
 from .data import ReportData, evaluation_from
+from .judged_section import load_judged
 from .sections import (
     cluster_labels,
     clustered_frame,
@@ -49,7 +50,7 @@ __all__ = ["analyse", "recompute_report", "power_table", "mean_intervals", "focu
 
 
 def analyse(scores, query_stats, settings, evaluation=None, progress=False,
-            multiverse=None, workers=-1):
+            multiverse=None, workers=-1, judged=None):
     """Run the analysis once: every number of the tables and figures.
 
     ``evaluation`` is the :class:`Evaluation` of runs input (rebuilt from the
@@ -113,7 +114,7 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
                       focus=focus, null_distribution=null, power=power,
                       leaderboard=leaderboard, clustered=clustered, multiverse=multiverse,
                       estimation=estimation, mixed=mixed,
-                      segments=segments, segment_means=segment_means)
+                      segments=segments, segment_means=segment_means, **(judged or {}))
 
 
 def _compare_each_measure(scores, settings, gen, progress, n_steps):
@@ -388,7 +389,8 @@ def recompute_report(path, *, progress=False, workers=-1) -> ReportData:
         if manifest_path.is_file() else {}
     # the multiverse needs the run files: the saved one is kept as it is
     return analyse(scores, stats, settings, progress=progress, workers=workers,
-                   multiverse=load_multiverse(path / "results", manifest))
+                   multiverse=load_multiverse(path / "results", manifest),
+                   judged=load_judged(path / "results"))
 
 
 def say(progress, msg, end="\n", prefix=True):
