@@ -39,8 +39,8 @@ from ..io.trec import read_qrels
 from ..metrics.evaluation import evaluate
 from ..metrics.measures import higher_is_better, parse_measure
 from ..validation import confidence_level_iv, int_iv, rng_iv
+from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
-from .significance import ConfidenceInterval
 
 __all__ = ["PPIResult", "ppi_evaluate", "ppi_scores", "POPULATIONS", "PPI_METHODS"]
 
