@@ -250,7 +250,7 @@ def focus_pair(scores, measure, comparison, settings, pairs, gen, *, workers=-1)
     focus = {"measure": measure, "a": pair[0], "b": pair[1], "test": "randomization",
              "statistic": float(res.statistic), "pvalue": float(res.pvalue),
              "exact": bool(res.exact), "n_resamples": int(res.n_resamples),
-             "alternative": res.alternative, "n_queries": int(res.n),
+             "alternative": res.alternative, "n_queries": int(res.n_queries),
              "ci_low": lo, "ci_high": hi, "ci_method": str(row["ci_method"]),
              "confidence_level": float(row["confidence_level"]),
              "pvalue_table": float(row["pvalue"]),
@@ -340,7 +340,7 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
     else:
         sd = math.sqrt(2.0 * residual_variance(scores))
     diffs = [float(d) for d in differences]
-    needs = [ttest_power(difference=d, sd=sd, power=target, alpha=alpha,
+    needs = [ttest_power(difference=d, std=sd, power=target, alpha=alpha,
                          alternative=alternative).n_queries_required for d in diffs]
     if n_queries is None:
         top = min(1000, max(200, int(math.ceil(1.15 * max(needs) / 50) * 50)))
@@ -349,7 +349,7 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
     else:
         n = np.unique(np.asarray(n_queries, dtype=np.int64))
     rows = [{"difference": d, "n_queries": int(m),
-             "power": ttest_power(difference=d, sd=sd, n_queries=int(m), alpha=alpha,
+             "power": ttest_power(difference=d, std=sd, n_queries=int(m), alpha=alpha,
                                   alternative=alternative).power, "n_required": int(need)}
             for d, need in zip(diffs, needs, strict=True) for m in n]
     table = pd.DataFrame(rows)
