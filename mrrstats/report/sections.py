@@ -30,11 +30,12 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import multiverse
+from ..stats.bootstrap import bootstrap_ci
 from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
 from ..stats.leaderboard import rank_intervals
 from ..stats.mixed import mixed_vs_anova
 from ..stats.multiple import adjust_pvalues
-from ..stats.significance import bootstrap_ci, randomization_test
+from ..stats.randomization import randomization_test
 
 __all__ = ["conversation_clusters", "cluster_labels", "leaderboard_frame", "clustered_frame",
            "multiverse_result", "MULTIVERSE_OPTIONS", "estimation_frame", "mixed_frame"]
@@ -127,7 +128,7 @@ def leaderboard_frame(scores, measures, pairs, systems):
 
 
 def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resamples,
-                    alpha, gen):
+                    alpha, gen, workers=-1):
     """Query bootstrap vs cluster bootstrap interval, and the cluster sign-flip test, per pair.
 
     For each measure and pair (in the order of ``pairs``), with one Generator
@@ -136,6 +137,7 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
     percentile interval (whole clusters resampled), and the randomization test
     with one sign per cluster (exact when :math:`2^G` is small). The
     cluster p-values are Holm-adjusted over the pairs of each measure.
+    ``workers`` is passed to the resampling (it changes no number).
     """
     rows = []
     for m in measures:
@@ -147,10 +149,11 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
             a = frame[r.a].to_numpy(np.float64)
             b = frame[r.b].to_numpy(np.float64)
             q = bootstrap_ci(a, b, method="percentile", confidence_level=confidence_level,
-                             n_resamples=n_resamples, rng=gen)
+                             n_resamples=n_resamples, workers=workers, rng=gen)
             c = bootstrap_ci(a, b, method="percentile", confidence_level=confidence_level,
-                             n_resamples=n_resamples, clusters=lab, rng=gen)
-            t = randomization_test(a, b, clusters=lab, n_resamples=n_resamples, rng=gen)
+                             n_resamples=n_resamples, clusters=lab, workers=workers, rng=gen)
+            t = randomization_test(a, b, clusters=lab, n_resamples=n_resamples,
+                                   workers=workers, rng=gen)
             qi, ci = q.confidence_interval(), c.confidence_interval()
             rows.append({"measure": m, "a": r.a, "b": r.b, "diff": float(q.statistic),
                          "query_low": qi.low, "query_high": qi.high,
