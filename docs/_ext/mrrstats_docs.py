@@ -244,6 +244,11 @@ def write_api_sources(app, config=None) -> None:
     for stale in folder.glob("*.rst"):
         if stale.name not in files:
             stale.unlink()
+    # pages autosummary wrote for names that are no longer public
+    expected = set(expected_objects())
+    for stale in (folder / "generated").glob("*.rst"):
+        if stale.stem not in expected:
+            stale.unlink()
 
 
 # -- the notebooks ----------------------------------------------------------------------
@@ -366,11 +371,14 @@ def cli_commands() -> OrderedDict:
 #: resamples, so that the documentation builds in CI's time).
 EXAMPLE_OPTIONS = {"baseline": "--n-resamples 999 --seed 1", "compare": "--n-resamples 999 "
                    "--seed 1", "agreement": "--n-resamples 999 --seed 1",
-                   "multiverse": "--n-resamples 199 --seed 1",
+                   "multiverse": "--ties trec_eval pessimistic --cutoffs none 10 "
+                   "--empty-targets neg --seed 1",
                    "leaderboard": "--n-resamples 999 --seed 1",
                    "estimate": "--n-resamples 999 --seed 1",
                    "unpaired": "--n-resamples 999 --seed 1",
-                   "sampled": "--n-resamples 199 --seed 1"}
+                   "sampled": "--n-resamples 199 --seed 1",
+                   "ppi": "--n-resamples 999 --seed 1",
+                   "judges": "--n-resamples 999 --seed 1 --test t"}
 #: Commands whose example writes files rather than printing: shown, not run here.
 EXAMPLE_NOT_RUN = {"report": "--out reports/cast2021"}
 
