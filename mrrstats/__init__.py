@@ -41,6 +41,7 @@ from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult,
                     effect_size_intervals, equivalence_test, hodges_lehmann,
                     unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
 from .stats import MixedModelResult, mixed_model, mixed_vs_anova
+from .stats import DiscriminativePowerResult, SegmentComparison
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
@@ -117,6 +118,8 @@ __all__ = [
     "sign_test",
     "wilcoxon_test",
     "PairwiseResult",
+    "DiscriminativePowerResult",
+    "SegmentComparison",
     "anova_tukey_hsd",
     "discriminative_power",
     "pairwise_tests",

@@ -71,16 +71,21 @@ def add_conventions(p, *, ties_default=None, queries: bool = True) -> None:
 
 
 def add_test_options(p, *, tests, corrections=("holm", "bh", "bonferroni", "none"),
-                     correction_default: str = defaults.CORRECTION,
+                     correction_default: str | None = None,
                      n_resamples_default: int = defaults.N_RESAMPLES,
                      alternative: bool = True) -> None:
     """``--test``, ``--correction``, ``--alternative``, ``--alpha``, ``--n-resamples``,
-    ``--seed``."""
+    ``--seed``. ``correction_default`` (None): the package default when it is one of
+    ``corrections``, else the first of them."""
+    if correction_default is None:
+        correction_default = (defaults.CORRECTION if defaults.CORRECTION in corrections
+                              else corrections[0])
     p.add_argument("--test", choices=tests, default=defaults.TEST,
                    help="significance test (default randomization: paired sign-flip)")
     p.add_argument("--correction", choices=corrections, default=correction_default,
                    help=f"multiple-comparison adjustment across pairs (default "
-                        f"{correction_default}; tukey/maxt/anova-hsd adjust by construction)")
+                        f"{correction_default}; tukey/maxt/anova-hsd/dunnett adjust by "
+                        "construction)")
     if alternative:
         p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
                        default=defaults.ALTERNATIVE, help="sidedness (default two-sided)")

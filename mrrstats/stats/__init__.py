@@ -18,6 +18,7 @@ from .estimation import (
 from .leaderboard import RankIntervals, compact_letter_display, rank_intervals
 from .mixed import MixedModelResult, mixed_model, mixed_vs_anova
 from .multiple import (
+                       DiscriminativePowerResult,
                        PairwiseResult,
                        anova_tukey_hsd,
                        discriminative_power,
@@ -26,6 +27,7 @@ from .multiple import (
                        westfall_young,
 )
 from .power import randomization_power, topic_set_size, ttest_power
+from .segments import SegmentComparison
 from .significance import (
                        ConfidenceInterval,
                        bootstrap_ci,
@@ -49,5 +51,6 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
            "MixedModelResult", "mixed_model", "mixed_vs_anova",
            "RankIntervals", "compact_letter_display", "rank_intervals",
+           "DiscriminativePowerResult", "SegmentComparison",
            # queries in blocks: mrrstats.blocked.randomization_test, .bootstrap_ci (issue 13)
            "blocked"]
