@@ -790,3 +790,14 @@ def test_discriminative_power_result_shape(small):
     assert list(f["discriminative_power"]) == [res.discriminative_power]
     assert int(f["seed"].iloc[0]) == res.seed
     assert mrrstats.DiscriminativePowerResult is type(res)
+
+
+def test_single_step_with_an_interval_asked_for_by_name(small):
+    ss = mrrstats.pairwise_tests(small, n_resamples=400, rng=5)
+    t = mrrstats.pairwise_tests(small, ci="t", n_resamples=400, rng=5)
+    ref = mrrstats.pairwise_tests(small, test="t", correction="none", ci="t")
+    assert t.ci_method == "t" and t.correction == "single-step"
+    np.testing.assert_allclose(t.ci_low, ref.ci_low, rtol=1e-12)
+    np.testing.assert_array_equal(t.pvalue_adjusted, ss.pvalue_adjusted)  # same decisions
+    none = mrrstats.pairwise_tests(small, ci="none", n_resamples=400, rng=5)
+    assert np.isnan(none.ci_low).all() and not none.reject_beyond_ci.any()

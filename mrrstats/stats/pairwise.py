@@ -383,6 +383,10 @@ def pairwise_tests_over_measures(frames, *, test, correction, alpha, alternative
     for (m, s), fit in zip(setups.items(), fits, strict=True):
         if marginal[m] is not None:
             fit = _replace_marginal(fit, marginal[m])
+        if s.ci not in ("consistent", "simultaneous"):
+            lo, hi, method, se = _other_intervals(s, I, J, D[m])
+            fit = dataclasses.replace(fit, ci_low=lo, ci_high=hi, ci_method=method,
+                                      standard_error=se)
         extra = {"control": None if s.control is None else s.systems[s.control],
                  "n_clusters": None if s.design is None else s.design.n_clusters}
         if s.design is not None:
@@ -521,6 +525,10 @@ def _per_pair_procedure(s, I, J, family, extra, device):
                                    workers=s.workers)
         if mg is not None:  # the test's own marginal p-values beside the family's
             fit = _replace_marginal(fit, mg)
+        if s.ci not in ("consistent", "simultaneous"):  # an interval asked for by name
+            lo, hi, method, se = _other_intervals(s, I, J, D)
+            fit = dataclasses.replace(fit, ci_low=lo, ci_high=hi, ci_method=method,
+                                      standard_error=se)
         p_adj, reject = fit.pvalue_adjusted, fit.pvalue_adjusted <= s.alpha
     elif family is None:
         p_adj, reject = adjust_pvalues(mg.pvalue, s.correction, s.alpha)
@@ -579,22 +587,31 @@ def _pair_intervals(s, I, J, D, Du, mg, p_adj, reject, family):
                                          invert, how=ci, decided=(s.alpha, reject),
                                          family=family)
         method = f"{how}({inverted})"
-    elif ci == "t":
-        lo, hi = _marginal_t(D, design, alternative, cl)
-        se = (D.std(axis=1, ddof=1) / math.sqrt(D.shape[1]) if design is None
-              else cluster_robust_se(D, design))
-        method = "t"
-    elif ci in ("bca", "percentile", "basic"):
-        lo, hi = _pair_bootstrap_ci(s.X, I, J, ci, cl, alternative, s.n_resamples, s.batch,
-                                    s.gen, design)
-        method = ci
     else:
-        lo = hi = np.full(I.size, np.nan)
-        method = "none"
+        lo, hi, method, se = _other_intervals(s, I, J, D)
     if method in ("holm-sb2008(t)", "fcr-by2005(t)"):
         se = None  # not d +/- c se at a level of its own
     return pair_fit(mg.statistic, mg.pvalue, mg.pvalue_se, p_adj, lo, hi, method,
                     mg.n_resamples, standard_error=se)
+
+
+def _other_intervals(s, I, J, D):
+    """The intervals that do not follow the correction: ``ci="t"``, bootstrap, or none.
+
+    Returns ``(low, high, ci_method, standard_error)``.
+    """
+    ci, design = s.ci, s.design
+    if ci == "t":
+        lo, hi = _marginal_t(D, design, s.alternative, s.cl)
+        se = (D.std(axis=1, ddof=1) / math.sqrt(D.shape[1]) if design is None
+              else cluster_robust_se(D, design))
+        return lo, hi, "t", se
+    if ci in ("bca", "percentile", "basic"):
+        lo, hi = _pair_bootstrap_ci(s.X, I, J, ci, s.cl, s.alternative, s.n_resamples,
+                                    s.batch, s.gen, design)
+        return lo, hi, ci, None
+    nan = np.full(I.size, np.nan)
+    return nan, nan, "none", None
 
 
 def _marginal_t(D, design, alternative, cl):

@@ -222,7 +222,7 @@ class PairwiseResult:
                              f"procedure with confidence_level={cl}")
         se = np.ones(len(self)) if self.standard_error is None else self.standard_error
         k = len(self.systems)
-        if method.endswith("t") and method in ("t", "marginal(t)", "bonferroni(t)"):
+        if method in ("t", "marginal(t)", "bonferroni(t)"):
             df = (self.n_queries if self.n_clusters is None else self.n_clusters) - 1
             m = len(self) if method == "bonferroni(t)" else 1
             one_sided = self.alternative != "two-sided"
