@@ -306,6 +306,10 @@ def _random_calls(s):
         "blocked.bootstrap_ci": lambda: mrrstats.blocked.bootstrap_ci(a, b, n_resamples=99),
     }
     calls["evaluation_baseline"] = lambda: mrrstats.evaluation_baseline(ev, n_resamples=99)
+    calls["decision_agreement"] = lambda: mrrstats.decision_agreement(
+        {"RR": s, "AP": s * 0.9 + 0.05}, "RR", "AP", n_resamples=99)
+    calls["discriminative_power_table"] = lambda: mrrstats.discriminative_power_table(
+        {"RR": s, "AP": s * 0.9}, n_resamples=99)
     return calls
 
 
