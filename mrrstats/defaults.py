@@ -201,14 +201,6 @@ EXCEPTIONS = {
         ("t", "dozens of conventions: the deterministic paired t test keeps it fast and "
               "seed-free"),
     ("mrrstats multiverse", "test"): ("t", "as multiverse()"),
-    ("mrrstats.agreement.multiverse.multiverse", "correction"):
-        ("holm", "dozens of conventions with the deterministic t test: Holm keeps it seed-free "
-                 "(the single-step max-T permutes)"),
-    ("mrrstats multiverse", "correction"): ("holm", "as multiverse()"),
-    # decisions of two measures compared pair by pair: not updated to the single-step
-    # default in 0.2 (the agreement module keeps Holm's decisions, as published)
-    ("mrrstats.agreement.measures.decision_agreement", "correction"):
-        ("holm", "Holm's decisions per measure, as in the agreement studies it reproduces"),
     ("mrrstats multiverse", "queries"): (("both", "qrels"), "as multiverse()"),
     ("mrrstats multiverse", "ties"):
         (("trec_eval", "optimistic", "pessimistic", "expected"), "as multiverse()"),

@@ -8,6 +8,7 @@ from .. import datasets, defaults
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import QUERIES, evaluate
 from ..model.ranking import TIES
+from ..stats.registry import CORRECTION_NAMES
 
 EXAMPLE_HELP = "use the bundled TREC CAsT 2021 qrels and five baseline runs"
 
@@ -70,16 +71,12 @@ def add_conventions(p, *, ties_default=None, queries: bool = True) -> None:
                             "(trec_eval -c), msmarco (MS MARCO script convention)")
 
 
-def add_test_options(p, *, tests, corrections=("holm", "bh", "bonferroni", "none"),
-                     correction_default: str | None = None,
+def add_test_options(p, *, tests, corrections=CORRECTION_NAMES,
+                     correction_default: str = defaults.CORRECTION,
                      n_resamples_default: int = defaults.N_RESAMPLES,
                      alternative: bool = True) -> None:
     """``--test``, ``--correction``, ``--alternative``, ``--alpha``, ``--n-resamples``,
-    ``--seed``. ``correction_default`` (None): the package default when it is one of
-    ``corrections``, else the first of them."""
-    if correction_default is None:
-        correction_default = (defaults.CORRECTION if defaults.CORRECTION in corrections
-                              else corrections[0])
+    ``--seed``."""
     p.add_argument("--test", choices=tests, default=defaults.TEST,
                    help="significance test (default randomization: paired sign-flip)")
     p.add_argument("--correction", choices=corrections, default=correction_default,

@@ -30,7 +30,7 @@ from ..progress import tracking
 from ..stats.compare import compare
 from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
-from ..stats.registry import FAMILY_TESTS
+from ..stats.registry import CORRECTIONS, FAMILY_TESTS
 from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
 from .data import ReportData, evaluation_from
 from .sections import (
@@ -278,7 +278,8 @@ def versus_control(comparison, control):
         idx = np.asarray(idx, dtype=np.int64)
         sign = np.asarray(sign)
         p = r.pvalue[idx]
-        if r.test in FAMILY_TESTS:
+        if r.test in FAMILY_TESTS or CORRECTIONS[r.correction].joint_null:
+            # the family of all pairs (conservative for the comparisons with one system)
             p_adj, reject = r.pvalue_adjusted[idx], r.reject[idx]
         else:
             p_adj, reject = adjust_pvalues(p, r.correction, r.alpha)
