@@ -31,6 +31,9 @@ _COMMANDS = {
     "unpaired": "mrrstats.cli.unpaired",
     "mixed": "mrrstats.cli.mixed",
     "sampled": "mrrstats.cli.sampled",
+    "ppi": "mrrstats.cli.ppi",
+    "judges": "mrrstats.cli.judges",
+    "bounds": "mrrstats.cli.bounds",
 }
 
 

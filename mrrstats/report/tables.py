@@ -28,6 +28,7 @@ from ..stats.registry import (
     interval_label,
     test_label,
 )
+from .judged_section import bounds_rows, judge_rows
 from .plots import one_option_at_a_time
 
 __all__ = ["report_tables", "procedure_phrase", "interval_phrase", "FEW_SYSTEMS"]
@@ -65,7 +66,8 @@ def report_tables(data) -> dict:
                          ("multiverse", _multiverse_rows),
                          ("estimation", _estimation_rows),
                          ("mixed", _mixed_rows),
-                         ("segments", _segments_rows)):
+                         ("segments", _segments_rows), ("judge", judge_rows),
+                         ("judgment_bounds", bounds_rows)):
         built = render(data)
         if built is None:
             continue

@@ -64,6 +64,7 @@ from ..model.scoretable import as_score_tables
 from ..progress import tracked
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
 from .corrections import adjust_pvalues
+from .designs import query_labels
 from .leaderboard import leaderboard_frame
 from .pairwise import pairwise_tests, pairwise_tests_in_family, pairwise_tests_over_measures
 from .registry import (
@@ -76,7 +77,6 @@ from .registry import (
     test_spec,
 )
 from .segments import segment_pairs
-from .significance import query_labels
 
 __all__ = ["Comparison", "compare"]
 

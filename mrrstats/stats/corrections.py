@@ -38,7 +38,7 @@ from .resampling import (
     kernel_rows,
     signflip_rows,
 )
-from .significance import _win_tie_loss
+from .rows import win_tie_loss
 
 __all__ = ["adjust_pvalues", "ci_excludes_zero", "t_inverted", "signflip_inverted",
            "decision_intervals", "warn_unattainable"]
@@ -268,7 +268,7 @@ def _smallest_attainable(D, test, alternative, tol, exact, n_used, opts):
     sides = 2.0 if alternative == "two-sided" else 1.0
     n = D.shape[1]
     if test == "sign":
-        w, _, l_ = _win_tie_loss(D, tol)
+        w, _, l_ = win_tie_loss(D, tol)
         return np.minimum(1.0, sides * 0.5 ** (w + l_).astype(np.float64))
     if test == "randomization" and exact:
         return np.full(D.shape[0], min(1.0, sides * 0.5 ** n))

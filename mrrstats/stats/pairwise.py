@@ -53,6 +53,14 @@ from .corrections import (
     t_inverted,
     warn_unattainable,
 )
+from .designs import (
+    cluster_acceleration,
+    cluster_bootstrap_rows,
+    cluster_robust_se,
+    design_iv,
+    design_sums,
+    query_labels,
+)
 from .familywise import (
     anova_hsd_fit,
     dunnett_fit,
@@ -61,6 +69,8 @@ from .familywise import (
     pair_fit,
     tukey_fit,
 )
+from .intervals import bootstrap_interval, jackknife_acceleration, t_interval
+from .paired import wilcoxon_test
 from .pairwise_result import PairwiseResult, assemble
 from .registry import (
     CORRECTIONS,
@@ -70,23 +80,7 @@ from .registry import (
     test_spec,
 )
 from .resampling import array_namespace_of, bootstrap_sums, device_of, to_host
-from .significance import (
-    _bootstrap_interval,
-    _bootstrap_test_rows,
-    _cluster_acceleration,
-    _design_iv,
-    _design_sums,
-    _jackknife_acceleration,
-    _sign_pvalues,
-    _signflip_pvalues,
-    _t_interval,
-    _ttest_rows,
-    _win_tie_loss,
-    cluster_bootstrap_rows,
-    cluster_robust_se,
-    query_labels,
-    wilcoxon_test,
-)
+from .rows import bootstrap_test_rows, sign_pvalues, signflip_pvalues, ttest_rows, win_tie_loss
 
 __all__ = ["PairwiseResult", "pairwise_tests", "pairwise_tests_in_family",
            "pairwise_tests_over_measures", "CI_CHOICES", "FAMILY_CORES"]
@@ -471,11 +465,11 @@ def _per_pair_pvalues(s, I, J, D, Du, device):
     n_used, exact = None, False
     replay = (type(s.gen.bit_generator), s.gen.bit_generator.state)
     if test == "t":
-        stat, p, _, _ = _ttest_rows(D, alternative)
+        stat, p, _, _ = ttest_rows(D, alternative)
     elif test == "sign":
-        w, _, l_ = _win_tie_loss(D, s.atol)
+        w, _, l_ = win_tie_loss(D, s.atol)
         stat = w.astype(np.float64)
-        p = _sign_pvalues(w, l_, alternative)
+        p = sign_pvalues(w, l_, alternative)
     elif test == "wilcoxon":
         stat, p = np.empty(P), np.empty(P)
         for q in range(P):
@@ -489,14 +483,14 @@ def _per_pair_pvalues(s, I, J, D, Du, device):
             device_D = xp.permute_dims(
                 xp.take(on_device, xp.asarray(I, device=dev), axis=1)
                 - xp.take(on_device, xp.asarray(J, device=dev), axis=1), (1, 0))
-        p, se_p, n_used, exact = _signflip_pvalues(
+        p, se_p, n_used, exact = signflip_pvalues(
             Du, alternative, n_resamples=s.n_resamples, exact=s.opts.get("exact"),
             batch=s.batch, gen=s.gen, device_D=device_D, workers=s.workers)
         stat = D.mean(axis=1)
     else:  # bootstrap, bootstrap-t
         method = "studentized" if test == "bootstrap-t" else "shift"
         if design is None:
-            stat, p, se_p = _bootstrap_test_rows(D, alternative, method, s.n_resamples,
+            stat, p, se_p = bootstrap_test_rows(D, alternative, method, s.n_resamples,
                                                  s.batch, s.gen, workers=s.workers)
         else:
             stat, p, se_p, _, _ = cluster_bootstrap_rows(D, design, alternative, method,
@@ -618,9 +612,9 @@ def _marginal_t(D, design, alternative, cl):
     """Marginal t interval: paired (df n - 1), or cluster-robust (df G - 1) with clusters."""
     n = D.shape[1]
     if design is None:
-        return _t_interval(D.mean(axis=1), D.std(axis=1, ddof=1) / math.sqrt(n), n - 1,
+        return t_interval(D.mean(axis=1), D.std(axis=1, ddof=1) / math.sqrt(n), n - 1,
                            alternative, cl)
-    return _t_interval(D.mean(axis=1), cluster_robust_se(D, design), design.n_clusters - 1,
+    return t_interval(D.mean(axis=1), cluster_robust_se(D, design), design.n_clusters - 1,
                        alternative, cl)
 
 
@@ -639,7 +633,7 @@ def _pair_bootstrap_ci(X, I, J, method, cl, alternative, n_resamples, batch, gen
         sysdist = bootstrap_sums(X.T, n_resamples, batch, gen) / n  # (k, B)
     else:
         T = np.stack([design.totals(X[:, j]) for j in range(k)])
-        sums = _design_sums(np.vstack([T, design.sizes.astype(np.float64)]), design,
+        sums = design_sums(np.vstack([T, design.sizes.astype(np.float64)]), design,
                             n_resamples, batch, gen)
         sysdist = sums[:k] / sums[k]
     P = I.size
@@ -654,10 +648,10 @@ def _pair_bootstrap_ci(X, I, J, method, cl, alternative, n_resamples, batch, gen
         if method != "bca":
             accel = np.zeros(ii.size)
         elif design is None:
-            accel = _jackknife_acceleration(D)
+            accel = jackknife_acceleration(D)
         else:
-            accel = np.array([_cluster_acceleration(row, design) for row in D])
-        lo, hi = _bootstrap_interval(theta, dist, accel, method, cl, alternative)
+            accel = np.array([cluster_acceleration(row, design) for row in D])
+        lo, hi = bootstrap_interval(theta, dist, accel, method, cl, alternative)
         low[s:s + block] = lo
         high[s:s + block] = hi
     return low, high
@@ -762,7 +756,7 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
     design = None
     if clusters is not None:
         labels = query_labels(clusters, table.queries, name="clusters")
-        design = _design_iv(labels, None, len(table.queries))
+        design = design_iv(labels, None, len(table.queries))
     gen, seed = rng_iv(rng)
     return _Setup(table.values, tuple(table.systems), tuple(table.queries),
                   tuple(table.dropped), measure, test, correction, alpha, alternative,

@@ -17,9 +17,10 @@ from scipy import stats
 from ..deprecation import renamed_attribute
 from ..validation import confidence_level_iv
 from .corrections import ci_excludes_zero
+from .effects import residual_variance
 from .familywise import simultaneous_critical_value
-from .significance import ConfidenceInterval, _effect_rows, _t_interval
-from .significance import residual_variance as _residual_variance
+from .intervals import ConfidenceInterval, t_interval
+from .rows import effect_rows
 
 __all__ = ["PairwiseResult", "assemble", "reject_beyond"]
 
@@ -257,14 +258,14 @@ def assemble(X, systems, queries, dropped, I, J, D, *, statistic, pvalue, pvalue
     ``critical_value``, ``control``, ``n_clusters``, ``marginal_low``, ...).
     """
     means = X.mean(axis=0)
-    v_e = _residual_variance(X.T) if X.shape[1] >= 2 and X.shape[0] >= 2 else None
+    v_e = residual_variance(X.T) if X.shape[1] >= 2 and X.shape[0] >= 2 else None
     if v_e is not None and not v_e > 0:
         v_e = None
-    _, dz, es, w, t, l_, ps = _effect_rows(D, atol, v_e)
+    _, dz, es, w, t, l_, ps = effect_rows(D, atol, v_e)
     n = X.shape[0]
     if "marginal_low" not in extra:
         with np.errstate(invalid="ignore", divide="ignore"):
-            m_lo, m_hi = _t_interval(D.mean(axis=1), D.std(axis=1, ddof=1) / math.sqrt(n),
+            m_lo, m_hi = t_interval(D.mean(axis=1), D.std(axis=1, ddof=1) / math.sqrt(n),
                                      n - 1, alternative, confidence_level)
         extra.update(marginal_low=np.asarray(m_lo, dtype=np.float64),
                      marginal_high=np.asarray(m_hi, dtype=np.float64))

@@ -22,9 +22,10 @@ import pandas as pd
 
 from ..validation import confidence_level_iv, missing_iv
 from .corrections import adjust_pvalues
+from .designs import query_labels
+from .intervals import t_interval as _t_interval
 from .pairwise import pairwise_tests
 from .registry import correction_label, correction_spec, test_label
-from .significance import _t_interval, query_labels
 
 __all__ = ["SegmentComparison", "by_segment", "query_labels", "segment_pairs"]
 
