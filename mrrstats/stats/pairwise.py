@@ -150,7 +150,10 @@ def pairwise_tests(scores, *, test=DEFAULT_TEST, correction=CORRECTION, alpha=AL
           type). For the mean-difference tests ``"t"``, ``"randomization"``,
           ``"bootstrap"`` and ``"bootstrap-t"``; ``pvalue`` stays the test's own
           (for ``"randomization"``, the marginal p-value under the same
-          permutations, which for two systems is the paired sign-flip test of t).
+          permutations, which for two systems is the paired sign-flip test of t, and
+          never above ``pvalue_adjusted``; for another test the adjusted p-value comes
+          from the permutations and is not forced above that test's p-value). Rank
+          tests (``"wilcoxon"``, ``"sign"``) need a p-value correction.
         * ``"holm"``, ``"bonferroni"``, ``"bh"``: through the p-values, with
           :func:`statsmodels.stats.multitest.multipletests`' arithmetic (the
           method named explicitly, ``"bh"`` is ``"fdr_bh"``).
