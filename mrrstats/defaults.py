@@ -221,7 +221,11 @@ EXCEPTIONS = {
         (("nonrelevant",), "trec_eval's convention unless asked: condensed lists and the "
                            "unjudged-relevant bound on request (judgment_bounds gives both ends)"),
     ("mrrstats multiverse", "unjudged"): (["nonrelevant"], "as multiverse()"),
+    ("mrrstats.agreement.multiverse.multiverse", "correction"):
+        ("holm", "with the deterministic t test: no permutations, so no seed, over dozens of "
+                 "conventions"),
     ("mrrstats multiverse", "test"): ("t", "as multiverse()"),
+    ("mrrstats multiverse", "correction"): ("holm", "as multiverse()"),
     ("mrrstats multiverse", "queries"): (("both", "qrels"), "as multiverse()"),
     ("mrrstats multiverse", "ties"):
         (("trec_eval", "optimistic", "pessimistic", "expected"), "as multiverse()"),
