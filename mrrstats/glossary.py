@@ -74,7 +74,7 @@ GLOSSARY = (
          retired=("n_topics", "n_query", "num_queries"), kind="both", retired_attributes=("n",),
          source="ours: `n` alone is ambiguous beside counts of pairs, resamples and systems"),
     Term("n_nonzero", "The number of queries whose paired difference is not a tie "
-         "(|d| > atol), used by the sign and signed-rank statistics.",
+         "(``|d| > atol``), used by the sign and signed-rank statistics.",
          retired=("n_untied", "n_nontied"), kind="attribute"),
     Term("exclude", "(query, candidate) entries left out of a ranking: the known true "
          "answers of the filtered link-prediction protocol.",
@@ -111,7 +111,7 @@ GLOSSARY = (
          retired=("monte carlo", "montecarlo", "mc", "monte_carlo"), kind="value"),
     # -- tolerances ------------------------------------------------------------
     Term("atol", "Absolute tolerance: values within it count as equal (a paired "
-         "difference |d| <= atol is a tie).",
+         "difference ``|d| <= atol`` is a tie).",
          retired=("zero_tolerance", "tol", "tolerance", "eps"), kind="parameter",
          source="numpy (numpy.isclose(atol=))"),
     # -- tests and results -----------------------------------------------------

@@ -308,6 +308,106 @@ def check_coverage(app, env) -> None:
                 n)
 
 
+# -- references to names that live in internal modules --------------------------------
+def _lookup(dotted: str):
+    """The object at a dotted path under ``mrrstats`` (module, then attributes), or a
+    sentinel when there is none."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except Exception:  # noqa: BLE001 - not a module at this depth
+            continue
+        try:
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            if len(parts) - i == 2 and isinstance(obj, type) and parts[-1] in getattr(
+                    obj, "__dataclass_fields__", {}):
+                return obj, ".".join(parts[:i])   # a dataclass field: its class
+            return _MISSING, None
+        return obj, ".".join(parts[:i])
+    return _MISSING, None
+
+
+_MISSING = object()
+
+
+def _public_names() -> dict:
+    """``id(object) -> documented public name``, for re-exported objects."""
+    out = {}
+    for name in expected_objects():
+        obj, _ = _lookup(name)
+        if obj is not _MISSING and not isinstance(obj, str | int | float | tuple | dict):
+            out.setdefault(id(obj), name)
+    return out
+
+
+def _context_modules(docname: str) -> list[str]:
+    """Modules whose names a page's docstrings may use unqualified: the defining module
+    of the object a generated page documents, or the modules of a group page."""
+    stem = docname.rsplit("/", 1)[-1]
+    if docname.startswith("api/generated/"):
+        obj, _ = _lookup(stem)
+        if obj is _MISSING:
+            return []
+        module = getattr(obj, "__module__", None) or getattr(obj, "__name__", None)
+        return [module] if isinstance(module, str) else []
+    if docname.startswith("api/"):
+        return [m for m, _ in package_modules() if m.startswith(f"mrrstats.{stem}.")
+                or m == f"mrrstats.{stem}"]
+    return []
+
+
+def resolve_internal(app, env, node, contnode):
+    """Resolve a Python reference the domain could not: a public object under another
+    path (``mrrstats.stats.x.f`` for ``mrrstats.f``) links to its page; an attribute
+    of a documented class (``MultiverseResult.systems``) to the class; a name of an
+    internal module (``mrrstats.model.scoretable.as_score_table``) to that module's
+    entry in the package layout. A name that does not exist stays unresolved (and
+    fails the build under ``-n -W``)."""
+    from sphinx.util.nodes import make_refnode
+
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip("~.")
+    mod, cls = node.get("py:module"), node.get("py:class")
+    candidates = [target]
+    if not target.startswith("mrrstats"):
+        if mod and cls:
+            candidates.append(f"{mod}.{cls}.{target}")
+        if mod:
+            candidates.append(f"{mod}.{target}")
+        # a short name in a docstring means a name of the module that defines it
+        candidates += [f"{m}.{target}" for m in _context_modules(node["refdoc"])]
+    domain = env.get_domain("py")
+    public = env.temp_data.setdefault("mrrstats_public", None) or _public_names()
+    env.temp_data["mrrstats_public"] = public
+    for full in candidates:
+        if not full.startswith("mrrstats"):
+            continue
+        obj, module = _lookup(full)
+        if obj is _MISSING:
+            continue
+        name = public.get(id(obj))
+        if name in domain.objects:
+            entry = domain.objects[name]
+            return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id,
+                                contnode, name)
+        owner = full.rsplit(".", 1)[0]
+        owner_obj, _ = _lookup(owner)
+        owner_name = public.get(id(owner_obj))
+        if isinstance(owner_obj, type) and owner_name in domain.objects:
+            entry = domain.objects[owner_name]
+            return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id,
+                                contnode, full)
+        if module in domain.modules:
+            entry = domain.modules[module]
+            return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id,
+                                contnode, full)
+    return None
+
+
 # -- directives ----------------------------------------------------------------------
 class _RstDirective(Directive):
     """A directive that renders reStructuredText made by :meth:`text`."""
@@ -556,6 +656,7 @@ def setup(app):
     app.connect("env-check-consistency", check_coverage)
     app.connect("env-check-consistency", check_gallery)
     app.connect("build-finished", copy_mathjax)
+    app.connect("missing-reference", resolve_internal)
     app.add_directive("mrrstats-glossary", GlossaryDirective)
     app.add_directive("mrrstats-cli", CliDirective)
     app.add_directive("mrrstats-input-errors", InputErrorsDirective)

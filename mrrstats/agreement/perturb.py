@@ -198,7 +198,7 @@ def move_first_relevant(qrels, runs, *, ranks=(1, 2, 5, 10, 50),
     Returns
     -------
     pandas.DataFrame
-        The common columns of :mod:`mrrstats.perturb` plus ``r``. A query is
+        The common columns of :mod:`mrrstats.agreement.perturb` plus ``r``. A query is
         eligible for ``r`` when it has a relevant document retrieved, the
         documents above rank ``r`` in the *before* ranking are all
         non-relevant (so the moved document is the first relevant one at
@@ -287,7 +287,7 @@ def swap_relevant(qrels, runs, *, which=(2, 3), measures=_DEFAULT_MEASURES, rel:
     Returns
     -------
     pandas.DataFrame
-        The common columns of :mod:`mrrstats.perturb` plus ``pair`` (e.g.
+        The common columns of :mod:`mrrstats.agreement.perturb` plus ``pair`` (e.g.
         ``"2-3"``). A query is eligible when the run retrieved at least
         ``max(which)`` relevant documents; ``before`` is the real run.
 
@@ -357,7 +357,7 @@ def add_relevant(qrels, runs, *, n=(1, 2, 5), measures=_DEFAULT_MEASURES, rel: i
     Returns
     -------
     pandas.DataFrame
-        The common columns of :mod:`mrrstats.perturb` plus ``n``. A query is
+        The common columns of :mod:`mrrstats.agreement.perturb` plus ``n``. A query is
         eligible when the run retrieved a relevant document and the qrels
         hold at least ``n + 1`` relevant documents; ``before`` is the real
         run.

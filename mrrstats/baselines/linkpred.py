@@ -682,7 +682,7 @@ def ranks_from_negatives(positive, negatives, *, nonfinite="raise", batch=None,
     Returns
     -------
     LinkPredictionRanks
-        :math:`N_i = 1 + ` number of negatives (minus removed ones).
+        :math:`N_i = 1 +` the number of negatives (minus removed ones).
 
     Notes
     -----

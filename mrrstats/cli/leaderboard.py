@@ -2,7 +2,7 @@
 
 ``mrrstats leaderboard QRELS RUN [RUN ...] -m RR`` (or ``--example``, or
 ``--scores FILE.csv``) prints, best first, each system's mean, observed rank,
-its 95% simultaneous rank interval (max-|t| bootstrap of the queries, Mogstad
+its 95% simultaneous rank interval (``max-|t|`` bootstrap of the queries, Mogstad
 et al. 2024) and letters (systems sharing a letter are not significantly
 different; Piepho 2004).
 """

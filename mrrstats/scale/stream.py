@@ -41,7 +41,9 @@ _SCHEMA = pa.schema([("query", pa.string()), ("doc", pa.string()), ("rank", pa.s
 
 
 def _progress(total, desc, unit="B", progress=None):
-    from tqdm.auto import tqdm
+    # tqdm.auto warns (TqdmWarning) in every Jupyter kernel without ipywidgets, even
+    # when the bar is disabled; the plain bar on standard error is what progress.py uses
+    from tqdm import tqdm
 
     # disable=None: shown on a terminal, quiet otherwise (logs, CI, pipes)
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B",

@@ -668,12 +668,12 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
     topics resampled from the pair's topics, whose mean difference is the
     truth; R = 1000 replications, B = 999; one cell's Monte-Carlo SE 0.007):
 
-    ======  =============  ============  ============  ============
-    n       t              percentile    BCa           studentized
-    ======  =============  ============  ============  ============
-    25      0.945 (0.899)  0.924 (0.888) 0.917 (0.841) 0.938 (0.883)
-    50      0.949 (0.936)  0.938 (0.924) 0.933 (0.888) 0.942 (0.911)
-    ======  =============  ============  ============  ============
+    ======  =============  =============  =============  =============
+    n       t              percentile     BCa            studentized
+    ======  =============  =============  =============  =============
+    25      0.945 (0.899)  0.924 (0.888)  0.917 (0.841)  0.938 (0.883)
+    50      0.949 (0.936)  0.938 (0.924)  0.933 (0.888)  0.942 (0.911)
+    ======  =============  =============  =============  =============
 
     Mean over the pairs (smallest in brackets). The t interval is the closest
     to nominal, so it is the marginal interval; BCa, the former default, is

@@ -2,7 +2,7 @@ r"""Leaderboards with honest ranks: simultaneous rank intervals and compact lett
 
 * :func:`rank_intervals` -- confidence intervals for every system's rank that
   hold *simultaneously* (all systems at once), from simultaneous pairwise
-  decisions: a max-|t| bootstrap of the queries (Mogstad, Romano, Shaikh and
+  decisions: a ``max-|t|`` bootstrap of the queries (Mogstad, Romano, Shaikh and
   Wilhelm 2024), or the decisions of any many-system procedure
   (:func:`mrrstats.randomized_tukey_hsd`, :func:`mrrstats.westfall_young`, ...).
 * :func:`compact_letter_display` -- letters such that two systems sharing a
@@ -164,7 +164,7 @@ class RankIntervals:
     significant : ndarray of bool, (k, k)
         The pairwise decisions used.
     critical_value : float
-        The bootstrap max-|t| critical value (NaN when ``decisions`` were given).
+        The bootstrap ``max-|t|`` critical value (NaN when ``decisions`` were given).
     confidence_level : float
     method : str
     n_resamples : int

@@ -74,7 +74,7 @@ class PPIResult:
         ``measure``, ``method``, ``difference`` (``a - b``), ``standard_error``,
         ``ci_low``, ``ci_high``, ``df``, ``statistic`` (difference / standard
         error), ``pvalue`` (two-sided), ``pvalue_adjusted`` (single-step
-        max-|t| over the pairs of the measure), ``power_tuning``, ``n_human``,
+        ``max-|t|`` over the pairs of the measure), ``power_tuning``, ``n_human``,
         ``n_judge``.
     measures : tuple of str
     system_names : tuple of str
@@ -86,11 +86,11 @@ class PPIResult:
     strata : tuple of str or None
         The strata, when given.
     n_resamples : int
-        Multiplier draws of the max-|t| critical value.
+        Multiplier draws of the ``max-|t|`` critical value.
     seed : int or None
         Seed of those draws (pass it back as ``rng=`` to reproduce).
     critical_values : dict
-        ``(measure, method) -> c``: the max-|t| critical value of the pairs.
+        ``(measure, method) -> c``: the ``max-|t|`` critical value of the pairs.
     """
 
     systems: pd.DataFrame = field(repr=False)
@@ -545,7 +545,7 @@ def ppi_evaluate(runs, judge_qrels, human_qrels, measures=None, *,
         (stratified PPI, Fisch et al. 2024). Every stratum needs at least 2
         human-labelled queries.
     n_resamples : int, keyword-only
-        Multiplier draws for the simultaneous (max-|t|) critical value of
+        Multiplier draws for the simultaneous (``max-|t|``) critical value of
         the pairs, used by ``pvalue_adjusted`` and the rank intervals.
     rng : None, int or numpy.random.Generator, keyword-only
         Seed of those draws (recorded in ``seed``); nothing else is random.

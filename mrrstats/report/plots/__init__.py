@@ -8,9 +8,9 @@ computed). Score input goes through the package's one coercion,
 :func:`mrrstats.model.scoretable.as_score_table`. matplotlib is
 imported inside the functions, so ``import mrrstats`` does not import it.
 
-One module per plot family: :mod:`.distributions`, :mod:`.intervals`,
-:mod:`.agreement`, :mod:`.baselines`, :mod:`.power`, :mod:`.leaderboard`,
-and :mod:`.style` (the look they share).
+One module per plot family (in ``mrrstats.report.plots``): ``distributions``,
+``intervals``, ``agreement``, ``baselines``, ``power``, ``leaderboard``, ``judges``,
+and ``style`` (the look they share).
 
 The style is shared by all functions: the Okabe-Ito colour-blind-safe palette
 (:data:`PALETTE`), and series that also differ by marker, line style or
