@@ -378,8 +378,10 @@ def resolve_internal(app, env, node, contnode):
             candidates.append(f"{mod}.{cls}.{target}")
         if mod:
             candidates.append(f"{mod}.{target}")
-        # a short name in a docstring means a name of the module that defines it
+        # a short name in a docstring means a name of the module that defines it, or a
+        # public name of the package
         candidates += [f"{m}.{target}" for m in _context_modules(node["refdoc"])]
+        candidates.append(f"mrrstats.{target}")
     domain = env.get_domain("py")
     public = env.temp_data.setdefault("mrrstats_public", None) or _public_names()
     env.temp_data["mrrstats_public"] = public
