@@ -120,3 +120,16 @@ def test_readme_shows_the_build_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "sphinx-build -W -b html docs docs/_build/html" in readme
     assert '".[docs]"' in readme
+
+
+def test_plain_python_blocks_of_the_pages_run(tmp_path, monkeypatch):
+    """Python blocks the build does not execute (```python, not {code-cell}) run too."""
+    monkeypatch.chdir(tmp_path)
+    pages = [p for p in DOCS.rglob("*.md") if "_build" not in p.parts]
+    blocks = {p: re.findall(r"```python\n(.*?)```", p.read_text(encoding="utf-8"), flags=re.S)
+              for p in pages}
+    assert blocks[DOCS / "index.md"], "the home page shows a Python example"
+    for page, codes in blocks.items():
+        namespace: dict = {"__name__": "__docs__"}
+        for code in codes:
+            exec(compile(code, str(page), "exec"), namespace)  # noqa: S102 - our own pages
