@@ -195,6 +195,16 @@ EXCEPTIONS = {
     ("mrrstats baseline", "alternative"): (BASELINE_ALTERNATIVE, "better than random?"),
     ("mrrstats baseline", "random"):
         (None, "RANDOM for QRELS RUN input; a ranks file (--ranks) carries its own counts"),
+    # several collections (Dror et al. 2017): partial conjunctions need a direction
+    ("mrrstats.stats.meta.across_collections", "alternative"):
+        ("greater", "replicability: on how many collections is A better than B (a direction)"),
+    ("mrrstats.stats.meta.across_collections", "test"):
+        ("t", "one deterministic test per collection, the d_z of the meta-analysis is its "
+              "statistic; any paired test may be chosen"),
+    # test calibration: n_resamples per simulated collection, times thousands of them
+    ("mrrstats.stats.simulation.calibrate_tests", "n_resamples"):
+        (1000, "per simulated collection (of thousands); the rates' Monte-Carlo error is "
+               "dominated by the number of collections"),
     # plots draw a random reference only when asked
     ("mrrstats.report.plots.rr_histogram", "random"): (None, "no random reference unless asked"),
     ("mrrstats.report.plots.rank_ecdf", "random"): (None, "no random reference unless asked"),

@@ -229,6 +229,7 @@ NO_WORKERS = {
                            "test on a few queries",
     "equivalence_test": "TOST; the randomization variant has two one-sided tests of one "
                         "pair",
+    "bayesian_comparison": "Dirichlet weights of the Bayesian bootstrap drawn in NumPy",
 }
 
 MUST_HAVE_CLUSTERS = ("randomization_test", "bootstrap_ci", "bootstrap_test", "pairwise_tests",
@@ -306,6 +307,17 @@ def _random_calls(s):
         "blocked.bootstrap_ci": lambda: mrrstats.blocked.bootstrap_ci(a, b, n_resamples=99),
     }
     calls["evaluation_baseline"] = lambda: mrrstats.evaluation_baseline(ev, n_resamples=99)
+    # issue 24: replicates, collections, Bayesian comparison, simulation
+    reps = {"A": ["a", "b"], "B": ["c", "d"]}
+    calls["replicate_tests"] = lambda: mrrstats.replicate_tests(s, reps, n_resamples=99)
+    calls["across_collections"] = lambda: mrrstats.across_collections(
+        {"x": s[["a", "b"]], "y": s[["c", "d"]]}, test="randomization")
+    calls["bayesian_comparison"] = lambda: mrrstats.bayesian_comparison(
+        a, b, method="bootstrap", n_resamples=99)
+    calls["simulate_collection"] = lambda: mrrstats.simulate_collection(
+        s[["a", "b"]], n_queries=5)
+    calls["calibrate_tests"] = lambda: mrrstats.calibrate_tests(
+        s[["a", "b"]], tests=["t"], n_simulations=5, differences=())
     return calls
 
 

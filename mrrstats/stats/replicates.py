@@ -49,6 +49,7 @@ import pandas as pd
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
 from .counter import as_key, bootstrap_counts, subkey
+from .multiple import adjust_pvalues
 from .registry import correction_spec
 from .resampling import blas_single_thread, exact_count_products, exact_split
 from .significance import ConfidenceInterval
@@ -556,12 +557,9 @@ def _parametric_pvalues(T, df, method, alternative):
 
 
 def _adjust(pvalue, correction, alpha):
-    spec = correction_spec(correction)
-    if spec.name == "none" or pvalue.size == 1:
+    if correction == "none" or pvalue.size == 1:
         return pvalue.copy()
-    from statsmodels.stats.multitest import multipletests
-
-    return multipletests(pvalue, alpha=alpha, method=spec.statsmodels)[1]
+    return adjust_pvalues(pvalue, correction, alpha)[0]
 
 
 def _components_frame(names, systems, n):
