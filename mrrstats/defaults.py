@@ -176,7 +176,7 @@ EXCEPTIONS = {
     # discriminative power counts raw significant pairs (Sakai 2006), by definition
     ("mrrstats.stats.multiple.discriminative_power", "correction"):
         (None, "discriminative power counts pairs significant without correction (Sakai)"),
-    ("mrrstats.agreement.measures.discriminative_power_table", "correction"):
+    ("mrrstats.agreement.decisions.discriminative_power_table", "correction"):
         (None, "as discriminative_power"),
     ("mrrstats agreement", "correction"): ("none", "as discriminative_power"),
     # blocks of queries: a multinomial draw can land on any query
@@ -188,9 +188,9 @@ EXCEPTIONS = {
         (1000, "per simulated experiment (of many); the power's Monte-Carlo error is "
                "dominated by the number of experiments"),
     # random-ranking baselines: a one-sided question
-    ("mrrstats.baselines.random_ranking.random_baseline_test", "alternative"):
+    ("mrrstats.baselines.random_baseline.random_baseline_test", "alternative"):
         (BASELINE_ALTERNATIVE, "is the system better than random?"),
-    ("mrrstats.baselines.random_ranking.evaluation_baseline", "alternative"):
+    ("mrrstats.baselines.random_baseline.evaluation_baseline", "alternative"):
         (BASELINE_ALTERNATIVE, "is the system better than random?"),
     ("mrrstats baseline", "alternative"): (BASELINE_ALTERNATIVE, "better than random?"),
     ("mrrstats baseline", "random"):
@@ -206,9 +206,11 @@ EXCEPTIONS = {
         (1000, "per simulated collection (of thousands); the rates' Monte-Carlo error is "
                "dominated by the number of collections"),
     # plots draw a random reference only when asked
-    ("mrrstats.report.plots.rr_histogram", "random"): (None, "no random reference unless asked"),
-    ("mrrstats.report.plots.rank_ecdf", "random"): (None, "no random reference unless asked"),
-    ("mrrstats.report.plots.observed_vs_random", "random"):
+    ("mrrstats.report.plots.distributions.rr_histogram", "random"):
+        (None, "no random reference unless asked"),
+    ("mrrstats.report.plots.distributions.rank_ecdf", "random"):
+        (None, "no random reference unless asked"),
+    ("mrrstats.report.plots.baselines.observed_vs_random", "random"):
         (None, "the model is read from the baseline table"),
 }
 

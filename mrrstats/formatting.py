@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 __all__ = ["DIGITS", "fixed", "pvalue_text", "percent", "json_number", "latex_escape",
-           "latex_cell", "markdown_table", "latex_table", "interval_text"]
+           "latex_cell", "markdown_table", "latex_table", "interval_text", "interval_cell"]
 
 #: Decimals of every mean, difference and interval end in tables.
 DIGITS = 4
@@ -82,7 +82,7 @@ def latex_cell(s) -> str:
     s = str(s)
     if s.startswith("-") and s[1:2].isdigit():
         return "$-$" + s[1:]
-    return latex_escape(s).replace("∞", r"$\infty$")
+    return latex_escape(s).replace("-∞", r"$-\infty$").replace("∞", r"$\infty$")
 
 
 def markdown_table(header, rows, align, caption) -> str:
@@ -112,4 +112,21 @@ def interval_text(low, high, fmt="+.3f") -> str:
     """
     left = "(-∞" if low == -math.inf else f"[{low:{fmt}}"
     right = "∞)" if high == math.inf else f"{high:{fmt}}]"
+    return f"{left}, {right}"
+
+
+def interval_cell(low, high, digits=DIGITS) -> str:
+    """A table cell ``[low, high]`` in :func:`fixed` digits; an infinite end written open.
+
+    A finite interval never shows ``inf``; a one-sided or step-down compatible
+    interval shows its open end as ``(-∞`` or ``∞)`` (typeset ``$-\\infty$`` and
+    ``$\\infty$`` by :func:`latex_cell`).
+
+    >>> interval_cell(-0.12153, 0.02671), interval_cell(-math.inf, 0.0)
+    ('[-0.1215, 0.0267]', '(-∞, 0.0000]')
+    >>> interval_cell(0.2, math.inf, digits=2)
+    '[0.20, ∞)'
+    """
+    left = "(-∞" if low == -math.inf else f"[{fixed(low, digits)}"
+    right = "∞)" if high == math.inf else f"{fixed(high, digits)}]"
     return f"{left}, {right}"

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
+
 __all__ = ["Term", "GLOSSARY", "RETIRED", "term_of", "glossary_frame", "glossary_rst",
            "RESULT_SHAPE"]
 
@@ -183,8 +185,6 @@ def term_of(name: str) -> Term:
 
 def glossary_frame():
     """The glossary as a DataFrame (name, meaning, retired, kind, source)."""
-    import pandas as pd
-
     return pd.DataFrame([{"name": t.name, "meaning": t.meaning,
                           "retired": ", ".join(t.retired), "kind": t.kind,
                           "source": t.source} for t in GLOSSARY])

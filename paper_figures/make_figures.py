@@ -29,6 +29,7 @@ import pandas as pd
 
 import mrrstats
 from mrrstats.datasets import kg_graph, trec7_scores
+from mrrstats.report.plots.style import series_style
 
 HERE = Path(__file__).resolve().parent
 ALPHA = 0.05
@@ -187,7 +188,7 @@ def fig_type1_error(out, cfg, rng):
         x = np.arange(len(procs))
         width = 0.8 / len(MEASURES)
         for i, m in enumerate(MEASURES):
-            st = mp._style(i)
+            st = series_style(i)
             s = sub[sub["measure"] == m].set_index("procedure").loc[procs]
             ax.bar(x + (i - 1) * width, s["rejection_rate"], width=width * 0.95,
                    color=st["color"], edgecolor="black", linewidth=0.4, hatch=st["hatch"],

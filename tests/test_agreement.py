@@ -531,3 +531,43 @@ def test_evaluation_rank_measure_is_skipped_and_infinite_values_rejected():
     rank = ev.scores("Rank")
     with pytest.raises(ValueError, match="measure 'Rank' has infinite values"):
         ranking_agreement({"RR": ev.scores("RR"), "Rank": rank.where(rank > 1, np.inf)})
+
+
+# --------------------------------------------------------------------------
+# seeds and workers of the functions that run the resampling engine
+# --------------------------------------------------------------------------
+
+def test_decision_agreement_records_the_seed_it_drew_and_takes_workers(adhoc):
+    from mrrstats import decision_agreement
+
+    scores = {"rr": adhoc[5]["rr"].iloc[:, :8], "ap": adhoc[5]["ap"].iloc[:, :8]}
+    kw = dict(test="randomization", n_resamples=999)
+    drawn = decision_agreement(scores, "rr", "ap", **kw)
+    assert isinstance(drawn.seed, int)
+    again = decision_agreement(scores, "rr", "ap", rng=drawn.seed, workers=1, **kw)
+    assert again.seed == drawn.seed
+    pd.testing.assert_frame_equal(again.to_frame(), drawn.to_frame())
+    # the numbers do not depend on the thread count
+    pd.testing.assert_frame_equal(
+        decision_agreement(scores, "rr", "ap", rng=drawn.seed, workers=2, **kw).to_frame(),
+        drawn.to_frame())
+    assert decision_agreement(scores, "rr", "ap", rng=np.random.default_rng(1),
+                              **kw).seed is None
+    with pytest.raises(ValueError, match="`workers`"):
+        decision_agreement(scores, "rr", "ap", workers=0, **kw)
+    frame = drawn.to_frame()
+    assert len(frame) == drawn.n_pairs == 8 * 7 // 2
+    assert (frame.decision_a == np.where(frame.significant_a, np.sign(frame.diff_a), 0)).all()
+
+
+def test_discriminative_power_table_records_the_seed_it_drew(adhoc):
+    from mrrstats import discriminative_power_table
+
+    frames = {m: adhoc[7][m].iloc[:, :8] for m in MEASURES}
+    kw = dict(test="randomization", n_resamples=499)
+    drawn = discriminative_power_table(frames, **kw)
+    seed = drawn.attrs["seed"]
+    assert isinstance(seed, int) and (drawn.seed == seed).all()
+    again = discriminative_power_table(frames, rng=seed, workers=1, **kw)
+    pd.testing.assert_frame_equal(again, drawn)
+    assert again.attrs["seed"] == seed

@@ -9,6 +9,7 @@ Carlo with tolerances derived from its standard error.
 from __future__ import annotations
 
 import gzip
+import inspect
 import itertools
 import math
 from fractions import Fraction
@@ -32,7 +33,8 @@ from mrrstats import (
     variance_rr,
     variance_success,
 )
-from mrrstats.baselines import random_ranking as B
+from mrrstats.baselines import random_baseline as RB
+from mrrstats.baselines import rank_law
 
 # --------------------------------------------------------------------------
 # exact enumeration over all permutations, N <= 8
@@ -149,14 +151,14 @@ def test_r3_variance_against_independent_polynomial_form(N):
 def test_closed_form_mean_agrees_with_direct_sum_for_many_relevant():
     for N, R in [(100, 3), (10**5, 7), (10**6, 50), (10**7, 1000), (10**7, 10**7 - 3),
                  (70_000, 69_990)]:
-        direct, _ = B._direct_rr_moments(N, R, N - R + 1)
+        direct, _ = rank_law._direct_rr_moments(N, R, N - R + 1)
         assert expected_rr(N, R) == pytest.approx(direct, rel=1e-14)
 
 
 def test_r2_closed_form_agrees_with_direct_sum():
     for N, k in [(2, None), (3, 1), (1000, None), (1000, 10), (123_457, None)]:
         L = N - 1 if k is None else min(k, N - 1)
-        mu, var = B._direct_rr_moments(N, 2, L)
+        mu, var = rank_law._direct_rr_moments(N, 2, L)
         assert expected_rr(N, 2, k=k) == pytest.approx(mu, rel=1e-13)
         assert variance_rr(N, 2, k=k) == pytest.approx(var, rel=1e-11, abs=1e-300)
 
@@ -207,7 +209,7 @@ def test_exact_null_distribution_has_the_closed_form_moments(weights):
     N, R, K = np.array([4, 6, 7]), np.array([1, 2, 3]), np.array([3, 3, 3])
     w = None if weights is None else np.asarray(weights) / np.sum(weights)
     for k in (None, K):
-        vals, probs, _ = B._exact_null(N, R, k, w, 1 << 16)
+        vals, probs, _ = RB._exact_null(N, R, k, w, 1 << 16)
         assert probs.sum() == pytest.approx(1.0, abs=1e-14)
         mean = np.dot(vals, probs)
         var = np.dot((vals - mean) ** 2, probs)
@@ -317,7 +319,7 @@ def test_metric_moments_monte_carlo_agrees_and_is_batch_invariant():
                                rng=7)
     assert mc.method == "monte-carlo" and not mc.is_exact and mc.n_resamples == 20_000
     # 5 standard errors of the Monte-Carlo mean
-    assert abs(mc.mean - exact.mean) <= 5 * mc.mean_standard_error
+    assert abs(mc.mean - exact.mean) <= 5 * mc.standard_error
     assert mc.variance == pytest.approx(exact.variance, rel=0.05)  # ~ 1% SE at B = 20,000
     mc2 = random_metric_moments(grades, "nDCG@5", method="monte-carlo", n_resamples=20_000,
                                 rng=7, batch=333)
@@ -410,13 +412,13 @@ def test_monte_carlo_pvalue_agrees_with_exact_and_is_batch_invariant():
 def test_monte_carlo_sampler_for_long_supports():
     # N = 3e6 with R = 2 and no cutoff uses the bisection sampler (support > 2**20);
     # its draws must reproduce E[RR]: 5 SE of the Monte-Carlo mean.
-    sampler = B._rr_sampler(3_000_000, 2, None)
+    sampler = RB._rr_sampler(3_000_000, 2, None)
     u = np.random.default_rng(1).random(100_000)
     draws = sampler(u)
     assert abs(draws.mean() - expected_rr(3_000_000, 2)) <= \
         5 * math.sqrt(variance_rr(3_000_000, 2) / u.size)
     # and with a cutoff: the share of zeros is P(K > k)
-    sampler = B._rr_sampler(3_000_000, 2, 10)
+    sampler = RB._rr_sampler(3_000_000, 2, 10)
     assert abs(np.mean(sampler(u) > 0) - expected_success(3_000_000, 2, k=10)) <= \
         5 * math.sqrt(expected_success(3_000_000, 2, k=10) / u.size) + 1e-5
 
@@ -477,8 +479,8 @@ def test_random_models_on_cast2021():
     data = mrrstats.datasets.cast2021()  # bundled TREC CAsT 2021 qrels and runs
     qrels_path = data.qrels
     ev = mrrstats.evaluate(data.qrels, data.runs[:2], ["RR", "RR@10"])
-    ret = B.random_baseline_counts(ev, random="retrieved")
-    jud = B.random_baseline_counts(ev, random="judged")
+    ret = mrrstats.random_baseline_counts(ev, random="retrieved")
+    jud = mrrstats.random_baseline_counts(ev, random="judged")
     # independent counts straight from the files
     judged_count, rel_count = {}, {}
     for line in gzip.open(qrels_path, "rt"):
@@ -515,3 +517,156 @@ def test_random_models_on_cast2021():
         mrrstats.evaluation_baseline(ev, random="judged", measure="AP")
     with pytest.raises(ValueError, match="was not evaluated"):
         mrrstats.evaluation_baseline(ev, random="judged", measure="RR@5")
+
+
+# --------------------------------------------------------------------------
+# one vocabulary: seeds, result shape, retired names
+# --------------------------------------------------------------------------
+
+_RR = [0.5, 0.25, 1.0, 0.2, 0.5, 0.1, 1.0, 0.125]
+_N = [20, 9, 30, 14, 25, 17, 8, 40]
+_R = [1, 2, 1, 3, 1, 2, 1, 1]
+
+
+def test_monte_carlo_seed_is_recorded_and_reproduces():
+    """rng=None draws a seed and records it; passing it back gives the same numbers."""
+    first = random_baseline_test(_RR, _N, _R, method="monte-carlo", n_resamples=499)
+    assert isinstance(first.seed, int)
+    again = random_baseline_test(_RR, _N, _R, method="monte-carlo", n_resamples=499,
+                                 rng=first.seed)
+    assert again.seed == first.seed and again.pvalue == first.pvalue
+    assert np.array_equal(again.null_distribution, first.null_distribution)
+    assert first.null_distribution.shape == (499,)
+    # the p-value is (b + 1)/(B + 1) over the recorded null distribution
+    b = int(np.count_nonzero(first.null_distribution >= first.statistic - 1e-12))
+    assert first.pvalue == pytest.approx((b + 1) / 500)
+    # the null MRRs have the exact mean and variance of a random ranker (5 SE)
+    assert abs(first.null_distribution.mean() - first.expected) <= \
+        5 * math.sqrt(first.variance / 499)
+    # a Generator: the stream is the caller's, no seed to record
+    assert random_baseline_test(_RR, _N, _R, method="monte-carlo", n_resamples=99,
+                                rng=np.random.default_rng(3)).seed is None
+    # an exact p-value draws nothing
+    exact = random_baseline_test(_RR[:3], _N[:3], _R[:3])
+    assert exact.method == "exact" and exact.seed is None and exact.null_distribution is None
+
+
+def test_random_baseline_result_confidence_interval_is_the_t_interval():
+    """The interval for the observed MRR is the one-sample t interval of the reciprocal
+    ranks (reference: scipy.stats.ttest_1samp(rr, 0).confidence_interval(level))."""
+    from scipy import stats
+
+    res = random_baseline_test(_RR, _N, _R, n_resamples=99, rng=0)
+    for level in (0.9, 0.99):
+        ci = res.confidence_interval(confidence_level=level)
+        ref = stats.ttest_1samp(_RR, 0.0).confidence_interval(confidence_level=level)
+        assert (ci.low, ci.high) == pytest.approx((ref.low, ref.high), rel=1e-12)
+        assert ci.confidence_level == level and ci.method == "t"
+    narrow, wide = (res.confidence_interval(confidence_level=c) for c in (0.9, 0.99))
+    assert wide.low < narrow.low < res.statistic < narrow.high < wide.high
+    assert res.standard_error == pytest.approx(np.std(_RR, ddof=1) / math.sqrt(len(_RR)))
+    # weighted: SE of sum_i w_i RR_i with fixed normalised weights
+    w = np.arange(1.0, 9.0)
+    wn = w / w.sum()
+    rw = random_baseline_test(_RR, _N, _R, weights=w, n_resamples=99, rng=0)
+    m = float(np.dot(wn, _RR))
+    se = math.sqrt(8 / 7 * float(np.sum(wn**2 * (np.array(_RR) - m) ** 2)))
+    assert rw.standard_error == pytest.approx(se, rel=1e-12)
+    one = random_baseline_test([0.5], [10])
+    assert all(math.isnan(v) for v in one.confidence_interval())
+    with pytest.raises(ValueError, match="`confidence_level`"):
+        res.confidence_interval(confidence_level=1.5)
+
+
+def test_random_baseline_result_frames_and_retired_key():
+    res = random_baseline_test(_RR, _N, _R, method="monte-carlo", n_resamples=99, rng=4)
+    frame = res.to_frame()
+    assert list(frame.columns) == ["measure", "queries", "observed", "expected", "std",
+                                   "adjusted", "zscore", "pvalue", "alternative", "method",
+                                   "n_resamples", "standard_error", "seed"]
+    row = frame.iloc[0]
+    assert row.observed == res.statistic and row.zscore == res.zscore and row.seed == 4
+    assert row.queries == len(_RR) and row.n_resamples == 99
+    d = res.to_dict()
+    assert d["z"] == d["zscore"] == res.zscore  # retired key, same value, until 0.3
+
+
+def test_evaluation_baseline_records_its_seed_and_each_runs():
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, data.runs[:3], ["RR"])
+    tab = mrrstats.evaluation_baseline(ev, method="monte-carlo", n_resamples=99)
+    seed = tab.attrs["seed"]
+    assert isinstance(seed, int) and tab.attrs["random"] == "retrieved"
+    again = mrrstats.evaluation_baseline(ev, method="monte-carlo", n_resamples=99, rng=seed)
+    assert again.attrs["seed"] == seed
+    assert again["pvalue"].tolist() == tab["pvalue"].tolist()
+    assert again["seed"].tolist() == tab["seed"].tolist()
+    assert (tab["z"] == tab["zscore"]).all()  # the retired column, until 0.3
+    # one run's row alone: random_baseline_test with that run's seed
+    run = ev.runs[1]
+    c = mrrstats.random_baseline_counts(ev, random="retrieved")
+    c = c[c["run"] == run].set_index("query")
+    rr = ev.values[run]["RR"]
+    rr = rr.set_axis(rr.index.astype(str)).reindex(c.index).to_numpy()
+    alone = random_baseline_test(rr, c["n_candidates"].to_numpy(), c["n_relevant"].to_numpy(),
+                                 method="monte-carlo", n_resamples=99,
+                                 rng=int(tab.loc[run, "seed"]))
+    assert alone.pvalue == tab.loc[run, "pvalue"]
+    assert "rng" == list(inspect.signature(mrrstats.evaluation_baseline).parameters)[-1]
+
+
+def test_metric_moments_seed_frame_interval_and_retired_attribute():
+    grades = [2, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+    mc = random_metric_moments(grades, "nDCG@5", method="monte-carlo", n_resamples=999)
+    assert isinstance(mc.seed, int)
+    again = random_metric_moments(grades, "nDCG@5", method="monte-carlo", n_resamples=999,
+                                  rng=mc.seed)
+    assert (again.mean, again.variance, again.seed) == (mc.mean, mc.variance, mc.seed)
+    with pytest.warns(DeprecationWarning, match=r"mean_standard_error is deprecated; use "
+                                                r"\.standard_error"):
+        assert mc.mean_standard_error == mc.standard_error
+    assert mc.standard_error == pytest.approx(math.sqrt(mc.variance / 999))
+    # the normal interval of a mean of 999 draws: mean +- z SE (z from scipy.stats.norm)
+    from scipy import stats
+
+    for level in (0.9, 0.99):
+        ci = mc.confidence_interval(confidence_level=level)
+        z = stats.norm.ppf(0.5 + level / 2)
+        assert (ci.low, ci.high) == pytest.approx((mc.mean - z * mc.standard_error,
+                                                   mc.mean + z * mc.standard_error))
+    exact = random_metric_moments(grades, "nDCG@5")
+    assert exact.is_exact and exact.seed is None
+    assert tuple(exact.confidence_interval(confidence_level=0.9)) == (exact.mean, exact.mean)
+    # the exact mean lies in the Monte-Carlo 99% interval (fails with probability ~1%)
+    lo, hi = mc.confidence_interval(confidence_level=0.99)
+    assert lo <= exact.mean <= hi
+    frame = mc.to_frame()
+    assert frame.iloc[0].to_dict() == {
+        "measure": "nDCG@5", "mean": mc.mean, "variance": mc.variance, "std": mc.std,
+        "standard_error": mc.standard_error, "method": "monte-carlo",
+        "n_arrangements": mc.n_arrangements, "n_resamples": 999, "seed": mc.seed}
+
+
+@pytest.mark.parametrize("spelling", ["monte carlo", "montecarlo", "mc", "monte_carlo"])
+def test_retired_monte_carlo_spellings_warn_and_work(spelling):
+    with pytest.warns(DeprecationWarning, match="'monte-carlo'"):
+        res = random_baseline_test(_RR, _N, _R, method=spelling, n_resamples=99, rng=1)
+    assert res.method == "monte-carlo"
+    assert res.pvalue == random_baseline_test(_RR, _N, _R, method="monte-carlo",
+                                              n_resamples=99, rng=1).pvalue
+    with pytest.warns(DeprecationWarning, match="'monte-carlo'"):
+        m = random_metric_moments([1, 0, 0, 0], "AP", method=spelling, n_resamples=50, rng=1)
+    assert m.method == "monte-carlo"
+
+
+def test_first_relevant_rank_to_frame():
+    d = FirstRelevantRank(6, 2)
+    frame = d.to_frame()
+    assert frame.index.tolist() == [1, 2, 3, 4, 5]
+    assert frame["pmf"].sum() == pytest.approx(1.0)
+    assert np.allclose(frame["cdf"] + frame["sf"], 1.0)
+    assert np.allclose(frame["pmf"], [math.comb(6 - j, 1) / math.comb(6, 2) for j in range(1, 6)])
+    assert np.dot(frame["pmf"], frame["rr"]) == pytest.approx(d.rr_mean())
+    assert FirstRelevantRank(10**7, 1).to_frame(ranks=[1, 10]).shape == (2, 4)
+    with pytest.raises(ValueError, match="`ranks`"):
+        FirstRelevantRank(10**7, 1).to_frame()

@@ -33,7 +33,11 @@ def test_ranks_file_whitespace_with_comments(tmp_path, capsys):
     assert res["pvalue"] == pytest.approx(hits / 125)
     assert res["method"] == "exact"
     api = mrrstats.random_baseline_test([1, 0.5, 0], [5, 5, 5])
-    assert res["z"] == pytest.approx(api.zscore) and res["adjusted"] == pytest.approx(api.adjusted)
+    assert res["zscore"] == pytest.approx(api.zscore)
+    assert res["adjusted"] == pytest.approx(api.adjusted)
+    assert res["z"] == res["zscore"]  # the retired key, until mrrstats 0.3
+    assert res["standard_error"] == pytest.approx(api.standard_error)
+    assert res["seed"] is None  # an exact p-value draws nothing
 
 
 def test_ranks_file_csv_header_relevant_and_cutoff(tmp_path, capsys):
@@ -107,6 +111,8 @@ def test_qrels_run_json_matches_api(capsys):
         assert got["std"] == pytest.approx(tab.loc[run, "std"])
         assert got["pvalue"] == pytest.approx(tab.loc[run, "pvalue"])
         assert got["queries"] == 158
+        assert got["seed"] == tab.loc[run, "seed"]  # None where the p-value is exact
+    assert payload["seed"] == tab.attrs["seed"] == 1
     code, out, err = _run(["baseline", str(data.qrels), runs[0], "--random", "retrieved",
                            "--seed", "2", "--n-resamples", "99"], capsys)
     assert code == 0, err

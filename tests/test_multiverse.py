@@ -1,6 +1,7 @@
 """multiverse: numbers equal direct evaluate()/pairwise_tests() calls; changes vs reference."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import mrrstats
@@ -112,3 +113,19 @@ def test_multiverse_cli_empty_targets(cast, capsys):
         main(["multiverse", "--example", "--empty-targets", "error"])
     assert exc.value.code == 2
     assert "--empty-targets" in capsys.readouterr().err
+
+
+def test_multiverse_records_the_seed_it_drew_and_takes_workers(cast):
+    qrels, runs = cast
+    kw = dict(ties=("trec_eval", "optimistic"), queries=("both",), rels=(1,),
+              cutoffs=(None,), empty_targets=("neg",), test="randomization",
+              n_resamples=199)
+    drawn = mrrstats.multiverse(qrels, runs[:4], "RR", **kw)
+    assert isinstance(drawn.seed, int) and drawn.n_resamples == 199
+    again = mrrstats.multiverse(qrels, runs[:4], "RR", rng=drawn.seed, workers=1, **kw)
+    assert again.seed == drawn.seed
+    for name in ("systems", "pairs", "summary"):
+        pd.testing.assert_frame_equal(getattr(again, name), getattr(drawn, name))
+    pd.testing.assert_frame_equal(drawn.to_frame(), drawn.summary)
+    t = mrrstats.multiverse(qrels, runs[:4], "RR", **{**kw, "test": "t"})
+    assert t.n_resamples is None and isinstance(t.seed, int)

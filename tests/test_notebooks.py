@@ -19,7 +19,7 @@ from nbclient.exceptions import CellExecutionError
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CELL_TIMEOUT = 120    # seconds per cell
-NOTEBOOK_BUDGET = 60  # seconds per notebook (the "runs in under a minute")
+NOTEBOOK_BUDGET = 60  # seconds per notebook: each runs in under a minute
 
 
 def check_notebook(path, workdir, *, min_figures=1):

@@ -166,7 +166,8 @@ def test_paired_differences_cast(cast):
     band = [p for p in ax.patches if p not in list(wins) + list(losses)][0]
     assert band.get_y() == pytest.approx(ci.low)
     assert band.get_y() + band.get_height() == pytest.approx(ci.high)
-    assert f"95% CI [{ci.low:+.3f}, {ci.high:+.3f}] (paired t)" in _legend_texts(ax)
+    assert f"95% CI [{ci.low:+.3f}, {ci.high:+.3f}] (marginal paired t)" in [
+        t.replace("\n", " ") for t in _legend_texts(ax)]
     mean_line = [ln for ln in ax.lines if ln.get_linestyle() == "--"][0]
     assert mean_line.get_ydata()[0] == pytest.approx(d.mean())
     assert f"{(d == 0).sum()} ties" in ax.get_xlabel()
@@ -221,7 +222,7 @@ def test_forest_means_draws_given_intervals_trec7(trec7):
     iv = _errorbar_intervals(ax.containers[0])
     np.testing.assert_allclose(iv, table.loc[labels, ["ci_low", "ci_high"]].to_numpy(float),
                                rtol=1e-12)
-    assert ax.get_xlabel() == "MRR with 95% paired t CI (50 queries)"
+    assert ax.get_xlabel() == "MRR with 95% marginal paired t CI (50 queries)"
     with pytest.raises(TypeError, match="draws computed intervals"):
         mp.forest_means(rr)
     with pytest.raises(TypeError, match="no longer computes"):
@@ -236,7 +237,7 @@ def test_forest_means_from_results(cast):
     iv = _errorbar_intervals(ax.containers[0])[::-1]   # unsorted: first column on top
     np.testing.assert_allclose(iv, np.array([tuple(r.confidence_interval())
                                              for r in res.values()]), rtol=1e-12)
-    assert "95% BCa bootstrap CI" in ax.get_xlabel()
+    assert "95% marginal BCa bootstrap CI" in ax.get_xlabel()
 
 
 def test_forest_differences_draws_the_result(cast):
@@ -264,7 +265,7 @@ def test_forest_differences_draws_the_result(cast):
     assert len(filled) == sum(pairwise.reject[i] for i in range(len(pairwise.a))
                               if base in (pairwise.a[i], pairwise.b[i]))
     assert "randomised Tukey HSD" in " ".join(_legend_texts(ax))
-    assert "95% CI\n(paired t)" in _legend_texts(ax)
+    assert "95% CI\n(marginal paired t)" in _legend_texts(ax)
     # the frame of the result draws the same
     ax2 = mp.forest_differences(pairwise.to_frame(), base, measure="RR")
     np.testing.assert_allclose(np.array(ax2.collections[0].get_segments()),
@@ -274,14 +275,37 @@ def test_forest_differences_draws_the_result(cast):
 def test_forest_differences_rejects_bad_input(cast):
     s = cast.scores("RR")
     plain = mrrstats.pairwise_tests(s, test="t")
-    with pytest.raises(ValueError, match="`baseline` 'bm25' is in no pair"):
+    with pytest.raises(ValueError, match="`control` 'bm25' is in no pair"):
         mp.forest_differences(plain, "bm25")
-    with pytest.raises(ValueError, match="test='tukey'"):
+    with pytest.raises(ValueError, match="family-wise test"):
         mp.forest_differences(plain, "org_manual_bm25.run", simultaneous=plain)
     with pytest.raises(TypeError, match="no longer runs tests"):
         mp.forest_differences(plain, "org_manual_bm25.run", marginal="t")
     with pytest.raises(TypeError, match="PairwiseResult"):
         mp.forest_differences(s.to_numpy(), "org_manual_bm25.run")
+
+
+def test_forest_differences_open_ends_and_the_old_name(cast):
+    """A step-down compatible interval's infinite end runs to the plot's edge (said in the
+    legend); finite intervals draw no such note. baseline= is the deprecated control=."""
+    s = cast.scores("RR")
+    control = "org_manual_bm25.run"
+    frame = mrrstats.pairwise_tests(s, test="t", correction="holm", ci="t").to_frame()
+    finite = mp.forest_differences(frame, control, measure="RR")
+    assert not [t for t in _legend_texts(finite) if "edge" in t]
+    opened = frame.copy()
+    opened["ci_method"] = "holm-sb2008(t)"
+    hit = (opened["b"] == control) & opened["reject"]
+    assert hit.any()
+    opened.loc[hit, "ci_high"] = np.inf
+    ax = mp.forest_differences(opened, control, measure="RR")
+    assert [t for t in _legend_texts(ax) if "edge" in t]
+    ends = np.array(ax.collections[0].get_segments())[:, :, 0]
+    assert np.isfinite(ends).all() and ends.max() == pytest.approx(ax.get_xlim()[1])
+    with pytest.warns(DeprecationWarning, match="use control="):
+        old = mp.forest_differences(frame, baseline=control, measure="RR")
+    assert [t.get_text() for t in old.get_yticklabels()] == \
+        [t.get_text() for t in finite.get_yticklabels()]
 
 
 # -- 4. null / bootstrap distribution -----------------------------------------
@@ -295,7 +319,8 @@ def test_null_distribution_bootstrap_result(cast):
     low, high = res.confidence_interval()
     obs = [ln for ln in ax.lines if ln.get_linewidth() == 2][0]
     assert obs.get_xdata()[0] == pytest.approx(res.statistic)
-    assert any(f"95% BCa interval [{low:.4g}, {high:.4g}]" == t for t in _legend_texts(ax))
+    assert any(f"95% marginal BCa bootstrap interval [{low:.4g}, {high:.4g}]" == t
+               for t in _legend_texts(ax))
     assert "B = 3,000" in " ".join(_legend_texts(ax))
 
 
@@ -516,18 +541,25 @@ def test_style_context_keeps_interactive_mode_set_inside():
 
 
 def test_plots_run_no_statistics():
-    """Nothing in plots.py imports a test, an interval or a resampling procedure."""
+    """Nothing in the plots package imports a test, an interval or a resampling procedure."""
     import ast
 
     import mrrstats.report.plots as plots_module
 
-    tree = ast.parse(Path(plots_module.__file__).read_text(encoding="utf-8"))
-    imported = {(node.module or "") for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom)}
-    assert not [m for m in imported if m.startswith("stats") or ".stats" in m], imported
-    names = {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-             for a in node.names}
-    forbidden = {"randomization_test", "bootstrap_ci", "paired_ttest", "randomized_tukey_hsd",
-                 "westfall_young", "ttest_power", "randomization_power", "compare",
-                 "evaluation_baseline", "random_baseline_test", "pairwise_tests"}
-    assert not names & forbidden, names & forbidden
+    files = sorted(Path(plots_module.__file__).parent.glob("*.py"))
+    assert len(files) >= 8
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {(node.module or "") for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom)}
+        # the registry of test and interval names is labels, not statistics
+        stats = [m for m in imported if (m.startswith("stats") or ".stats" in m)
+                 and m != "stats.registry"]
+        assert not stats, (path.name, stats)
+        names = {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 for a in node.names}
+        forbidden = {"randomization_test", "bootstrap_ci", "paired_ttest",
+                     "randomized_tukey_hsd", "westfall_young", "ttest_power",
+                     "randomization_power", "compare", "evaluation_baseline",
+                     "random_baseline_test", "pairwise_tests"}
+        assert not names & forbidden, (path.name, names & forbidden)

@@ -97,7 +97,7 @@ def test_example_report_regenerates_byte_identical(tmp_path):
     assert s["comparison"]["test"] == "randomization" and s["comparison"]["correction"] == "holm"
     assert {k: s["evaluation"][k] for k in ("ties", "rel", "queries", "max_depth")} == {
         "ties": "trec_eval", "rel": 1, "queries": "both", "max_depth": None}
-    assert s["measures"] == ["RR", "nDCG@10", "AP"] and s["baseline"] == "org_manual_bm25.run"
+    assert s["measures"] == ["RR", "nDCG@10", "AP"] and s["control"] == "org_manual_bm25.run"
     assert s["random_baseline"]["random"] == "retrieved"
     assert set(s["versions"]) == {"python", "mrrstats", "numpy", "scipy", "pandas",
                                   "statsmodels", "matplotlib"}
@@ -211,15 +211,75 @@ def test_committed_example_tables_match_the_library():
     for col in ("observed", "expected", "std", "adjusted", "z"):
         np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float),
                                    rtol=1e-12)
-    # versus-baseline rows: system - baseline, Holm over the k - 1 comparisons
-    vb = data.versus_baseline
-    rr = vb[vb.measure == "RR"].set_index("system")
+    # versus-control rows: system - control, Holm over the k - 1 comparisons
+    vc = data.versus_control
+    rr = vc[vc.measure == "RR"].set_index("system")
     means = ev.scores("RR").mean()
     for s, row in rr.iterrows():
         assert row["diff"] == pytest.approx(means[s] - means["org_manual_bm25.run"], abs=1e-12)
     holm = multipletests(rr["pvalue"].to_numpy(), method="holm")[1]
     np.testing.assert_allclose(rr["pvalue_adjusted"].to_numpy(), holm, rtol=1e-12)
     assert len(rr) == len(ev.runs) - 1
+
+
+def test_names_of_0_1_still_work(tmp_path):
+    """baseline= (make_report, forest_differences), --baseline, ReportData.versus_baseline and
+    a folder written by 0.1 (settings "baseline", results/versus_baseline.csv) keep working."""
+    data = mrrstats.datasets.cast2021()
+    runs = data.runs[:3]
+    args = dict(measures="RR", n_resamples=199, rng=1, notebook=False, progress=False,
+                clusters=None, multiverse=False)
+    with pytest.warns(DeprecationWarning, match="use control="):
+        old = make_report(data.qrels, runs, out=tmp_path / "old", baseline="org_convdr.run",
+                          **args)
+    new = make_report(data.qrels, runs, out=tmp_path / "new", control="org_convdr.run", **args)
+    assert old.files == new.files and "results/versus_control.csv" in new.files
+    for name in new.files:
+        assert (tmp_path / "old" / name).read_bytes() == (tmp_path / "new" / name).read_bytes()
+    with pytest.warns(DeprecationWarning, match=r"use \.versus_control"):
+        assert new.data.versus_baseline is new.data.versus_control
+    # the command line: --baseline is a hidden alias of --control
+    assert cli.main(["report", str(data.qrels), *map(str, runs), "-m", "RR", "--baseline",
+                     "org_convdr.run", "--n-resamples", "199", "--seed", "1", "--no-notebook",
+                     "--clusters", "none", "--no-multiverse", "--quiet", "--out",
+                     str(tmp_path / "cli")]) == 0
+    assert (tmp_path / "cli" / "tables" / "versus_control.md").read_text() == \
+        (tmp_path / "new" / "tables" / "versus_control.md").read_text()
+    # a folder of 0.1: the old settings key, result file and column
+    folder = tmp_path / "new"
+    settings = json.loads((folder / "settings.json").read_text())
+    settings = {("baseline" if k == "control" else k): v for k, v in settings.items()}
+    (folder / "settings.json").write_text(json.dumps(settings, indent=2))
+    vc = pd.read_csv(folder / "results" / "versus_control.csv")
+    vc.rename(columns={"control_mean": "baseline_mean"}).to_csv(
+        folder / "results" / "versus_baseline.csv", index=False)
+    (folder / "results" / "versus_control.csv").unlink()
+    loaded = load_report(folder)
+    assert loaded.settings["control"] == "org_convdr.run"
+    pd.testing.assert_frame_equal(loaded.versus_control, new.data.versus_control,
+                                  check_exact=True)
+    again = recompute_report(folder)
+    assert again.tables()["versus_control.md"] == \
+        (tmp_path / "old" / "tables" / "versus_control.md").read_text()
+
+
+def test_interval_ends_in_tables():
+    """A finite interval is printed with its two ends; an infinite end (a step-down
+    compatible interval) is written open, never as 'inf', in Markdown and in LaTeX."""
+    from mrrstats.formatting import interval_cell, latex_table
+
+    assert interval_cell(-0.12153, 0.02671) == "[-0.1215, 0.0267]"
+    assert interval_cell(-np.inf, -0.0) == "(-∞, 0.0000]"
+    tex = latex_table(["CI"], [[interval_cell(0.0, np.inf)]], "r", "c", "tab:x")
+    assert "[0.0000, $\\infty$)" in tex
+    # the committed example: its tables show an infinite end only where an interval has one
+    pairs = pd.read_csv(EXAMPLE / "results" / "pairs.csv")
+    infinite = not np.isfinite(pairs[["ci_low", "ci_high"]].to_numpy(float)).all()
+    for f in sorted((EXAMPLE / "tables").glob("*.*")):
+        text = f.read_text(encoding="utf-8")
+        assert "inf]" not in text and "[-inf" not in text, f.name
+        if not infinite:
+            assert "∞" not in text and "infty" not in text, f.name
 
 
 def test_make_report_validation(tmp_path):
@@ -234,9 +294,16 @@ def test_make_report_validation(tmp_path):
         make_report(data.qrels, data.runs, scores=["x.csv"], out=tmp_path)
     with pytest.raises(ValueError, match="`qrels` and `runs` are required"):
         make_report(data.qrels, out=tmp_path)
-    with pytest.raises(ValueError, match="`baseline` 'bm25' is not a system"):
-        make_report(data.qrels, data.runs[:2], out=tmp_path, baseline="bm25", notebook=False,
+    with pytest.raises(ValueError, match="`control` 'bm25' is not a system"):
+        make_report(data.qrels, data.runs[:2], out=tmp_path, control="bm25", notebook=False,
                     progress=False, n_resamples=99, rng=1)
+    with pytest.raises(TypeError, match="`control` must be a system name"):
+        make_report(data.qrels, data.runs[:2], out=tmp_path, control=0, notebook=False)
+    with pytest.raises(ValueError, match="`workers`"):
+        make_report(data.qrels, data.runs[:2], out=tmp_path, workers=0, notebook=False)
+    with pytest.raises(ValueError, match="`equivalence_margin`"):
+        make_report(data.qrels, data.runs[:2], out=tmp_path, equivalence_margin=-1,
+                    notebook=False)
 
 
 def test_cli_report_errors(capsys):
@@ -276,7 +343,8 @@ def test_example_report_in_headless_chromium(tmp_path):
 def test_show_code_keeps_code_cells_in_the_page(tmp_path):
     data = mrrstats.datasets.cast2021()
     res = make_report(data.qrels, data.runs[:3], out=tmp_path / "r", measures="RR",
-                      n_resamples=199, rng=1, show_code=True, progress=False)
+                      n_resamples=199, rng=1, show_code=True, progress=False,
+                      multiverse=False, clusters=None)
     html = (res.path / "report.html").read_text(encoding="utf-8")
     assert "class=\"highlight hl-ipython3" in html   # the code is in the page
     hidden = (EXAMPLE / "report.html").read_text(encoding="utf-8")

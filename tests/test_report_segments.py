@@ -45,7 +45,7 @@ def test_segments_equal_a_direct_compare_call(cast, report):
     assert {"results/segments.csv", "results/segment_means.csv", "tables/segments.md",
             "tables/segments.tex"} <= set(report.files)
     # recompute_report runs the analysis again from the saved files: same tables
-    again = mrrstats.report.builder.recompute_report(report.path).tables()
+    again = mrrstats.report.recompute_report(report.path).tables()
     assert again["segments.md"] == (report.path / "tables" / "segments.md").read_text()
     settings = json.loads((report.path / "settings.json").read_text())
     assert settings["segments"]["segments"] == ["first turns", "later turns"]

@@ -318,6 +318,10 @@ def _random_calls(s):
         s[["a", "b"]], n_queries=5)
     calls["calibrate_tests"] = lambda: mrrstats.calibrate_tests(
         s[["a", "b"]], tests=["t"], n_simulations=5, differences=())
+    calls["decision_agreement"] = lambda: mrrstats.decision_agreement(
+        {"RR": s, "AP": s * 0.9 + 0.05}, "RR", "AP", n_resamples=99)
+    calls["discriminative_power_table"] = lambda: mrrstats.discriminative_power_table(
+        {"RR": s, "AP": s * 0.9}, n_resamples=99)
     return calls
 
 

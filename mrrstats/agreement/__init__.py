@@ -1,11 +1,21 @@
-"""MRR against other measures: agreement, discriminative power, diagnostics, perturbations."""
+"""MRR against other measures: agreement, discriminative power, diagnostics, perturbations.
 
+=============== ===========================================================================
+module          holds
+=============== ===========================================================================
+``measures``    agreement of the system rankings and per-query values of several measures
+                (tau, tau_AP, rho, swapped pairs, correlations) and the one score input
+``decisions``   agreement of the significance decisions, discriminative power
+``diagnostics`` the distribution of RR per system (the pile at 1), MRR against MAP
+``perturb``     controlled perturbations of real runs, for teaching
+``multiverse``  every evaluation convention at once, and what changes
+=============== ===========================================================================
+"""
+
+from .decisions import DecisionAgreement, decision_agreement, discriminative_power_table
 from .diagnostics import mrr_vs_map, rr_diagnostics
 from .measures import (
-                       DecisionAgreement,
                        agreement_matrix,
-                       decision_agreement,
-                       discriminative_power_table,
                        per_query_correlation,
                        perfect_rr_disagreement,
                        ranking_agreement,

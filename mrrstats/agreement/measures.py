@@ -1,11 +1,12 @@
-"""Agreement between measures: would the conclusion change with another metric?
+"""Agreement between measures: would the ranking of systems change with another metric?
 
-Compare the system rankings, the per-query values and the significance
-decisions that different measures (RR, AP, nDCG, P@10, ...) produce on the same
-systems and queries.
+Compare the system rankings and the per-query values that different measures (RR,
+AP, nDCG, P@10, ...) produce on the same systems and queries (the significance
+decisions are compared in :mod:`mrrstats.agreement.decisions`).
 
-Every function takes ``scores``: the per-query scores of the same systems on the
-same queries under several measures, given as
+Every function here and in :mod:`~mrrstats.agreement.decisions` takes ``scores``:
+the per-query scores of the same systems on the same queries under several measures,
+given as
 
 * an :class:`~mrrstats.Evaluation` (all of its measures are used, except
   ``Rank``, which is a rank rather than a score), or
@@ -29,7 +30,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,6 @@ from scipy import stats
 from ..metrics.measures import parse_measure
 from ..model.scoretable import ScoreTable, as_score_tables
 from ..numerics import harmonic
-from ..stats.multiple import discriminative_power, pairwise_tests
 
 __all__ = [
     "tau_ap",
@@ -47,9 +46,6 @@ __all__ = [
     "swapped_pairs",
     "per_query_correlation",
     "perfect_rr_disagreement",
-    "decision_agreement",
-    "DecisionAgreement",
-    "discriminative_power_table",
 ]
 
 _TAU_AP_TIES = ("agreement", "accuracy", "raise")
@@ -141,14 +137,8 @@ def _check_atol(atol):
     return float(atol)
 
 
-def _check_alpha(alpha):
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not (
-            0 < alpha < 1):
-        raise ValueError(f"`alpha` must be in (0, 1), got {alpha!r}")
-    return float(alpha)
-
-
-def _check_measure(frames, name, param):
+def measure_name_iv(frames, name, param):
+    """``name`` if it is one of the measures of ``frames`` (the ``param`` in messages)."""
     if name not in frames:
         raise ValueError(f"`{param}` must be one of {list(frames)}, got {name!r}")
     return name
@@ -524,8 +514,8 @@ def agreement_matrix(agreement: pd.DataFrame, value: str = "tau") -> pd.DataFram
 
 def _swapped_pairs_iv(scores, measure_a, measure_b, decimals):
     frames = aligned_score_frames(scores)
-    _check_measure(frames, measure_a, "measure_a")
-    _check_measure(frames, measure_b, "measure_b")
+    measure_name_iv(frames, measure_a, "measure_a")
+    measure_name_iv(frames, measure_b, "measure_b")
     return frames, _check_decimals(decimals)
 
 
@@ -665,7 +655,7 @@ def per_query_correlation(scores, *, by: str = "system") -> pd.DataFrame:
 
 def _perfect_rr_disagreement_iv(scores, rr, others, atol):
     frames = aligned_score_frames(scores)
-    _check_measure(frames, rr, "rr")
+    measure_name_iv(frames, rr, "rr")
     if others is None:
         others = [m for m in frames if m != rr]
     elif isinstance(others, str):
@@ -747,260 +737,3 @@ def perfect_rr_disagreement(scores, *, rr: str = "RR", others=None, atol: float 
                 "mean_other_when_rr_one": float(mean_other[s]),
             })
     return pd.DataFrame(rows)
-
-
-# --------------------------------------------------------------------------
-# decision agreement and discriminative power (tests from mrrstats.multiple)
-# --------------------------------------------------------------------------
-
-_OUTCOMES = ("both significant", "neither significant", "significant only under a",
-             "significant only under b", "reversed")
-
-
-@dataclass(frozen=True, eq=False)
-class DecisionAgreement:
-    """Whether two measures lead to the same decisions on every pair of systems.
-
-    Attributes
-    ----------
-    measure_a, measure_b : str
-        The two measures.
-    pairs : pandas.DataFrame
-        One row per pair of systems (see :func:`decision_agreement`).
-    n_pairs : int
-        Number of system pairs.
-    n_same_direction : int
-        Pairs whose mean difference has the same sign under both measures.
-    n_significant_a, n_significant_b : int
-        Pairs significant under each measure (after the correction).
-    n_both : int
-        Pairs significant under both, in the same direction.
-    n_only_a, n_only_b : int
-        Pairs significant under one measure only.
-    n_reversed : int
-        Pairs significant under both measures in opposite directions.
-    flip_share : float
-        Share of the significant decisions that change with the measure:
-        ``(n_only_a + n_only_b + n_reversed) / (pairs significant under at
-        least one measure)``; NaN when no pair is significant.
-    test, correction : str
-        The test and the multiple-comparison correction used.
-    alpha : float
-        Significance level.
-    n_resamples : int or None
-        Resamples of the test (None for the t-test).
-    seed : int
-        Seed of the resamples, shared by both measures.
-    """
-
-    measure_a: str
-    measure_b: str
-    pairs: pd.DataFrame = field(repr=False)
-    n_pairs: int
-    n_same_direction: int
-    n_significant_a: int
-    n_significant_b: int
-    n_both: int
-    n_only_a: int
-    n_only_b: int
-    n_reversed: int
-    flip_share: float
-    test: str
-    correction: str
-    alpha: float
-    n_resamples: int | None
-    seed: int
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-pair table (a copy of :attr:`pairs`)."""
-        return self.pairs.copy()
-
-    def summary(self) -> pd.DataFrame:
-        """One-row table of the counts, the flip share and the settings."""
-        keys = ("measure_a", "measure_b", "n_pairs", "n_same_direction", "n_significant_a",
-                "n_significant_b", "n_both", "n_only_a", "n_only_b", "n_reversed",
-                "flip_share", "test", "correction", "alpha", "n_resamples", "seed")
-        return pd.DataFrame([{k: getattr(self, k) for k in keys}])
-
-
-def _seed_from(rng) -> int:
-    """One seed for every test of a call, drawn once from ``rng``."""
-    return int(np.random.default_rng(rng).integers(2**63 - 1))
-
-
-def _decision_agreement_iv(scores, measure_a, measure_b, alpha):
-    frames = aligned_score_frames(scores)
-    _check_measure(frames, measure_a, "measure_a")
-    _check_measure(frames, measure_b, "measure_b")
-    if measure_a == measure_b:
-        raise ValueError("`measure_a` and `measure_b` must differ")
-    return frames, _check_alpha(alpha)
-
-
-def decision_agreement(scores, measure_a: str, measure_b: str, *,
-                       test: str = "randomization", correction: str | None = "holm",
-                       alpha: float = 0.05, n_resamples: int = 10000, batch=None,
-                       rng=None) -> DecisionAgreement:
-    """Do two measures agree on the direction and significance of every system pair?
-
-    All pairs of systems are tested under each measure with
-    :func:`mrrstats.multiple.pairwise_tests` (two-sided), corrected for
-    multiple comparisons, and the decisions are compared.
-
-    Parameters
-    ----------
-    scores : Evaluation or mapping
-        Per-query scores (see the module documentation).
-    measure_a, measure_b : str
-        The two measures, e.g. ``"RR"`` and ``"nDCG@10"``.
-    test : str, keyword-only
-        Test of :func:`~mrrstats.multiple.pairwise_tests`: ``"t"``,
-        ``"wilcoxon"``, ``"sign"``, ``"randomization"`` (default),
-        ``"bootstrap"``, ``"bootstrap-t"``, ``"tukey"``, ``"maxt"`` or
-        ``"anova-hsd"``.
-    correction : {"holm", "bonferroni", "bh", "none"} or None, keyword-only
-        Multiple-comparison correction, applied within each measure (ignored
-        by ``tukey``, ``maxt`` and ``anova-hsd``, which control the
-        family-wise error themselves).
-    alpha : float, keyword-only
-        Significance level (default 0.05).
-    n_resamples : int, keyword-only
-        Resamples of the resampling tests.
-    batch : int or None, keyword-only
-        Resamples per batch (memory bound); does not change the result.
-    rng : None, int or numpy.random.Generator, keyword-only
-        Seed. One seed is drawn from it and used for both measures, so the two
-        measures see the same resamples and their decisions differ only
-        because the measures differ.
-
-    Returns
-    -------
-    DecisionAgreement
-        Counts, the flip share and ``pairs``: one row per pair of systems with
-        columns ``system_1``, ``system_2``, and for each measure (suffix
-        ``_a``, ``_b``) ``diff`` (mean of ``system_1`` minus mean of
-        ``system_2``), ``pvalue``, ``pvalue_adjusted``, ``significant`` and
-        ``decision`` (+1: ``system_1`` significantly better, -1: significantly
-        worse, 0: not significant); then ``same_direction`` and ``outcome``:
-        ``"both significant"`` (same direction), ``"neither significant"``,
-        ``"significant only under a"``, ``"significant only under b"`` or
-        ``"reversed"`` (significant under both, opposite directions).
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> from mrrstats import decision_agreement
-    >>> x = np.random.default_rng(0).uniform(size=(40, 3)) + np.array([0.0, 0.3, 0.6])
-    >>> a = pd.DataFrame(x, columns=["s1", "s2", "s3"])
-    >>> b = pd.DataFrame(x[:, ::-1], columns=["s1", "s2", "s3"])  # order reversed
-    >>> res = decision_agreement({"A": a, "B": b}, "A", "B", test="t", rng=1)
-    >>> print(res.n_pairs, res.n_reversed, res.flip_share)
-    3 3 1.0
-    """
-    frames, alpha = _decision_agreement_iv(scores, measure_a, measure_b, alpha)
-    seed = _seed_from(rng)
-    results = {}
-    for m in (measure_a, measure_b):
-        results[m] = pairwise_tests(frames[m], test=test, correction=correction, alpha=alpha,
-                                    alternative="two-sided", n_resamples=n_resamples,
-                                    ci="none", batch=batch, rng=seed)
-    ra, rb = results[measure_a], results[measure_b]
-    pairs = pd.DataFrame({"system_1": np.asarray(ra.a), "system_2": np.asarray(ra.b)})
-    for suffix, r in (("a", ra), ("b", rb)):
-        if list(np.asarray(r.a)) != list(pairs.system_1) or list(np.asarray(r.b)) != list(
-                pairs.system_2):
-            raise RuntimeError("pairwise_tests returned pairs in different orders")
-        diff = np.asarray(r.difference, dtype=np.float64)
-        sig = np.asarray(r.reject, dtype=bool)
-        pairs[f"diff_{suffix}"] = diff
-        pairs[f"pvalue_{suffix}"] = np.asarray(r.pvalue, dtype=np.float64)
-        pairs[f"pvalue_adjusted_{suffix}"] = np.asarray(r.pvalue_adjusted, dtype=np.float64)
-        pairs[f"significant_{suffix}"] = sig
-        pairs[f"decision_{suffix}"] = np.where(sig, np.sign(diff), 0).astype(int)
-    da, db = pairs["decision_a"].to_numpy(), pairs["decision_b"].to_numpy()
-    pairs["same_direction"] = np.sign(pairs["diff_a"]) == np.sign(pairs["diff_b"])
-    outcome = np.select(
-        [(da != 0) & (da == db), (da == 0) & (db == 0), (da != 0) & (db == 0),
-         (da == 0) & (db != 0)],
-        list(_OUTCOMES[:4]), default=_OUTCOMES[4])
-    pairs["outcome"] = outcome
-    counts = {o: int(np.sum(outcome == o)) for o in _OUTCOMES}
-    n_any = len(pairs) - counts["neither significant"]
-    flips = counts["significant only under a"] + counts["significant only under b"] + counts[
-        "reversed"]
-    return DecisionAgreement(
-        measure_a=measure_a, measure_b=measure_b, pairs=pairs, n_pairs=len(pairs),
-        n_same_direction=int(pairs["same_direction"].sum()),
-        n_significant_a=int(np.sum(da != 0)), n_significant_b=int(np.sum(db != 0)),
-        n_both=counts["both significant"], n_only_a=counts["significant only under a"],
-        n_only_b=counts["significant only under b"], n_reversed=counts["reversed"],
-        flip_share=flips / n_any if n_any else float("nan"),
-        test=str(ra.test), correction=str(ra.correction), alpha=float(alpha),
-        n_resamples=ra.n_resamples, seed=seed)
-
-
-def _discriminative_power_table_iv(scores, alpha):
-    return aligned_score_frames(scores), _check_alpha(alpha)
-
-
-def discriminative_power_table(scores, *, test: str = "randomization",
-                               correction: str | None = None, alpha: float = 0.05,
-                               n_resamples: int = 10000, batch=None, rng=None
-                               ) -> pd.DataFrame:
-    """Discriminative power of each measure, side by side (Sakai, 2006).
-
-    Parameters
-    ----------
-    scores : Evaluation or mapping
-        Per-query scores (see the module documentation).
-    test, correction, alpha, n_resamples, batch
-        As for :func:`mrrstats.multiple.discriminative_power` (two-sided).
-        Sakai's definition uses no correction (the default here).
-    rng : None, int or numpy.random.Generator, keyword-only
-        One seed is drawn from it and used for every measure (common random
-        numbers: the measures see the same resamples).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per measure (index ``measure``) with ``n_systems``,
-        ``n_queries``, ``n_pairs``, ``n_significant``,
-        ``discriminative_power`` (share of pairs significant at ``alpha``),
-        ``min_significant_difference`` (smallest absolute mean difference
-        among the significant pairs), ``test``, ``correction``, ``alpha``,
-        ``n_resamples`` and ``seed``.
-
-    References
-    ----------
-    .. [1] T. Sakai, "Evaluating evaluation metrics based on the bootstrap",
-       SIGIR 2006, pp. 525-532.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> from mrrstats import discriminative_power_table
-    >>> rng = np.random.default_rng(0)
-    >>> x = rng.uniform(size=(40, 3)) + np.array([0.0, 0.3, 0.6])
-    >>> noisy = x + rng.normal(scale=1.0, size=x.shape)
-    >>> scores = {"clean": pd.DataFrame(x), "noisy": pd.DataFrame(noisy)}
-    >>> out = discriminative_power_table(scores, test="t")
-    >>> print(out["n_significant"].tolist())
-    [3, 1]
-    """
-    frames, alpha = _discriminative_power_table_iv(scores, alpha)
-    seed = _seed_from(rng)
-    rows = []
-    for m, frame in frames.items():
-        res = discriminative_power(frame, test=test, alpha=alpha, correction=correction,
-                                   alternative="two-sided", n_resamples=n_resamples,
-                                   batch=batch, rng=seed)
-        rows.append({
-            "measure": m, "n_systems": frame.shape[1], "n_queries": frame.shape[0],
-            "n_pairs": int(res.n_pairs), "n_significant": int(res.n_significant),
-            "discriminative_power": float(res.discriminative_power),
-            "min_significant_difference": float(res.min_significant_difference),
-            "test": str(res.test), "correction": str(res.correction), "alpha": float(alpha),
-            "n_resamples": getattr(getattr(res, "pairwise", None), "n_resamples", None),
-            "seed": seed,
-        })
-    return pd.DataFrame(rows).set_index("measure")

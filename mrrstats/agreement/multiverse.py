@@ -17,11 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, WORKERS
 from ..io import read_qrels, read_run
 from ..metrics import evaluate, parse_measure
 from ..metrics.evaluation import empty_target_iv
 from ..metrics.measures import higher_is_better
-from ..stats.multiple import pairwise_tests
+from ..stats import pairwise_tests
 from ..validation import alpha_iv, rng_iv
 
 __all__ = ["MultiverseResult", "multiverse"]
@@ -54,6 +55,12 @@ class MultiverseResult:
         The reference convention of each measure.
     test, correction : str
     alpha : float
+    n_resamples : int or None
+        Resamples of a resampling test (None for the t, Wilcoxon and sign tests).
+    seed : int or None
+        The seed of the call: the integer given as ``rng``, or the one drawn when
+        ``rng=None`` (pass it back as ``rng=`` to get the same tables); None when a
+        Generator was given.
     """
 
     systems: pd.DataFrame
@@ -63,6 +70,8 @@ class MultiverseResult:
     test: str
     correction: str
     alpha: float
+    n_resamples: int | None = None
+    seed: int | None = None
 
     def to_frame(self):
         """The tidy one-table view: the per-convention summary."""
@@ -107,8 +116,8 @@ def _measure_name(base, cutoff):
 def multiverse(qrels, runs, measures=("RR",), *,
                ties=("trec_eval", "optimistic", "pessimistic", "expected"),
                queries=("both", "qrels"), rels=None, cutoffs=(None, 10, 100),
-               empty_targets=("neg", "pos", "skip"), test="t", correction="holm", alpha=0.05,
-               n_resamples=10000, rng=None):
+               empty_targets=("neg", "pos", "skip"), test="t", correction=CORRECTION,
+               alpha=ALPHA, n_resamples=N_RESAMPLES, workers=WORKERS, rng=None):
     r"""Evaluate runs under every convention and report what changes.
 
     Parameters
@@ -132,11 +141,12 @@ def multiverse(qrels, runs, measures=("RR",), *,
         (``"skip"``). Only varied where it changes a number: a convention
         whose queries all have a relevant document is evaluated under the
         first policy only (the others would repeat it row for row).
-    test, correction, alpha, n_resamples : keyword-only
+    test, correction, alpha, n_resamples, workers : keyword-only
         As in :func:`mrrstats.pairwise_tests` (default: paired t-test with
         Holm's correction; deterministic and fast).
     rng : None, int or numpy.random.Generator, keyword-only
-        For resampling tests; one Generator feeds every convention in turn.
+        For resampling tests; one Generator feeds every convention in turn. The seed
+        of the call is the result's ``seed``.
 
     Returns
     -------
@@ -172,7 +182,7 @@ def multiverse(qrels, runs, measures=("RR",), *,
     {'trec_eval': 0, 'optimistic': 2, 'pessimistic': 0, 'expected': 2}
     """
     alpha = alpha_iv(alpha)
-    gen, _ = rng_iv(rng)
+    gen, seed = rng_iv(rng)
     if isinstance(measures, str):
         measures = (measures,)
     measures = [str(parse_measure(m)) for m in measures]
@@ -206,9 +216,9 @@ def multiverse(qrels, runs, measures=("RR",), *,
         for e in (empty_targets if has_empty else empty_targets[:1]):
             ev = first if e == empty_targets[0] else evaluate(
                 qrels, run_objs, list(names), ties=t, rel=r, queries=q, empty_target=e)
-            _one_convention(ev, names, (t, q, r, e), sys_rows, pair_rows, test=test,
-                            correction=correction, alpha=alpha, n_resamples=n_resamples,
-                            gen=gen)
+            resampled = _one_convention(ev, names, (t, q, r, e), sys_rows, pair_rows,
+                                        test=test, correction=correction, alpha=alpha,
+                                        n_resamples=n_resamples, workers=workers, gen=gen)
     systems = pd.DataFrame(sys_rows)
     pairs = pd.DataFrame(pair_rows)
     # the reference convention of each measure: first value of every option
@@ -237,18 +247,23 @@ def multiverse(qrels, runs, measures=("RR",), *,
     pairs["change"] = np.where(sig & ~ref_sig, "gained", np.where(~sig & ref_sig, "lost",
                                                                    "same"))
     summary = _summary(systems, pairs, ref)
-    return MultiverseResult(systems, pairs, summary, ref, test, correction, alpha)
+    return MultiverseResult(systems, pairs, summary, ref, test, correction, alpha,
+                            n_resamples=resampled, seed=seed)
 
 
 def _one_convention(ev, names, convention, sys_rows, pair_rows, *, test, correction, alpha,
-                    n_resamples, gen):
-    """Means, ranks and pairwise tests of one evaluated convention, appended to the rows."""
+                    n_resamples, workers, gen):
+    """Means, ranks and pairwise tests of one evaluated convention, appended to the rows;
+    returns the tests' ``n_resamples`` (None for a test that does not resample)."""
     t, q, r, e = convention
+    resampled = None
     for mname, (base, c) in names.items():
         frame = ev.scores(mname)
         frame.attrs["measure"] = mname
         res = pairwise_tests(frame, test=test, correction=correction, alpha=alpha,
-                             n_resamples=n_resamples, missing="drop", rng=gen)
+                             n_resamples=n_resamples, missing="drop", workers=workers,
+                             rng=gen)
+        resampled = res.n_resamples
         conv = {"measure": base, "ties": t, "queries": q, "rel": r,
                 "cutoff": "none" if c is None else int(c), "empty_target": e}
         hib = higher_is_better(mname)
@@ -258,10 +273,11 @@ def _one_convention(ev, names, convention, sys_rows, pair_rows, *, test, correct
             sys_rows.append({**conv, "system": s, "mean": float(means[s]),
                              "rank": 1 + int((key > key[s]).sum()),
                              "n_queries": int(frame[s].notna().sum())})
-        for row in res.to_frame().itertuples(index=False):
-            pair_rows.append({**conv, "a": row.a, "b": row.b, "difference": row.diff,
-                              "pvalue_adjusted": row.pvalue_adjusted,
-                              "significant": bool(row.reject)})
+        for a, b, d, p, rej in zip(res.a, res.b, res.difference, res.pvalue_adjusted,
+                                   res.reject, strict=True):
+            pair_rows.append({**conv, "a": a, "b": b, "difference": float(d),
+                              "pvalue_adjusted": float(p), "significant": bool(rej)})
+    return resampled
 
 
 def _read_runs(runs):

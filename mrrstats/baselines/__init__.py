@@ -1,25 +1,43 @@
-"""Random-ranking baselines (exact distributions of RR and MRR) and link-prediction ranks."""
+"""Random-ranking baselines (exact distributions of RR and MRR) and link-prediction ranks.
 
+=========================== =================================================================
+module                      holds
+=========================== =================================================================
+``rank_law``                the law of the first relevant rank (shared numeric core)
+``first_rank``              :class:`FirstRelevantRank` and the closed forms (expected_ and
+                            variance_ of RR, MRR, Success@k, rank; expected AP; adjusted MRR)
+``permutation_moments``     :func:`random_metric_moments`: any measure under a random
+                            permutation (exact enumeration or Monte Carlo)
+``random_baseline``         the test against a random ranker (:func:`random_baseline_test`,
+                            :func:`random_baseline_counts`, :func:`evaluation_baseline`)
+``linkpred``                link-prediction ranks from score matrices and sampled negatives
+``rank_inputs``             validators shared by the link-prediction doors
+``scorer``                  :func:`ranks_from_scorer`: ranks from a scoring function
+``sampled``                 :func:`correct_sampled_metric`: metrics on sampled negatives
+=========================== =================================================================
+"""
+
+from .first_rank import (
+    FirstRelevantRank,
+    adjusted_mrr,
+    expected_ap,
+    expected_mrr,
+    expected_rank,
+    expected_rr,
+    expected_success,
+    variance_mrr,
+    variance_rank,
+    variance_rr,
+    variance_success,
+)
 from .linkpred import LinkPredictionRanks, ranks_from_negatives, ranks_from_scores
-from .random_ranking import (
-                      RANDOM_MODELS,
-                      FirstRelevantRank,
-                      RandomBaselineResult,
-                      RandomMetricMoments,
-                      adjusted_mrr,
-                      evaluation_baseline,
-                      expected_ap,
-                      expected_mrr,
-                      expected_rank,
-                      expected_rr,
-                      expected_success,
-                      random_baseline_counts,
-                      random_baseline_test,
-                      random_metric_moments,
-                      variance_mrr,
-                      variance_rank,
-                      variance_rr,
-                      variance_success,
+from .permutation_moments import RandomMetricMoments, random_metric_moments
+from .random_baseline import (
+    RANDOM_MODELS,
+    RandomBaselineResult,
+    evaluation_baseline,
+    random_baseline_counts,
+    random_baseline_test,
 )
 from .sampled import (
                       SampledMetricResult,

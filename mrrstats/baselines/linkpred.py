@@ -48,7 +48,6 @@ References
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -57,6 +56,7 @@ import pandas as pd
 
 from ..defaults import N_RESAMPLES
 from ..numerics import expected_inverse_uniform
+from ..validation import workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from ._rank_xp import (
     array_namespace_or_none,
@@ -67,14 +67,15 @@ from ._rank_xp import (
     to_numpy,
     true_scores_xp,
 )
-from .random_ranking import adjusted_mrr, expected_mrr, random_baseline_test
+from .first_rank import adjusted_mrr, expected_mrr
+from .random_baseline import random_baseline_test
+from .rank_inputs import exclude_iv, exclude_pairs, nonfinite_iv, true_index_iv
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 
 #: Tie conventions for link-prediction ranks.
 TIES = ("optimistic", "pessimistic", "realistic", "expected")
-_NONFINITE = ("raise", "exclude")
-_CHUNK_ELEMENTS = 1 << 18  # default chunk: 262,144 scores (1 MB of float32: fits in L2)
+_BATCH_ELEMENTS = 1 << 18  # default batch: rows of 262,144 scores (1 MB of float32: in L2)
 
 
 def _ties_iv(ties) -> str:
@@ -361,17 +362,9 @@ def _invalid_entries(C, true_col, er, ec, start, nonfinite):
     return br, np.isneginf(C[br, bc])
 
 
-def _workers_iv(workers) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) \
-            or (workers < 1 and workers != -1):
-        raise ValueError(f"`workers` must be a positive integer or -1 (all cores), got "
-                         f"{workers!r}")
-    return (os.cpu_count() or 1) if workers == -1 else int(workers)
-
-
 def _batch_iv(batch, width: int) -> int:
     if batch is None:
-        return max(1, _CHUNK_ELEMENTS // max(width, 1))
+        return max(1, _BATCH_ELEMENTS // max(width, 1))
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
         raise ValueError(f"`batch` must be a positive integer (rows per chunk) or None, got "
                          f"{batch!r}")
@@ -417,71 +410,13 @@ def _run_chunks(n_rows, batch, workers, process):
         raise errors[min(errors)]
 
 
-def _exclude_iv(exclude, shape, true_index):
-    """Normalise ``exclude`` to a boolean mask or to sorted, de-duplicated pairs."""
-    n, m = shape
-    if exclude is None:
-        return None, None
-    if hasattr(exclude, "tocoo"):  # scipy.sparse
-        if tuple(exclude.shape) != (n, m):
-            raise ValueError(f"`exclude` (sparse) must have the shape of `scores` {(n, m)}, "
-                             f"got {tuple(exclude.shape)}")
-        coo = exclude.tocoo()
-        nz = coo.data != 0
-        pairs = np.stack([coo.row[nz], coo.col[nz]], axis=1)
-    else:
-        arr = np.asarray(exclude)
-        if arr.dtype == bool:
-            if arr.shape != (n, m):
-                raise ValueError(f"`exclude` as a boolean mask must have the shape of `scores` "
-                                 f"{(n, m)}, got {arr.shape}")
-            return "mask", arr
-        if arr.size == 0:
-            return None, None
-        if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError("`exclude` must be a boolean mask of the shape of `scores`, a "
-                             "scipy.sparse matrix, or an (n, 2) integer array of "
-                             "(row, candidate) pairs")
-        pairs = arr
-    pairs = np.asarray(pairs, dtype=np.int64)
-    if pairs.size:
-        if pairs[:, 0].min() < 0 or pairs[:, 0].max() >= n or pairs[:, 1].min() < 0 \
-                or pairs[:, 1].max() >= m:
-            raise ValueError(f"`exclude` pairs must lie within the {n} x {m} score matrix")
-    rows, cols = pairs[:, 0], pairs[:, 1]
-    if true_index is not None:  # the true candidate is never excluded from its own query
-        keep = cols != true_index[rows]
-        rows, cols = rows[keep], cols[keep]
-    lin = np.unique(rows * m + cols)
-    return "pairs", (lin // m, lin % m)
-
-
-def _nonfinite_iv(nonfinite):
-    if nonfinite not in _NONFINITE:
-        raise ValueError(f"`nonfinite` must be 'raise' or 'exclude', got {nonfinite!r}")
-    return nonfinite
-
-
-def _true_index_iv(idx, n, m):
-    """``true_index`` (already a host array) as int64 column indices, one per row."""
-    if idx.ndim != 1 or idx.size != n:
-        raise ValueError(f"`true_index` must be 1-D with one entry per row of `scores` ({n}), "
-                         f"got shape {idx.shape}")
-    if idx.size and not np.issubdtype(idx.dtype, np.integer):
-        raise TypeError(f"`true_index` must hold integers, got dtype {idx.dtype}")
-    idx = idx.astype(np.int64)
-    if idx.size and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"`true_index` must lie in [0, {m}) (column indices of `scores`)")
-    return idx
-
-
 def _ranks_from_scores_iv(scores, true_index, exclude, nonfinite, batch, workers):
     S = _scores_iv(scores, "scores")
     n, m = S.shape
-    idx = _true_index_iv(np.asarray(true_index), n, m)
-    kind, ex = _exclude_iv(exclude, (n, m), idx)
-    return (S, idx, kind, ex, _nonfinite_iv(nonfinite), _batch_iv(batch, m),
-            _workers_iv(workers))
+    idx = true_index_iv(np.asarray(true_index), n, m)
+    kind, ex = exclude_iv(exclude, (n, m), idx)
+    return (S, idx, kind, ex, nonfinite_iv(nonfinite), _batch_iv(batch, m),
+            workers_iv(workers))
 
 
 def _true_scores_valid(t, start, name):
@@ -727,7 +662,7 @@ def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
     S = _scores_iv(negatives, "negatives")
     n, m = S.shape
     pos = _positive_iv(np.asarray(positive), n)
-    return S, pos, _nonfinite_iv(nonfinite), _batch_iv(batch, m), _workers_iv(workers)
+    return S, pos, nonfinite_iv(nonfinite), _batch_iv(batch, m), workers_iv(workers)
 
 
 def ranks_from_negatives(positive, negatives, *, nonfinite="raise", batch=None,
@@ -799,7 +734,7 @@ def _host(a):
 
 def _ranks_from_scores_xp(xp, S, true_index, exclude, nonfinite, batch, workers):
     n, m = _xp_scores_iv(xp, S, "scores")
-    idx = _true_index_iv(_host(true_index), n, m)
+    idx = true_index_iv(_host(true_index), n, m)
     dev_mask = None
     pairs = None
     if exclude is not None and array_namespace_or_none(exclude) is xp \
@@ -809,15 +744,10 @@ def _ranks_from_scores_xp(xp, S, true_index, exclude, nonfinite, batch, workers)
                              f"{(n, m)}, got {tuple(exclude.shape)}")
         dev_mask = exclude
     else:
-        kind, ex = _exclude_iv(_host(exclude) if exclude is not None
-                               and not hasattr(exclude, "tocoo") else exclude, (n, m), idx)
-        if kind == "mask":
-            r, c = np.nonzero(ex)
-            keep = c != idx[r]
-            ex = (r[keep].astype(np.int64), c[keep].astype(np.int64))
-        pairs = ex
-    nonfinite = _nonfinite_iv(nonfinite)
-    _workers_iv(workers)
+        pairs = exclude_pairs(_host(exclude) if exclude is not None
+                              and not hasattr(exclude, "tocoo") else exclude, (n, m), idx)
+    nonfinite = nonfinite_iv(nonfinite)
+    workers_iv(workers)
     rows = _batch_iv(batch, m) if batch is not None else rows_per_chunk(S, n, m)
     return _xp_finish(xp, S, idx, None, pairs, dev_mask, rows, nonfinite, m)
 
@@ -829,8 +759,8 @@ def _ranks_from_negatives_xp(xp, positive, negatives, nonfinite, batch, workers)
             and not np.issubdtype(pos.dtype, np.floating):
         pos = pos.astype(np.float64)
     _true_scores_valid(pos, 0, "`positive`")
-    nonfinite = _nonfinite_iv(nonfinite)
-    _workers_iv(workers)
+    nonfinite = nonfinite_iv(nonfinite)
+    workers_iv(workers)
     rows = _batch_iv(batch, m) if batch is not None else rows_per_chunk(negatives, n, m)
     return _xp_finish(xp, negatives, None, pos, None, None, rows, nonfinite, m + 1)
 

@@ -1,14 +1,21 @@
-"""Link-prediction ranks from a scoring function, one chunk of candidates at a time."""
+"""Link-prediction ranks from a scoring function, one batch of candidates at a time."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..defaults import WORKERS
+from ..deprecation import renamed_parameters
 from ..devices import rows_per_chunk
-from ..validation import int_iv
+from ..validation import int_iv, workers_iv
+from ._rank_kernels import KERNEL_DTYPES, count_rows
 from .linkpred import LinkPredictionRanks
+from .rank_inputs import exclude_pairs, nonfinite_iv
 
 __all__ = ["ranks_from_scorer"]
+
+_SCORES_PER_THREAD = 1 << 18  # a call's scores per counting thread (smaller: fewer threads)
+_KERNEL_MIN_SCORES = 1 << 12   # smaller calls are counted in NumPy (the launch costs more)
 
 
 def _xp(a):
@@ -27,38 +34,38 @@ def _to_numpy(a) -> np.ndarray:
     return np.asarray(a)
 
 
-def _filter_iv(filter, n: int, m: int):
-    """Filtered (row, candidate) pairs, sorted by row then candidate, duplicates removed."""
-    if filter is None:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if hasattr(filter, "tocoo"):  # scipy.sparse
-        coo = filter.tocoo()
-        if coo.shape != (n, m):
-            raise ValueError(f"`filter` has shape {coo.shape}, expected {(n, m)}")
-        keep = coo.data != 0
-        pairs = np.column_stack([coo.row[keep], coo.col[keep]]).astype(np.int64)
-    else:
-        pairs = np.asarray(filter)
-        if pairs.size == 0:
-            pairs = pairs.reshape(0, 2)
-        if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
-            raise ValueError("`filter` must be an (n, 2) integer array of (row, candidate) "
-                             "pairs or a scipy.sparse matrix")
-        pairs = pairs.astype(np.int64)
-    if pairs.size and (pairs.min() < 0 or pairs[:, 0].max() >= n or pairs[:, 1].max() >= m):
-        raise ValueError(f"`filter` has a pair outside {n} rows x {m} candidates")
-    key = np.unique(pairs[:, 0] * m + pairs[:, 1])
-    return key // m, key % m
+def _ranks_from_scorer_iv(score_fn, queries, true_index, n_candidates, exclude, nonfinite,
+                          candidate_batch, batch, workers):
+    if not callable(score_fn):
+        raise TypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
+    m = int_iv(n_candidates, "n_candidates", minimum=1)
+    candidate_batch = int_iv(candidate_batch, "candidate_batch", minimum=1, allow_none=True)
+    batch = int_iv(batch, "batch", minimum=1)
+    nonfinite = nonfinite_iv(nonfinite)
+    workers = workers_iv(workers)
+    idx = np.asarray(true_index)
+    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+        raise ValueError("`true_index` must be a 1-D integer array")
+    n = idx.size
+    if len(queries) != n:
+        raise ValueError(f"`queries` has {len(queries)} entries and `true_index` {n}")
+    if n and (idx.min() < 0 or idx.max() >= m):
+        raise ValueError(f"`true_index` must lie in 0 .. {m - 1}")
+    idx = idx.astype(np.int64)
+    pairs = exclude_pairs(exclude, (n, m), idx, matrix="(queries x candidates) matrix")
+    fr, fc = pairs if pairs is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    return m, candidate_batch, batch, nonfinite, workers, idx, fr, fc
 
 
-def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filter=None,
-                      nonfinite: str = "raise", chunk: int | None = None,
-                      batch: int = 256) -> LinkPredictionRanks:
-    r"""Rank of the true candidate, scoring a chunk of candidates at a time.
+@renamed_parameters(filter="exclude", chunk="candidate_batch")
+def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, exclude=None,
+                      nonfinite: str = "raise", candidate_batch: int | None = None,
+                      batch: int = 256, workers=WORKERS) -> LinkPredictionRanks:
+    r"""Rank of the true candidate, scoring a batch of candidates at a time.
 
     The score matrix is never held whole: ``score_fn`` is called on ``batch``
-    queries x ``chunk`` candidates at a time and only counts (candidates
-    scoring above and below the true one) are kept, as in
+    queries x ``candidate_batch`` candidates at a time and only counts
+    (candidates scoring above and below the true one) are kept, as in
     :func:`mrrstats.ranks_from_scores`, whose ranks these are, exactly, when
     ``score_fn`` is deterministic.
 
@@ -78,19 +85,26 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
         The true candidate of each query.
     n_candidates : int, keyword-only
         Candidates ``0 .. n_candidates - 1``.
-    filter : optional, keyword-only
-        Candidates removed from the ranking (filtered setting): an ``(k, 2)``
-        integer array of ``(row, candidate)`` pairs or a ``scipy.sparse``
-        matrix; the true candidate is never removed from its own row.
+    exclude : optional, keyword-only
+        Candidates removed from the ranking (filtered setting), as in
+        :func:`~mrrstats.ranks_from_scores`: an ``(k, 2)`` integer array of
+        ``(row, candidate)`` pairs, a ``scipy.sparse`` matrix or a boolean mask of
+        shape ``(n, n_candidates)``; the true candidate is never removed from its
+        own row (``filter=`` before 0.2).
     nonfinite : {"raise", "exclude"}, keyword-only
         NaN and -inf scores raise (default) or are removed like filtered ones.
-    chunk : int, optional, keyword-only
-        Candidates scored per call. Default: sized from the free memory where
-        the scores live (a CUDA device's, or the host's, at most 1 GiB there),
-        so that ``batch x chunk`` scores and their temporaries take at most
-        half of it; one extra call on a single candidate tells where that is.
+    candidate_batch : int, optional, keyword-only
+        Candidates scored per call (``chunk=`` before 0.2). Default: sized from the
+        free memory where the scores live (a CUDA device's, or the host's, at most
+        1 GiB there), so that ``batch x candidate_batch`` scores and their
+        temporaries take at most half of it; one extra call on a single candidate
+        tells where that is. Never changes the ranks.
     batch : int, keyword-only
-        Queries scored per call (default 256).
+        Queries scored per call (default 256). Never changes the ranks.
+    workers : int, keyword-only
+        Threads of the compiled kernel that counts NumPy scores (default -1: all
+        cores; the kernel of :func:`~mrrstats.ranks_from_scores`). Scores on another
+        device are counted there; ranks never depend on it.
 
     Returns
     -------
@@ -101,10 +115,10 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
     For each batch the true candidates' scores are taken first from the
     calls that contain them (the same calls, with the same shapes, as the
     counting pass, so a deterministic model gives the same numbers), then
-    every chunk is compared with them. The first pass scores at most
-    ``min(batch, n_chunks)`` chunks, so the cost is between one and two full
-    passes. Batches are independent: to spread them over Dask workers, map
-    this function over row ranges and join the parts with
+    every batch of candidates is compared with them. The first pass scores at
+    most ``min(batch, n_candidate_batches)`` of them, so the cost is between
+    one and two full passes. Batches of queries are independent: to spread them
+    over Dask workers, map this function over row ranges and join the parts with
     :meth:`LinkPredictionRanks.concatenate` (see the README).
 
     Examples
@@ -114,71 +128,36 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
     >>> from mrrstats import ranks_from_scorer
     >>> W = np.array([[0.9, 0.5, 0.5, 0.1], [0.2, 0.8, 0.8, 0.8]])
     >>> r = ranks_from_scorer(lambda q, c: W[q][:, c], np.arange(2), [1, 3],
-    ...                       n_candidates=4, chunk=3, batch=1)
+    ...                       n_candidates=4, candidate_batch=3, batch=1)
     >>> full = ranks_from_scores(W, [1, 3])
     >>> r.optimistic.tolist() == full.optimistic.tolist(), r.pessimistic.tolist()
     (True, [3.0, 3.0])
     """
-    if not callable(score_fn):
-        raise TypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
-    m = int_iv(n_candidates, "n_candidates", minimum=1)
-    if chunk is not None:
-        chunk = int_iv(chunk, "chunk", minimum=1)
-    batch = int_iv(batch, "batch", minimum=1)
-    if nonfinite not in ("raise", "exclude"):
-        raise ValueError(f"`nonfinite` must be 'raise' or 'exclude', got {nonfinite!r}")
-    idx = np.asarray(true_index)
-    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError("`true_index` must be a 1-D integer array")
+    m, cb, batch, nonfinite, workers, idx, fr, fc = _ranks_from_scorer_iv(
+        score_fn, queries, true_index, n_candidates, exclude, nonfinite, candidate_batch,
+        batch, workers)
     n = idx.size
-    if len(queries) != n:
-        raise ValueError(f"`queries` has {len(queries)} entries and `true_index` {n}")
-    if n and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"`true_index` must lie in 0 .. {m - 1}")
-    idx = idx.astype(np.int64)
-    fr, fc = _filter_iv(filter, n, m)
-    if chunk is None:
-        chunk = _chunk_from_free_memory(score_fn, queries, n, m, batch)
+    if cb is None:
+        cb = _candidate_batch_from_free_memory(score_fn, queries, n, m, batch)
     row_bounds = np.searchsorted(fr, np.arange(0, n + batch, batch))
     gt = np.zeros(n, np.int64)
     lt = np.zeros(n, np.int64)
     removed = np.zeros(n, np.int64)
     for b, s in enumerate(range(0, n, batch)):
         e = min(s + batch, n)
-        k = e - s
         q = queries[s:e]
         ti = idx[s:e]
         bf_r = fr[row_bounds[b]:row_bounds[b + 1]] - s
         bf_c = fc[row_bounds[b]:row_bounds[b + 1]]
-        keep = bf_c != ti[bf_r]  # the true candidate stays in its own row
-        bf_r, bf_c = bf_r[keep], bf_c[keep]
-        removed[s:e] += np.bincount(bf_r, minlength=k)
-        # pass 1: the true scores, from the very calls the counting pass makes
-        t = np.empty(k, np.float64)
-        t_raw = None
-        for c0 in np.unique(ti // chunk) * chunk:
-            cand = np.arange(c0, min(c0 + chunk, m), dtype=np.int64)
-            C = score_fn(q, cand)
-            rows = np.flatnonzero((ti >= c0) & (ti < c0 + chunk))
-            vals = _to_numpy(C[rows, ti[rows] - c0] if _xp(C) is np
-                             else C[_as(C, rows), _as(C, ti[rows] - c0)])
-            if t_raw is None:
-                t_raw = np.empty(k, dtype=vals.dtype)
-            t_raw[rows] = vals
-        t[:] = t_raw
-        bad_t = ~(t > -np.inf)
-        if bad_t.any():
-            i = int(np.flatnonzero(bad_t)[0])
-            raise ValueError(f"query {s + i}: the score of the true candidate is {t[i]} "
-                             "(NaN or -inf)")
-        # pass 2: count, chunk by chunk
-        for c0 in range(0, m, chunk):
-            c1 = min(c0 + chunk, m)
+        removed[s:e] += np.bincount(bf_r, minlength=e - s)
+        t_raw = _true_scores(score_fn, q, ti, cb, m, s)
+        for c0 in range(0, m, cb):  # count, one batch of candidates at a time
+            c1 = min(c0 + cb, m)
             C = score_fn(q, np.arange(c0, c1, dtype=np.int64))
-            if tuple(C.shape) != (k, c1 - c0):
+            if tuple(C.shape) != (e - s, c1 - c0):
                 raise ValueError(f"`score_fn` returned shape {tuple(C.shape)}, expected "
-                                 f"{(k, c1 - c0)}")
-            g, lo, bad = _count_chunk(C, t_raw, bf_r, bf_c, c0, c1, ti)
+                                 f"{(e - s, c1 - c0)}")
+            g, lo, bad = _count_candidates(C, t_raw, bf_r, bf_c, c0, c1, ti, workers)
             if bad is not None and bad.any():
                 if nonfinite == "raise":
                     i = int(np.flatnonzero(bad)[0])
@@ -192,7 +171,29 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, filte
     return LinkPredictionRanks(1.0 + gt, (N - lt).astype(np.float64), N)
 
 
-def _chunk_from_free_memory(score_fn, queries, n: int, m: int, batch: int) -> int:
+def _true_scores(score_fn, q, ti, cb: int, m: int, start: int) -> np.ndarray:
+    """The true candidates' scores of one batch of queries, from the very calls (same
+    candidates, same shapes) the counting pass makes; raises on NaN or -inf."""
+    t_raw = None
+    for c0 in np.unique(ti // cb) * cb:
+        cand = np.arange(c0, min(c0 + cb, m), dtype=np.int64)
+        C = score_fn(q, cand)
+        rows = np.flatnonzero((ti >= c0) & (ti < c0 + cb))
+        vals = _to_numpy(C[rows, ti[rows] - c0] if _xp(C) is np
+                         else C[_as(C, rows), _as(C, ti[rows] - c0)])
+        if t_raw is None:
+            t_raw = np.empty(ti.size, dtype=vals.dtype)
+        t_raw[rows] = vals
+    bad_t = ~(t_raw.astype(np.float64) > -np.inf)
+    if bad_t.any():
+        i = int(np.flatnonzero(bad_t)[0])
+        raise ValueError(f"query {start + i}: the score of the true candidate is "
+                         f"{t_raw[i]} (NaN or -inf)")
+    return t_raw
+
+
+def _candidate_batch_from_free_memory(score_fn, queries, n: int, m: int,
+                                      batch: int) -> int:
     """Candidates per call: ``min(batch, n)`` rows of them fit in half the free memory
     where ``score_fn`` puts its scores (asked with one call on one candidate)."""
     if n == 0:
@@ -211,15 +212,37 @@ def _as(C, a: np.ndarray):
         return xp.asarray(a)
 
 
-def _count_chunk(C, t_raw, bf_r, bf_c, c0, c1, ti):
-    """Per row: candidates above and below the true score, and NaN/-inf ones, in a chunk."""
+def _count_candidates(C, t_raw, bf_r, bf_c, c0, c1, ti, workers):
+    """Per row: candidates of ``c0 .. c1 - 1`` scoring above and below the true score,
+    and the NaN / -inf ones, none of them excluded (``bad`` None when there are none).
+
+    NumPy scores of a dtype the compiled kernel reads are counted by it (one read of
+    each row, rows over up to ``workers`` threads, one per ``_SCORES_PER_THREAD`` scores:
+    starting threads costs more than counting a small call), unless the call is too
+    small to pay for the launch; any other array with its own namespace where it lives.
+    """
+    in_batch = (bf_c >= c0) & (bf_c < c1)
+    r, c = bf_r[in_batch], bf_c[in_batch] - c0
+    if isinstance(C, np.ndarray) and C.size >= _KERNEL_MIN_SCORES and C.dtype in KERNEL_DTYPES \
+            and C.dtype.isnative:
+        k = t_raw.size
+        true_col = np.where((ti >= c0) & (ti < c1), ti - c0, -1).astype(np.int64)
+        t = np.ascontiguousarray(t_raw, dtype=np.result_type(C.dtype, t_raw.dtype))
+        ptr = np.searchsorted(r, np.arange(k + 1)).astype(np.int64)
+        threads = min(workers, max(1, C.size // _SCORES_PER_THREAD))
+        gt, lt, bad, _, _ = count_rows(np.ascontiguousarray(C), t, true_col, None, ptr,
+                                       np.ascontiguousarray(c, dtype=np.int64), threads)
+        return gt, lt, (bad if bad.any() else None)
+    return _count_array_api(C, t_raw, r, c)
+
+
+def _count_array_api(C, t_raw, r, c):
+    """:func:`_count_candidates` with the namespace of ``C`` (torch, CuPy, NumPy's
+    dtypes the kernel does not read); ``r, c``: the excluded entries of this batch."""
     xp = _xp(C)
-    k = t_raw.size
-    in_chunk = (bf_c >= c0) & (bf_c < c1)
-    r, c = bf_r[in_chunk], bf_c[in_chunk] - c0
     valid = None
     if r.size:
-        mask = np.ones((k, c1 - c0), dtype=bool)
+        mask = np.ones(tuple(int(d) for d in C.shape), dtype=bool)
         mask[r, c] = False
         valid = mask if xp is np else _as(C, mask)
     tcol = (t_raw if xp is np else _as(C, t_raw))[:, None]
@@ -230,7 +253,7 @@ def _count_chunk(C, t_raw, bf_r, bf_c, c0, c1, ti):
         above = above & valid
         below = below & valid
     bad = ~finite_low
-    # the true candidate itself is never "bad" (checked above)
+    # the true candidate itself is never "bad" (checked by _true_scores)
     if valid is not None:
         bad = bad & valid
     below = below & finite_low

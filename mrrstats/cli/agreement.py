@@ -23,12 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..agreement.measures import (
-    agreement_matrix,
-    aligned_score_frames,
-    discriminative_power_table,
-    ranking_agreement,
-)
+from .. import defaults
+from ..agreement.decisions import discriminative_power_table
+from ..agreement.measures import agreement_matrix, aligned_score_frames, ranking_agreement
 from ..datasets import cast2021
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import evaluate
@@ -36,8 +33,6 @@ from ..stats.registry import TEST_NAMES
 from .common import add_conventions
 
 HELP = "agreement between measures: tau, tau_AP, rho, swaps, discriminative power"
-
-
 
 def add_arguments(parser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="QRELS RUN",
@@ -59,16 +54,19 @@ def add_arguments(parser) -> None:
                         help="tie handling of tau_AP (default: agreement, Urbano & "
                              "Marrero's tau_AP,b)")
     add_conventions(parser)
-    parser.add_argument("--test", choices=TEST_NAMES, default="randomization",
+    parser.add_argument("--test", choices=TEST_NAMES, default=defaults.TEST,
                         help="paired test for discriminative power (default: randomization)")
     parser.add_argument("--correction", choices=("none", "holm", "bonferroni", "bh"),
                         default="none",
                         help="multiple-comparison correction for discriminative power "
                              "(default: none, as in Sakai 2006)")
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="significance level (default 0.05)")
-    parser.add_argument("--n-resamples", type=int, default=10000,
-                        help="resamples of resampling tests (default 10000)")
+    parser.add_argument("--alpha", type=float, default=defaults.ALPHA,
+                        help=f"significance level (default {defaults.ALPHA})")
+    parser.add_argument("--n-resamples", type=int, default=defaults.N_RESAMPLES,
+                        help=f"resamples of resampling tests (default {defaults.N_RESAMPLES})")
+    parser.add_argument("--workers", type=int, default=defaults.WORKERS,
+                        help="threads of the resampling engine (default -1: all cores; the "
+                             "numbers do not depend on it)")
     parser.add_argument("--seed", type=int, default=None,
                         help="random seed (default: fresh; the seed used is printed)")
     parser.add_argument("--no-power", action="store_true",
@@ -86,7 +84,6 @@ def _measure_name_from_path(path: str) -> str:
 
 
 def _load_scores(args):
-
     if args.inputs:
         raise ValueError("give either QRELS RUN ... or --scores, not both")
     if args.measures:
@@ -104,7 +101,6 @@ def _load_scores(args):
 
 
 def _evaluate(args):
-
     if args.names is not None:
         raise ValueError("--names applies to --scores input; name measures with -m")
     if len(args.inputs) < 3:
@@ -163,7 +159,7 @@ def run(args) -> int:
         correction = None if args.correction == "none" else args.correction
         power = discriminative_power_table(frames, test=args.test, correction=correction,
                                            alpha=args.alpha, n_resamples=args.n_resamples,
-                                           rng=args.seed)
+                                           workers=args.workers, rng=args.seed)
     n_systems, n_queries = first.shape[1], first.shape[0]
     n_pairs = n_systems * (n_systems - 1) // 2
     if args.format == "json":

@@ -21,6 +21,13 @@ For each run (or the ranks file) it prints the observed MRR, the expected MRR
 and its standard deviation under random ranking, the adjusted MRR
 ``(M - E)/(1 - E)``, the z-score ``(M - E)/sd`` and the p-value of "better
 than random" (exact when feasible, else Monte Carlo with ``(b+1)/(B+1)``).
+
+``--format json`` writes, per run, the keys of
+:meth:`mrrstats.RandomBaselineResult.to_dict`: ``zscore`` is the z-score (``z``, its
+retired key, holds the same value until mrrstats 0.3), ``standard_error`` the
+standard error of the observed MRR over queries, ``seed`` the run's seed where its
+p-value is Monte Carlo; the top-level ``seed`` reproduces the whole output
+(``--seed``).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from .. import defaults
-from ..baselines.random_ranking import evaluation_baseline, random_baseline_test
+from ..baselines import evaluation_baseline, random_baseline_test
 from ..errors import InputError
 from ..io.trec import read_text
 from ..metrics.evaluation import evaluate
@@ -132,8 +139,7 @@ def read_ranks_file(path) -> pd.DataFrame:
     return frame
 
 
-def _rows_from_ranks(args, rng) -> dict:
-
+def _rows_from_ranks(args, seed: int) -> dict:
     frame = read_ranks_file(args.ranks)
     rank = frame["rank"].to_numpy(np.float64)
     k = args.cutoff
@@ -143,18 +149,17 @@ def _rows_from_ranks(args, rng) -> dict:
     res = random_baseline_test(rr, frame["n_candidates"].to_numpy(),
                                frame["n_relevant"].to_numpy(), k=k,
                                alternative=args.alternative, method=args.method,
-                               n_resamples=args.n_resamples, rng=rng)
+                               n_resamples=args.n_resamples, rng=seed)
     return {Path(args.ranks).name: res.to_dict()}
 
 
-def _rows_from_runs(args, rng) -> dict:
-
+def _rows_from_runs(args, seed: int) -> dict:
     qrels, runs = resolve_inputs(args)
     measure = "RR" if args.cutoff is None else f"RR@{args.cutoff}"
     ev = evaluate(qrels, runs, [measure], ties=args.ties, rel=args.rel, queries=args.queries)
     table = evaluation_baseline(ev, random=args.random, measure=measure,
                                 alternative=args.alternative, method=args.method,
-                                n_resamples=args.n_resamples, rng=rng)
+                                n_resamples=args.n_resamples, rng=seed)
     return {str(run): {k: (None if isinstance(v, float) and math.isnan(v) else v)
                        for k, v in row.items()}
             for run, row in table.to_dict(orient="index").items()}
@@ -174,19 +179,19 @@ def run(args) -> int:
         raise ValueError(f"-k/--cutoff must be >= 1, got {args.cutoff}")
     if args.n_resamples < 1:
         raise ValueError(f"--n-resamples must be >= 1, got {args.n_resamples}")
-    rng, seed = rng_iv(args.seed)  # the seed actually used is printed
+    _, seed = rng_iv(args.seed)  # drawn once (fresh entropy without --seed), printed
     if args.ranks is not None:
         if args.qrels or args.runs or args.example:
             raise ValueError("give either --ranks FILE or QRELS RUN..., not both")
         if args.random is not None:
             raise ValueError("--random applies to QRELS RUN input only (a ranks file carries "
                              "its own candidate counts)")
-        rows = _rows_from_ranks(args, rng)
+        rows = _rows_from_ranks(args, seed)
         model = "ranks file"
     else:
         if args.random is None:
             args.random = defaults.RANDOM
-        rows = _rows_from_runs(args, rng)
+        rows = _rows_from_runs(args, seed)
         model = f"random={args.random}"
     out = sys.stdout
     if args.format == "json":
@@ -203,7 +208,7 @@ def run(args) -> int:
     any_row = next(iter(rows.values()))
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "system"
-    frame = frame[["queries", "observed", "expected", "std", "adjusted", "z", "pvalue",
+    frame = frame[["queries", "observed", "expected", "std", "adjusted", "zscore", "pvalue",
                    "method"]]
     frame.columns = ["queries", f"M{any_row['measure']}", "E[random]", "sd[random]",
                      "adjusted", "z", "p", "method"]

@@ -59,8 +59,9 @@ def run(args) -> int:
                      n_resamples=args.n_resamples, rng=args.seed)
     cols = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "n_significant",
             "n_flipped", "n_lost", "n_gained", "max_abs_shift", "kendall_tau", "ordering"]
-    print(f"# test={res.test} correction={res.correction} alpha={res.alpha}; reference "
-          f"convention per measure: {res.reference}")
+    resampled = f" B={res.n_resamples} seed={res.seed}" if res.n_resamples else ""
+    print(f"# test={res.test} correction={res.correction} alpha={res.alpha}{resampled}; "
+          f"reference convention per measure: {res.reference}")
     print(res.summary[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     if args.csv:
         res.pairs.to_csv(args.csv, index=False)

@@ -6,7 +6,7 @@ Three kinds of input:
   compare them;
 * ``mrrstats report --example [--out reports/cast2021]``: the bundled TREC
   CAsT 2021 organiser baselines, with RR, nDCG@10 and AP, BM25 as the
-  baseline, seed 2021 and an equivalence margin of 0.05 unless told otherwise;
+  control system, seed 2021 and an equivalence margin of 0.05 unless told otherwise;
 * ``mrrstats report --scores [NAME=]FILE.csv [...] --out DIR``: per-query score
   matrices (one per measure; no random-ranking baseline, which needs candidate
   counts).
@@ -16,21 +16,23 @@ See :func:`mrrstats.make_report` for what the folder contains.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from .. import defaults
 from ..datasets import cast2021
 from ..io.trec import run_name
-from ..report.builder import make_report
+from ..report import make_report
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from .common import add_conventions, add_run_inputs, add_test_options, label_spec
 
-HELP = ("Write a reproducible report folder: comparison, baseline and agreement tables "
-        "(Markdown, LaTeX), per-query CSV, settings.json, executed notebook and HTML.")
+HELP = ("Write a reproducible report folder: comparison, control-system, random-baseline and "
+        "agreement tables (Markdown, LaTeX), per-query CSV, settings.json, executed notebook "
+        "and HTML.")
 
 EXAMPLE_OUT = "reports/cast2021"
 EXAMPLE_MEASURES = ("RR", "nDCG@10", "AP")
-EXAMPLE_BASELINE = "org_manual_bm25.run"
+EXAMPLE_CONTROL = "org_manual_bm25.run"
 EXAMPLE_SEED = 2021
 EXAMPLE_TITLE = "TREC CAsT 2021 organiser baselines"
 #: The example's equivalence margin (make_report has none by default): differences of
@@ -42,7 +44,7 @@ def add_arguments(p) -> None:
     add_run_inputs(p, runs_help="TREC run files (two or more)",
                    example_help="use the bundled TREC CAsT 2021 qrels and five baseline runs "
                                 f"(default --out {EXAMPLE_OUT}, -m RR -m nDCG@10 -m AP, "
-                                f"--baseline {EXAMPLE_BASELINE}, --seed {EXAMPLE_SEED}, "
+                                f"--control {EXAMPLE_CONTROL}, --seed {EXAMPLE_SEED}, "
                                 f"--margin {EXAMPLE_MARGIN:g})")
     p.add_argument("--scores", nargs="+", metavar="[NAME=]FILE.csv",
                    help="per-query score matrices (header of system names, one row per "
@@ -53,9 +55,11 @@ def add_arguments(p) -> None:
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure to compare, repeatable (default RR and nDCG@10; with "
                         "--scores: every matrix)")
-    p.add_argument("--baseline", metavar="RUN", default=None,
-                   help="compare every system with this one (a run name, or one of the RUN "
-                        "paths given)")
+    p.add_argument("--control", metavar="RUN", default=None,
+                   help="the control system: compare every system with this one (a run "
+                        "name, or one of the RUN paths given)")
+    # the name of 0.1, kept for one release as a hidden alias
+    p.add_argument("--baseline", dest="control", default=None, help=argparse.SUPPRESS)
     add_test_options(p, tests=TEST_NAMES, corrections=CORRECTION_NAMES)
     p.add_argument("--confidence-level", type=float, default=defaults.CONFIDENCE_LEVEL,
                    help="confidence level of the intervals (0.95)")
@@ -91,15 +95,14 @@ def add_arguments(p) -> None:
                         "across segments (default: no segments section)")
 
 
-def _baseline_name(baseline, runs):
-    """A RUN path given as --baseline becomes that run's name."""
-    if baseline is None:
+def _control_name(control, runs):
+    """A RUN path given as --control becomes that run's name."""
+    if control is None:
         return None
-
     for r in runs:
-        if str(r) == baseline or Path(str(r)) == Path(baseline):
+        if str(r) == control or Path(str(r)) == Path(control):
             return run_name(r)
-    return baseline
+    return control
 
 
 def run(args) -> int:
@@ -112,7 +115,7 @@ def run(args) -> int:
                   timeout=args.timeout, progress=False if args.quiet else None,
                   clusters=None if args.clusters == "none" else "auto",
                   multiverse=not args.no_multiverse,
-                  measures=args.measures, baseline=args.baseline,
+                  measures=args.measures, control=args.control,
                   equivalence_margin=args.margin)
     if args.segment_by:
         kwargs["segment_by"] = label_spec(args.segment_by, "--segment-by")
@@ -122,7 +125,7 @@ def run(args) -> int:
 
         data = cast2021()
         kwargs["measures"] = args.measures or list(EXAMPLE_MEASURES)
-        kwargs["baseline"] = _baseline_name(args.baseline, data.runs) or EXAMPLE_BASELINE
+        kwargs["control"] = _control_name(args.control, data.runs) or EXAMPLE_CONTROL
         kwargs["rng"] = EXAMPLE_SEED if args.seed is None else args.seed
         kwargs["title"] = args.title or EXAMPLE_TITLE
         kwargs["equivalence_margin"] = EXAMPLE_MARGIN if args.margin is None else args.margin
@@ -140,7 +143,7 @@ def run(args) -> int:
                              "or --example)")
         if not args.out:
             raise ValueError("--out DIR is required")
-        kwargs["baseline"] = _baseline_name(args.baseline, args.runs)
+        kwargs["control"] = _control_name(args.control, args.runs)
         res = make_report(args.qrels, list(args.runs), out=args.out, **kwargs)
     print(res.path)
     for name in res.files:

@@ -1,14 +1,19 @@
-"""Plots that draw result objects, and the report builder with its notebook template."""
+"""Plots that draw result objects, and the reproducible report with its notebook.
+
+* :mod:`.plots` -- the figures (one module per plot family);
+* :func:`make_report` (:mod:`.builder`) -- evaluate, test and write a report
+  folder, in steps: :mod:`.analysis` runs every analysis once, :mod:`.tables`
+  renders the tables, :mod:`.storage` writes and reads the folder
+  (:func:`load_report`), :mod:`.notebook` executes the notebook and exports
+  the page; :mod:`.data` holds :class:`ReportData` and :class:`ReportResult`;
+  :mod:`.sections` computes the newer sections.
+"""
 
 from . import plots  # matplotlib is imported lazily inside each plot function
-from .builder import (
-                      ReportData,
-                      ReportResult,
-                      load_report,
-                      make_report,
-                      power_table,
-                      recompute_report,
-)
+from .analysis import power_table, recompute_report
+from .builder import make_report
+from .data import ReportData, ReportResult
+from .storage import REPORT_FILES, load_report
 
 __all__ = ["plots", "ReportData", "ReportResult", "load_report", "make_report", "power_table",
-           "recompute_report"]
+           "recompute_report", "REPORT_FILES"]

@@ -127,7 +127,7 @@ def leaderboard_frame(scores, measures, pairs, systems):
 
 
 def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resamples,
-                    alpha, gen):
+                    alpha, gen, workers=-1):
     """Query bootstrap vs cluster bootstrap interval, and the cluster sign-flip test, per pair.
 
     For each measure and pair (in the order of ``pairs``), with one Generator
@@ -136,6 +136,7 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
     percentile interval (whole clusters resampled), and the randomization test
     with one sign per cluster (exact when :math:`2^G` is small). The
     cluster p-values are Holm-adjusted over the pairs of each measure.
+    ``workers`` is passed to the resampling (it changes no number).
     """
     rows = []
     for m in measures:
@@ -147,10 +148,11 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
             a = frame[r.a].to_numpy(np.float64)
             b = frame[r.b].to_numpy(np.float64)
             q = bootstrap_ci(a, b, method="percentile", confidence_level=confidence_level,
-                             n_resamples=n_resamples, rng=gen)
+                             n_resamples=n_resamples, workers=workers, rng=gen)
             c = bootstrap_ci(a, b, method="percentile", confidence_level=confidence_level,
-                             n_resamples=n_resamples, clusters=lab, rng=gen)
-            t = randomization_test(a, b, clusters=lab, n_resamples=n_resamples, rng=gen)
+                             n_resamples=n_resamples, clusters=lab, workers=workers, rng=gen)
+            t = randomization_test(a, b, clusters=lab, n_resamples=n_resamples,
+                                   workers=workers, rng=gen)
             qi, ci = q.confidence_interval(), c.confidence_interval()
             rows.append({"measure": m, "a": r.a, "b": r.b, "diff": float(q.statistic),
                          "query_low": qi.low, "query_high": qi.high,

@@ -161,6 +161,8 @@ INTERVAL_LABELS = {
     "dunnett-simultaneous": "Dunnett simultaneous (many-to-one)",
     "t": "marginal paired t", "bca": "marginal BCa bootstrap",
     "percentile": "marginal percentile bootstrap", "basic": "marginal basic bootstrap",
+    "studentized": "marginal studentized bootstrap",
+    "bootstrap-t": "marginal studentized bootstrap",
 }
 
 

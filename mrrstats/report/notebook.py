@@ -1,0 +1,220 @@
+"""The report's notebook: the template, its parameters, its execution and the HTML page.
+
+The template (``templates/report.ipynb``) only loads the saved results
+(:func:`mrrstats.load_report`) and draws them; :func:`write_notebook` injects
+the parameters, adds the segments section when there is one, executes it in
+a fresh kernel (IPC sockets, no TCP port) and exports a self-contained HTML
+page (figures as data URIs, nothing fetched from the network, an alt text on
+every figure). Cell ids are fixed, so the files are byte-reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["write_notebook", "template", "inject_parameters", "add_segment_cells", "execute",
+           "to_html"]
+
+
+def write_notebook(out, title, *, segments, timeout, progress, show_code):
+    """Execute the report's notebook in ``out`` and export its page.
+
+    Writes ``report.ipynb`` and ``report.html``; returns ``(files written,
+    seconds per step)``.
+    """
+    import nbformat
+
+    t1 = time.perf_counter()
+    nb = inject_parameters(template(), {"report_dir": ".", "title": title})
+    if segments:
+        add_segment_cells(nb)
+    execute(nb, out, timeout, progress)
+    nbformat.write(nb, str(Path(out) / "report.ipynb"))
+    seconds = {"notebook": time.perf_counter() - t1}
+    t2 = time.perf_counter()
+    (Path(out) / "report.html").write_text(to_html(nb, title, show_code=show_code),
+                                           encoding="utf-8", newline="")
+    seconds["html"] = time.perf_counter() - t2
+    return ["report.ipynb", "report.html"], seconds
+
+
+def template():
+    """The report's notebook template (``templates/report.ipynb``)."""
+    import nbformat
+
+    text = (resources.files("mrrstats.report") / "templates" / "report.ipynb").read_text(
+        encoding="utf-8")
+    return nbformat.reads(text, as_version=4)
+
+
+_SEGMENT_MARKDOWN = """## Segments: where does a difference hold?
+
+The queries split by `segment_by` (settings: `segments`): each pair tested within each
+segment with the report's test, its p-values adjusted across the segments of the pair.
+The figure shows each segment's mean per system with its t interval (first measure)."""
+
+_SEGMENT_CODE = """seg = data.segments
+if seg is None:
+    display(Markdown(f"*Not available: {S.get('segments_note') or 'no segment_by given'}.*"))
+else:
+    display(Markdown((folder / "tables" / "segments.md").read_text()))
+    m0 = data.measures[0]
+    with mp.style_context():
+        n_seg = data.segment_means["segment"].nunique()
+        fig, ax = plt.subplots(figsize=(SIZE[0] + 1.6, 1.2 + 0.5 * n_seg * len(data.systems)),
+                               layout="constrained")
+        mp.segment_means(data.segment_means, measure=m0, ax=ax)
+        plt.show()"""
+
+
+def add_segment_cells(nb):
+    """The segments section (only in reports made with ``segment_by``), before section 10.
+
+    Added here rather than in the template so that a report without segments
+    is byte-identical to one made before the section existed.
+    """
+    import nbformat
+
+    md = nbformat.v4.new_markdown_cell(_SEGMENT_MARKDOWN)
+    md["id"] = "s-segments"
+    code = nbformat.v4.new_code_cell(_SEGMENT_CODE)
+    code["id"] = "segments"    # fixed ids: the report is byte-reproducible
+    at = next((i for i, c in enumerate(nb.cells) if c.get("id") == "s7"), len(nb.cells))
+    nb.cells[at:at] = [md, code]
+    return nb
+
+
+def inject_parameters(nb, params):
+    """Replace the cell tagged ``parameters`` by one tagged ``injected-parameters``."""
+    import nbformat
+
+    lines = ["# Parameters injected by mrrstats.make_report"]
+    lines += [f"{k} = {v!r}" for k, v in params.items()]
+    cell = nbformat.v4.new_code_cell("\n".join(lines))
+    cell.metadata["tags"] = ["injected-parameters"]
+    cell["id"] = "injected-parameters"    # not a random id: the report is byte-reproducible
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "code" and "parameters" in c.metadata.get("tags", []):
+            nb.cells[i] = cell
+            return nb
+    first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"),
+                      len(nb.cells))
+    nb.cells.insert(first_code, cell)
+    return nb
+
+
+def execute(nb, out, timeout, progress):
+    """Run every cell of ``nb`` in a fresh kernel whose working folder is ``out``."""
+    from nbclient import NotebookClient
+
+    code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    state = {"t0": time.perf_counter()}
+
+    cr = "\r" if sys.stderr.isatty() else ""
+
+    def on_start(cell, cell_index, **_):
+        if progress and cell.cell_type == "code":
+            k = code_cells.index(cell_index) + 1
+            print(f"{cr}mrrstats report: executing notebook cell {k}/{len(code_cells)} ",
+                  file=sys.stderr, end="" if cr else "\n", flush=True)
+
+    from jupyter_client.manager import KernelManager
+
+    # IPC sockets where available (in a private temporary folder): no TCP ports, and
+    # no "running over TCP without encryption" warning from the kernel.
+    ipc_dir = tempfile.mkdtemp(prefix="mrrstats-") if os.name == "posix" else None
+    km = KernelManager(kernel_name="python3", transport="ipc" if ipc_dir else "tcp")
+    if ipc_dir:
+        km.ip = os.path.join(ipc_dir, "kernel")
+    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                            allow_errors=False, record_timing=False, on_cell_start=on_start,
+                            resources={"metadata": {"path": str(out)}})
+    env = dict(os.environ)
+    pkg_parent = str(Path(__file__).resolve().parent.parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
+    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    try:
+        client.execute(env=env)
+    finally:
+        if km.has_kernel:  # we own the kernel manager, so nbclient leaves it running
+            km.shutdown_kernel(now=False)
+        if ipc_dir:
+            shutil.rmtree(ipc_dir, ignore_errors=True)
+        if progress:
+            print(f"{cr}mrrstats report: executed {len(code_cells)} notebook cells in "
+                  f"{time.perf_counter() - state['t0']:.1f} s", file=sys.stderr, flush=True)
+    return nb
+
+
+_HTML_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
+{#- mrrstats: a self-contained page. No script or style is fetched from the network:
+    require.js, MathJax, mermaid and widget loaders are left out (the report uses none);
+    the CSS is inlined by the lab template and figures are base64 data URIs. -#}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block extra_css -%}
+{{ super() }}
+<style type="text/css">
+/* mrrstats: figures half the page width (a full-width figure on a small screen) */
+body .jp-RenderedImage img { max-width: 50%; min-width: min(100%, 420px); height: auto; }
+.jp-RenderedHTMLCommon table { font-size: 0.85em; }
+</style>
+{%- endblock extra_css -%}
+{%- block data_png scoped -%}
+<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">
+<img src="data:image/png;base64,{{ output.data['image/png'] | escape_html }}"
+ alt="{{ output.metadata.get('image/png', {}).get('alt', 'Figure') | escape_html }}"
+{%- set width = output | get_metadata('width', 'image/png') -%}
+{%- if width is not none %} width={{ width | escape_html }}{%- endif -%}
+{%- set height = output | get_metadata('height', 'image/png') -%}
+{%- if height is not none %} height={{ height | escape_html }}{%- endif -%}
+>
+</div>
+{%- endblock data_png -%}
+"""
+
+
+def _add_alt_text(nb):
+    """Give every figure an alt text naming its number and section (for the HTML)."""
+    section, n = "", 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            heads = [ln.lstrip("#").strip() for ln in cell.source.splitlines()
+                     if ln.startswith("#")]
+            if heads:
+                section = heads[0]
+            continue
+        for out in cell.get("outputs", []):
+            if "image/png" in out.get("data", {}):
+                n += 1
+                meta = out.setdefault("metadata", {}).setdefault("image/png", {})
+                meta.setdefault("alt", f"Figure {n}" + (f" of section '{section}'"
+                                                        if section else ""))
+    return nb
+
+
+def to_html(nb, title, show_code=False):
+    """The executed notebook as one self-contained HTML page (code cells hidden unless
+    ``show_code``)."""
+    from jinja2 import DictLoader
+    from nbconvert import HTMLExporter
+
+    # Figures are already base64 data URIs in the outputs. embed_images=True is not
+    # needed (no Markdown cell links an image file) and would break inline HTML such as
+    # the significance superscripts (<sup>ab</sup>) of the tables (nbconvert 7.17).
+    exporter = HTMLExporter(extra_loaders=[DictLoader({"mrrstats.html.j2": _HTML_TEMPLATE})],
+                            template_file="mrrstats.html.j2", embed_images=False,
+                            exclude_input_prompt=True, exclude_output_prompt=True,
+                            exclude_input=not show_code)
+    nb.metadata["title"] = title
+    _add_alt_text(nb)
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
+    return body
