@@ -44,7 +44,8 @@ from .stats import MixedModelResult, mixed_model, mixed_vs_anova
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
-from .stats.replicates import ReplicateComparison, replicate_tests  # several runs per system
+from .stats.replicates import (ReplicateComparison, replicate_tests,  # several runs
+                               simulate_replicates)
 from .stats.meta import AcrossCollectionsResult, across_collections  # several collections
 from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
 from .stats.simulation import CalibrationResult, calibrate_tests, simulate_collection
@@ -134,6 +135,7 @@ __all__ = [
     "by_segment",
     "ReplicateComparison",
     "replicate_tests",
+    "simulate_replicates",
     "AcrossCollectionsResult",
     "across_collections",
     "BayesianComparison",

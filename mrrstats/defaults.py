@@ -201,10 +201,13 @@ EXCEPTIONS = {
     ("mrrstats.stats.meta.across_collections", "test"):
         ("t", "one deterministic test per collection, the d_z of the meta-analysis is its "
               "statistic; any paired test may be chosen"),
+    ("mrrstats collections", "alternative"): ("greater", "as across_collections()"),
+    ("mrrstats collections", "test"): ("t", "as across_collections()"),
     # test calibration: n_resamples per simulated collection, times thousands of them
     ("mrrstats.stats.simulation.calibrate_tests", "n_resamples"):
         (1000, "per simulated collection (of thousands); the rates' Monte-Carlo error is "
                "dominated by the number of collections"),
+    ("mrrstats calibrate", "n_resamples"): (1000, "as calibrate_tests()"),
     # plots draw a random reference only when asked
     ("mrrstats.report.plots.distributions.rr_histogram", "random"):
         (None, "no random reference unless asked"),

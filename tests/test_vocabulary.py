@@ -316,6 +316,7 @@ def _random_calls(s):
         a, b, method="bootstrap", n_resamples=99)
     calls["simulate_collection"] = lambda: mrrstats.simulate_collection(
         s[["a", "b"]], n_queries=5)
+    calls["simulate_replicates"] = lambda: mrrstats.simulate_replicates(s, n_replicates=2)
     calls["calibrate_tests"] = lambda: mrrstats.calibrate_tests(
         s[["a", "b"]], tests=["t"], n_simulations=5, differences=())
     calls["decision_agreement"] = lambda: mrrstats.decision_agreement(

@@ -31,6 +31,10 @@ _COMMANDS = {
     "unpaired": "mrrstats.cli.unpaired",
     "mixed": "mrrstats.cli.mixed",
     "sampled": "mrrstats.cli.sampled",
+    "replicates": "mrrstats.cli.replicates",
+    "collections": "mrrstats.cli.collections",
+    "bayes": "mrrstats.cli.bayes",
+    "calibrate": "mrrstats.cli.calibrate",
 }
 
 

@@ -49,6 +49,7 @@ from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, 
 from .leaderboard import leaderboard_frame
 from .multiple import adjust_pvalues, pairwise_tests, pairwise_tests_in_family
 from .registry import CORRECTIONS, TESTS, correction_label, correction_spec, test_label, test_spec
+from .replicates import replicate_tests
 from .segments import segment_pairs
 from .significance import query_labels
 
@@ -482,7 +483,7 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
             n_resamples=10000, confidence_level=0.95, alternative="two-sided", rng=None,
             measure=None, ci=None, zero_tolerance=0.0, missing="raise", batch=None,
             test_options=None, baseline=None, family="pairs", clusters=None,
-            segment_by=None, segment_correction="holm", progress=None):
+            segment_by=None, segment_correction="holm", progress=None, replicates=None):
     r"""Compare systems pairwise on one or more measures, with correction and CIs.
 
     Parameters
@@ -556,10 +557,18 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
     segment_correction : str, keyword-only
         Correction across the segments of each pair and measure (default
         ``"holm"``).
+    replicates : mapping of str -> list of str, optional, keyword-only
+        Several runs per system (seeds, folds): ``{system: [run, ...]}`` names
+        the columns of ``scores`` that are runs of each system. The comparison
+        is then :func:`mrrstats.replicate_tests` (one row per pair of systems,
+        tests and intervals that count queries and replicates; ``test`` is
+        its ``method``: ``"bootstrap"`` for the default test, or ``"t"``,
+        ``"mixed"``), and a :class:`~mrrstats.ReplicateComparison` is returned.
 
     Returns
     -------
     Comparison
+        (:class:`~mrrstats.ReplicateComparison` with ``replicates``.)
 
     Notes
     -----
@@ -602,6 +611,15 @@ def compare(scores, *, test="randomization", correction="holm", alpha=0.05,
      dense bm25    True
     rerank bm25    True
     """
+    if replicates is not None:
+        method = {"randomization": "bootstrap"}.get(test, test)
+        if method not in ("bootstrap", "t", "mixed"):
+            raise ValueError("with `replicates`, `test` must be 'randomization' or "
+                             f"'bootstrap' (two-stage bootstrap), 't' or 'mixed'; got {test!r}")
+        return replicate_tests(scores, replicates, method=method, alternative=alternative,
+                               correction=correction, alpha=alpha,
+                               confidence_level=confidence_level, n_resamples=n_resamples,
+                               measure=measure, missing=missing, batch=batch, rng=rng)
     (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed, family,
      cluster_labels, segment_labels) = _compare_iv(
         scores, test, correction, alpha, n_resamples, confidence_level, alternative, rng,

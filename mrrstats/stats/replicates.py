@@ -55,7 +55,7 @@ from .resampling import blas_single_thread, exact_count_products, exact_split
 from .significance import ConfidenceInterval
 
 __all__ = ["ReplicateComparison", "FewReplicatesWarning", "replicate_tests",
-           "REPLICATE_METHODS", "MIN_REPLICATES", "replicate_frame"]
+           "simulate_replicates", "REPLICATE_METHODS", "MIN_REPLICATES", "replicate_frame"]
 
 #: ``method=`` values of :func:`replicate_tests`.
 REPLICATE_METHODS = ("bootstrap", "t", "mixed")
@@ -124,6 +124,8 @@ class ReplicateComparison:
     null_distribution : ndarray or None
         ``(pairs, n_resamples)`` bootstrap values of the studentised statistic
         :math:`(\hat\delta^* - \hat\delta)/\sqrt{\hat V^*}` (``"bootstrap"``).
+    run_means : dict of str -> ndarray
+        Each system's run means (its mean over the queries, one per replicate).
     """
 
     systems: tuple
@@ -156,6 +158,7 @@ class ReplicateComparison:
     n_queries: int = 0
     measure: str = "score"
     null_distribution: np.ndarray | None = field(repr=False, default=None)
+    run_means: dict = field(repr=False, default=None)
 
     def __len__(self):
         return len(self.a)
@@ -544,7 +547,8 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
         alternative=alternative, alpha=alpha, confidence_level=cl,
         n_resamples=B if method == "bootstrap" else None,
         seed=seed if method == "bootstrap" else None, n_queries=n, measure=table.measure,
-        null_distribution=null)
+        null_distribution=null,
+        run_means={s: sy.col_mean.copy() for s, sy in zip(names, systems, strict=True)})
 
 
 def _parametric_pvalues(T, df, method, alternative):
@@ -632,3 +636,82 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
     gen, seed = rng_iv(rng)
     return (table, names, cols, method, alternative, corr, alpha, cl, B, batch, workers, gen,
             seed)
+
+
+def simulate_replicates(scores, *, n_replicates=5, seed_std=0.2, query_std=0.5, measure=None,
+                        rng=None):
+    r"""Replicate runs (seeds) of each system, simulated around its per-query scores.
+
+    For examples, teaching and planning: how would the comparison look if each
+    system had been trained with ``n_replicates`` seeds?
+
+    Parameters
+    ----------
+    scores : DataFrame, ScoreTable, Evaluation or path
+        Per-query scores (queries x systems): each system's expected score per query.
+    n_replicates : int, keyword-only
+    seed_std : float, keyword-only
+        Standard deviation of a seed's effect on the whole run (log-rank scale for RR,
+        logit scale otherwise).
+    query_std : float, keyword-only
+        Standard deviation of the seed-by-query noise, on the same scale.
+    measure : str, optional, keyword-only
+    rng : None, int or numpy.random.Generator, keyword-only
+
+    Returns
+    -------
+    DataFrame
+        One column per system and replicate (``"<system>#<r>"``), the queries of
+        ``scores``; ``attrs["replicates"]`` is the ``{system: [run, ...]}``
+        mapping for :func:`replicate_tests`, ``attrs["seed"]`` the seed.
+
+    Notes
+    -----
+    RR (values 0 or :math:`1/k`): replicate :math:`r` puts the first relevant
+    document of query :math:`q` at :math:`\max(1, \mathrm{round}(k_q
+    e^{u_r + e_{qr}}))` with :math:`u_r \sim N(0, \text{seed\_std}^2)`,
+    :math:`e_{qr} \sim N(0, \text{query\_std}^2)` (RR 0 past rank 1000 or
+    when the system found nothing). Other measures in [0, 1]:
+    :math:`\text{logit}^{-1}(\text{logit}(y_q) + u_r + e_{qr})`, with
+    :math:`y_q` clipped to [0.001, 0.999] first.
+
+    Examples
+    --------
+    >>> import mrrstats
+    >>> rr = mrrstats.datasets.trec7_scores("RR")[["run1", "run2"]]
+    >>> sim = mrrstats.simulate_replicates(rr, n_replicates=3, rng=0)
+    >>> sim.attrs["replicates"]["run1"], sim.shape
+    (['run1#1', 'run1#2', 'run1#3'], (50, 6))
+    """
+    table = as_score_table(scores, measure=measure, min_queries=1)
+    R = int_iv(n_replicates, "n_replicates")
+    sds = []
+    for name, v in (("seed_std", seed_std), ("query_std", query_std)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
+            raise ValueError(f"`{name}` must be a non-negative number, got {v!r}")
+        sds.append(float(v))
+    if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
+        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+    gen, seed = rng_iv(rng)
+    X = table.values
+    pos = X[X > 0]
+    rr_like = bool(pos.size) and (X >= 0).all() and (X <= 1).all() and \
+        np.allclose(1 / pos, np.rint(1 / pos), rtol=1e-3, atol=1e-3)
+    cols, rep = {}, {}
+    for j, system in enumerate(table.systems):
+        x = X[:, j]
+        u = gen.normal(0.0, sds[0], size=R)
+        e = gen.normal(0.0, sds[1], size=(x.size, R))
+        if rr_like:
+            k = np.where(x > 0, 1.0 / np.maximum(x, 1e-12), np.inf)
+            kr = np.maximum(1.0, np.rint(k[:, None] * np.exp(u[None, :] + e)))
+            Y = np.where(np.isfinite(kr) & (kr <= 1000), 1.0 / kr, 0.0)
+        else:
+            z = np.clip(x, 1e-3, 1 - 1e-3)
+            Y = 1.0 / (1.0 + np.exp(-(np.log(z / (1 - z))[:, None] + u[None, :] + e)))
+        rep[system] = [f"{system}#{r + 1}" for r in range(R)]
+        for r in range(R):
+            cols[rep[system][r]] = Y[:, r]
+    frame = pd.DataFrame(cols, index=pd.Index(list(table.queries), name="query"))
+    frame.attrs.update(measure=table.measure, replicates=rep, seed=seed)
+    return frame
