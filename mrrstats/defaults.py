@@ -141,6 +141,9 @@ EXCEPTIONS = {
     ("mrrstats estimate", "ties"): (None, "resolved by default_ties(--queries)"),
     ("mrrstats unpaired", "ties"): (None, "resolved by default_ties(--queries)"),
     ("mrrstats mixed", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats replicates", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats bayes", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats calibrate", "ties"): (None, "resolved by default_ties(--queries)"),
     ("mrrstats mixed", "missing"):
         ("drop", "as mixed_model: a query some system lacks is left out of both fits"),
     # torchmetrics' contract
@@ -208,6 +211,8 @@ EXCEPTIONS = {
         (1000, "per simulated collection (of thousands); the rates' Monte-Carlo error is "
                "dominated by the number of collections"),
     ("mrrstats calibrate", "n_resamples"): (1000, "as calibrate_tests()"),
+    ("mrrstats.report.plots.designs.calibration_plot", "correction"):
+        (None, "draws the rows of the table's first correction unless told"),
     # plots draw a random reference only when asked
     ("mrrstats.report.plots.distributions.rr_histogram", "random"):
         (None, "no random reference unless asked"),

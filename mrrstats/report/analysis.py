@@ -33,6 +33,7 @@ from ..stats.power import ttest_power
 from ..stats.registry import FAMILY_TESTS
 from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
 from .data import ReportData, evaluation_from
+from .designs import design_frames
 from .sections import (
     cluster_labels,
     clustered_frame,
@@ -102,6 +103,8 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
     segments = segment_means = None
     if settings.get("segments"):
         segments, segment_means = _segments(scores, measures, settings)
+    # the optional sections of issue 24, each with its own Generator (report.designs)
+    designs = design_frames(scores, settings, pairs, workers=workers)
     power = power_table(scores[measures[0]].dropna(), differences=settings["power"]["differences"],
                         alpha=settings["power"]["alpha"], target=settings["power"]["target"])
     return ReportData(scores=scores, query_stats=query_stats, settings=settings,
@@ -111,7 +114,7 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
                       focus=focus, null_distribution=null, power=power,
                       leaderboard=leaderboard, clustered=clustered, multiverse=multiverse,
                       estimation=estimation, mixed=mixed,
-                      segments=segments, segment_means=segment_means)
+                      segments=segments, segment_means=segment_means, **designs)
 
 
 def _compare_each_measure(scores, settings, gen, progress, n_steps):

@@ -18,11 +18,13 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from .designs import add_design_cells
+
 __all__ = ["write_notebook", "template", "inject_parameters", "add_segment_cells", "execute",
            "to_html"]
 
 
-def write_notebook(out, title, *, segments, timeout, progress, show_code):
+def write_notebook(out, title, *, segments, timeout, progress, show_code, designs=()):
     """Execute the report's notebook in ``out`` and export its page.
 
     Writes ``report.ipynb`` and ``report.html``; returns ``(files written,
@@ -34,6 +36,8 @@ def write_notebook(out, title, *, segments, timeout, progress, show_code):
     nb = inject_parameters(template(), {"report_dir": ".", "title": title})
     if segments:
         add_segment_cells(nb)
+    if designs:
+        add_design_cells(nb, designs)
     execute(nb, out, timeout, progress)
     nbformat.write(nb, str(Path(out) / "report.ipynb"))
     seconds = {"notebook": time.perf_counter() - t1}

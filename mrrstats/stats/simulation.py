@@ -47,7 +47,7 @@ from .resampling import (
 )
 
 __all__ = ["CollectionModel", "CalibrationResult", "fit_collection", "simulate_collection",
-           "calibrate_tests", "CALIBRATION_TESTS", "NULLS", "support_of"]
+           "calibrate_tests", "recommend_test", "CALIBRATION_TESTS", "NULLS", "support_of"]
 
 #: Tests :func:`calibrate_tests` can run (vectorised over simulated collections).
 CALIBRATION_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
@@ -749,23 +749,48 @@ def calibrate_tests(scores, *, n_queries=None, tests=None, corrections=None, alp
         for delta in diffs:
             row[f"power_{delta:g}"] = powers[delta][t, c]
     frame = pd.DataFrame(list(rows.values()))
-    chosen, text = _recommend(frame, tests, corrections, alpha, diffs, n_q, k, n_sim)
+    chosen, text = recommend_test(frame, alpha=alpha, n_simulations=n_sim,
+                                  correction="holm" if k > 2 and "holm" in corrections
+                                  else corrections[0])
     return CalibrationResult(frame, chosen, text, model.systems, model.margin_frame(),
                              tuple(diffs), alpha, alternative, null_hypothesis, n_q, n_sim, B,
                              seed)
 
 
-def _recommend(frame, tests, corrections, alpha, diffs, n_q, k, n_sim):
-    corr = "holm" if (k > 2 and "holm" in corrections) else corrections[0]
-    sub = frame[frame["correction"] == corr].set_index("test").loc[list(tests)]
-    power_cols = [f"power_{d:g}" for d in diffs]
+def recommend_test(table, *, alpha, n_simulations, correction=None):
+    """The recommended test of a calibration table, and why (one paragraph).
+
+    Parameters
+    ----------
+    table : DataFrame
+        :meth:`CalibrationResult.to_frame` (or the report's saved copy).
+    alpha : float, keyword-only
+    n_simulations : int, keyword-only
+        Simulated collections per rate (for the Monte-Carlo tie rule).
+    correction : str, optional, keyword-only
+        Whose rows decide (default ``holm`` when present, else the first).
+
+    Returns
+    -------
+    (str, str)
+        The test and the paragraph. Rule: among the tests whose type I error
+        is at most alpha + 2 SE, the one with the largest mean power; powers
+        within twice their Monte-Carlo error of the largest tie, won by the
+        first in the table's order (t, randomization, bootstrap, ...).
+    """
+    corrections = list(dict.fromkeys(table["correction"]))
+    corr = correction or ("holm" if "holm" in corrections else corrections[0])
+    sub = table[table["correction"] == corr].set_index("test")
+    n_q = int(sub["n_queries"].iloc[0])
+    power_cols = [c for c in sub.columns if c.startswith("power_")]
+    diffs = [c[len("power_"):] for c in power_cols]
     ok = sub["type_I_error"] <= alpha + 2 * sub["type_I_error_se"]
     power = sub[power_cols].mean(axis=1) if power_cols else pd.Series(0.0, index=sub.index)
     if ok.any():
         # the most powerful test that holds its level; powers within twice their
-        # Monte-Carlo error of the best count as ties, won by the order of `tests`
+        # Monte-Carlo error of the best count as ties, won by the table's order
         top = power[ok].max()
-        tie = 2 * math.sqrt(max(top * (1 - top), 1e-12) / n_sim)
+        tie = 2 * math.sqrt(max(top * (1 - top), 1e-12) / n_simulations)
         name = next(t for t in sub.index if ok[t] and power[t] >= top - tie)
     else:
         name = (sub["type_I_error"] - alpha).abs().idxmin()
@@ -774,8 +799,7 @@ def _recommend(frame, tests, corrections, alpha, diffs, n_q, k, n_sim):
     text = (f"{test_label(name)}: type I error {sub.loc[name, 'type_I_error']:.3f} at alpha "
             f"{alpha:g} ({level}{n_q} topics)")
     if power_cols:
-        text += f", mean power {power[name]:.2f} over differences " + ", ".join(
-            f"{d:g}" for d in diffs)
+        text += f", mean power {power[name]:.2f} over differences " + ", ".join(diffs)
     if ok.any():
         text += "; the most powerful test that holds its level."
     else:
