@@ -211,6 +211,8 @@ EXCEPTIONS = {
         (1000, "per simulated collection (of thousands); the rates' Monte-Carlo error is "
                "dominated by the number of collections"),
     ("mrrstats calibrate", "n_resamples"): (1000, "as calibrate_tests()"),
+    ("mrrstats.stats.simulation.recommend_test", "correction"):
+        (None, "the rows that decide: holm when the table has them, else its first"),
     ("mrrstats.report.plots.designs.calibration_plot", "correction"):
         (None, "draws the rows of the table's first correction unless told"),
     # plots draw a random reference only when asked
