@@ -146,3 +146,14 @@ def test_bad_input(kw, match):
     with pytest.raises(ValueError, match="two columns"):
         mrrstats.across_collections({"x": rr[["run1", "run2", "run3"]],
                                      "y": rr[["run3", "run4"]]})
+
+
+def test_hierarchical_model_of_the_collections():
+    rr = mrrstats.datasets.trec7_scores("RR")
+    parts = {f"t{i}": rr.iloc[10 * i:10 * i + 10][["run47", "run38"]] for i in range(5)}
+    res = mrrstats.across_collections(parts)
+    h = res.hierarchical(rope=0.1)
+    ref = mrrstats.bayesian_hierarchical(res.collections["effect"],
+                                         np.sqrt(res.collections["variance"]), rope=0.1)
+    assert h.difference == ref.difference and h.p_a_better == ref.p_a_better
+    assert h.method == "hierarchical" and h.n_queries == 5

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..model.scoretable import ScoreTable, as_score_table
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, rng_iv
+from .bayes import bayesian_hierarchical
 from .compare import Comparison
 from .registry import test_spec
 from .significance import (
@@ -115,6 +116,18 @@ class AcrossCollectionsResult:
         return ConfidenceInterval(row["estimate"] - z * row["standard_error"],
                                   row["estimate"] + z * row["standard_error"], cl,
                                   f"random-effects-{method}")
+
+    def hierarchical(self, *, rope=None, confidence_level=None):
+        """The Bayesian normal hierarchical model over these collections' effects.
+
+        :func:`mrrstats.bayesian_hierarchical` of ``collections["effect"]`` with
+        standard errors ``sqrt(collections["variance"])``: the posterior of the
+        population effect, P(A better), and for a new collection.
+        """
+        cl = self.confidence_level if confidence_level is None else confidence_level
+        return bayesian_hierarchical(self.collections["effect"].to_numpy(dtype=float),
+                                     np.sqrt(self.collections["variance"].to_numpy(
+                                         dtype=float)), rope=rope, confidence_level=cl)
 
     def summary(self):
         """One sentence: on how many collections, and the pooled effect."""
