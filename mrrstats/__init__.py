@@ -22,6 +22,7 @@ from .model import TIES, RankedRun, rank_run
 from .metrics import (EMPTY_TARGET, QUERIES, Evaluation, Measure, QueryCounts, evaluate,
                       evaluate_flat, parse_measure, parse_measures, score_ranked_run,
                       score_rankings)
+from .metrics import Accumulator  # batches of a training loop -> one Evaluation
 # -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
 from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult,
                         RandomMetricMoments, adjusted_mrr, evaluation_baseline, expected_ap,
@@ -36,11 +37,14 @@ from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_
                     paired_ttest, pairwise_tests, randomization_power, randomization_test,
                     randomized_tukey_hsd, residual_variance, sign_test, topic_set_size,
                     ttest_power, westfall_young, wilcoxon_test)
-# -- estimation, equivalence, unpaired comparisons (mrrstats.stats.estimation) ---
+# -- estimation, equivalence, unpaired comparisons (mrrstats.stats) -------------
 from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult, UnpairedResult,
                     effect_size_intervals, equivalence_test, hodges_lehmann,
                     unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
 from .stats import MixedModelResult, mixed_model, mixed_vs_anova
+from .stats import (BootstrapCIResult, BootstrapTestResult, EffectSizes, PowerResult,
+                    RandomizationTestResult, SignTestResult, SimulatedPowerResult,
+                    TopicSetSizeResult, TTestResult, WilcoxonResult)
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
@@ -56,6 +60,10 @@ from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decis
                         per_query_correlation, perfect_rr_disagreement, perturbation_summary,
                         ranking_agreement, rr_diagnostics, swap_relevant, swapped_pairs, tau_ap)
 from .agreement import MultiverseResult, multiverse
+# -- LLM judges and incomplete judgments (issue 23) -----------------------------
+from .stats.ppi import PPIResult, ppi_evaluate
+from .agreement.judges import JudgeAgreement, SimulatedJudge, judge_agreement, simulate_judge
+from .metrics.bounds import JudgmentBounds, judgment_bounds
 # -- plots and reports (mrrstats.report) ---------------------------------------
 from .report import ReportData, ReportResult, load_report, make_report, plots
 
@@ -74,6 +82,7 @@ __all__ = [
     "QueryCounts",
     "evaluate",
     "evaluate_flat",
+    "Accumulator",
     "EMPTY_TARGET",
     "Qrels",
     "Run",
@@ -157,6 +166,17 @@ __all__ = [
     "MixedModelResult",
     "mixed_model",
     "mixed_vs_anova",
+    # result classes of the paired tests, the bootstrap and power
+    "TTestResult",
+    "WilcoxonResult",
+    "SignTestResult",
+    "RandomizationTestResult",
+    "BootstrapTestResult",
+    "BootstrapCIResult",
+    "EffectSizes",
+    "PowerResult",
+    "SimulatedPowerResult",
+    "TopicSetSizeResult",
     "RankIntervals",
     "compact_letter_display",
     "rank_intervals",
@@ -177,6 +197,14 @@ __all__ = [
     "swap_relevant",
     "MultiverseResult",
     "multiverse",
+    "PPIResult",
+    "ppi_evaluate",
+    "JudgeAgreement",
+    "SimulatedJudge",
+    "judge_agreement",
+    "simulate_judge",
+    "JudgmentBounds",
+    "judgment_bounds",
     "plots",
     "ReportData",
     "ReportResult",

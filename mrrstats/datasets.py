@@ -1,7 +1,8 @@
 """Bundled real data: every data set that ships inside the package.
 
 * :func:`cast2021`: the five TREC CAsT 2021 organiser baseline runs and their
-  graded qrels (daltonj/treccastweb @ 33846610, MIT);
+  graded qrels (daltonj/treccastweb @ 33846610, MIT); :func:`cast2021_judged`
+  adds a simulated LLM judge and a human-labelled subset of the queries;
 * :func:`trec7_scores`: the per-topic RR, AP and P@10 of the 103 TREC-7 ad hoc
   runs (50 topics), from J. Urbano et al. (julian-urbano/sigir2019-statistical
   @ dc9f891c, CC BY-SA 4.0);
@@ -21,10 +22,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .io.trec import read_score_matrix
+from .agreement.judges import simulate_judge
+from .io.trec import Qrels, read_qrels, read_score_matrix
+from .validation import rng_iv
 
-__all__ = ["ExampleData", "cast2021", "KnowledgeGraph", "trec7_scores", "kg_graph",
-           "TREC7_MEASURES", "KG_GRAPHS"]
+__all__ = ["ExampleData", "cast2021", "JudgedExample", "cast2021_judged", "KnowledgeGraph",
+           "trec7_scores", "kg_graph", "TREC7_MEASURES", "KG_GRAPHS"]
 
 
 TREC7_MEASURES = ("RR", "AP", "P@10")
@@ -230,3 +233,76 @@ def cast2021() -> ExampleData:
         licence=root / "LICENSE",
         description="TREC CAsT 2021 organiser baselines (daltonj/treccastweb @ 33846610, MIT)",
     )
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedExample:
+    """An evaluation with a simulated LLM judge and people labelling a subset of queries.
+
+    Attributes
+    ----------
+    runs : list of pathlib.Path
+    qrels : Qrels
+        The full human qrels (for checking: a real study has only ``human_qrels``).
+    judge_qrels : Qrels
+        The judge's labels of every judged pair of every query.
+    human_qrels : Qrels
+        People's labels of the human-labelled queries only.
+    confusion : pandas.DataFrame
+        The judge's confusion matrix (rows: human grade, columns: judge grade).
+    human_share : float
+    seed : int or None
+        The seed of the draws (None when a Generator was passed).
+    description : str
+    """
+
+    runs: list
+    qrels: object = field(repr=False)
+    judge_qrels: object = field(repr=False)
+    human_qrels: object = field(repr=False)
+    confusion: pd.DataFrame = field(repr=False)
+    human_share: float
+    seed: int | None
+    description: str
+
+
+def cast2021_judged(flip=1 / 12, human_share=0.4, *, rng=2021) -> JudgedExample:
+    """CAsT 2021 with a simulated LLM judge and a random human-labelled subset of queries.
+
+    The judge moves each label to an adjacent grade with probability ``flip``
+    (up 60 % of the time: :func:`mrrstats.agreement.judges.judge_confusion`),
+    independently; ``human_share`` of the 158 judged queries, drawn at
+    random, keep their human labels. Both draws use ``rng`` (by default the
+    fixed seed 2021: the same data every call; ``None`` draws fresh entropy,
+    recorded in ``seed``).
+
+    Examples
+    --------
+    >>> from mrrstats import datasets
+    >>> data = datasets.cast2021_judged()
+    >>> len(data.judge_qrels.query_ids), len(data.human_qrels.query_ids)
+    (158, 63)
+    >>> print(data.confusion.round(3).to_string())
+    judge      0      1      2      3      4
+    human
+    0      0.917  0.083  0.000  0.000  0.000
+    1      0.033  0.917  0.050  0.000  0.000
+    2      0.000  0.033  0.917  0.050  0.000
+    3      0.000  0.000  0.033  0.917  0.050
+    4      0.000  0.000  0.000  0.083  0.917
+    """
+    if not 0.0 < float(human_share) <= 1.0:
+        raise ValueError(f"`human_share` must be in (0, 1], got {human_share!r}")
+    base = cast2021()
+    qrels = read_qrels(base.qrels)
+    gen, seed = rng_iv(rng)
+    judge = simulate_judge(qrels, flip, rng=gen)
+    ids = np.sort(np.asarray(qrels.query_ids, dtype=str))
+    chosen = gen.choice(ids, size=max(2, round(human_share * ids.size)), replace=False)
+    keep = np.isin(qrels.query.astype(str), chosen)
+    human = Qrels(qrels.query[keep], qrels.doc[keep], qrels.grade[keep],
+                  f"{qrels.source} (human-labelled subset, seed {seed})")
+    return JudgedExample(base.runs, qrels, judge.qrels, human, judge.confusion,
+                         float(human_share), seed,
+                         f"{base.description}; judge flipping {flip:.3g} of the labels, people "
+                         f"labelling {human_share:.0%} of the queries (seed {seed})")

@@ -40,6 +40,10 @@ parameter              default          why
                                         default).
 ``empty_target``       "neg"            A query without a relevant document scores 0
                                         (trec_eval).
+``unjudged``           "nonrelevant"    A retrieved document the qrels do not judge counts as
+                                        non-relevant (trec_eval); ``"condense"`` removes it
+                                        first (Sakai 2007), ``"relevant"`` counts it relevant
+                                        (the upper end of :func:`mrrstats.judgment_bounds`).
 ``random``             "retrieved"      The random ranker of the random-ranking baselines
                                         (``mrrstats baseline``,
                                         :func:`mrrstats.evaluation_baseline`, ``mrrstats
@@ -61,6 +65,14 @@ parameter              default          why
                                         (:mod:`mrrstats.blocked`), so it is the choice for
                                         10^6 queries and more; the default stays the classical
                                         one.
+``method``             "bca"            The bootstrap interval (:func:`mrrstats.bootstrap_ci`,
+                                        :func:`mrrstats.unpaired_bootstrap_ci`,
+                                        :func:`mrrstats.blocked.bootstrap_ci`, ``mrrstats
+                                        unpaired``): BCa is second-order accurate where the
+                                        percentile and basic intervals are first-order only
+                                        (Efron & Tibshirani 1993, 14.3, 22.4), and is
+                                        :func:`scipy.stats.bootstrap`'s default
+                                        (:data:`BOOTSTRAP_METHOD`).
 ``workers``            -1               Threads of the compiled resampling kernels: all cores.
                                         Every resample is computed from its own counters, so
                                         the numbers never depend on it.
@@ -82,7 +94,8 @@ from __future__ import annotations
 
 __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_ALTERNATIVE",
            "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
-           "RANDOM", "MISSING", "SCHEME", "WORKERS", "PARAMETERS", "EXCEPTIONS", "default_ties"]
+           "UNJUDGED", "RANDOM", "MISSING", "SCHEME", "BOOTSTRAP_METHOD", "WORKERS",
+           "PARAMETERS", "EXCEPTIONS", "default_ties"]
 
 N_RESAMPLES = 10_000
 ALPHA = 0.05
@@ -98,10 +111,13 @@ TIES_MSMARCO = "rank"
 REL = 1
 QUERIES = "both"
 EMPTY_TARGET = "neg"
+UNJUDGED = "nonrelevant"
 RANDOM = "retrieved"
 MISSING = "raise"
 #: The paired bootstrap's resampling scheme (``"poisson"``: in blocks, at scale).
 SCHEME = "multinomial"
+#: The bootstrap interval of every bootstrap_ci (``method=``).
+BOOTSTRAP_METHOD = "bca"
 #: Threads of the resampling kernels (-1: all cores); results never depend on it.
 WORKERS = -1
 
@@ -117,6 +133,7 @@ PARAMETERS = {
     "rel": REL,
     "queries": QUERIES,
     "empty_target": EMPTY_TARGET,
+    "unjudged": UNJUDGED,
     "random": RANDOM,
     "missing": MISSING,
     "scheme": SCHEME,
@@ -164,6 +181,10 @@ EXCEPTIONS = {
     ("mrrstats.agreement.multiverse.multiverse", "test"):
         ("t", "dozens of conventions: the deterministic paired t test keeps it fast and "
               "seed-free"),
+    ("mrrstats.agreement.multiverse.multiverse", "unjudged"):
+        (("nonrelevant",), "trec_eval's convention unless asked: condensed lists and the "
+                           "unjudged-relevant bound on request (judgment_bounds gives both ends)"),
+    ("mrrstats multiverse", "unjudged"): (["nonrelevant"], "as multiverse()"),
     ("mrrstats multiverse", "test"): ("t", "as multiverse()"),
     ("mrrstats multiverse", "queries"): (("both", "qrels"), "as multiverse()"),
     ("mrrstats multiverse", "ties"):
@@ -173,9 +194,6 @@ EXCEPTIONS = {
         ("t", "TOST with paired t tests, equal to statsmodels' ttost_paired"),
     ("mrrstats.stats.mixed.mixed_model", "missing"):
         ("drop", "a mixed model handles unbalanced data: missing cells are simply absent"),
-    # `correction` of the Wilcoxon test is the continuity correction, not a multiple-test one
-    ("mrrstats.stats.significance.wilcoxon_test", "correction"):
-        (None, "continuity correction (None: scipy's choice), not a multiple-test correction"),
     # discriminative power counts raw significant pairs (Sakai 2006), by definition
     ("mrrstats.stats.multiple.discriminative_power", "correction"):
         (None, "discriminative power counts pairs significant without correction (Sakai)"),

@@ -94,7 +94,7 @@ class renamed_attribute:  # noqa: N801 (used like a property)
     def __get__(self, obj, owner=None):
         if obj is None:
             return self
-        _warn(f"{type(obj).__name__}.{self.old}", f".{self.new}", 2)
+        _warn(f"{type(obj).__name__}.{self.old}", f".{self.new}", 3)
         return getattr(obj, self.new)
 
 

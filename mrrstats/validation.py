@@ -79,7 +79,7 @@ def scheme_iv(scheme):
     return scheme
 
 
-def tolerance_iv(value, name="zero_tolerance"):
+def tolerance_iv(value, name="atol"):
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -1,4 +1,4 @@
-"""Resampling over blocks of queries (issue 13): the in-memory numbers, bit for bit."""
+"""Resampling over blocks of queries: the in-memory numbers, bit for bit."""
 
 import numpy as np
 import pytest

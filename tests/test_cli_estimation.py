@@ -171,7 +171,7 @@ def test_cli_mixed_equals_api(tmp_path, capsys):
     res = mrrstats.mixed_model(frame, confidence_level=0.9)
     for system, row in res.effects.iterrows():
         line = next(ln for ln in out.splitlines() if ln.startswith(system + " "))
-        np.testing.assert_allclose(_numbers(line), row[["estimate", "se", "low", "high"]],
+        np.testing.assert_allclose(_numbers(line), row[["estimate", "standard_error", "ci_low", "ci_high"]],
                                    atol=5e-5)
     both = mrrstats.mixed_vs_anova(frame, confidence_level=0.9)
     assert f"two-way ANOVA V_E = {both.attrs['anova_residual_variance']:.6f}" in out

@@ -17,6 +17,9 @@ QUICK = {
     "unpaired": ["--n-resamples", "99", "--seed", "1"],
     "mixed": [],
     "sampled": ["--n-resamples", "99", "--seed", "1"],
+    "ppi": ["--n-resamples", "99", "--seed", "1"],
+    "judges": ["--n-resamples", "99", "--seed", "1", "--test", "t"],
+    "bounds": [],
 }
 
 

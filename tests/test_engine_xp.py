@@ -68,10 +68,10 @@ def test_pairwise_randomization_identical_on_array_api(kind, monkeypatch):
     X = rng.random((4, 200))  # (n_systems, n_queries)
     X[1] += 0.05
     calls = []
-    from mrrstats.stats import significance
+    from mrrstats.stats import rows
 
-    real = significance.signflip_counts_xp
-    monkeypatch.setattr(significance, "signflip_counts_xp",
+    real = rows.signflip_counts_xp
+    monkeypatch.setattr(rows, "signflip_counts_xp",
                         lambda *a, **k: calls.append(1) or real(*a, **k))
     ref = mrrstats.pairwise_tests(X, n_resamples=2000, rng=3)
     got = mrrstats.pairwise_tests(MAKERS[kind](X), n_resamples=2000, rng=3)

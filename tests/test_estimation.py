@@ -1,5 +1,5 @@
 """Reference tests for mrrstats.stats.estimation (Hodges-Lehmann, TOST, effect-size
-intervals, unpaired comparisons)."""
+intervals) and mrrstats.stats.unpaired (unpaired comparisons)."""
 
 import itertools
 import math
@@ -9,7 +9,8 @@ import pytest
 from scipy import stats
 
 from mrrstats.stats import estimation as est
-from mrrstats.stats.significance import bootstrap_ci
+from mrrstats.stats import unpaired as unp
+from mrrstats.stats.bootstrap import bootstrap_ci
 
 # Data of R's ?wilcox.test (Hollander & Wolfe 1973, p. 29, depression scale).
 X = np.array([1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30])
@@ -90,7 +91,7 @@ def test_hodges_lehmann_normal_with_ties():
     after = np.array([135, 137, 140, 139, 142, 149, 136, 138, 144, 134, 141, 145.])
     before = np.array([142, 138, 151, 145, 149, 153, 140, 144, 156, 137, 148, 150.])
     hl = est.hodges_lehmann(after, before)
-    assert hl.method == "normal"
+    assert hl.method == "asymptotic"
     x = after - before
     z = stats.norm.isf(0.025)
     # each limit is where the (loop) W crosses the quantile, to R's uniroot tolerance 1e-4
@@ -135,7 +136,7 @@ def test_equivalence_t_matches_statsmodels():
         assert (res.statistic_lower, res.statistic_upper) == pytest.approx((t1, t2), rel=1e-10)
     # the 1 - 2 alpha interval lies inside the margin iff TOST rejects at alpha
     res = est.equivalence_test(a, b, margin=0.03)
-    lo, hi = res.confidence_interval(0.05)
+    lo, hi = res.confidence_interval(confidence_level=0.90)
     assert res.equivalent(0.05) == (-0.03 < lo and hi < 0.03)
 
 
@@ -199,14 +200,14 @@ def test_prob_superiority_interval_is_bootstrap_of_indicator():
     ref = bootstrap_ci(s, n_resamples=2000, rng=np.random.default_rng(5)).confidence_interval()
     assert (res.prob_superiority_interval.low, res.prob_superiority_interval.high) == (
         ref.low, ref.high)
-    assert res.to_frame().shape == (2, 5)
+    assert res.to_frame().shape == (2, 6)
 
 
 def test_unpaired_ttest_matches_scipy():
     rng = np.random.default_rng(2)
     a, b = rng.uniform(size=30), rng.uniform(0.1, 1, size=45)
     for alt in ("two-sided", "less", "greater"):
-        res = est.unpaired_ttest(a, b, alternative=alt)
+        res = unp.unpaired_ttest(a, b, alternative=alt)
         ref = stats.ttest_ind(a, b, equal_var=False, alternative=alt)
         ci = ref.confidence_interval()
         assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
@@ -219,7 +220,7 @@ def test_unpaired_permutation_exact_matches_scipy():
     a = np.array([1, 0.5, 1, 0.33, 1, 0.25])
     b = np.array([0.5, 0.25, 0.2, 1, 0.33])
     for alt in ("two-sided", "less", "greater"):
-        res = est.unpaired_permutation_test(a, b, alternative=alt)
+        res = unp.unpaired_permutation_test(a, b, alternative=alt)
         assert res.method == "exact" and res.n_resamples == math.comb(11, 6)
 
         def stat(x, y):
@@ -242,11 +243,11 @@ def test_unpaired_permutation_exact_matches_scipy():
 def test_unpaired_permutation_monte_carlo_and_batch_invariance():
     rng = np.random.default_rng(4)
     a, b = rng.uniform(size=12), rng.uniform(0.2, 1.0, size=10)
-    exact = est.unpaired_permutation_test(a, b, exact=True)
-    mc = est.unpaired_permutation_test(a, b, exact=False, n_resamples=4000, rng=9)
+    exact = unp.unpaired_permutation_test(a, b, exact=True)
+    mc = unp.unpaired_permutation_test(a, b, exact=False, n_resamples=4000, rng=9)
     se = math.sqrt(exact.pvalue * (1 - exact.pvalue) / 4000)
     assert abs(mc.pvalue - exact.pvalue) < 5 * se + 1 / 4001
-    mc2 = est.unpaired_permutation_test(a, b, exact=False, n_resamples=4000, batch=7, rng=9)
+    mc2 = unp.unpaired_permutation_test(a, b, exact=False, n_resamples=4000, batch=7, rng=9)
     assert mc2.pvalue == mc.pvalue
 
 
@@ -255,15 +256,16 @@ def test_unpaired_bootstrap_matches_scipy_within_mc_error():
     a, b = rng.uniform(size=40), rng.uniform(0.1, 1, size=30)
     # B = 20,000 each: the two Monte-Carlo endpoints differ by about 0.03 se (SD), so the
     # 0.1 se tolerance is more than 3 SD whatever the seeds
-    res = est.unpaired_bootstrap_ci(a, b, n_resamples=20000, rng=1)
+    res = unp.unpaired_bootstrap_ci(a, b, n_resamples=20000, method="percentile", rng=1)
     ref = stats.bootstrap((a, b), lambda x, y, axis=-1: x.mean(axis) - y.mean(axis),
                           method="percentile", n_resamples=20000, rng=np.random.default_rng(2))
     se = np.sqrt(a.var() / 40 + b.var() / 30)
     assert res.low == pytest.approx(ref.confidence_interval.low, abs=0.1 * se)
     assert res.high == pytest.approx(ref.confidence_interval.high, abs=0.1 * se)
-    res2 = est.unpaired_bootstrap_ci(a, b, n_resamples=20000, batch=13, rng=1)
+    res2 = unp.unpaired_bootstrap_ci(a, b, n_resamples=20000, batch=13, method="percentile",
+                                     rng=1)
     assert (res2.low, res2.high) == (res.low, res.high)
-    basic = est.unpaired_bootstrap_ci(a, b, n_resamples=20000, rng=1, method="basic")
+    basic = unp.unpaired_bootstrap_ci(a, b, n_resamples=20000, rng=1, method="basic")
     assert basic.low == pytest.approx(2 * res.difference - res.high)
 
 

@@ -94,7 +94,7 @@ def blas_threads(n, monkeypatch):
     """
     with monkeypatch.context() as m:
         patched = 0
-        for name in ("mrrstats.stats.resampling", "mrrstats.stats.significance",
+        for name in ("mrrstats.stats.resampling", "mrrstats.stats.rows",
                      "mrrstats.stats.multiple"):
             try:
                 mod = importlib.import_module(name)

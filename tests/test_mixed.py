@@ -27,7 +27,7 @@ def test_balanced_agrees_with_anova():
     assert res.residual_variance == pytest.approx(v_e, rel=1e-4)  # REML optimizer tolerance
     # SE of a difference = sqrt(2 V_E / n), Tukey HSD's
     d = res.differences()
-    np.testing.assert_allclose(d["se"], math.sqrt(2 * v_e / x.shape[0]), rtol=1e-4)
+    np.testing.assert_allclose(d["standard_error"], math.sqrt(2 * v_e / x.shape[0]), rtol=1e-4)
     # the HSD q statistics follow from the same numbers
     hsd = mrrstats.anova_tukey_hsd(x.T)
     q = np.abs(d["difference"].to_numpy()) / math.sqrt(v_e / x.shape[0])
@@ -53,7 +53,7 @@ def test_unbalanced_keep_uses_partial_queries():
     assert kept.n_observations == 85 and dropped.n_observations == 75
     assert kept.n_queries == 30 and dropped.n_queries == 25
     # the kept fit uses more data: its SE for system a is not larger
-    assert kept.effects.loc["a", "se"] <= dropped.effects.loc["a", "se"] + 1e-9
+    assert kept.effects.loc["a", "standard_error"] <= dropped.effects.loc["a", "standard_error"] + 1e-9
     with pytest.raises(ValueError, match="`missing`"):
         mixed_model(frame, missing="zap")
 

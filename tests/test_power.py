@@ -27,47 +27,47 @@ def test_ttest_power_gpower_reference():
     # G*Power 3.1, "t tests - Means: Difference from constant (one sample case)",
     # a priori: d = 0.5, alpha = 0.05, two tails, power 0.80 -> total sample size 34,
     # actual power 0.8077775.
-    res = mrrstats.ttest_power(difference=0.5, sd=1.0, power=0.8)
+    res = mrrstats.ttest_power(difference=0.5, std=1.0, power=0.8)
     assert res.n_queries_required == 34 and res.solved_for == "n_queries"
-    at34 = mrrstats.ttest_power(difference=0.5, sd=1.0, n_queries=34)
+    at34 = mrrstats.ttest_power(difference=0.5, std=1.0, n_queries=34)
     assert round(at34.power, 4) == 0.8078
 
 
 @pytest.mark.parametrize("difference,sd,n", [(0.05, 0.2, 50), (0.02, 0.3, 200), (0.1, 0.25, 12)])
 def test_ttest_power_noncentral_t(difference, sd, n):
-    res = mrrstats.ttest_power(difference=difference, sd=sd, n_queries=n)
+    res = mrrstats.ttest_power(difference=difference, std=sd, n_queries=n)
     assert res.power == pytest.approx(_nct_power(difference / sd, n), rel=1e-6)
     assert res.effect_size == pytest.approx(difference / sd)
 
 
 def test_ttest_power_solves_each_quantity():
-    base = mrrstats.ttest_power(difference=0.04, sd=0.25, n_queries=150)
-    n = mrrstats.ttest_power(difference=0.04, sd=0.25, power=base.power)
+    base = mrrstats.ttest_power(difference=0.04, std=0.25, n_queries=150)
+    n = mrrstats.ttest_power(difference=0.04, std=0.25, power=base.power)
     assert n.n_queries == pytest.approx(150, rel=1e-4)
-    d = mrrstats.ttest_power(sd=0.25, n_queries=150, power=base.power)
+    d = mrrstats.ttest_power(std=0.25, n_queries=150, power=base.power)
     assert d.difference == pytest.approx(0.04, rel=1e-4)
     s = mrrstats.ttest_power(difference=0.04, n_queries=150, power=base.power)
-    assert s.sd == pytest.approx(0.25, rel=1e-4)
+    assert s.std == pytest.approx(0.25, rel=1e-4)
     # the required n is the smallest integer with enough power
-    req = mrrstats.ttest_power(difference=0.04, sd=0.25, power=0.9)
+    req = mrrstats.ttest_power(difference=0.04, std=0.25, power=0.9)
     k = req.n_queries_required
-    assert mrrstats.ttest_power(difference=0.04, sd=0.25, n_queries=k).power >= 0.9
-    assert mrrstats.ttest_power(difference=0.04, sd=0.25, n_queries=k - 1).power < 0.9
-    one = mrrstats.ttest_power(difference=-0.04, sd=0.25, power=0.9, alternative="less")
+    assert mrrstats.ttest_power(difference=0.04, std=0.25, n_queries=k).power >= 0.9
+    assert mrrstats.ttest_power(difference=0.04, std=0.25, n_queries=k - 1).power < 0.9
+    one = mrrstats.ttest_power(difference=-0.04, std=0.25, power=0.9, alternative="less")
     assert one.n_queries_required < k  # one-sided needs fewer queries
 
 
 def test_ttest_power_validation():
-    with pytest.raises(ValueError, match="exactly one of `difference`, `sd`, `n_queries`"):
-        mrrstats.ttest_power(difference=0.1, sd=0.2)
-    with pytest.raises(ValueError, match="`sd` must be positive"):
-        mrrstats.ttest_power(difference=0.1, sd=-1, n_queries=10)
+    with pytest.raises(ValueError, match="exactly one of `difference`, `std`, `n_queries`"):
+        mrrstats.ttest_power(difference=0.1, std=0.2)
+    with pytest.raises(ValueError, match="`std` must be positive"):
+        mrrstats.ttest_power(difference=0.1, std=-1, n_queries=10)
     with pytest.raises(ValueError, match="`power` must be in"):
-        mrrstats.ttest_power(difference=0.1, sd=0.2, power=1.5)
+        mrrstats.ttest_power(difference=0.1, std=0.2, power=1.5)
     with pytest.raises(ValueError, match="points against alternative='greater'"):
-        mrrstats.ttest_power(difference=-0.1, sd=0.2, power=0.8, alternative="greater")
+        mrrstats.ttest_power(difference=-0.1, std=0.2, power=0.8, alternative="greater")
     with pytest.raises(TypeError, match="`n_queries` must be a number"):
-        mrrstats.ttest_power(difference=0.1, sd=0.2, n_queries="50")
+        mrrstats.ttest_power(difference=0.1, std=0.2, n_queries="50")
     with pytest.raises(ValueError, match="`test` must be 'randomization' or 't'"):
         mrrstats.randomization_power([0.1, 0.2, 0.3], test="wilcoxon")
 
@@ -137,11 +137,11 @@ def test_topic_set_size_from_pilot_matrix():
     res = mrrstats.topic_set_size(X, difference=0.05, power=0.8)
     v_e = mrrstats.residual_variance(X)
     assert res.residual_variance == pytest.approx(v_e)
-    assert res.sd == pytest.approx(math.sqrt(2 * v_e))
+    assert res.std == pytest.approx(math.sqrt(2 * v_e))
     n = res.n_queries
-    assert mrrstats.ttest_power(difference=0.05, sd=res.sd, n_queries=n).power >= 0.8
-    assert mrrstats.ttest_power(difference=0.05, sd=res.sd, n_queries=n - 1).power < 0.8
-    direct = mrrstats.topic_set_size(res.sd, difference=0.05)
+    assert mrrstats.ttest_power(difference=0.05, std=res.std, n_queries=n).power >= 0.8
+    assert mrrstats.ttest_power(difference=0.05, std=res.std, n_queries=n - 1).power < 0.8
+    direct = mrrstats.topic_set_size(res.std, difference=0.05)
     assert direct.n_queries == n and math.isnan(direct.residual_variance)
     with pytest.raises(ValueError, match="`difference` must be finite and non-zero"):
         mrrstats.topic_set_size(0.2, difference=0)

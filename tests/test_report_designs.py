@@ -17,7 +17,7 @@ def sim():
 
 
 def _report(out, sim, **kw):
-    return mrrstats.make_report(scores={"RR": sim}, out=out, n_resamples=499, rng=1,
+    return mrrstats.make_report(scores={"RR": sim}, out=out, n_resamples=999, rng=1,
                                 notebook=False, progress=False, multiverse=False, **kw)
 
 
@@ -34,7 +34,7 @@ def test_sections_written_and_loaded(tmp_path, sim):
     data = mrrstats.load_report(tmp_path / "a")
     # the section is replicate_tests with the report's options and its own stream
     gen = np.random.default_rng([1, 24, 1])
-    ref = mrrstats.replicate_tests(sim, sim.attrs["replicates"], n_resamples=499, rng=gen)
+    ref = mrrstats.replicate_tests(sim, sim.attrs["replicates"], n_resamples=999, rng=gen)
     assert np.allclose(data.replicates["pvalue"], ref.pvalue)
     assert data.calibration["recommended"].any()
     assert len(data.bayesian) == 36  # 9 runs: 36 pairs
@@ -66,7 +66,7 @@ def test_bad_section_options(tmp_path, sim):
 
 @pytest.mark.slow
 def test_sections_in_the_notebook(tmp_path, sim):
-    mrrstats.make_report(scores={"RR": sim}, out=tmp_path, n_resamples=499, rng=1,
+    mrrstats.make_report(scores={"RR": sim}, out=tmp_path, n_resamples=999, rng=1,
                          progress=False, replicates=sim.attrs["replicates"], calibration=20,
                          bayesian=True)
     html = (tmp_path / "report.html").read_text()

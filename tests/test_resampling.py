@@ -182,9 +182,9 @@ def test_bootstrap_test_interval_agrees_with_its_decisions(pair, method, alterna
     kw = dict(method=method, alternative=alternative, n_resamples=999, rng=2)
     res = mrrstats.bootstrap_test(a, b, **kw)
     ci = res.confidence_interval(confidence_level=0.9)
-    assert ci.low <= res.mean_difference <= ci.high
+    assert ci.low <= res.difference <= ci.high
     span = 0.3
-    for delta in np.linspace(res.mean_difference - span, res.mean_difference + span, 31):
+    for delta in np.linspace(res.difference - span, res.difference + span, 31):
         if min(abs(delta - ci.low), abs(delta - ci.high)) < 1e-9:
             continue
         p = mrrstats.bootstrap_test(a - delta, b, **kw).pvalue
@@ -313,7 +313,7 @@ def test_inverted_intervals_cover_a_known_mean_on_real_data():
 
 def test_exact_null_too_large_is_a_clear_error():
     # built directly: running the exact test of 27 queries (2**27 sign vectors) is slow
-    from mrrstats.stats.significance import RandomizationTestResult
+    from mrrstats.stats.randomization import RandomizationTestResult
 
     d = np.linspace(-1, 1, 27) + 0.01
     res = RandomizationTestResult(float(d.mean()), 1.0, 0.0, True, 2**27, 27, "two-sided",

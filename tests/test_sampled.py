@@ -1,6 +1,7 @@
 """correct_sampled_metric: the hypergeometric law by enumeration, the estimators'
 defining equations, and the bias on real full filtered ranks (bundled UMLS graph)."""
 
+import functools
 import itertools
 import math
 
@@ -133,3 +134,177 @@ def test_interval_and_errors():
     with pytest.raises(ValueError, match="`measure`"):
         correct_sampled_metric([1, 2], 30, 200, measure="AP")
     assert math.isfinite(correct_sampled_metric([1, 2], 30, 200, measure="Hits@10").estimate)
+
+
+# ---------------------------------------------------------------------------
+# any n: the law by recurrence, the normal equations over blocks
+# ---------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=4)
+def _scipy_law(n, m):
+    from scipy import stats
+
+    return stats.hypergeom.pmf(np.arange(m + 1)[None, :], n - 1, np.arange(n)[:, None], m)
+
+
+def _dense_mapping(measure, n, m, lam):
+    """The dense solve of mrrstats 0.1 (kept here as the reference): scipy's
+    hypergeometric pmf for the whole n x (m + 1) law, then the normal equations (or
+    least squares on A itself for lam = 0) in one piece."""
+    from mrrstats.baselines.sampled import _metric_fn
+
+    A = _scipy_law(n, m)
+    target = _metric_fn(measure)(np.arange(1, n + 1, dtype=float)).astype(float)
+    w = np.full(n, 1.0 / n)
+    if lam == 0.0:
+        sw = np.sqrt(w)[:, None]
+        return np.linalg.lstsq(A * sw, target * sw[:, 0], rcond=None)[0]
+    lhs = (1.0 - lam) * (A.T * w) @ A + lam * np.diag(A.T @ w)
+    return np.linalg.lstsq(lhs, (A.T * w) @ target, rcond=None)[0]
+
+
+def _law_rows(n, m, rows):
+    """Rows r of the law from the compiled recurrence, each from its own anchor block."""
+    from mrrstats.baselines.sampled import _pmf_rows
+
+    out = np.empty((len(rows), m + 1))
+    for i, r in enumerate(rows):
+        first = r - (r - 1) % 256
+        out[i] = _pmf_rows(n, m, first, np.empty((r - first + 1, m + 1)), 1)[-1]
+    return out
+
+
+@pytest.mark.parametrize("n,m", [(7, 3), (101, 100), (14541, 100), (10 ** 6, 20),
+                                 (4594485, 100)])
+def test_law_against_scipy(n, m):
+    """Reference: scipy.stats.hypergeom.pmf (boost), relative error where it is not
+    denormal; at n in the millions scipy's own error is ~1e-9 (mpmath below)."""
+    from scipy import stats
+
+    rows = np.unique(np.r_[1, 2, 3, n - 1, n,
+                           np.random.default_rng(n).integers(1, n + 1, 60)])
+    ref = stats.hypergeom.pmf(np.arange(m + 1)[None, :], n - 1, rows[:, None] - 1, m)
+    got = _law_rows(n, m, rows)
+    big = ref > 1e-250
+    rtol = 1e-12 if n < 10 ** 5 else 5e-9
+    np.testing.assert_allclose(got[big], ref[big], rtol=rtol)
+    np.testing.assert_array_equal(got == 0, ref == 0)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_law_against_mpmath_at_wikidata5m_scale():
+    """40-digit binomials (mpmath): the recurrence is within 1e-13 at n = 4,594,485."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    n, m = 4594485, 100
+    N = n - 1
+    for r in (2, 1000, 2345678, 4594000):
+        row = _law_rows(n, m, [r])[0]
+        K = r - 1
+        for j in {max(0, m - (N - K)), m * K // N, min(m, K)}:
+            exact = mp.binomial(K, j) * mp.binomial(N - K, m - j) / mp.binomial(N, m)
+            if exact > mp.mpf("1e-290"):
+                assert abs(row[j] / float(exact) - 1) < 1e-13, (r, j)
+
+
+def test_law_does_not_depend_on_blocks_or_threads():
+    from mrrstats.baselines.sampled import _pmf_rows
+
+    n, m = 3000, 30
+    whole = sampled_rank_matrix(n, m, workers=1)
+    np.testing.assert_array_equal(whole, sampled_rank_matrix(n, m, workers=2))
+    parts = [_pmf_rows(n, m, r0, np.empty((min(512, n + 1 - r0), m + 1)), 2)
+             for r0 in range(1, n + 1, 512)]
+    np.testing.assert_array_equal(np.vstack(parts), whole)
+
+
+@pytest.mark.parametrize("n,m", [(7, 3), (40, 6), (500, 20), (1000, 100)])
+def test_mapping_equals_the_dense_solve(n, m):
+    for measure in ("RR", "nDCG", "Hits@10"):
+        for lam in (0.001, 0.01, 0.1, 1.0):
+            got = sampled_metric_mapping(measure, n, m, regularization=lam)
+            ref = _dense_mapping(measure, n, m, lam)
+            np.testing.assert_allclose(got, ref, rtol=1e-11,
+                                       atol=1e-11 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("n,m", [(12, 5), (40, 6), (200, 8)])
+def test_minimal_bias_equals_the_dense_least_squares(n, m):
+    # well-conditioned cases (at n = 2000, m = 100 the condition number is ~1e16 and the
+    # two least-squares solutions agree only to 1e-4: neither is meaningful there)
+    for measure in ("RR", "Hits@3"):
+        got = sampled_metric_mapping(measure, n, m, method="minimal-bias")
+        ref = _dense_mapping(measure, n, m, 0.0)
+        np.testing.assert_allclose(got, ref, rtol=1e-8, atol=1e-9 * np.abs(ref).max())
+
+
+def test_mapping_does_not_depend_on_workers():
+    from mrrstats.baselines.sampled import _mapping
+
+    _mapping.cache_clear()
+    one = sampled_metric_mapping("RR", 50000, 50, workers=1)
+    two = sampled_metric_mapping("RR", 50000, 50, workers=2)
+    np.testing.assert_array_equal(one, two)
+
+
+def test_prior_identity_at_a_million_candidates():
+    """Theory: summing the normal equations over j (rows of A sum to 1) gives
+    (1 - lambda) p'A f + lambda p'A f = p'M, so p'A f = p'M for every lambda; with the
+    uniform prior p'A = (A'1)/n."""
+    from mrrstats.baselines.sampled import _metric_fn, _normal_equations
+
+    n, m, lam = 10 ** 6, 40, 0.01
+    for measure in ("RR", f"Hits@{n // 10}"):
+        f = sampled_metric_mapping(measure, n, m, regularization=lam)
+        _, d, _ = _normal_equations(_metric_fn(measure), n, m, -1)
+        M = _metric_fn(measure)(np.arange(1, n + 1, dtype=float))
+        np.testing.assert_allclose(d @ f / n, M.mean(), rtol=1e-9)
+
+
+def test_monte_carlo_at_a_million_candidates():
+    """Sampled ranks drawn by numpy's hypergeometric sampler from known full ranks.
+
+    (1) full ranks from the prior (uniform on 1..n): the corrected mean estimates the
+    full Hits@(n/10) = 0.1 (the identity above), while the naive sampled Hits is 1;
+    (2) fixed full ranks of a good system: the mean corrected value over the draws is
+    E[f(r~) | r] = sum_j P(j | r) f_j, within 4 Monte-Carlo standard errors."""
+    n, m, lam, q = 10 ** 6, 100, 0.01, 20000
+    rng = np.random.default_rng(2020)
+    full = rng.integers(1, n + 1, q)
+    sampled = 1 + rng.hypergeometric(full - 1, n - full, m)
+    measure = f"Hits@{n // 10}"
+    res = correct_sampled_metric(sampled, n_negatives=m, n_candidates=n, measure=measure,
+                                 n_resamples=200, rng=1)
+    se = res.per_query.std(ddof=1) / np.sqrt(q)
+    assert res.naive == 1.0
+    assert abs(res.estimate - 0.1) < 4 * se
+    f = sampled_metric_mapping("RR", n, m, regularization=lam)
+    for r in (1, 40, 3000, 250000):
+        draws = 1 + rng.hypergeometric(r - 1, n - r, m, size=q)
+        expect = _law_rows(n, m, [r])[0] @ f
+        values = f[draws - 1]
+        assert abs(values.mean() - expect) < 4 * values.std(ddof=1) / np.sqrt(q) + 1e-12
+
+
+def test_result_shape_and_seed():
+    rng = np.random.default_rng(5)
+    full = rng.integers(1, 301, 200)
+    above = rng.hypergeometric(full - 1, 300 - full, 30)
+    res = correct_sampled_metric(above + 1, n_negatives=30, n_candidates=300,
+                                 n_resamples=999)
+    assert isinstance(res.seed, int)
+    again = correct_sampled_metric(above + 1, n_negatives=30, n_candidates=300,
+                                   n_resamples=999, rng=res.seed)
+    assert (again.low, again.high) == (res.low, res.high)
+    ci95 = res.confidence_interval()
+    assert (ci95.low, ci95.high) == (res.low, res.high)
+    ci80 = res.confidence_interval(confidence_level=0.8)
+    assert ci95.low < ci80.low < res.estimate < ci80.high < ci95.high
+    frame = res.to_frame()
+    assert frame.loc[0, "estimate"] == res.estimate
+    assert frame.loc[0, "seed"] == res.seed and frame.loc[0, "n_queries"] == 200
+    assert {"ci_low", "ci_high", "naive", "measure", "method"} <= set(frame.columns)
+    with pytest.raises(ValueError, match="`regularization`"):
+        correct_sampled_metric([1, 2], 30, 200, regularization=2)
+    with pytest.raises(ValueError, match="`n_candidates`"):
+        sampled_metric_mapping("RR", 10, 20)

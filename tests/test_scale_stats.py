@@ -23,7 +23,8 @@ def pair():
 def _same_test(res, ref):
     assert res.statistic == ref.statistic
     assert res.pvalue == ref.pvalue and res.pvalue_se == ref.pvalue_se
-    assert (res.n, res.n_resamples, res.exact) == (ref.n, ref.n_resamples, ref.exact)
+    assert (res.n_queries, res.n_resamples, res.exact) == (ref.n_queries, ref.n_resamples,
+                                                        ref.exact)
     assert np.array_equal(res.null_distribution, ref.null_distribution)
     for cl in (0.95, 0.8):
         assert res.confidence_interval(cl) == ref.confidence_interval(cl)
@@ -113,24 +114,24 @@ def test_poisson_scheme_errors():
 @pytest.mark.parametrize("size", [1, 64, 100, 1000, N, 10 * N])
 def test_arrays_in_blocks_equal_in_memory(pair, size):
     a, b = pair
-    res = scale.randomization_test(a, b, block_size=size, n_resamples=400, rng=3)
+    res = scale.randomization_test(a, b, batch=size, n_resamples=400, rng=3)
     _same_test(res, mrrstats.randomization_test(a, b, n_resamples=400, rng=3))
-    res = scale.bootstrap_ci(a, b, block_size=size, n_resamples=300, rng=3)
+    res = scale.bootstrap_ci(a, b, batch=size, n_resamples=300, rng=3)
     _same_ci(res, mrrstats.bootstrap_ci(a, b, n_resamples=300, scheme="poisson", rng=3))
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
 def test_alternatives_and_one_sample(pair, alternative):
     a, b = pair
-    res = scale.randomization_test(a, b, alternative=alternative, block_size=500,
+    res = scale.randomization_test(a, b, alternative=alternative, batch=500,
                                    n_resamples=300, rng=4)
     _same_test(res, mrrstats.randomization_test(a, b, alternative=alternative,
                                                 n_resamples=300, rng=4))
-    res = scale.bootstrap_ci(a, alternative=alternative, block_size=777, n_resamples=200, rng=4)
+    res = scale.bootstrap_ci(a, alternative=alternative, batch=777, n_resamples=200, rng=4)
     _same_ci(res, mrrstats.bootstrap_ci(a, alternative=alternative, n_resamples=200,
                                         scheme="poisson", rng=4))
     # one column for the test: the differences
-    res = scale.randomization_test(a - b, alternative=alternative, block_size=500,
+    res = scale.randomization_test(a - b, alternative=alternative, batch=500,
                                    n_resamples=300, rng=4)
     _same_test(res, mrrstats.randomization_test(a, b, alternative=alternative,
                                                 n_resamples=300, rng=4))
@@ -145,10 +146,10 @@ def test_memmaps(pair, tmp_path):
         m[:] = x
         m.flush()
         mm.append(np.load(tmp_path / f"{name}.npy", mmap_mode="r"))
-    res = scale.randomization_test(*mm, block_size=257, n_resamples=300, rng=6)
+    res = scale.randomization_test(*mm, batch=257, n_resamples=300, rng=6)
     _same_test(res, mrrstats.randomization_test(np.asarray(mm[0]), np.asarray(mm[1]),
                                                 n_resamples=300, rng=6))
-    res = scale.bootstrap_ci(*mm, block_size=1024, n_resamples=300, rng=6)
+    res = scale.bootstrap_ci(*mm, batch=1024, n_resamples=300, rng=6)
     _same_ci(res, mrrstats.bootstrap_ci(np.asarray(mm[0]), np.asarray(mm[1]),
                                         n_resamples=300, scheme="poisson", rng=6))
 
@@ -174,10 +175,10 @@ def test_parquet_file_directory_and_glob(pair, tmp_path, size):
     ref_t = mrrstats.randomization_test(a, b, n_resamples=300, rng=8)
     ref_c = mrrstats.bootstrap_ci(a, b, n_resamples=300, scheme="poisson", rng=8)
     for src in (d, str(d / "*.parquet")):
-        res = scale.randomization_test(src, columns=("bm25", "dense"), block_size=size,
+        res = scale.randomization_test(src, columns=("bm25", "dense"), batch=size,
                                        n_resamples=300, rng=8)
         _same_test(res, ref_t)
-        res = scale.bootstrap_ci(src, columns=["bm25", "dense"], block_size=size,
+        res = scale.bootstrap_ci(src, columns=["bm25", "dense"], batch=size,
                                  n_resamples=300, rng=8)
         _same_ci(res, ref_c)
     one = scale.bootstrap_ci(d / "part-00.parquet", columns="bm25", n_resamples=100, rng=1)
@@ -216,14 +217,14 @@ def test_missing_drop_and_exact_enumeration(pair):
     a2, b2 = a.copy(), b.copy()
     a2[[3, 1500]] = np.nan
     b2[2999] = np.nan
-    _same_test(scale.randomization_test(a2, b2, missing="drop", block_size=300,
+    _same_test(scale.randomization_test(a2, b2, missing="drop", batch=300,
                                         n_resamples=200, rng=1),
                mrrstats.randomization_test(a2, b2, missing="drop", n_resamples=200, rng=1))
-    _same_ci(scale.bootstrap_ci(a2, b2, missing="drop", block_size=300, n_resamples=200, rng=1),
+    _same_ci(scale.bootstrap_ci(a2, b2, missing="drop", batch=300, n_resamples=200, rng=1),
              mrrstats.bootstrap_ci(a2, b2, missing="drop", scheme="poisson", n_resamples=200,
                                    rng=1))
     # a dozen queries: the in-memory test enumerates 2**12 sign vectors, and so does this one
-    res = scale.randomization_test(a[:12], b[:12], block_size=5, rng=1)
+    res = scale.randomization_test(a[:12], b[:12], batch=5, rng=1)
     ref = mrrstats.randomization_test(a[:12], b[:12], rng=1)
     assert res.exact and ref.exact
     _same_test(res, ref)
@@ -232,11 +233,11 @@ def test_missing_drop_and_exact_enumeration(pair):
 
 def test_results_do_not_depend_on_workers(pair):
     a, b = pair
-    r1 = scale.randomization_test(a, b, block_size=1000, n_resamples=300, workers=1, rng=5)
-    r2 = scale.randomization_test(a, b, block_size=1000, n_resamples=300, workers=2, rng=5)
+    r1 = scale.randomization_test(a, b, batch=1000, n_resamples=300, workers=1, rng=5)
+    r2 = scale.randomization_test(a, b, batch=1000, n_resamples=300, workers=2, rng=5)
     _same_test(r1, r2)
-    c1 = scale.bootstrap_ci(a, b, block_size=1000, n_resamples=300, workers=1, rng=5)
-    _same_ci(c1, scale.bootstrap_ci(a, b, block_size=1000, n_resamples=300, workers=2, rng=5))
+    c1 = scale.bootstrap_ci(a, b, batch=1000, n_resamples=300, workers=1, rng=5)
+    _same_ci(c1, scale.bootstrap_ci(a, b, batch=1000, n_resamples=300, workers=2, rng=5))
     _same_test(mrrstats.randomization_test(a, b, n_resamples=300, workers=1, rng=5),
                mrrstats.randomization_test(a, b, n_resamples=300, workers=2, rng=5))
     for scheme in ("multinomial", "poisson"):
@@ -268,10 +269,10 @@ def test_errors_name_the_problem(pair, tmp_path):
     bad[2345] = np.nan
     with pytest.raises(ValueError, match=r"a of the arrays has a missing value \(NaN\) at "
                                          r"query 2345; pass missing='drop'"):
-        scale.randomization_test(bad, b, block_size=1000)
+        scale.randomization_test(bad, b, batch=1000)
     bad[2345] = np.inf
     with pytest.raises(ValueError, match=r"non-finite value \(inf\) at query 2345"):
-        scale.bootstrap_ci(bad, b, block_size=1000)
+        scale.bootstrap_ci(bad, b, batch=1000)
     with pytest.raises(ValueError, match="block 1: a and b have different lengths, 3 and 2"):
         scale.randomization_test([(a[:2], b[:2]), (a[2:5], b[2:4])])
     with pytest.raises(ValueError, match="must be a pair"):
@@ -300,7 +301,7 @@ def test_errors_name_the_problem(pair, tmp_path):
         scale.randomization_test(tmp_path / "holes.parquet", columns=("x", "y"))
     res = scale.randomization_test(tmp_path / "holes.parquet", columns=("x", "y"),
                                    missing="drop")
-    assert res.n == 2 and res.exact
+    assert res.n_queries == 2 and res.exact
 
 
 # --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests of mrrstats.significance: paired tests, bootstrap intervals, effect sizes.
+"""Tests of the paired tests of mrrstats.stats: paired tests, bootstrap intervals, effect sizes.
 
 Reference values come from scipy (named calls), R (commands quoted), exact
 enumeration, or independent re-implementations written out in the test.
@@ -19,8 +19,9 @@ from scipy import special, stats
 import mrrstats
 from mrrstats.io import read_score_matrix
 from mrrstats.stats.counter import stream_key
+from mrrstats.stats.intervals import bootstrap_interval
 from mrrstats.stats.resampling import enumerated_rows, signflip_counts, signflip_rows
-from mrrstats.stats.significance import _bootstrap_interval, _sign_pvalues
+from mrrstats.stats.rows import sign_pvalues
 
 
 def _matrix(*parts):
@@ -53,7 +54,7 @@ def test_paired_ttest_matches_scipy(adhoc7_rr, alternative):
         rlo, rhi = ref.confidence_interval(confidence_level=cl)
         assert lo == pytest.approx(rlo, rel=1e-12, abs=1e-15) or (lo == rlo)
         assert hi == pytest.approx(rhi, rel=1e-12, abs=1e-15) or (hi == rhi)
-    assert ours.mean_difference == pytest.approx(np.mean(a - b))
+    assert ours.difference == pytest.approx(np.mean(a - b))
 
 
 def test_paired_ttest_degenerate_differences():
@@ -86,8 +87,8 @@ def test_pair_validation_messages():
         mrrstats.randomization_test([1, 2], [2, 1], rng="seed")
     with pytest.raises(ValueError, match="`exact` enumeration of 2\\*\\*40"):
         mrrstats.randomization_test(np.arange(40.0), np.zeros(40), exact=True)
-    with pytest.raises(ValueError, match="`zero_tolerance` must be a finite non-negative"):
-        mrrstats.sign_test([1, 2], [2, 1], zero_tolerance=-1)
+    with pytest.raises(ValueError, match="`atol` must be a finite non-negative"):
+        mrrstats.sign_test([1, 2], [2, 1], atol=-1)
     with pytest.raises(ValueError, match="`method` must be one of"):
         mrrstats.bootstrap_test([1, 2], [2, 1], method="bca")
     with pytest.raises(ValueError, match="`confidence_level` must be in"):
@@ -101,7 +102,7 @@ def test_missing_drop_matches_dropping_by_hand():
     b = np.array([0.2, 0.3, np.nan, 0.5, 0.1])
     res = mrrstats.paired_ttest(a, b, missing="drop")
     ref = stats.ttest_rel(a[[0, 3, 4]], b[[0, 3, 4]])
-    assert res.n == 3
+    assert res.n_queries == 3
     assert res.pvalue == pytest.approx(ref.pvalue)
 
 
@@ -155,10 +156,10 @@ def test_wilcoxon_R_normal_approximation_with_ties_and_zeros(adhoc7_rr, alternat
     assert (d == 0).any()
     V, p = _r_wilcox_normal(d, alternative)
     res = mrrstats.wilcoxon_test(a, b, alternative=alternative, method="R")
-    assert res.method == "asymptotic" and res.correction is True
+    assert res.method == "asymptotic" and res.continuity is True
     assert res.statistic == V
     assert res.pvalue == pytest.approx(p, rel=1e-10)
-    assert res.n == int((d != 0).sum()) and res.n_zero == int((d == 0).sum())
+    assert res.n_nonzero == int((d != 0).sum()) and res.n_zero == int((d == 0).sum())
 
 
 def test_wilcoxon_R_large_n_without_ties_uses_normal():
@@ -175,7 +176,7 @@ def test_wilcoxon_auto_is_scipy_default(adhoc7_rr):
         a, b = adhoc7_rr[:20, 0], adhoc7_rr[:20, j]
         ours = mrrstats.wilcoxon_test(a, b)
         assert ours.pvalue == pytest.approx(stats.wilcoxon(a, b).pvalue, rel=1e-12)
-        assert ours.correction is False
+        assert ours.continuity is False
 
 
 # ---------------------------------------------------------------------------
@@ -187,16 +188,16 @@ def test_sign_test_counts_and_binomtest(adhoc7_rr):
     d = a - b
     assert (res.wins, res.ties, res.losses) == ((d > 0).sum(), (d == 0).sum(), (d < 0).sum())
     assert res.pvalue == stats.binomtest(res.wins, res.wins + res.losses).pvalue
-    tol = mrrstats.sign_test(a, b, zero_tolerance=0.1)
+    tol = mrrstats.sign_test(a, b, atol=0.1)
     assert tol.ties == (np.abs(d) <= 0.1).sum()
     ci = tol.confidence_interval(0.9)
-    ref = stats.binomtest(tol.wins, tol.n).proportion_ci(0.9)
+    ref = stats.binomtest(tol.wins, tol.n_nonzero).proportion_ci(0.9)
     assert (ci.low, ci.high) == pytest.approx((ref.low, ref.high))
 
 
 def test_sign_test_all_ties():
     res = mrrstats.sign_test([1, 0.5], [1, 0.5])
-    assert res.pvalue == 1.0 and res.n == 0
+    assert res.pvalue == 1.0 and res.n_nonzero == 0
     assert math.isnan(res.confidence_interval().low)
 
 
@@ -204,7 +205,7 @@ def test_sign_test_all_ties():
 def test_vectorised_sign_pvalues_equal_binomtest(alternative):
     w, l_ = np.meshgrid(np.arange(0, 16), np.arange(0, 16))
     w, l_ = w.ravel(), l_.ravel()
-    ours = _sign_pvalues(w, l_, alternative)
+    ours = sign_pvalues(w, l_, alternative)
     for wi, li, p in zip(w, l_, ours, strict=True):
         ref = 1.0 if wi + li == 0 else stats.binomtest(wi, wi + li, 0.5,
                                                        alternative=alternative).pvalue
@@ -404,7 +405,7 @@ def test_bootstrap_one_sided_and_degenerate():
     assert hi == np.inf and lo < x.mean()
     flat = mrrstats.bootstrap_ci([0.5, 0.5, 0.5], n_resamples=200, rng=0)
     assert tuple(flat.confidence_interval()) == (0.5, 0.5)
-    low, high = _bootstrap_interval(np.array([0.0]), np.zeros((1, 10)), np.zeros(1), "bca",
+    low, high = bootstrap_interval(np.array([0.0]), np.zeros((1, 10)), np.zeros(1), "bca",
                                     0.95, "two-sided")
     assert (low[0], high[0]) == (0.0, 0.0)
 
@@ -477,7 +478,7 @@ def test_residual_variance_matches_statsmodels_anova(adhoc7_rr):
 def test_effect_sizes(adhoc7_rr):
     a, b = adhoc7_rr[:, 0], adhoc7_rr[:, 3]
     v_e = mrrstats.residual_variance(adhoc7_rr.T)
-    es = mrrstats.effect_sizes(a, b, residual_variance=v_e, zero_tolerance=0.01)
+    es = mrrstats.effect_sizes(a, b, residual_variance=v_e, atol=0.01)
     d = a - b
     assert es.d_z == pytest.approx(d.mean() / d.std(ddof=1))
     assert es.es_e == pytest.approx(d.mean() / math.sqrt(v_e))
@@ -585,7 +586,7 @@ def test_calibration_other_tests_documented(rr_matrices):
         D = _null_differences(rr_matrices, n, R, rng)
         zeros = np.zeros(n)
         w = np.array([mrrstats.wilcoxon_test(d, zeros, method="R").pvalue for d in D])
-        s = _sign_pvalues((D > 0).sum(axis=1), (D < 0).sum(axis=1), "two-sided")
+        s = sign_pvalues((D > 0).sum(axis=1), (D < 0).sum(axis=1), "two-sided")
         bs = np.array([mrrstats.bootstrap_test(d, zeros, method="shift", n_resamples=500,
                                                rng=rng).pvalue
                        for d in D])

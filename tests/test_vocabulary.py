@@ -224,11 +224,12 @@ NO_WORKERS = {
     "random_metric_moments": "scores permutations of one query's grades in NumPy",
     "random_baseline_test": "draws first-relevant ranks from their closed-form law",
     "evaluation_baseline": "as random_baseline_test",
-    "correct_sampled_metric": "a bootstrap of per-query estimates in NumPy",
     "randomization_power": "simulates whole experiments; each runs the t or sign-flip "
                            "test on a few queries",
     "equivalence_test": "TOST; the randomization variant has two one-sided tests of one "
                         "pair",
+    "ppi_evaluate": "Gaussian multipliers of a small (queries x pairs) matrix in NumPy",
+    "judge_agreement": "the decisions of decision_agreement (pairwise_tests inside)",
     "bayesian_comparison": "Dirichlet weights of the Bayesian bootstrap drawn in NumPy",
 }
 
@@ -307,6 +308,13 @@ def _random_calls(s):
         "blocked.bootstrap_ci": lambda: mrrstats.blocked.bootstrap_ci(a, b, n_resamples=99),
     }
     calls["evaluation_baseline"] = lambda: mrrstats.evaluation_baseline(ev, n_resamples=99)
+    judged = mrrstats.datasets.cast2021_judged()
+    calls["ppi_evaluate"] = lambda: mrrstats.ppi_evaluate(
+        judged.runs, judged.judge_qrels, judged.human_qrels, "RR", n_resamples=99)
+    calls["judge_agreement"] = lambda: mrrstats.judge_agreement(
+        judged.judge_qrels, judged.human_qrels, judged.runs, n_resamples=99)
+    calls["simulate_judge"] = lambda: mrrstats.simulate_judge(judged.human_qrels, 0.1)
+    calls["datasets.cast2021_judged"] = lambda: mrrstats.datasets.cast2021_judged(rng=None)
     # issue 24: replicates, collections, Bayesian comparison, simulation
     reps = {"A": ["a", "b"], "B": ["c", "d"]}
     calls["replicate_tests"] = lambda: mrrstats.replicate_tests(s, reps, n_resamples=99)

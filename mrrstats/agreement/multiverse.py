@@ -2,8 +2,9 @@ r"""Would the conclusion survive another convention? The convention multiverse.
 
 :func:`multiverse` evaluates the same runs under every evaluation convention
 that changes a number -- the tie convention, which queries count, the
-relevance threshold, the cutoff and what a query without relevant documents
-scores (the empty-target policy) -- and reports, per convention, the system
+relevance threshold, the cutoff, what a query without relevant documents
+scores (the empty-target policy) and what an unjudged document counts as -- and
+reports, per convention, the system
 ordering and the significant pairs, and, against a reference convention,
 which pairs flip order, which lose or gain significance, and how far each
 system's mean moves (a "multiverse analysis", Steegen et al. 2016).
@@ -21,13 +22,14 @@ from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, WORKERS
 from ..io import read_qrels, read_run
 from ..metrics import evaluate, parse_measure
 from ..metrics.evaluation import empty_target_iv
+from ..metrics.judged import UNJUDGED
 from ..metrics.measures import higher_is_better
 from ..stats import pairwise_tests
 from ..validation import alpha_iv, rng_iv
 
 __all__ = ["MultiverseResult", "multiverse"]
 
-_CONV = ["measure", "ties", "queries", "rel", "cutoff", "empty_target"]
+_CONV = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "unjudged"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class MultiverseResult:
     systems : DataFrame
         One row per convention x system: the convention columns
         (``measure``, ``ties``, ``queries``, ``rel``, ``cutoff``,
-        ``empty_target``), ``system``,
+        ``empty_target``, ``unjudged``), ``system``,
         ``mean``, ``rank`` (1 = best), ``mean_shift`` (mean minus the mean under
         the reference convention of the same measure) and ``n_queries``.
     pairs : DataFrame
@@ -91,7 +93,8 @@ class MultiverseResult:
         if measure is None:
             measure = sysf["measure"].iloc[0]
         sysf = sysf[sysf["measure"] == measure]
-        labels = (sysf[["ties", "queries", "rel", "cutoff", "empty_target"]].astype(str)
+        labels = (sysf[["ties", "queries", "rel", "cutoff", "empty_target", "unjudged"]]
+                  .astype(str)
                   .agg("/".join, axis=1))
         sysf = sysf.assign(convention=labels.to_numpy())
         order = list(dict.fromkeys(sysf["convention"]))
@@ -101,7 +104,7 @@ class MultiverseResult:
         ax.set_xticks(range(len(order)))
         ax.set_xticklabels(order, rotation=90, fontsize=6)
         ax.set_ylabel(f"mean {measure}")
-        ax.set_xlabel("convention (ties/queries/rel/cutoff/empty target)")
+        ax.set_xlabel("convention (ties/queries/rel/cutoff/empty target/unjudged)")
         ax.legend(fontsize=7)
         return ax
 
@@ -116,8 +119,9 @@ def _measure_name(base, cutoff):
 def multiverse(qrels, runs, measures=("RR",), *,
                ties=("trec_eval", "optimistic", "pessimistic", "expected"),
                queries=("both", "qrels"), rels=None, cutoffs=(None, 10, 100),
-               empty_targets=("neg", "pos", "skip"), test="t", correction=CORRECTION,
-               alpha=ALPHA, n_resamples=N_RESAMPLES, workers=WORKERS, rng=None):
+               empty_targets=("neg", "pos", "skip"), unjudged=("nonrelevant",), test="t",
+               correction=CORRECTION, alpha=ALPHA, n_resamples=N_RESAMPLES, workers=WORKERS,
+               rng=None):
     r"""Evaluate runs under every convention and report what changes.
 
     Parameters
@@ -141,6 +145,12 @@ def multiverse(qrels, runs, measures=("RR",), *,
         (``"skip"``). Only varied where it changes a number: a convention
         whose queries all have a relevant document is evaluated under the
         first policy only (the others would repeat it row for row).
+    unjudged : sequence of {"nonrelevant", "condense", "relevant"}, keyword-only
+        What a retrieved document the qrels do not judge counts as
+        (``unjudged=`` of :func:`mrrstats.evaluate`): non-relevant (trec_eval,
+        the default and only value unless asked), removed before scoring
+        (``"condense"``, Sakai 2007) or relevant (the upper end of
+        :func:`mrrstats.judgment_bounds`).
     test, correction, alpha, n_resamples, workers : keyword-only
         As in :func:`mrrstats.pairwise_tests` (default: paired t-test with
         Holm's correction; deterministic and fast).
@@ -199,24 +209,29 @@ def multiverse(qrels, runs, measures=("RR",), *,
         if empty_target_iv(e) == "error":
             raise ValueError("`empty_targets` cannot hold 'error': it changes no number (it "
                              "stops the evaluation); use 'neg', 'pos' or 'skip'")
-    if not (ties and queries and rels and cutoffs and measures and empty_targets):
+    unjudged = [unjudged] if isinstance(unjudged, str) else list(dict.fromkeys(unjudged))
+    for u in unjudged:
+        if u not in UNJUDGED:
+            raise ValueError(f"`unjudged` values must be in {UNJUDGED}, got {u!r}")
+    if not (ties and queries and rels and cutoffs and measures and empty_targets and unjudged):
         raise ValueError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
-                         "`empty_targets`, `measures`) needs at least one value")
+                         "`empty_targets`, `unjudged`, `measures`) needs at least one value")
     run_objs = _read_runs(runs)
     sys_rows, pair_rows = [], []
     names = {}
     for base in measures:
         for c in cutoffs:
             names.setdefault(_measure_name(base, c), (base, c))
-    for t, q, r in itertools.product(ties, queries, rels):
+    for t, q, r, u in itertools.product(ties, queries, rels, unjudged):
         first = evaluate(qrels, run_objs, list(names), ties=t, rel=r, queries=q,
-                         empty_target=empty_targets[0])
+                         empty_target=empty_targets[0], unjudged=u)
         # the other policies only where some counted query has no relevant document
         has_empty = any(first.counts[name].no_relevant for name in first.runs)
         for e in (empty_targets if has_empty else empty_targets[:1]):
             ev = first if e == empty_targets[0] else evaluate(
-                qrels, run_objs, list(names), ties=t, rel=r, queries=q, empty_target=e)
-            resampled = _one_convention(ev, names, (t, q, r, e), sys_rows, pair_rows,
+                qrels, run_objs, list(names), ties=t, rel=r, queries=q, empty_target=e,
+                unjudged=u)
+            resampled = _one_convention(ev, names, (t, q, r, e, u), sys_rows, pair_rows,
                                         test=test, correction=correction, alpha=alpha,
                                         n_resamples=n_resamples, workers=workers, gen=gen)
     systems = pd.DataFrame(sys_rows)
@@ -224,7 +239,7 @@ def multiverse(qrels, runs, measures=("RR",), *,
     # the reference convention of each measure: first value of every option
     ref = {m: {"ties": ties[0], "queries": queries[0], "rel": rels[0],
                "cutoff": "none" if cutoffs[0] is None else int(cutoffs[0]),
-               "empty_target": empty_targets[0]} for m in measures}
+               "empty_target": empty_targets[0], "unjudged": unjudged[0]} for m in measures}
 
     def is_ref(frame):
         mask = np.zeros(len(frame), bool)
@@ -255,7 +270,7 @@ def _one_convention(ev, names, convention, sys_rows, pair_rows, *, test, correct
                     n_resamples, workers, gen):
     """Means, ranks and pairwise tests of one evaluated convention, appended to the rows;
     returns the tests' ``n_resamples`` (None for a test that does not resample)."""
-    t, q, r, e = convention
+    t, q, r, e, u = convention
     resampled = None
     for mname, (base, c) in names.items():
         frame = ev.scores(mname)
@@ -265,7 +280,7 @@ def _one_convention(ev, names, convention, sys_rows, pair_rows, *, test, correct
                              rng=gen)
         resampled = res.n_resamples
         conv = {"measure": base, "ties": t, "queries": q, "rel": r,
-                "cutoff": "none" if c is None else int(c), "empty_target": e}
+                "cutoff": "none" if c is None else int(c), "empty_target": e, "unjudged": u}
         hib = higher_is_better(mname)
         means = frame.mean(axis=0)
         key = means if hib else -means

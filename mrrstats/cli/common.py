@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import datasets, defaults
+from ..formatting import json_number
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import QUERIES, evaluate
 from ..model.ranking import TIES
@@ -130,3 +131,9 @@ def labels_from_spec(spec, queries, option):
     :func:`label_spec`)."""
     labels = label_spec(spec, option)
     return {q: labels(q) for q in queries} if callable(labels) else labels
+
+
+def frame_records(frame) -> list:
+    """A frame as JSON-safe records (NaN and infinities as null, numpy scalars as Python's)."""
+    return [{str(k): (json_number(v) if not isinstance(v, str) else v) for k, v in row.items()}
+            for row in frame.to_dict(orient="records")]

@@ -71,7 +71,7 @@ def run(args) -> int:
     es = effect_size_intervals(a, b, confidence_level=cl, n_resamples=args.n_resamples,
                                missing=args.missing, rng=gen)
     diff = float((a - b).mean())
-    print(f"# {measure}: {a_name} - {b_name}, {es.n} queries, seed = {seed}")
+    print(f"# {measure}: {a_name} - {b_name}, {es.n_queries} queries, seed = {seed}")
     print(f"mean difference           {diff:+.4f}")
     print(f"Hodges-Lehmann shift      {hl.estimate:+.4f}  [{hl.low:+.4f}, {hl.high:+.4f}] "
           f"({hl.confidence_level:g}, {hl.method})")

@@ -37,6 +37,10 @@ def add_arguments(parser) -> None:
                         help="what a query without relevant documents scores: 0 (neg, "
                              "trec_eval), 1 (pos) or left out (skip); varied only where some "
                              "query has none (first = reference)")
+    parser.add_argument("--unjudged", nargs="+", choices=("nonrelevant", "condense", "relevant"),
+                        default=["nonrelevant"],
+                        help="what an unjudged document counts as: non-relevant (trec_eval), "
+                             "removed (condense, Sakai 2007) or relevant (first = reference)")
     add_test_options(parser, tests=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
                      alternative=False)
     parser.set_defaults(test="t")
@@ -54,10 +58,11 @@ def run(args) -> int:
     cutoffs = [None if c.lower() == "none" else int(c) for c in args.cutoffs]
     res = multiverse(qrels, runs, args.measures or ["RR"], ties=args.ties,
                      queries=args.queries, rels=args.rels, cutoffs=cutoffs,
-                     empty_targets=args.empty_targets, test=args.test,
+                     empty_targets=args.empty_targets, unjudged=args.unjudged, test=args.test,
                      correction=args.correction, alpha=args.alpha,
                      n_resamples=args.n_resamples, rng=args.seed)
-    cols = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "n_significant",
+    cols = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "unjudged",
+            "n_significant",
             "n_flipped", "n_lost", "n_gained", "max_abs_shift", "kendall_tau", "ordering"]
     resampled = f" B={res.n_resamples} seed={res.seed}" if res.n_resamples else ""
     print(f"# test={res.test} correction={res.correction} alpha={res.alpha}{resampled}; "

@@ -82,6 +82,9 @@ def add_arguments(p) -> None:
     p.add_argument("--clusters", choices=("auto", "none"), default="auto",
                    help="clustered-intervals section: auto (default) finds CAsT turn ids "
                         "<conversation>_<turn>; none leaves it out")
+    p.add_argument("--judge", metavar="QRELS", default=None,
+                   help="an LLM judge's qrels of every query (QRELS being people's labels of a "
+                        "random subset): adds the PPI and judge-agreement section")
     p.add_argument("--no-multiverse", action="store_true",
                    help="leave out the convention multiverse (QRELS RUN... input)")
     p.add_argument("--margin", type=float, default=None, metavar="M",
@@ -116,7 +119,7 @@ def run(args) -> int:
                   clusters=None if args.clusters == "none" else "auto",
                   multiverse=not args.no_multiverse,
                   measures=args.measures, control=args.control,
-                  equivalence_margin=args.margin)
+                  equivalence_margin=args.margin, judge_qrels=args.judge)
     if args.segment_by:
         kwargs["segment_by"] = label_spec(args.segment_by, "--segment-by")
     if args.example:

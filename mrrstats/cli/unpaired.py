@@ -17,7 +17,7 @@ from .. import defaults
 from ..datasets import cast2021
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import evaluate
-from ..stats.estimation import unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest
+from ..stats.unpaired import unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest
 from ..validation import rng_iv
 from .common import add_conventions
 
@@ -49,8 +49,9 @@ def add_arguments(p) -> None:
                    help="sidedness of the tests (default two-sided)")
     p.add_argument("--confidence-level", type=float, default=defaults.CONFIDENCE_LEVEL,
                    help="confidence level of the intervals (0.95)")
-    p.add_argument("--bootstrap-method", choices=("percentile", "basic"),
-                   default="percentile", help="bootstrap interval (default percentile)")
+    p.add_argument("--bootstrap-method", choices=("bca", "percentile", "basic"),
+                   default=defaults.BOOTSTRAP_METHOD,
+                   help=f"bootstrap interval (default {defaults.BOOTSTRAP_METHOD})")
     p.add_argument("--n-resamples", type=int, default=defaults.N_RESAMPLES, metavar="B",
                    help="permutations and bootstrap resamples (10000)")
     p.add_argument("--seed", type=int, default=None,

@@ -33,6 +33,7 @@ import pandas as pd
 from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
 from ..defaults import QUERIES as QUERIES_DEFAULT
 from ..defaults import REL, default_ties
+from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
 from ..errors import InputError
 from ..io.flat import flat_to_qrels_run
 from ..io.trec import Qrels, Run, read_qrels, read_run
@@ -42,6 +43,7 @@ from ..scale.engines import evaluate_groups  # dask/duckdb are optional
 from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
 from .measures import parse_measures
+from .unjudged import UNJUDGED, score_with_unjudged
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
            "ENGINES", "evaluate_group"]
@@ -336,7 +338,8 @@ def _msmarco_qrels(qrels: Qrels) -> Qrels:
 
 def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = REL,
              queries: str = QUERIES_DEFAULT, max_depth: int | None = None,
-             empty_target: str = EMPTY_TARGET_DEFAULT, engine: str = "memory") -> Evaluation:
+             empty_target: str = EMPTY_TARGET_DEFAULT, engine: str = "memory",
+             unjudged: str = UNJUDGED_DEFAULT) -> Evaluation:
     """Evaluate one or more runs against qrels, per query and on average.
 
     Parameters
@@ -384,6 +387,13 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
         when a query spans partitions); ``"auto"`` picks ``"stream"`` for run
         files too large for the free memory and ``"memory"`` otherwise. See
         :mod:`mrrstats.scale`.
+    unjudged : {"nonrelevant", "condense", "relevant"}, keyword-only
+        A retrieved document the qrels do not judge counts as non-relevant
+        (trec_eval, default), is removed before scoring (``"condense"``: the
+        condensed list of Sakai 2007, the judged documents moving up), or
+        counts as relevant with grade ``rel`` and joins the judged set (the
+        upper end of :func:`mrrstats.judgment_bounds`). ``Judged@k`` is
+        always the share of the ranking as retrieved.
 
     Returns
     -------
@@ -420,12 +430,16 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     if engine not in ENGINES:
         raise ValueError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
                          f"got {engine!r}")
+    if unjudged not in UNJUDGED:
+        raise ValueError(f"`unjudged` must be one of {', '.join(map(repr, UNJUDGED))}, "
+                         f"got {unjudged!r}")
     with no_hugepage_madvise():
         return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, empty_target,
-                         engine)
+                         engine, unjudged)
 
 
-def evaluate_group(qrels, run, *, measures, ties, rel, max_depth) -> tuple:
+def evaluate_group(qrels, run, *, measures, ties, rel, max_depth,
+                   unjudged=UNJUDGED_DEFAULT) -> tuple:
     """Per-query values of a run holding whole queries (the unit every engine feeds).
 
     Returns ``(values, run_ids, depth, rel_retrieved)``: the per-query frame
@@ -435,7 +449,10 @@ def evaluate_group(qrels, run, *, measures, ties, rel, max_depth) -> tuple:
     queries gives the same values.
     """
     ranked = rank_run(qrels, run, ties=ties, max_depth=max_depth)
-    per_q = score_ranked_run(ranked, measures, rel=rel)
+    if unjudged == UNJUDGED_DEFAULT:
+        per_q = score_ranked_run(ranked, measures, rel=rel)
+    else:  # condensed lists, or unjudged counted relevant (metrics.unjudged)
+        per_q, ranked = score_with_unjudged(ranked, measures, rel=rel, unjudged=unjudged)
     return per_q, ranked.query_ids.astype(str), ranked.depth(), _rel_retrieved(ranked, rel)
 
 
@@ -467,13 +484,14 @@ def _evaluate_run(given_name, source, group, engine, ties) -> tuple:
 
 
 def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
-              empty_target="neg", engine="memory") -> Evaluation:
+              empty_target="neg", engine="memory", unjudged=UNJUDGED_DEFAULT) -> Evaluation:
     qrels = read_qrels(qrels)
     if queries == "msmarco":
         qrels = _msmarco_qrels(qrels)
     items = _runs_iv(runs)
     values, counts, stats, names = {}, {}, [], []
-    group = partial(evaluate_group, measures=measures, ties=ties, rel=rel, max_depth=max_depth)
+    group = partial(evaluate_group, measures=measures, ties=ties, rel=rel, max_depth=max_depth,
+                    unjudged=unjudged)
     for given_name, source in items:
         name, per_q, run_ids, depth, info, src = _evaluate_run(given_name, source,
                                                                partial(group, qrels), engine,
@@ -487,13 +505,16 @@ def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
             empty_target=empty_target)
         stats.append(st)
     return _evaluation(measures, names, values, counts, stats, ties=ties, rel=rel,
-                       queries=queries, max_depth=max_depth, empty_target=empty_target)
+                       queries=queries, max_depth=max_depth, empty_target=empty_target,
+                       unjudged=unjudged)
 
 
 def _evaluation(measures, names, values, counts, stats, *, ties, rel, queries, max_depth,
-                empty_target) -> Evaluation:
+                empty_target, unjudged=UNJUDGED_DEFAULT) -> Evaluation:
     settings = {"ties": ties, "rel": rel, "queries": queries, "max_depth": max_depth,
                 "empty_target": empty_target}
+    if unjudged != UNJUDGED_DEFAULT:  # named only when not trec_eval's
+        settings["unjudged"] = unjudged
     return Evaluation(measures=measures, runs=tuple(names), values=values, counts=counts,
                       query_stats=pd.concat(stats, ignore_index=True), settings=settings)
 
@@ -630,7 +651,8 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
                 "or 'skip')", source=qrels_source)
         if empty_target == "pos":
             per_q = per_q.copy()
-            per_q.loc[empty, :] = 1.0
+            cols = [str(m) for m in measures if m.name != "Judged"]  # not about relevance
+            per_q.loc[empty, cols] = 1.0
         elif empty_target == "skip":
             per_q = per_q.loc[~empty]
             evaluated, pos = evaluated[~empty], pos[~empty]
@@ -663,7 +685,7 @@ def _rel_retrieved(ranked, rel: int) -> np.ndarray:
                                  max_depth=ranked.max_depth)
         if out is not None:
             return out
-    if ranked.max_depth is None:  # every query has at least one row
+    if ranked.max_depth is None and (np.diff(ranked.offsets) > 0).all():  # no empty query
         relevant = (ranked.grades >= rel).view(np.int8)
         return np.add.reduceat(relevant, ranked.offsets[:-1], dtype=np.int64)
     lens = np.diff(ranked.offsets)

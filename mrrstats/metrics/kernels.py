@@ -15,7 +15,9 @@ relevant documents of the query and ``k`` the cutoff:
 * ``P@k = #relevant in top k / k``; ``R@k = #relevant in top k / R``;
   ``Success@k = 1`` if a relevant document is in the top k.
 
-Queries with ``R = 0`` score 0 on every measure (``Rank`` is ``inf``).
+Queries with ``R = 0`` score 0 on every measure (``Rank`` is ``inf``). ``Judged@k``
+(judged documents among the first min(k, retrieved), over that number) does not depend
+on relevance: :mod:`mrrstats.metrics.judged`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from scipy import special
 from .. import compiled
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
+from .judged import judged_at_k
 from .measures import Measure, parse_measures
 
 __all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
@@ -295,6 +298,16 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
     name -> array of per-query values.
     """
     measures = parse_measures(measures)
+    if any(m.name == "Judged" for m in measures):  # a share of judged rows: metrics.judged
+        gb = group_bounds if ties in ("realistic", "expected") else None
+        judged_m = {str(m): judged_at_k(offsets, grades, k=m.k, max_depth=max_depth,
+                                        group_bounds=gb) for m in measures if m.name == "Judged"}
+        rest = [m for m in measures if m.name != "Judged"]
+        out = compute_measures(rest, offsets=offsets, grades=grades, judged=judged, ties=ties,
+                               group_bounds=group_bounds, max_depth=max_depth, rel=rel) \
+            if rest else {}
+        return {str(m): judged_m[str(m)] if m.name == "Judged" else out[str(m)]
+                for m in measures}
     if ties not in ("realistic", "expected") and np.size(grades) >= COMPILED_MIN_ROWS and \
             compiled.available():
         return compiled_measures(measures, offsets=offsets, grades=grades, judged=judged,

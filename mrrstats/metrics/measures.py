@@ -19,6 +19,9 @@ R          relevant in the top k / number relevant          recall_k        requ
 Success    1 if a relevant document is in the top k         success_k       required
 Rank       rank of the first relevant document              (none)          optional ``@k``
            (``inf`` if none is retrieved in the top k)
+Judged     judged documents among the first min(k, retrieved) (none)         optional ``@k``
+           / min(k, retrieved): ir_measures' ``Judged@k``
+           (any grade counts as judged; ``rel`` does not apply)
 ========== ================================================ =============== ==============
 
 ``rel`` (default: the evaluation's ``rel``, itself 1 by default) is the minimum
@@ -82,6 +85,8 @@ SPECS = {s.name: s for s in (
     MeasureSpec("Rank", ("rank",), False, None, None, higher_is_better=False,
                 bounds=(1.0, float("inf")), no_relevant_retrieved=float("inf"),
                 mean_name="mean Rank"),
+    MeasureSpec("Judged", ("judged", "judged_rate"), False, None, None,
+                mean_name="mean Judged"),
 )}
 _ALIASES = {name.lower(): name for name in SPECS}
 for _s in SPECS.values():
@@ -102,7 +107,7 @@ class Measure:
     Attributes
     ----------
     name : str
-        One of ``RR``, ``AP``, ``nDCG``, ``P``, ``R``, ``Success``, ``Rank``.
+        One of ``RR``, ``AP``, ``nDCG``, ``P``, ``R``, ``Success``, ``Rank``, ``Judged``.
     k : int or None
         Cutoff: only the top ``k`` documents count (``None``: no cutoff).
     rel : int or None
@@ -122,6 +127,8 @@ class Measure:
                              f"got {self.k!r}")
         if SPECS[self.name].cutoff_required and self.k is None:
             raise ValueError(f"measure {self.name} needs a cutoff, e.g. {self.name}@10")
+        if self.rel is not None and self.name == "Judged":
+            raise ValueError("Judged counts documents with any grade; it takes no `rel`")
         if self.rel is not None and (not isinstance(self.rel, int) or self.rel < 1):
             raise ValueError(f"`rel` of {self.name} must be an integer >= 1, got {self.rel!r}")
 

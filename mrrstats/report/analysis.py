@@ -27,13 +27,16 @@ from ..agreement.measures import ranking_agreement
 from ..baselines.random_ranking import evaluation_baseline
 from ..metrics.measures import parse_measure
 from ..progress import tracking
+from ..stats.bootstrap import bootstrap_ci
 from ..stats.compare import compare
+from ..stats.effects import residual_variance
 from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
+from ..stats.randomization import randomization_test
 from ..stats.registry import FAMILY_TESTS
-from ..stats.significance import bootstrap_ci, randomization_test, residual_variance
 from .data import ReportData, evaluation_from
 from .designs import design_frames
+from .judged_section import load_judged
 from .sections import (
     cluster_labels,
     clustered_frame,
@@ -48,7 +51,7 @@ __all__ = ["analyse", "recompute_report", "power_table", "mean_intervals", "focu
 
 
 def analyse(scores, query_stats, settings, evaluation=None, progress=False,
-            multiverse=None, workers=-1):
+            multiverse=None, workers=-1, judged=None):
     """Run the analysis once: every number of the tables and figures.
 
     ``evaluation`` is the :class:`Evaluation` of runs input (rebuilt from the
@@ -114,7 +117,8 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
                       focus=focus, null_distribution=null, power=power,
                       leaderboard=leaderboard, clustered=clustered, multiverse=multiverse,
                       estimation=estimation, mixed=mixed,
-                      segments=segments, segment_means=segment_means, **designs)
+                      segments=segments, segment_means=segment_means, **(judged or {}),
+                      **designs)
 
 
 def _compare_each_measure(scores, settings, gen, progress, n_steps):
@@ -250,7 +254,7 @@ def focus_pair(scores, measure, comparison, settings, pairs, gen, *, workers=-1)
     focus = {"measure": measure, "a": pair[0], "b": pair[1], "test": "randomization",
              "statistic": float(res.statistic), "pvalue": float(res.pvalue),
              "exact": bool(res.exact), "n_resamples": int(res.n_resamples),
-             "alternative": res.alternative, "n_queries": int(res.n),
+             "alternative": res.alternative, "n_queries": int(res.n_queries),
              "ci_low": lo, "ci_high": hi, "ci_method": str(row["ci_method"]),
              "confidence_level": float(row["confidence_level"]),
              "pvalue_table": float(row["pvalue"]),
@@ -340,7 +344,7 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
     else:
         sd = math.sqrt(2.0 * residual_variance(scores))
     diffs = [float(d) for d in differences]
-    needs = [ttest_power(difference=d, sd=sd, power=target, alpha=alpha,
+    needs = [ttest_power(difference=d, std=sd, power=target, alpha=alpha,
                          alternative=alternative).n_queries_required for d in diffs]
     if n_queries is None:
         top = min(1000, max(200, int(math.ceil(1.15 * max(needs) / 50) * 50)))
@@ -349,7 +353,7 @@ def power_table(scores, *, differences=(0.02, 0.05, 0.1), n_queries=None, alpha=
     else:
         n = np.unique(np.asarray(n_queries, dtype=np.int64))
     rows = [{"difference": d, "n_queries": int(m),
-             "power": ttest_power(difference=d, sd=sd, n_queries=int(m), alpha=alpha,
+             "power": ttest_power(difference=d, std=sd, n_queries=int(m), alpha=alpha,
                                   alternative=alternative).power, "n_required": int(need)}
             for d, need in zip(diffs, needs, strict=True) for m in n]
     table = pd.DataFrame(rows)
@@ -389,7 +393,8 @@ def recompute_report(path, *, progress=False, workers=-1) -> ReportData:
         if manifest_path.is_file() else {}
     # the multiverse needs the run files: the saved one is kept as it is
     return analyse(scores, stats, settings, progress=progress, workers=workers,
-                   multiverse=load_multiverse(path / "results", manifest))
+                   multiverse=load_multiverse(path / "results", manifest),
+                   judged=load_judged(path / "results"))
 
 
 def say(progress, msg, end="\n", prefix=True):

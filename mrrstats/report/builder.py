@@ -96,6 +96,7 @@ from ..validation import (
 from .analysis import analyse, is_rr, say
 from .data import ReportResult, per_query_frame
 from .designs import DESIGN_SECTIONS, design_settings
+from .judged_section import judged_results
 from .notebook import write_notebook
 from .sections import MULTIVERSE_OPTIONS, cluster_labels, multiverse_result
 from .storage import (
@@ -131,7 +132,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                 random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
                 missing=defaults.MISSING, title=None, notebook=True,
                 show_code=False, timeout=600, progress=None, clusters="auto",
-                multiverse=True, segment_by=None, equivalence_margin=None,
+                multiverse=True, segment_by=None, equivalence_margin=None, judge_qrels=None,
                 replicates=None, calibration=False, bayesian=False, rope=None,
                 workers=defaults.WORKERS, rng=None) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
@@ -230,6 +231,13 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         Seed. None draws fresh entropy, recorded in ``settings.json`` so that
         the report can be regenerated.
 
+    judge_qrels : qrels, optional, keyword-only
+        An LLM judge's labels of every query, ``qrels`` being people's labels of
+        a random subset of them: adds the section "An LLM judge and people"
+        (:func:`mrrstats.ppi_evaluate` with the report's level, resamples and
+        seed; :func:`mrrstats.judge_agreement`). QRELS RUN... input only. The
+        section "Unjudged documents" (:func:`mrrstats.judgment_bounds`) is added
+        whenever some run retrieves unjudged documents in its top 10.
     Returns
     -------
     ReportResult
@@ -273,13 +281,24 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                          segments=_segment_settings(segment_by, queries_all))
     # optional sections of issue 24: only their keys are added (report.designs)
     settings.update(design_settings(replicates, calibration, bayesian, rope, systems))
-    data, written = _write_analysis(o.out, settings, inputs, mv, progress, o.workers)
+    judged = {}
+    if o.items is None:  # unjudged documents, and an LLM judge (judged_section)
+        judged, judged_settings = judged_results(
+            qrels, runs, inputs.measures, judge_qrels=judge_qrels,
+            confidence_level=o.confidence_level, n_resamples=o.n_resamples, seed=seed,
+            ties=o.ties, rel=o.rel)
+        settings.update(judged_settings)  # "judge", "bounds": only where they apply
+    elif judge_qrels is not None:
+        raise ValueError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
+    data, written = _write_analysis(o.out, settings, inputs, mv, progress, o.workers,
+                                    judged)
     seconds = {"analysis": time.perf_counter() - t0}
     if notebook:
         files, secs = write_notebook(o.out, title or "mrrstats report",
                                      segments="segments" in settings, timeout=o.timeout,
                                      designs=[k for k in DESIGN_SECTIONS if k in settings],
-                                     progress=progress, show_code=show_code)
+                                     progress=progress, show_code=show_code,
+                                     judged=tuple(judged))
         written += files
         seconds.update(secs)
     say(progress, f"wrote {len(written)} files to {o.out} in {sum(seconds.values()):.1f} s")
@@ -426,7 +445,7 @@ def _settings(o, inputs, systems, *, title, seed, clusters, multiverse, segments
     return settings
 
 
-def _write_analysis(out, settings, inputs, mv, progress, workers):
+def _write_analysis(out, settings, inputs, mv, progress, workers, judged=None):
     """Write ``per_query.csv`` and ``settings.json``, run the analysis on them (read back, so
     that the numbers are those of the files) and write ``tables/`` and ``results/``.
 
@@ -440,7 +459,8 @@ def _write_analysis(out, settings, inputs, mv, progress, workers):
     (out / "settings.json").write_text(dump_json(settings), encoding="utf-8", newline="")
     scores, stats = read_per_query(out / "per_query.csv", names, systems,
                                    settings["input"]["kind"] == "runs")
-    data = analyse(scores, stats, settings, progress=progress, multiverse=mv, workers=workers)
+    data = analyse(scores, stats, settings, progress=progress, multiverse=mv, workers=workers,
+                   judged=judged)
     written = ["per_query.csv", "settings.json"]
     for sub in ("tables", "results"):
         (out / sub).mkdir(exist_ok=True)

@@ -132,6 +132,11 @@ class ReportData:
     estimation: pd.DataFrame | None = field(repr=False, default=None)
     mixed: pd.DataFrame | None = field(repr=False, default=None)
     segment_means: pd.DataFrame | None = field(repr=False, default=None)
+    #: With ``judge_qrels``: ppi_evaluate's systems and pairs; with unjudged documents in
+    #: some run's top 10: judgment_bounds' systems (report.judged_section).
+    judge: pd.DataFrame | None = field(repr=False, default=None)
+    judge_pairs: pd.DataFrame | None = field(repr=False, default=None)
+    judgment_bounds: pd.DataFrame | None = field(repr=False, default=None)
     replicates: pd.DataFrame | None = field(repr=False, default=None)
     calibration: pd.DataFrame | None = field(repr=False, default=None)
     bayesian: pd.DataFrame | None = field(repr=False, default=None)

@@ -30,11 +30,12 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import multiverse
+from ..stats.bootstrap import bootstrap_ci
 from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
 from ..stats.leaderboard import rank_intervals
 from ..stats.mixed import mixed_vs_anova
 from ..stats.multiple import adjust_pvalues
-from ..stats.significance import bootstrap_ci, randomization_test
+from ..stats.randomization import randomization_test
 
 __all__ = ["conversation_clusters", "cluster_labels", "leaderboard_frame", "clustered_frame",
            "multiverse_result", "MULTIVERSE_OPTIONS", "estimation_frame", "mixed_frame"]

@@ -27,6 +27,7 @@ import pandas as pd
 from ..agreement.multiverse import MultiverseResult
 from ..version import __version__
 from .data import STAT_COLUMNS, ReportData
+from .judged_section import JUDGED_TABLES, load_judged
 
 __all__ = ["FORMAT_VERSION", "REPORT_FILES", "RESULT_TABLES", "MULTIVERSE_FRAMES",
            "write_per_query", "read_per_query", "versions", "file_record", "dump_json",
@@ -149,7 +150,8 @@ def save_results(data, folder):
             np.save(fh, np.ascontiguousarray(data.null_distribution, dtype="<f8"),
                     allow_pickle=False)
         written.append("results/null_distribution.npy")
-    for name, frame in (("segments", data.segments), ("segment_means", data.segment_means)):
+    for name, frame in (("segments", data.segments), ("segment_means", data.segment_means),
+                        *((n, getattr(data, n)) for n in JUDGED_TABLES)):
         if frame is not None:
             text = frame.to_csv(index=False, lineterminator="\n", float_format=None)
             (folder / f"{name}.csv").write_text(text, encoding="utf-8", newline="")
@@ -238,7 +240,7 @@ def load_report(path, *, progress=False) -> ReportData:
     segs = {name: (pd.read_csv(res / f"{name}.csv", dtype={"segment": str})
                    if (res / f"{name}.csv").is_file() else None)
             for name in ("segments", "segment_means")}
-    return ReportData(multiverse=load_multiverse(res, manifest),
+    return ReportData(multiverse=load_multiverse(res, manifest), **load_judged(res),
                       segments=segs["segments"], segment_means=segs["segment_means"],
                       leaderboard=tables["leaderboard"], clustered=tables["clustered"],
                       estimation=tables["estimation"], mixed=tables["mixed"],

@@ -23,6 +23,7 @@ from ..formatting import (
 )
 from ..stats.registry import FAMILY_TESTS, correction_label, interval_label, test_label
 from .designs import DESIGN_ROWS
+from .judged_section import bounds_rows, judge_rows
 from .plots import one_option_at_a_time
 
 __all__ = ["report_tables", "procedure_phrase", "interval_phrase", "FEW_SYSTEMS"]
@@ -60,8 +61,8 @@ def report_tables(data) -> dict:
                          ("multiverse", _multiverse_rows),
                          ("estimation", _estimation_rows),
                          ("mixed", _mixed_rows),
-                         ("segments", _segments_rows),
-                         *DESIGN_ROWS.items()):
+                         ("segments", _segments_rows), ("judge", judge_rows),
+                         ("judgment_bounds", bounds_rows), *DESIGN_ROWS.items()):
         built = render(data)
         if built is None:
             continue

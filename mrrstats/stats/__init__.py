@@ -2,19 +2,18 @@
 multiple comparisons, power, and the ``compare`` verb."""
 
 from . import blocked
+from .bootstrap import BootstrapCIResult, BootstrapTestResult, bootstrap_ci, bootstrap_test
 from .compare import Comparison, compare
+from .effects import EffectSizes, effect_sizes, residual_variance
 from .estimation import (
                        EffectSizeIntervals,
                        EquivalenceResult,
                        HodgesLehmannResult,
-                       UnpairedResult,
                        effect_size_intervals,
                        equivalence_test,
                        hodges_lehmann,
-                       unpaired_bootstrap_ci,
-                       unpaired_permutation_test,
-                       unpaired_ttest,
 )
+from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display, rank_intervals
 from .mixed import MixedModelResult, mixed_model, mixed_vs_anova
 from .multiple import (
@@ -25,17 +24,28 @@ from .multiple import (
                        randomized_tukey_hsd,
                        westfall_young,
 )
-from .power import randomization_power, topic_set_size, ttest_power
-from .significance import (
-                       ConfidenceInterval,
-                       bootstrap_ci,
-                       bootstrap_test,
-                       effect_sizes,
+from .paired import (
+                       SignTestResult,
+                       TTestResult,
+                       WilcoxonResult,
                        paired_ttest,
-                       randomization_test,
-                       residual_variance,
                        sign_test,
                        wilcoxon_test,
+)
+from .power import (
+                       PowerResult,
+                       SimulatedPowerResult,
+                       TopicSetSizeResult,
+                       randomization_power,
+                       topic_set_size,
+                       ttest_power,
+)
+from .randomization import RandomizationTestResult, randomization_test
+from .unpaired import (
+                       UnpairedResult,
+                       unpaired_bootstrap_ci,
+                       unpaired_permutation_test,
+                       unpaired_ttest,
 )
 
 __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discriminative_power",
@@ -43,11 +53,15 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "topic_set_size", "ttest_power", "ConfidenceInterval", "bootstrap_ci",
            "bootstrap_test", "effect_sizes", "paired_ttest", "randomization_test",
            "residual_variance", "sign_test", "wilcoxon_test",
-           # estimation, equivalence and unpaired comparisons (issue 14)
+           # estimation, equivalence and unpaired comparisons
            "EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult", "UnpairedResult",
            "effect_size_intervals", "equivalence_test", "hodges_lehmann",
            "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
            "MixedModelResult", "mixed_model", "mixed_vs_anova",
            "RankIntervals", "compact_letter_display", "rank_intervals",
-           # queries in blocks: mrrstats.blocked.randomization_test, .bootstrap_ci (issue 13)
-           "blocked"]
+           # queries in blocks: mrrstats.blocked.randomization_test, .bootstrap_ci
+           "blocked",
+           # the result classes of the paired tests and of power
+           "TTestResult", "WilcoxonResult", "SignTestResult", "RandomizationTestResult",
+           "BootstrapTestResult", "BootstrapCIResult", "EffectSizes", "PowerResult",
+           "SimulatedPowerResult", "TopicSetSizeResult"]

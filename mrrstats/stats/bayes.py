@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import confidence_level_iv, int_iv, missing_iv, rng_iv
-from .significance import ConfidenceInterval
+from .intervals import ConfidenceInterval
 
 __all__ = ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical",
            "BAYES_METHODS"]

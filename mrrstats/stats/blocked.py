@@ -3,8 +3,8 @@ r"""Statistics over 10^6-10^8 queries, in blocks: the in-memory numbers, memory 
 :func:`randomization_test` and :func:`bootstrap_ci` take the per-query values
 of one or two systems from a *source* read one block of queries at a time
 and return the results of the in-memory functions
-(:class:`~mrrstats.stats.significance.RandomizationTestResult`,
-:class:`~mrrstats.stats.significance.BootstrapCIResult`, with their null or
+(:class:`~mrrstats.stats.randomization.RandomizationTestResult`,
+:class:`~mrrstats.stats.bootstrap.BootstrapCIResult`, with their null or
 bootstrap distributions and ``confidence_interval`` methods), equal bit for
 bit to :func:`mrrstats.randomization_test` and
 ``mrrstats.bootstrap_ci(..., scheme="poisson")`` on the whole vectors for the
@@ -16,10 +16,10 @@ Sources (``a``, with ``b`` for two aligned arrays):
 
 * two 1-D arrays or ``numpy.memmap`` (``a``, ``b``), or one (``a``: the values
   of one system for :func:`bootstrap_ci`, the differences ``a - b`` for
-  :func:`randomization_test`), sliced into ``block_size`` queries;
+  :func:`randomization_test`), sliced into ``batch`` queries;
 * a Parquet file, directory or glob (``str`` or path) with ``columns=`` naming
   one or two value columns, read with ``pyarrow.dataset`` in batches of at
-  most ``block_size`` rows (files in sorted order, rows in file order);
+  most ``batch`` rows (files in sorted order, rows in file order);
 * a Dask array (with ``b``) or DataFrame (with ``columns=``), one chunk or
   partition at a time;
 * a function returning a new iterator of blocks, or a list of blocks; a block
@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..defaults import BOOTSTRAP_METHOD
+from ..deprecation import renamed_parameters
 from ..progress import progress_bar
 from ..validation import (
     alternative_iv,
@@ -55,13 +57,17 @@ from ..validation import (
     rng_iv,
     workers_iv,
 )
-from .significance import bootstrap_ci_blocks, randomization_test_blocks
+from .bootstrap import bootstrap_ci_blocks
+from .intervals import CI_METHODS
+from .randomization import randomization_test_blocks
 
-__all__ = ["randomization_test", "bootstrap_ci", "BLOCK_SIZE"]
+__all__ = ["randomization_test", "bootstrap_ci", "BATCH"]
 
-#: queries per block by default: 8 MiB per float64 column, far above the per-block overheads
-BLOCK_SIZE = 1 << 20
-_CI_METHODS = ("bca", "percentile", "basic")
+#: queries per block by default (``batch=None``): 8 MiB per float64 column, far above the
+#: per-block overheads
+BATCH = 1 << 20
+#: the name of :data:`BATCH` in mrrstats 0.1
+BLOCK_SIZE = BATCH
 
 
 @dataclass
@@ -88,7 +94,7 @@ def _is_dask(x):
     return type(x).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
-def _array_source(a, b, block_size):
+def _array_source(a, b, batch):
     if getattr(a, "ndim", 1) != 1 or (b is not None and getattr(b, "ndim", 1) != 1):
         raise ValueError("`a` and `b` must be 1-D (one value per query)")
     if not hasattr(a, "__getitem__") or not hasattr(a, "__len__"):
@@ -103,14 +109,14 @@ def _array_source(a, b, block_size):
                          f"{len(a)} and {len(b)}")
 
     def blocks():
-        for i in range(0, len(a), block_size):
-            yield (_float(a[i:i + block_size], "`a`"),
-                   None if b is None else _float(b[i:i + block_size], "`b`"))
+        for i in range(0, len(a), batch):
+            yield (_float(a[i:i + batch], "`a`"),
+                   None if b is None else _float(b[i:i + batch], "`b`"))
 
     return _Source(blocks, ("a", "b"), "the arrays", b is not None)
 
 
-def _parquet_source(path, columns, block_size):
+def _parquet_source(path, columns, batch):
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
@@ -138,13 +144,13 @@ def _parquet_source(path, columns, block_size):
         # dataset scanner reads ahead many batches, about 12 blocks at 10^7 rows
         for f in dataset.files:
             with pq.ParquetFile(f, filesystem=dataset.filesystem) as pf:
-                yield from _batches(pf.iter_batches(batch_size=block_size, columns=list(cols)))
+                yield from _batches(pf.iter_batches(batch_size=batch, columns=list(cols)))
 
     def _batches(batches):
-        for batch in batches:
+        for record_batch in batches:
             vals = []
             for c in cols:
-                col = batch.column(c)
+                col = record_batch.column(c)
                 if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)
                         or pa.types.is_decimal(col.type)):
                     raise TypeError(f"column {c!r} of {text} must hold numbers, got {col.type}")
@@ -224,19 +230,19 @@ def _block_pairs(blocks):
     return pairs
 
 
-def _source(a, b, columns, block_size):
+def _source(a, b, columns, batch):
     """The source of :mod:`mrrstats.stats.blocked` (see the module docstring)."""
     if isinstance(a, str | os.PathLike):
         if b is not None:
             raise TypeError("a Parquet source holds both systems: name them with "
                             "columns=('a', 'b'), and leave `b` out")
-        return _parquet_source(a, columns, block_size)
+        return _parquet_source(a, columns, batch)
     if columns is not None and not _is_dask(a):
         raise TypeError("`columns` names the columns of a Parquet source or a Dask DataFrame")
     if _is_dask(a):
         return _dask_source(a, b, columns)
     if b is not None or isinstance(a, np.ndarray):
-        return _array_source(a, b, block_size)
+        return _array_source(a, b, batch)
     if callable(a):
         return _Source(_block_pairs(a), ("a", "b"), "the blocks", None)
     if iter(a) is a:
@@ -244,7 +250,7 @@ def _source(a, b, columns, block_size):
                         "two or three times: pass a function returning a new iterator")
     items = list(a)
     if items and all(np.ndim(x) == 0 for x in items):  # a plain list of numbers
-        return _array_source(np.asarray(items, dtype=np.float64), None, block_size)
+        return _array_source(np.asarray(items, dtype=np.float64), None, batch)
     return _Source(_block_pairs(items), ("a", "b"), "the blocks", None)
 
 
@@ -306,8 +312,9 @@ def _counting(blocks, bar):
     return counted
 
 
+@renamed_parameters(block_size="batch")
 def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_resamples=10000,
-                       exact=None, block_size=None, missing="raise", workers=-1,
+                       exact=None, batch=None, missing="raise", workers=-1,
                        progress=None, rng=None):
     r"""Fisher's paired randomization test over queries read in blocks (memory O(B + block)).
 
@@ -328,9 +335,10 @@ def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_re
     alternative, n_resamples, exact, missing, workers, rng : keyword-only
         As in :func:`mrrstats.randomization_test`. A test that would enumerate
         all :math:`2^n` sign vectors (``exact``) joins the (few) queries.
-    block_size : int or None, keyword-only
+    batch : int or None, keyword-only
         Queries per block of an array source or Parquet batch (default
-        :data:`BLOCK_SIZE`); the numbers never depend on it.
+        :data:`BATCH`; ``block_size=`` in mrrstats 0.1); the numbers never
+        depend on it.
     progress : bool or None, keyword-only
         Show the queries read on a bar (default: on a terminal, not in CI).
 
@@ -343,7 +351,7 @@ def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_re
     >>> import numpy as np, mrrstats
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.random(5000), rng.random(5000)
-    >>> res = mrrstats.blocked.randomization_test(a, b, block_size=1000, n_resamples=999, rng=1)
+    >>> res = mrrstats.blocked.randomization_test(a, b, batch=1000, n_resamples=999, rng=1)
     >>> ref = mrrstats.randomization_test(a, b, n_resamples=999, rng=1)
     >>> res.pvalue == ref.pvalue, res.confidence_interval() == ref.confidence_interval()
     (True, True)
@@ -352,10 +360,10 @@ def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_re
     n_resamples = int_iv(n_resamples, "n_resamples")
     if exact not in (None, True, False):
         raise TypeError(f"`exact` must be None, True or False, got {exact!r}")
-    block_size = BLOCK_SIZE if block_size is None else int_iv(block_size, "block_size")
+    batch = BATCH if batch is None else int_iv(batch, "batch")
     missing_iv(missing)
     workers = workers_iv(workers)
-    src = _source(a, b, columns, block_size)
+    src = _source(a, b, columns, batch)
     blocks, size = _values(src, missing, 1, progress, "randomization test")
     if exact and size[0] > 30:
         raise ValueError(f"`exact` enumeration of 2**{size[0]} sign vectors is too large; use "
@@ -368,8 +376,9 @@ def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_re
                                          seed=seed, workers=workers)
 
 
-def bootstrap_ci(a, b=None, *, columns=None, method="bca", confidence_level=0.95,
-                 alternative="two-sided", n_resamples=10000, block_size=None, missing="raise",
+@renamed_parameters(block_size="batch")
+def bootstrap_ci(a, b=None, *, columns=None, method=BOOTSTRAP_METHOD, confidence_level=0.95,
+                 alternative="two-sided", n_resamples=10000, batch=None, missing="raise",
                  scheme="poisson", workers=-1, progress=None, rng=None):
     r"""Poisson-bootstrap interval of a mean or paired mean difference, queries in blocks.
 
@@ -380,7 +389,7 @@ def bootstrap_ci(a, b=None, *, columns=None, method="bca", confidence_level=0.95
 
     Parameters
     ----------
-    a, b, columns, block_size, progress
+    a, b, columns, batch, progress
         As in :func:`randomization_test`; one column without ``b`` holds one
         system's scores (the interval is for their mean).
     method, confidence_level, alternative, n_resamples, missing, workers, rng : keyword-only
@@ -399,13 +408,13 @@ def bootstrap_ci(a, b=None, *, columns=None, method="bca", confidence_level=0.95
     --------
     >>> import numpy as np, mrrstats
     >>> x = np.random.default_rng(0).random(5000)
-    >>> res = mrrstats.blocked.bootstrap_ci(x, block_size=999, n_resamples=500, rng=1)
+    >>> res = mrrstats.blocked.bootstrap_ci(x, batch=999, n_resamples=500, rng=1)
     >>> ref = mrrstats.bootstrap_ci(x, n_resamples=500, scheme="poisson", rng=1)
     >>> res.confidence_interval() == ref.confidence_interval()
     True
     """
-    if method not in _CI_METHODS:
-        raise ValueError(f"`method` must be one of {_CI_METHODS}, got {method!r}")
+    if method not in CI_METHODS:
+        raise ValueError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
     n_resamples = int_iv(n_resamples, "n_resamples")
@@ -413,10 +422,10 @@ def bootstrap_ci(a, b=None, *, columns=None, method="bca", confidence_level=0.95
         raise ValueError(f"scheme={scheme!r} cannot run in blocks: a multinomial draw can land "
                          "on any query; use scheme='poisson' (the default here) or "
                          "mrrstats.bootstrap_ci in memory")
-    block_size = BLOCK_SIZE if block_size is None else int_iv(block_size, "block_size")
+    batch = BATCH if batch is None else int_iv(batch, "batch")
     missing_iv(missing)
     workers = workers_iv(workers)
-    src = _source(a, b, columns, block_size)
+    src = _source(a, b, columns, batch)
     blocks, size = _values(src, missing, 2, progress, "bootstrap interval")
     gen, seed = rng_iv(rng)
     with progress_bar(total=2 * size[0], desc="bootstrap interval: resampling",

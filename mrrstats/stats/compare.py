@@ -46,12 +46,12 @@ from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
 from ..progress import tracked
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from .designs import query_labels
 from .leaderboard import leaderboard_frame
 from .multiple import adjust_pvalues, pairwise_tests, pairwise_tests_in_family
 from .registry import CORRECTIONS, TESTS, correction_label, correction_spec, test_label, test_spec
 from .replicates import replicate_tests
 from .segments import segment_pairs
-from .significance import query_labels
 
 __all__ = ["Comparison", "compare"]
 

@@ -37,6 +37,11 @@ Poisson bootstrap (key :math:`k \oplus` :data:`POISSON_DOMAIN`)
     uniform against the exact integer thresholds
     :math:`\lfloor 2^{32} F(k) \rfloor`, :math:`F` the Poisson(1) CDF;
     weights run from 0 to 13).
+Label permutations (key :math:`k \oplus` :data:`PERMUTATION_DOMAIN`)
+    Resample ``r`` orders the ``n`` pooled items of two samples by :math:`h`
+    of counter ``(r, i)`` (ties, probability below :math:`n^2/2^{65}`, by the
+    item number); the first :math:`n_a` items form the first sample: a
+    uniformly random split (the unpaired permutation test).
 
 Implementations
 ---------------
@@ -68,6 +73,7 @@ __all__ = [
     "KEY_MASK",
     "BOOTSTRAP_DOMAIN",
     "POISSON_DOMAIN",
+    "PERMUTATION_DOMAIN",
     "POISSON_THRESHOLDS",
     "MAX_RESAMPLES",
     "MAX_QUERIES",
@@ -82,6 +88,7 @@ __all__ = [
     "bootstrap_counts",
     "bootstrap_indices_xp",
     "poisson_weights",
+    "permutation_words",
     "poisson_weights_xp",
     "signflip_dot",
     "poisson_dot",
@@ -91,6 +98,7 @@ KEY_MASK = 0xFFFFFFFF
 #: XORed into the two key words to give the bootstrap and Poisson keys (other domains)
 BOOTSTRAP_DOMAIN = (0x9E3779B9, 0x7F4A7C15)
 POISSON_DOMAIN = (0x85EBCA6B, 0xC2B2AE35)
+PERMUTATION_DOMAIN = (0x27D4EB2F, 0x165667B1)
 #: resample numbers are the first 32-bit counter word
 MAX_RESAMPLES = 1 << 32
 #: bootstrap draws: n * 2**32 must stay below 2**62 in the multiply-shift
@@ -509,6 +517,20 @@ def bootstrap_counts(key, start, r, n, *, workers=-1):
     out = np.empty((r, n), dtype=np.float64)
     if r and n:
         _launch("boot", workers, *_words(domain_key(key, BOOTSTRAP_DOMAIN)), int(start), out)
+    return out
+
+
+def permutation_words(key, start, r, n, *, workers=-1):
+    """64-bit words (r, n), uint64, of resamples ``start..start+r-1`` (permutation key).
+
+    Word ``i`` of resample ``r`` is :math:`h` of counter ``(r, i)``; sorting a
+    row gives a uniformly random permutation of the ``n`` items.
+    """
+    _check_range(start, r)
+    out = np.empty((r, n), dtype="<u8")
+    if r and n:
+        _launch("words", workers, *_words(domain_key(key, PERMUTATION_DOMAIN)), int(start), 0,
+                out)
     return out
 
 

@@ -1,11 +1,13 @@
-r"""Estimation beyond a p-value: shift estimates, equivalence, effect-size
-intervals, and comparisons of systems evaluated on *different* query sets.
+r"""Estimation beyond a p-value: the Hodges-Lehmann shift, equivalence, effect-size
+intervals.
 
-Paired (same queries, ``a[i]`` and ``b[i]`` measured on query ``i``):
+For two systems on the same queries (``a[i]`` and ``b[i]`` measured on query ``i``):
 
 * :func:`hodges_lehmann` -- the Hodges-Lehmann estimate of the paired shift
   with the Wilcoxon (Tukey/Walsh-average) confidence interval, as R's
-  ``wilcox.test(a, b, paired=TRUE, conf.int=TRUE)``.
+  ``wilcox.test(a, b, paired=TRUE, conf.int=TRUE)``
+  (:func:`hodges_lehmann_interval` is also the interval of
+  :class:`~mrrstats.WilcoxonResult`).
 * :func:`equivalence_test` -- two one-sided tests (TOST) against a stated
   margin, by the paired t-test (as statsmodels' ``ttost_paired``) or by the
   paired randomization test.
@@ -13,27 +15,21 @@ Paired (same queries, ``a[i]`` and ``b[i]`` measured on query ``i``):
   the noncentral t distribution and the probability of superiority with a
   bootstrap interval.
 
-Unpaired (different query sets; the queries of ``a`` and ``b`` are not
-matched, so nothing is differenced query by query):
-
-* :func:`unpaired_ttest` -- Welch's t-test (as ``scipy.stats.ttest_ind(...,
-  equal_var=False)``);
-* :func:`unpaired_permutation_test` -- permutation of the group labels;
-* :func:`unpaired_bootstrap_ci` -- each set resampled on its own.
-
-Use the paired tests whenever the queries are the same: they remove the query
-difficulty from the comparison and are far more powerful.
+Systems evaluated on different query sets: :mod:`mrrstats.stats.unpaired`.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from ..deprecation import REMOVED_IN, renamed_attribute, renamed_parameters, renamed_value
 from ..model.scoretable import as_score_table
 from ..validation import (
     alternative_iv,
@@ -42,22 +38,26 @@ from ..validation import (
     missing_iv,
     rng_iv,
     tolerance_iv,
+    workers_iv,
 )
-from .resampling import bootstrap_sums, enumerated_splits, label_permutations
-from .significance import ConfidenceInterval, bootstrap_ci, paired_ttest, randomization_test
+from .bootstrap import bootstrap_ci
+from .intervals import ConfidenceInterval, level_iv
+from .randomization import randomization_test
+from .rows import ttest_rows
 
 __all__ = [
     "HodgesLehmannResult",
     "EquivalenceResult",
     "EffectSizeIntervals",
-    "UnpairedResult",
     "hodges_lehmann",
+    "hodges_lehmann_interval",
     "equivalence_test",
     "effect_size_intervals",
-    "unpaired_ttest",
-    "unpaired_permutation_test",
-    "unpaired_bootstrap_ci",
 ]
+
+#: ``method`` of the Wilcoxon settings: retired spellings of the normal approximation (scipy
+#: < 1.9 called it "approx"; the Hodges-Lehmann result of mrrstats 0.1 "normal")
+WILCOXON_METHOD_RENAMES = {"approx": "asymptotic", "normal": "asymptotic"}
 
 
 # --------------------------------------------------------------------------
@@ -80,17 +80,6 @@ def _paired_iv(a, b, missing, min_n=2):
     return table.values[:, 0].copy(), table.values[:, 1].copy()
 
 
-def _sample_iv(x, name, min_n=2):
-    try:
-        x = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a 1-D array of numbers") from None
-    if x.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D")
-    x = as_score_table(x[None, :], min_queries=min_n, name=name).values[:, 0].copy()
-    return x
-
-
 # --------------------------------------------------------------------------
 # Hodges-Lehmann
 # --------------------------------------------------------------------------
@@ -108,13 +97,24 @@ class HodgesLehmannResult:
         The level achieved (R lowers it, with a warning, when the requested
         one is not attainable; so do we, without the warning).
     method : str
-        ``"exact"`` or ``"normal"`` (R's choice: exact when ``n < 50`` with
-        no ties and no zero differences).
-    n : int
+        ``"exact"`` or ``"asymptotic"`` (the normal approximation; R's choice:
+        exact when ``n_nonzero < 50`` with no ties and no zero differences).
+    n_nonzero : int
         Queries with a non-zero difference.
     statistic : float
         Wilcoxon's :math:`V` (sum of the ranks of the positive differences).
     alternative : str
+    n_queries : int
+        Queries used (zeros included).
+    continuity : bool
+        Whether the normal approximation is continuity-corrected.
+
+    Methods
+    -------
+    confidence_interval(confidence_level=None)
+        The interval, recomputed at another level when one is given.
+    to_frame()
+        One row: the estimate, the interval (``ci_low``, ``ci_high``) and the settings.
     """
 
     estimate: float
@@ -122,14 +122,50 @@ class HodgesLehmannResult:
     high: float
     confidence_level: float
     method: str
-    n: int
+    n_nonzero: int
     statistic: float
     alternative: str
+    n_queries: int = 0
+    continuity: bool = True
+    _differences: np.ndarray = field(default=None, repr=False, compare=False)
+    _requested: float = field(default=None, repr=False, compare=False)
 
-    def confidence_interval(self):
-        """The interval as a :class:`~mrrstats.stats.significance.ConfidenceInterval`."""
-        return ConfidenceInterval(self.low, self.high, self.confidence_level,
-                                  f"hodges-lehmann ({self.method})")
+    n = renamed_attribute("n_nonzero")
+
+    def confidence_interval(self, confidence_level=None):
+        """The interval as a :class:`~mrrstats.stats.intervals.ConfidenceInterval`.
+
+        ``confidence_level`` (default: the level asked of :func:`hodges_lehmann`)
+        recomputes the interval with the same method and continuity setting; the
+        level achieved is the interval's ``confidence_level``.
+        """
+        cl = level_iv(confidence_level, self._requested or self.confidence_level)
+        if self._differences is None or cl == (self._requested or self.confidence_level):
+            return ConfidenceInterval(self.low, self.high, self.confidence_level,
+                                      f"hodges-lehmann ({self.method})")
+        hl = hodges_lehmann_interval(self._differences, cl, self.alternative, self.method,
+                                     self.continuity)
+        return ConfidenceInterval(hl.low, hl.high, hl.level, f"hodges-lehmann ({hl.method})")
+
+    def to_frame(self):
+        """One row: ``estimate``, ``ci_low``, ``ci_high``, ``confidence_level``, the rest."""
+        return pd.DataFrame([{"estimate": self.estimate, "ci_low": self.low,
+                              "ci_high": self.high, "confidence_level": self.confidence_level,
+                              "method": self.method, "statistic": self.statistic,
+                              "n_queries": self.n_queries, "n_nonzero": self.n_nonzero,
+                              "continuity": self.continuity, "alternative": self.alternative}])
+
+
+class HodgesLehmannInterval(NamedTuple):
+    """What :func:`hodges_lehmann_interval` computes."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    n_nonzero: int
+    statistic: float
 
 
 def _signrank_cdf_table(n):
@@ -152,7 +188,7 @@ def _walsh(x):
     return np.sort((x[i] + x[j]) / 2.0)
 
 
-def _w_normal(x, d, correct, alternative):
+def _w_normal(x, d, continuity, alternative):
     """R's ``W(d)``: the standardised signed-rank statistic of ``x - d``."""
     xd = x - d
     xd = xd[xd != 0]
@@ -166,33 +202,114 @@ def _w_normal(x, d, correct, alternative):
     if sigma == 0:
         return math.nan
     corr = 0.0
-    if correct:
+    if continuity:
         corr = {"two-sided": math.copysign(0.5, zd) if zd != 0 else 0.0,
                 "greater": 0.5, "less": -0.5}[alternative]
     return (zd - corr) / sigma
 
 
-def _w_root(x, zq, correct, alternative):
+def _w_root(x, zq, continuity, alternative):
     """R's ``root(zq)``: ``uniroot(W(d) - zq, c(min(x), max(x)), tol = 1e-4)``.
 
     Solved with :func:`scipy.optimize.brentq`, the same Brent-Dekker
     ``zeroin`` algorithm as R's ``uniroot``, with R's tolerance.
     """
     lo, hi = float(x.min()), float(x.max())
-    flo = _w_normal(x, lo, correct, alternative) - zq
-    fhi = _w_normal(x, hi, correct, alternative) - zq
+    flo = _w_normal(x, lo, continuity, alternative) - zq
+    fhi = _w_normal(x, hi, continuity, alternative) - zq
     if flo == 0:
         return lo
     if fhi == 0:
         return hi
     if np.sign(flo) == np.sign(fhi):
         return math.nan
-    return float(optimize.brentq(lambda d: _w_normal(x, d, correct, alternative) - zq,
+    return float(optimize.brentq(lambda d: _w_normal(x, d, continuity, alternative) - zq,
                                  lo, hi, xtol=1e-4))
 
 
-def hodges_lehmann(a, b, *, confidence_level=0.95, alternative="two-sided", exact=None,
-                   correct=True, missing="raise"):
+def hodges_lehmann_interval(d, confidence_level, alternative, method, continuity):
+    """The Hodges-Lehmann estimate and interval of the differences ``d`` (validated).
+
+    ``method``: ``"auto"`` (R's choice), ``"exact"`` or ``"asymptotic"``. See
+    :func:`hodges_lehmann` for the algorithm; this is its computation, shared with
+    :meth:`mrrstats.WilcoxonResult.confidence_interval`.
+    """
+    x = d[d != 0]
+    n = x.size
+    if n == 0:
+        raise ValueError("`a` and `b` are equal on every query: no interval for the shift")
+    r = stats.rankdata(np.abs(x))
+    v = float(r[x > 0].sum())
+    ties = np.unique(r).size != r.size
+    zeros = n != d.size
+    use_exact = (n < 50) if method == "auto" else method == "exact"
+    if use_exact and not ties and not zeros:
+        low, high, level = _hl_exact(x, confidence_level, alternative)
+        return HodgesLehmannInterval(float(np.median(_walsh(x))), low, high, level, "exact",
+                                     n, v)
+    low, high, level = _hl_asymptotic(x, confidence_level, alternative, continuity)
+    est = _w_root(x, 0.0, False, alternative)
+    return HodgesLehmannInterval(float(est), float(low), float(high), level, "asymptotic", n, v)
+
+
+def _hl_exact(x, cl, alternative):
+    """R's exact interval: order statistics of the Walsh averages (``qsignrank``)."""
+    n = x.size
+    walsh = _walsh(x)
+    alpha = 1.0 - cl
+    cdf = _signrank_cdf_table(n)
+    m = n * (n + 1) // 2
+    tail = alpha / 2 if alternative == "two-sided" else alpha
+    qu = max(_qsignrank(tail, cdf), 1)
+    achieved = cdf[qu - 1] * (2 if alternative == "two-sided" else 1)
+    lo_i, hi_i = qu - 1, m - qu  # 0-based: diffs[qu], diffs[ql + 1] with ql = m - qu
+    low = walsh[lo_i] if alternative != "less" else -math.inf
+    high = walsh[hi_i] if alternative != "greater" else math.inf
+    level = cl if achieved - alpha <= alpha / 2 else 1 - float(f"{achieved:.2g}")
+    return float(low), float(high), level
+
+
+def _hl_asymptotic(x, cl, alternative, continuity):
+    """R's asymptotic interval: the roots of the standardised statistic ``W(d)``."""
+    if math.isnan(_w_normal(x, x.min(), continuity, alternative)):
+        raise ValueError("cannot compute a confidence interval when all differences are tied")
+    alpha = 1.0 - cl
+    level = cl
+    low, high = -math.inf, math.inf
+    if alternative == "two-sided":
+        wmin = _w_normal(x, x.min(), continuity, alternative)
+        wmax = _w_normal(x, x.max(), continuity, alternative)
+        while True:
+            if (wmin - stats.norm.isf(alpha / 2) < 0
+                    or wmax - stats.norm.ppf(alpha / 2) > 0) and alpha < 1:
+                alpha *= 2
+            else:
+                break
+        if alpha >= 1 or 1 - cl < alpha * 0.75:
+            level = 1 - min(1.0, alpha)
+        if alpha < 1:
+            low = _w_root(x, stats.norm.isf(alpha / 2), continuity, alternative)
+            high = _w_root(x, stats.norm.ppf(alpha / 2), continuity, alternative)
+        else:
+            low = high = float(np.median(x))
+    elif alternative == "greater":
+        low = _w_root(x, stats.norm.isf(alpha), continuity, alternative)
+    else:
+        high = _w_root(x, stats.norm.ppf(alpha), continuity, alternative)
+    return low, high, level
+
+
+def _exact_to_method(method):
+    """``exact=None/True/False`` of 0.1 (renamed to ``method``) as a method name."""
+    if method is None or isinstance(method, bool | np.bool_):
+        return {None: "auto", True: "exact", False: "asymptotic"}[None if method is None
+                                                                  else bool(method)]
+    return method
+
+
+@renamed_parameters(correct="continuity", exact="method")
+def hodges_lehmann(a, b, *, confidence_level=0.95, alternative="two-sided", method="auto",
+                   continuity=True, missing="raise"):
     r"""Hodges-Lehmann estimate of the paired shift ``a - b`` with its interval.
 
     The estimate is the median of the Walsh averages :math:`(d_i + d_j)/2`,
@@ -209,16 +326,22 @@ def hodges_lehmann(a, b, *, confidence_level=0.95, alternative="two-sided", exac
     confidence_level : float, keyword-only
     alternative : {"two-sided", "greater", "less"}, keyword-only
         One-sided intervals have an infinite bound.
-    exact : bool or None, keyword-only
-        ``None`` chooses as R does; an exact interval is only possible
-        without ties and zeros (otherwise the normal approximation is used).
-    correct : bool, keyword-only
-        Continuity correction of the normal approximation (R's ``correct``).
+    method : {"auto", "exact", "asymptotic"}, keyword-only
+        ``"auto"`` chooses as R does (exact for fewer than 50 non-zero
+        differences without ties); an exact interval is only possible without
+        ties and zeros (otherwise the normal approximation, ``"asymptotic"``,
+        is used). The same names as :func:`mrrstats.wilcoxon_test`'s ``method``
+        (replaces ``exact=None/True/False``).
+    continuity : bool, keyword-only
+        Continuity correction of the normal approximation (R's ``correct``;
+        :func:`mrrstats.wilcoxon_test`'s ``continuity``).
     missing : {"raise", "drop"}, keyword-only
 
     Returns
     -------
     HodgesLehmannResult
+        ``confidence_interval(confidence_level=...)`` recomputes the interval
+        at another level.
 
     Notes
     -----
@@ -255,69 +378,45 @@ def hodges_lehmann(a, b, *, confidence_level=0.95, alternative="two-sided", exac
     >>> hl = mrrstats.hodges_lehmann(x, y)
     >>> print(hl.method, round(hl.estimate, 4), round(hl.low, 4), round(hl.high, 4))
     exact 0.46 0.01 0.786
+    >>> low, high = hl.confidence_interval(confidence_level=0.9)
+    >>> print(round(low, 4), round(high, 4))
+    0.175 0.7
     """
     a, b = _paired_iv(a, b, missing, min_n=1)
     cl = confidence_level_iv(confidence_level)
     alternative = alternative_iv(alternative)
-    if exact is not None and not isinstance(exact, bool):
-        raise TypeError(f"`exact` must be True, False or None, got {exact!r}")
+    method = renamed_value(_exact_to_method(method), WILCOXON_METHOD_RENAMES, "method")
+    if method not in ("auto", "exact", "asymptotic"):
+        raise ValueError(f"`method` must be 'auto', 'exact' or 'asymptotic', got {method!r}")
+    if not isinstance(continuity, bool | np.bool_):
+        raise TypeError(f"`continuity` must be True or False, got {continuity!r}")
     d = a - b
-    x = d[d != 0]
-    n = x.size
-    if n == 0:
-        raise ValueError("`a` and `b` are equal on every query: no interval for the shift")
-    r = stats.rankdata(np.abs(x))
-    v = float(r[x > 0].sum())
-    ties = np.unique(r).size != r.size
-    zeros = n != d.size
-    use_exact = (n < 50) if exact is None else exact
-    walsh = _walsh(x)
-    alpha = 1.0 - cl
-    if use_exact and not ties and not zeros:
-        cdf = _signrank_cdf_table(n)
-        m = n * (n + 1) // 2
-        tail = alpha / 2 if alternative == "two-sided" else alpha
-        qu = max(_qsignrank(tail, cdf), 1)
-        achieved = cdf[qu - 1] * (2 if alternative == "two-sided" else 1)
-        lo_i, hi_i = qu - 1, m - qu  # 0-based: diffs[qu], diffs[ql + 1] with ql = m - qu
-        low = walsh[lo_i] if alternative != "less" else -math.inf
-        high = walsh[hi_i] if alternative != "greater" else math.inf
-        level = cl if achieved - alpha <= alpha / 2 else 1 - float(f"{achieved:.2g}")
-        return HodgesLehmannResult(float(np.median(walsh)), float(low), float(high), level,
-                                   "exact", n, v, alternative)
-    # normal approximation (R: the "asymptotic" branch)
-    if math.isnan(_w_normal(x, x.min(), correct, alternative)):
-        raise ValueError("cannot compute a confidence interval when all differences are tied")
-    level = cl
-    low, high = -math.inf, math.inf
-    if alternative == "two-sided":
-        wmin = _w_normal(x, x.min(), correct, alternative)
-        wmax = _w_normal(x, x.max(), correct, alternative)
-        while True:
-            if (wmin - stats.norm.isf(alpha / 2) < 0
-                    or wmax - stats.norm.ppf(alpha / 2) > 0) and alpha < 1:
-                alpha *= 2
-            else:
-                break
-        if alpha >= 1 or 1 - cl < alpha * 0.75:
-            level = 1 - min(1.0, alpha)
-        if alpha < 1:
-            low = _w_root(x, stats.norm.isf(alpha / 2), correct, alternative)
-            high = _w_root(x, stats.norm.ppf(alpha / 2), correct, alternative)
-        else:
-            low = high = float(np.median(x))
-    elif alternative == "greater":
-        low = _w_root(x, stats.norm.isf(alpha), correct, alternative)
-    else:
-        high = _w_root(x, stats.norm.ppf(alpha), correct, alternative)
-    est = _w_root(x, 0.0, False, alternative)
-    return HodgesLehmannResult(float(est), float(low), float(high), level, "normal", n, v,
-                               alternative)
+    d.flags.writeable = False
+    hl = hodges_lehmann_interval(d, cl, alternative, method, bool(continuity))
+    return HodgesLehmannResult(hl.estimate, hl.low, hl.high, hl.level, hl.method,
+                               hl.n_nonzero, hl.statistic, alternative, int(d.size),
+                               bool(continuity), d, cl)
 
 
 # --------------------------------------------------------------------------
 # equivalence (TOST)
 # --------------------------------------------------------------------------
+class _MarginEnd(renamed_attribute):
+    """``EquivalenceResult.low`` / ``.high`` of 0.1: an end of the margin."""
+
+    def __init__(self, index):
+        super().__init__("margin")
+        self.index = index
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        warnings.warn(f"{type(obj).__name__}.{self.old} is deprecated; use "
+                      f".margin[{self.index}] (the old name will be removed in mrrstats "
+                      f"{REMOVED_IN})", DeprecationWarning, stacklevel=2)
+        return obj.margin[self.index]
+
+
 @dataclass(frozen=True)
 class EquivalenceResult:
     """Result of :func:`equivalence_test`.
@@ -328,16 +427,34 @@ class EquivalenceResult:
         The TOST p-value, ``max(pvalue_lower, pvalue_upper)``: small values
         say the mean difference lies inside the margin.
     pvalue_lower, pvalue_upper : float
-        One-sided p-values of :math:`H_0: \\mu \\le` ``low`` and
-        :math:`H_0: \\mu \\ge` ``high``.
+        One-sided p-values of :math:`H_0: \\mu \\le` ``margin[0]`` and
+        :math:`H_0: \\mu \\ge` ``margin[1]``.
     statistic_lower, statistic_upper : float
         The t statistics (``test="t"``) or the shifted mean differences.
     difference : float
         Mean difference of ``a - b``.
-    low, high : float
-        The equivalence margin.
+    margin : tuple of float
+        The equivalence margin ``(low, high)``.
     test : str
-    n : int
+    n_queries : int
+    n_resamples : int
+        Sign vectors of each one-sided randomization test (0 for ``test="t"``).
+    seed : int or None
+        The seed of the randomization tests (None for ``test="t"``, or when a
+        Generator was passed).
+    statistic : float
+        The statistic of the one-sided test with the larger p-value (the one
+        that decides).
+
+    Methods
+    -------
+    equivalent(alpha=0.05)
+        Whether equivalence is shown at ``alpha``.
+    confidence_interval(confidence_level=0.90)
+        The interval that lies inside the margin exactly when equivalence is
+        shown at :math:`\\alpha = (1 - \\text{level}) / 2`.
+    to_frame()
+        One row.
     """
 
     pvalue: float
@@ -346,27 +463,73 @@ class EquivalenceResult:
     statistic_lower: float
     statistic_upper: float
     difference: float
-    low: float
-    high: float
+    margin: tuple
     test: str
-    n: int
+    n_queries: int
+    n_resamples: int = 0
+    seed: int | None = None
     _se: float = field(default=math.nan, repr=False)
+    _tests: tuple = field(default=None, repr=False, compare=False)
+
+    low = _MarginEnd(0)
+    high = _MarginEnd(1)
+    n = renamed_attribute("n_queries")
+
+    @property
+    def statistic(self):
+        """The statistic of the deciding one-sided test (the larger p-value)."""
+        return (self.statistic_lower if self.pvalue_lower >= self.pvalue_upper
+                else self.statistic_upper)
 
     def equivalent(self, alpha=0.05):
         """Whether equivalence is shown at level ``alpha``."""
         return bool(self.pvalue <= confidence_level_iv(alpha, "alpha"))
 
-    def confidence_interval(self, alpha=0.05):
-        """The :math:`1 - 2\\alpha` t interval: equivalence at ``alpha`` iff inside the margin.
+    def confidence_interval(self, confidence_level=0.90):
+        r"""The :math:`1 - 2\alpha` interval of the mean difference (TOST's interval).
 
-        Only for ``test="t"``.
+        Equivalence at :math:`\alpha = (1 - \text{level})/2` is shown exactly
+        when the interval lies inside the margin (0.90: :math:`\alpha = 0.05`).
+        ``test="t"``: the paired t interval. ``test="randomization"``: each end
+        inverts its one-sided sign-flip test, with the same sign vectors
+        (:meth:`mrrstats.RandomizationTestResult.confidence_interval` at level
+        :math:`1 - \alpha`).
+
+        A value below 0.5 is read as the ``alpha`` of 0.1 (``confidence_interval(0.05)``
+        meant ``alpha=0.05``), with a DeprecationWarning.
         """
-        if self.test != "t":
-            raise ValueError("the TOST interval is only defined here for test='t'")
-        alpha = confidence_level_iv(alpha, "alpha")
-        q = stats.t.isf(alpha, self.n - 1)
-        return ConfidenceInterval(self.difference - q * self._se, self.difference + q * self._se,
-                                  1 - 2 * alpha, "t")
+        if confidence_level is not None and 0 < confidence_level < 0.5:
+            warnings.warn("EquivalenceResult.confidence_interval(alpha) is deprecated; pass "
+                          "confidence_level=1 - 2 * alpha (the old form will be removed in "
+                          f"mrrstats {REMOVED_IN})", DeprecationWarning, stacklevel=2)
+            confidence_level = 1 - 2 * confidence_level
+        cl = confidence_level_iv(confidence_level)
+        one_sided = (1 + cl) / 2
+        if self.test == "t":
+            q = stats.t.ppf(one_sided, self.n_queries - 1)
+            return ConfidenceInterval(self.difference - q * self._se,
+                                      self.difference + q * self._se, cl, "t")
+        if self._tests is None:
+            raise ValueError("this result carries no randomization tests to invert")
+        lower, upper = self._tests
+        low = lower.confidence_interval(one_sided).low + self.margin[0]
+        high = upper.confidence_interval(one_sided).high + self.margin[1]
+        return ConfidenceInterval(low, high, cl, "sign-flip inversion")
+
+    def to_frame(self):
+        """One row: ``test``, ``statistic``, ``pvalue`` and the one-sided parts, ``difference``,
+        ``margin_low``, ``margin_high``, the 0.90 interval, ``equivalent`` (at 0.05)."""
+        ci = self.confidence_interval()
+        return pd.DataFrame([{"test": self.test, "statistic": self.statistic,
+                              "pvalue": self.pvalue, "pvalue_lower": self.pvalue_lower,
+                              "pvalue_upper": self.pvalue_upper,
+                              "statistic_lower": self.statistic_lower,
+                              "statistic_upper": self.statistic_upper,
+                              "difference": self.difference, "margin_low": self.margin[0],
+                              "margin_high": self.margin[1], "ci_low": ci.low,
+                              "ci_high": ci.high, "confidence_level": ci.confidence_level,
+                              "equivalent": self.equivalent(), "n_queries": self.n_queries,
+                              "n_resamples": self.n_resamples, "seed": self.seed}])
 
 
 def _margin_iv(margin):
@@ -384,7 +547,8 @@ def _margin_iv(margin):
     return float(m[0]), float(m[1])
 
 
-def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="raise", rng=None):
+def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="raise",
+                     workers=-1, rng=None):
     r"""Equivalence of two systems within a stated margin: two one-sided tests (TOST).
 
     Tests :math:`H_0: \mu \le \text{low}` or :math:`\mu \ge \text{high}`
@@ -407,11 +571,19 @@ def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="rais
     n_resamples : int, keyword-only
         For ``test="randomization"``.
     missing : {"raise", "drop"}, keyword-only
+    workers : int, keyword-only
+        Threads of the sign-flip kernel (``test="randomization"``; -1: all
+        cores); the result never depends on it.
     rng : None, int or numpy.random.Generator, keyword-only
+        For ``test="randomization"``; the integer seed used is recorded in
+        the result (``seed``).
 
     Returns
     -------
     EquivalenceResult
+        ``confidence_interval()`` gives the :math:`1 - 2\alpha` interval
+        (0.90 for :math:`\alpha = 0.05`): equivalence is shown at
+        :math:`\alpha` exactly when it lies inside the margin.
 
     References
     ----------
@@ -436,17 +608,23 @@ def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="rais
     n = d.size
     diff = float(d.mean())
     if test == "t":
-        lo = paired_ttest(a - low, b, alternative="greater")
-        hi = paired_ttest(a - high, b, alternative="less")
+        D = np.vstack([d - low, d - high])
+        t_lo, p_lo, _, _ = ttest_rows(D[:1], "greater")
+        t_hi, p_hi, _, _ = ttest_rows(D[1:], "less")
+        p_lo, p_hi = float(p_lo[0]), float(p_hi[0])
         se = float(d.std(ddof=1) / math.sqrt(n))
-        return EquivalenceResult(max(lo.pvalue, hi.pvalue), lo.pvalue, hi.pvalue,
-                                 lo.statistic, hi.statistic, diff, low, high, "t", n, se)
+        return EquivalenceResult(max(p_lo, p_hi), p_lo, p_hi, float(t_lo[0]), float(t_hi[0]),
+                                 diff, (low, high), "t", n, 0, None, se)
     n_resamples = int_iv(n_resamples, "n_resamples")
-    gen, _ = rng_iv(rng)
-    lo = randomization_test(a - low, b, alternative="greater", n_resamples=n_resamples, rng=gen)
-    hi = randomization_test(a - high, b, alternative="less", n_resamples=n_resamples, rng=gen)
+    workers = workers_iv(workers)
+    gen, seed = rng_iv(rng)
+    lo = randomization_test(a - low, b, alternative="greater", n_resamples=n_resamples,
+                            workers=workers, rng=gen)
+    hi = randomization_test(a - high, b, alternative="less", n_resamples=n_resamples,
+                            workers=workers, rng=gen)
     return EquivalenceResult(max(lo.pvalue, hi.pvalue), lo.pvalue, hi.pvalue, diff - low,
-                             diff - high, diff, low, high, "randomization", n)
+                             diff - high, diff, (low, high), "randomization", n,
+                             lo.n_resamples, seed, _tests=(lo, hi))
 
 
 # --------------------------------------------------------------------------
@@ -465,24 +643,62 @@ class EffectSizeIntervals:
     prob_superiority : float
         :math:`(W + T/2)/n`.
     prob_superiority_interval : ConfidenceInterval
-        Bootstrap interval (queries resampled; :func:`mrrstats.bootstrap_ci`
+        BCa bootstrap interval (queries resampled; :func:`mrrstats.bootstrap_ci`
         of the per-query win indicator).
-    n : int
+    n_queries : int
     seed : int or None
+    confidence_level : float
+    n_resamples : int
+        Bootstrap resamples of the probability of superiority.
+    atol : float
+        A difference :math:`|d_i| \\le` ``atol`` is a tie.
+
+    Methods
+    -------
+    confidence_interval(confidence_level=None, *, effect="d_z")
+        The interval of one effect (``"d_z"`` or ``"prob_superiority"``), at
+        another level when given (the bootstrap interval from the same resamples).
+    to_frame()
+        One row per effect: ``effect``, ``estimate``, ``ci_low``, ``ci_high``,
+        ``confidence_level``, ``method``.
     """
 
     d_z: float
     d_z_interval: ConfidenceInterval
     prob_superiority: float
     prob_superiority_interval: ConfidenceInterval
-    n: int
+    n_queries: int
     seed: int | None = None
+    confidence_level: float = 0.95
+    n_resamples: int = 0
+    atol: float = 0.0
+    _bootstrap: object = field(default=None, repr=False, compare=False)
+
+    n = renamed_attribute("n_queries")
+
+    def confidence_interval(self, confidence_level=None, *, effect="d_z"):
+        """The interval of ``effect`` (``"d_z"`` or ``"prob_superiority"``)."""
+        if effect not in ("d_z", "prob_superiority"):
+            raise ValueError(f"`effect` must be 'd_z' or 'prob_superiority', got {effect!r}")
+        cl = level_iv(confidence_level, self.confidence_level)
+        if cl == self.confidence_level:
+            return getattr(self, f"{effect}_interval")
+        if effect == "d_z":
+            n = self.n_queries
+            low, high = _nct_dz_interval(self.d_z * math.sqrt(n), n, cl)
+            return ConfidenceInterval(low, high, cl, "noncentral t")
+        ci = self._bootstrap.confidence_interval(cl)
+        return ConfidenceInterval(ci.low, ci.high, cl, "bootstrap bca")
 
     def to_frame(self):
-        rows = [("d_z", self.d_z, *self.d_z_interval, self.d_z_interval.method),
-                ("prob_superiority", self.prob_superiority, *self.prob_superiority_interval,
-                 self.prob_superiority_interval.method)]
-        return pd.DataFrame(rows, columns=["effect", "estimate", "low", "high", "method"])
+        rows = [(name, getattr(self, name), *getattr(self, f"{name}_interval"),
+                 self.confidence_level, getattr(self, f"{name}_interval").method)
+                for name in ("d_z", "prob_superiority")]
+        out = pd.DataFrame(rows, columns=["effect", "estimate", "ci_low", "ci_high",
+                                          "confidence_level", "method"])
+        out.attrs.update(n_queries=self.n_queries, seed=self.seed,
+                         n_resamples=self.n_resamples)
+        return out
 
 
 def _nct_dz_interval(t_obs, n, cl):
@@ -508,8 +724,9 @@ def _nct_dz_interval(t_obs, n, cl):
     return solve(1 - alpha / 2) / math.sqrt(n), solve(alpha / 2) / math.sqrt(n)
 
 
-def effect_size_intervals(a, b, *, confidence_level=0.95, zero_tolerance=0.0,
-                          n_resamples=10000, missing="raise", rng=None):
+@renamed_parameters(zero_tolerance="atol")
+def effect_size_intervals(a, b, *, confidence_level=0.95, atol=0.0, n_resamples=10000,
+                          missing="raise", workers=-1, rng=None):
     r"""Confidence intervals for the paired effect sizes :math:`d_z` and the
     probability of superiority.
 
@@ -518,11 +735,14 @@ def effect_size_intervals(a, b, *, confidence_level=0.95, zero_tolerance=0.0,
     a, b : array_like, 1-D
         Aligned per-query scores.
     confidence_level : float, keyword-only
-    zero_tolerance : float, keyword-only
-        :math:`|d_i| \le` ``zero_tolerance`` counts as a tie (one half).
+    atol : float, keyword-only
+        :math:`|d_i| \le` ``atol`` counts as a tie (one half).
     n_resamples : int, keyword-only
         Bootstrap resamples for the probability of superiority.
     missing : {"raise", "drop"}, keyword-only
+    workers : int, keyword-only
+        Threads of the bootstrap kernel (-1: all cores); the result never
+        depends on it.
     rng : None, int or numpy.random.Generator, keyword-only
 
     Returns
@@ -560,9 +780,9 @@ def effect_size_intervals(a, b, *, confidence_level=0.95, zero_tolerance=0.0,
     """
     a, b = _paired_iv(a, b, missing)
     cl = confidence_level_iv(confidence_level)
-
-    tol = tolerance_iv(zero_tolerance)
+    tol = tolerance_iv(atol, "atol")
     n_resamples = int_iv(n_resamples, "n_resamples")
+    workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     d = a - b
     n = d.size
@@ -572,215 +792,10 @@ def effect_size_intervals(a, b, *, confidence_level=0.95, zero_tolerance=0.0,
     dz = float(d.mean() / sd)
     low, high = _nct_dz_interval(dz * math.sqrt(n), n, cl)
     s = (d > tol) + 0.5 * (np.abs(d) <= tol)
-    boot = bootstrap_ci(s, confidence_level=cl, n_resamples=n_resamples, rng=gen)
+    boot = bootstrap_ci(s, confidence_level=cl, n_resamples=n_resamples, workers=workers,
+                        rng=gen)
     ps_ci = boot.confidence_interval()
     return EffectSizeIntervals(dz, ConfidenceInterval(low, high, cl, "noncentral t"),
                                float(s.mean()),
                                ConfidenceInterval(ps_ci.low, ps_ci.high, cl, "bootstrap bca"),
-                               n, seed)
-
-
-# --------------------------------------------------------------------------
-# unpaired comparisons (different query sets)
-# --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class UnpairedResult:
-    """Result of the ``unpaired_*`` functions (systems on different query sets).
-
-    Attributes
-    ----------
-    difference : float
-        ``mean(a) - mean(b)``.
-    statistic : float
-        Welch's t (``unpaired_ttest``) or the difference of means.
-    pvalue : float
-        NaN for :func:`unpaired_bootstrap_ci`.
-    low, high : float
-        Confidence interval for the difference of means.
-    confidence_level : float
-    method : str
-    df : float
-        Welch-Satterthwaite degrees of freedom (NaN otherwise).
-    n_a, n_b : int
-    n_resamples : int
-        0 for the t-test; the number of permutations enumerated when exact.
-    seed : int or None
-    """
-
-    difference: float
-    statistic: float
-    pvalue: float
-    low: float
-    high: float
-    confidence_level: float
-    method: str
-    df: float
-    n_a: int
-    n_b: int
-    n_resamples: int = 0
-    seed: int | None = None
-
-    def confidence_interval(self):
-        return ConfidenceInterval(self.low, self.high, self.confidence_level, self.method)
-
-
-def unpaired_ttest(a, b, *, alternative="two-sided", confidence_level=0.95):
-    r"""Welch's t-test for two systems evaluated on different query sets.
-
-    Parameters
-    ----------
-    a, b : array_like, 1-D
-        Per-query scores of each system on its own queries (lengths may differ).
-    alternative : {"two-sided", "less", "greater"}, keyword-only
-    confidence_level : float, keyword-only
-
-    Returns
-    -------
-    UnpairedResult
-        Equal to ``scipy.stats.ttest_ind(a, b, equal_var=False)`` and its
-        ``confidence_interval``.
-
-    Examples
-    --------
-    >>> import mrrstats
-    >>> res = mrrstats.unpaired_ttest([1, 0.5, 1, 0.33, 1], [0.5, 0.25, 0.2, 1, 0.33, 0.5])
-    >>> print(round(res.statistic, 4), round(res.pvalue, 4))
-    1.6094 0.1453
-    """
-    a = _sample_iv(a, "a")
-    b = _sample_iv(b, "b")
-    alternative = alternative_iv(alternative)
-    cl = confidence_level_iv(confidence_level)
-    r = stats.ttest_ind(a, b, equal_var=False, alternative=alternative)
-    ci = r.confidence_interval(confidence_level=cl)
-    return UnpairedResult(float(a.mean() - b.mean()), float(r.statistic), float(r.pvalue),
-                          float(ci.low), float(ci.high), cl, "welch t", float(r.df),
-                          a.size, b.size)
-
-
-def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=10000,
-                              exact=None, batch=None, rng=None):
-    r"""Permutation test of the difference of means for different query sets.
-
-    Under the null hypothesis the two sets of per-query scores come from the
-    same distribution, so the labels "a" and "b" are exchangeable.
-
-    Parameters
-    ----------
-    a, b : array_like, 1-D
-    alternative : {"two-sided", "less", "greater"}, keyword-only
-        ``"two-sided"`` compares :math:`|\bar a - \bar b|`.
-    n_resamples : int, keyword-only
-    exact : bool or None, keyword-only
-        Enumerate all :math:`\binom{n_a + n_b}{n_a}` splits; ``None``: when
-        that is at most ``n_resamples``.
-    batch : int or None, keyword-only
-        Permutations held in memory at once (does not change the result).
-    rng : None, int or numpy.random.Generator, keyword-only
-
-    Returns
-    -------
-    UnpairedResult
-        ``pvalue``: exact, or Monte Carlo :math:`(c + 1)/(B + 1)` with a
-        relative tolerance for floating-point ties as in
-        :func:`scipy.stats.permutation_test`; no interval (``low``, ``high``
-        are NaN).
-
-    Examples
-    --------
-    >>> import mrrstats
-    >>> res = mrrstats.unpaired_permutation_test([1, 0.5, 1, 0.33, 1], [0.5, 0.25, 0.2, 1])
-    >>> print(res.method, res.n_resamples, round(res.pvalue, 4))
-    exact 126 0.3016
-    """
-    a = _sample_iv(a, "a", 1)
-    b = _sample_iv(b, "b", 1)
-    alternative = alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
-    batch = int_iv(batch, "batch", allow_none=True) or 4096
-    if exact is not None and not isinstance(exact, bool):
-        raise TypeError(f"`exact` must be True, False or None, got {exact!r}")
-    gen, seed = rng_iv(rng)
-    x = np.concatenate([a, b])
-    na, n = a.size, a.size + b.size
-    total = x.sum()
-    obs = a.mean() - b.mean()
-    n_splits = math.comb(n, na)
-    use_exact = n_splits <= n_resamples if exact is None else exact
-
-    def stat_from_sums(sa):
-        return sa / na - (total - sa) / (n - na)
-
-    eps = 1e-14 * max(1.0, abs(obs))
-    ge = le = absge = 0
-    if use_exact:
-        t = stat_from_sums(x[enumerated_splits(n, na)].sum(axis=1))
-        ge, le = np.sum(t >= obs - eps), np.sum(t <= obs + eps)
-        absge = np.sum(np.abs(t) >= abs(obs) - eps)
-        denom, add = n_splits, 0
-    else:
-        done = 0
-        while done < n_resamples:
-            r = min(batch, n_resamples - done)
-            perm = label_permutations(gen, r, n)  # the same stream for any batch size
-            t = stat_from_sums(x[perm[:, :na]].sum(axis=1))
-            ge += np.sum(t >= obs - eps)
-            le += np.sum(t <= obs + eps)
-            absge += np.sum(np.abs(t) >= abs(obs) - eps)
-            done += r
-        denom, add = n_resamples + 1, 1
-    count = {"greater": ge, "less": le, "two-sided": absge}[alternative]
-    p = min(1.0, (count + add) / denom)
-    return UnpairedResult(float(obs), float(obs), float(p), math.nan, math.nan, math.nan,
-                          "exact" if use_exact else "monte carlo", math.nan, na, n - na,
-                          n_splits if use_exact else n_resamples, seed)
-
-
-def unpaired_bootstrap_ci(a, b, *, confidence_level=0.95, method="percentile",
-                          n_resamples=10000, batch=None, rng=None):
-    r"""Bootstrap interval for ``mean(a) - mean(b)`` on different query sets.
-
-    Each set of queries is resampled with replacement on its own (the
-    two-sample bootstrap, Efron & Tibshirani 1993, 8.3); the interval is the
-    percentile or basic interval of the resampled differences.
-
-    Parameters
-    ----------
-    a, b : array_like, 1-D
-    confidence_level : float, keyword-only
-    method : {"percentile", "basic"}, keyword-only
-    n_resamples : int, keyword-only
-    batch : int or None, keyword-only
-        Resamples held in memory at once (does not change the result).
-    rng : None, int or numpy.random.Generator, keyword-only
-
-    Returns
-    -------
-    UnpairedResult
-        With ``pvalue`` NaN.
-
-    Examples
-    --------
-    >>> import mrrstats
-    >>> res = mrrstats.unpaired_bootstrap_ci([1, 0.5, 1, 0.33, 1], [0.5, 0.25, 0.2, 1], rng=1)
-    >>> print(round(res.difference, 4), res.low < res.difference < res.high)
-    0.2785 True
-    """
-    a = _sample_iv(a, "a", 1)
-    b = _sample_iv(b, "b", 1)
-    cl = confidence_level_iv(confidence_level)
-    if method not in ("percentile", "basic"):
-        raise ValueError(f"`method` must be 'percentile' or 'basic', got {method!r}")
-    n_resamples = int_iv(n_resamples, "n_resamples")
-    batch = int_iv(batch, "batch", allow_none=True)
-    gen, seed = rng_iv(rng)
-    # the one engine: each query set resampled on its own (a's resamples, then b's)
-    dist = (bootstrap_sums(a[None, :], n_resamples, batch, gen)[0] / a.size
-            - bootstrap_sums(b[None, :], n_resamples, batch, gen)[0] / b.size)
-    obs = float(a.mean() - b.mean())
-    alpha = 1 - cl
-    ql, qh = np.quantile(dist, [alpha / 2, 1 - alpha / 2])
-    if method == "basic":
-        ql, qh = 2 * obs - qh, 2 * obs - ql
-    return UnpairedResult(obs, obs, math.nan, float(ql), float(qh), cl, f"bootstrap {method}",
-                          math.nan, a.size, b.size, n_resamples, seed)
+                               n, seed, cl, n_resamples, tol, boot)

@@ -21,8 +21,9 @@ from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv, int_iv, rng_iv
+from .designs import design_iv as _design_iv
+from .designs import design_sums as _design_sums
 from .resampling import bootstrap_sums
-from .significance import _design_iv, _design_sums
 
 __all__ = ["RankIntervals", "rank_intervals", "compact_letter_display"]
 

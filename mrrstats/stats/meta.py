@@ -29,16 +29,12 @@ import pandas as pd
 from ..model.scoretable import ScoreTable, as_score_table
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, rng_iv
 from .bayes import bayesian_hierarchical
+from .bootstrap import bootstrap_test
 from .compare import Comparison
+from .intervals import ConfidenceInterval
+from .paired import paired_ttest, sign_test, wilcoxon_test
+from .randomization import randomization_test
 from .registry import test_spec
-from .significance import (
-    ConfidenceInterval,
-    bootstrap_test,
-    paired_ttest,
-    randomization_test,
-    sign_test,
-    wilcoxon_test,
-)
 
 __all__ = ["AcrossCollectionsResult", "across_collections", "partial_conjunction_pvalues",
            "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS"]

@@ -23,8 +23,9 @@ from scipy import stats
 
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv
+from .effects import residual_variance
+from .intervals import ConfidenceInterval, level_iv
 from .multiple import anova_tukey_hsd
-from .significance import residual_variance
 
 __all__ = ["MixedModelResult", "mixed_model", "mixed_vs_anova"]
 
@@ -36,8 +37,9 @@ class MixedModelResult:
     Attributes
     ----------
     effects : DataFrame
-        One row per system: ``estimate`` (the system's model mean
-        :math:`\\hat\\mu_s`), ``se``, ``low``, ``high`` (Wald intervals).
+        One row per system (index ``system``): ``estimate`` (the system's model
+        mean :math:`\\hat\\mu_s`), ``standard_error``, ``ci_low``, ``ci_high``
+        (Wald intervals at ``confidence_level``).
     query_variance : float
         :math:`\\hat\\sigma_u^2`, the variance of the random query effects.
     residual_variance : float
@@ -47,6 +49,15 @@ class MixedModelResult:
     n_queries, n_observations : int
     converged : bool
     measure : str
+
+    Methods
+    -------
+    confidence_interval(confidence_level=None)
+        The Wald intervals of the system effects (arrays, one bound per system).
+    differences(confidence_level=None)
+        Every pairwise difference with its Wald interval and z test.
+    to_frame()
+        The system effects table.
     """
 
     effects: pd.DataFrame
@@ -63,18 +74,31 @@ class MixedModelResult:
         """The system effects table (a copy)."""
         return self.effects.copy()
 
-    def differences(self, *, confidence_level=None):
+    def confidence_interval(self, confidence_level=None):
+        """Wald intervals :math:`\\hat\\mu_s \\pm z\\, \\widehat{se}_s` of the system effects.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high`` are arrays in the order of ``effects.index``.
+        """
+        cl = level_iv(confidence_level, self.confidence_level)
+        z = stats.norm.isf((1 - cl) / 2)
+        est = self.effects["estimate"].to_numpy()
+        se = self.effects["standard_error"].to_numpy()
+        return ConfidenceInterval(est - z * se, est + z * se, cl, "wald")
+
+    def differences(self, confidence_level=None):
         """All pairwise differences :math:`\\hat\\mu_i - \\hat\\mu_j` with Wald intervals.
 
         Returns
         -------
         DataFrame
-            Columns ``system_a``, ``system_b``, ``difference``, ``se``,
-            ``low``, ``high``, ``pvalue`` (two-sided Wald z test; not
+            Columns ``a``, ``b``, ``difference``, ``standard_error``,
+            ``ci_low``, ``ci_high``, ``pvalue`` (two-sided Wald z test; not
             corrected for multiplicity).
         """
-        cl = self.confidence_level if confidence_level is None else \
-            confidence_level_iv(confidence_level)
+        cl = level_iv(confidence_level, self.confidence_level)
         z = stats.norm.isf((1 - cl) / 2)
         names = list(self.effects.index)
         est = self.effects["estimate"].to_numpy()
@@ -85,8 +109,8 @@ class MixedModelResult:
                 se = math.sqrt(max(self._cov[i, i] + self._cov[j, j] - 2 * self._cov[i, j], 0))
                 p = 2 * stats.norm.sf(abs(diff) / se) if se > 0 else math.nan
                 rows.append((names[i], names[j], diff, se, diff - z * se, diff + z * se, p))
-        return pd.DataFrame(rows, columns=["system_a", "system_b", "difference", "se", "low",
-                                           "high", "pvalue"])
+        return pd.DataFrame(rows, columns=["a", "b", "difference", "standard_error", "ci_low",
+                                           "ci_high", "pvalue"])
 
 
 def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
@@ -170,8 +194,8 @@ def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
     cov = np.asarray(fit.cov_params())[:k, :k]
     se = np.sqrt(np.diag(cov))
     z = stats.norm.isf((1 - cl) / 2)
-    effects = pd.DataFrame({"estimate": est, "se": se, "low": est - z * se,
-                            "high": est + z * se}, index=pd.Index(systems, name="system"))
+    effects = pd.DataFrame({"estimate": est, "standard_error": se, "ci_low": est - z * se,
+                            "ci_high": est + z * se}, index=pd.Index(systems, name="system"))
     return MixedModelResult(effects, float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale), cl,
                             int(long["query"].nunique()), int(len(long)), bool(fit.converged),
                             table.measure, cov)
@@ -237,12 +261,13 @@ def mixed_vs_anova(scores, *, measure=None, confidence_level=0.95, missing="rais
     se_anova = math.sqrt(2.0 * v_e / n)
     q = stats.t.isf((1 - cl) / 2, df)
     hsd = hsd.set_index(["a", "b"])
+    means = frame.mean()
     rows = []
     for r in diffs.itertuples(index=False):
-        h = hsd.loc[(r.system_a, r.system_b)]
-        d_anova = float(h["diff"])
-        rows.append({"a": r.system_a, "b": r.system_b, "difference": r.difference,
-                     "se_mixed": r.se, "low_mixed": r.low, "high_mixed": r.high,
+        h = hsd.loc[(r.a, r.b)]
+        d_anova = float(means[r.a] - means[r.b])
+        rows.append({"a": r.a, "b": r.b, "difference": r.difference,
+                     "se_mixed": r.standard_error, "low_mixed": r.ci_low, "high_mixed": r.ci_high,
                      "pvalue_mixed": r.pvalue, "difference_anova": d_anova,
                      "se_anova": se_anova, "low_anova": d_anova - q * se_anova,
                      "high_anova": d_anova + q * se_anova,

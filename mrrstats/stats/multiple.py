@@ -45,7 +45,16 @@ from ..validation import (
     workers_iv,
 )
 from .counter import stream_key as _stream_key
+from .designs import cluster_acceleration as _cluster_acceleration
+from .designs import cluster_bootstrap_rows, cluster_robust_se, query_labels
+from .designs import design_iv as _design_iv
+from .designs import design_sums as _design_sums
+from .effects import residual_variance as _rv
+from .intervals import bootstrap_interval as _bootstrap_interval
+from .intervals import jackknife_acceleration as _jackknife_acceleration
+from .intervals import t_interval as _t_interval
 from .manyone import dunnett_critical_value, dunnett_sf
+from .paired import wilcoxon_test
 from .registry import (
     CORRECTIONS,
     FAMILY_TESTS,
@@ -69,25 +78,12 @@ from .resampling import mc_se as _mc_se
 from .resampling import permutation_batches, query_means
 from .resampling import signflip_rows as _signflip_rows
 from .resampling import to_host as _to_host
-from .significance import (
-    _bootstrap_interval,
-    _bootstrap_test_rows,
-    _cluster_acceleration,
-    _design_iv,
-    _design_sums,
-    _effect_rows,
-    _jackknife_acceleration,
-    _sign_pvalues,
-    _signflip_pvalues,
-    _t_interval,
-    _ttest_rows,
-    _win_tie_loss,
-    cluster_bootstrap_rows,
-    cluster_robust_se,
-    query_labels,
-    wilcoxon_test,
-)
-from .significance import residual_variance as _rv
+from .rows import bootstrap_test_rows as _bootstrap_test_rows
+from .rows import effect_rows as _effect_rows
+from .rows import sign_pvalues as _sign_pvalues
+from .rows import signflip_pvalues as _signflip_pvalues
+from .rows import ttest_rows as _ttest_rows
+from .rows import win_tie_loss as _win_tie_loss
 from .studentized_range import studentized_range_sf
 
 __all__ = [

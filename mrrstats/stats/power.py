@@ -1,7 +1,7 @@
 r"""Statistical power and topic-set size for paired comparisons.
 
 * :func:`ttest_power` -- power of the paired t-test, or the number of queries,
-  the detectable difference or the tolerable standard deviation that gives a
+  the detectable difference or the tolerable standard deviation (``std``) that gives a
   target power: leave exactly one of them as ``None`` and it is solved for
   (through :class:`statsmodels.stats.power.TTestPower`).
 * :func:`randomization_power` -- seeded simulation of the power of the paired
@@ -14,17 +14,24 @@ r"""Statistical power and topic-set size for paired comparisons.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+from scipy import stats
 
+from ..deprecation import renamed_attribute, renamed_parameters
 from ..model.scoretable import as_score_table
-from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv
+from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
 from .counter import stream_key
+from .effects import residual_variance
+from .intervals import ConfidenceInterval
+from .pairs import vector_iv
 from .resampling import signflip_pvalues_per_row
-from .significance import _ttest_rows, _vector, residual_variance
+from .rows import ttest_rows
 
 __all__ = ["PowerResult", "SimulatedPowerResult", "TopicSetSizeResult", "ttest_power",
            "randomization_power", "topic_set_size"]
@@ -44,7 +51,7 @@ class PowerResult:
         ``difference``.
     difference : float
         True mean difference of ``a - b``.
-    sd : float
+    std : float
         Standard deviation of the per-query differences.
     n_queries : float
         Number of queries (possibly fractional when solved for).
@@ -52,16 +59,21 @@ class PowerResult:
         ``ceil(n_queries)``: the queries to collect (equal to ``n_queries``
         when it was given).
     effect_size : float
-        ``difference / sd`` (Cohen's :math:`d_z`).
+        ``difference / std`` (Cohen's :math:`d_z`).
     alpha : float
     alternative : str
     solved_for : str
-        ``"power"``, ``"n_queries"``, ``"difference"`` or ``"sd"``.
+        ``"power"``, ``"n_queries"``, ``"difference"`` or ``"std"``.
+
+    Methods
+    -------
+    to_frame()
+        One row with the attributes.
     """
 
     power: float
     difference: float
-    sd: float
+    std: float
     n_queries: float
     n_queries_required: int
     effect_size: float
@@ -69,19 +81,28 @@ class PowerResult:
     alternative: str
     solved_for: str
 
+    sd = renamed_attribute("std")
 
-def ttest_power(*, difference=None, sd=None, n_queries=None, power=None, alpha=0.05,
+    def to_frame(self):
+        """One row: the attributes, in their order."""
+        return pd.DataFrame([dataclasses.asdict(self)])
+
+
+@renamed_parameters(sd="std")
+
+
+def ttest_power(*, difference=None, std=None, n_queries=None, power=None, alpha=0.05,
                 alternative="two-sided"):
     r"""Power of the paired t-test, or solve for the missing design quantity.
 
-    Exactly one of ``difference``, ``sd``, ``n_queries`` and ``power`` must be
+    Exactly one of ``difference``, ``std``, ``n_queries`` and ``power`` must be
     ``None``; it is solved for.
 
     Parameters
     ----------
     difference : float or None, keyword-only
         True mean difference of ``a - b`` (negative for ``alternative="less"``).
-    sd : float or None, keyword-only
+    std : float or None, keyword-only
         Standard deviation of the per-query differences.
     n_queries : int or None, keyword-only
         Number of queries (at least 2).
@@ -109,25 +130,25 @@ def ttest_power(*, difference=None, sd=None, n_queries=None, power=None, alpha=0
     Examples
     --------
     >>> import mrrstats
-    >>> res = mrrstats.ttest_power(difference=0.05, sd=0.2, n_queries=50)
+    >>> res = mrrstats.ttest_power(difference=0.05, std=0.2, n_queries=50)
     >>> print(round(res.power, 3))
     0.41
-    >>> res = mrrstats.ttest_power(difference=0.05, sd=0.2, power=0.8)
+    >>> res = mrrstats.ttest_power(difference=0.05, std=0.2, power=0.8)
     >>> print(res.n_queries_required)
     128
     """
-    difference, sd, n_queries, power, alpha, alternative, missing = _ttest_power_iv(
-        difference, sd, n_queries, power, alpha, alternative)
+    difference, std, n_queries, power, alpha, alternative, missing = _ttest_power_iv(
+        difference, std, n_queries, power, alpha, alternative)
     from statsmodels.stats.power import TTestPower
 
     sm = TTestPower()
     alt = _SM_ALTERNATIVE[alternative]
     if missing == "power":
-        effect = difference / sd
+        effect = difference / std
         power = float(sm.power(effect_size=effect, nobs=n_queries, alpha=alpha,
                                alternative=alt))
     elif missing == "n_queries":
-        effect = difference / sd
+        effect = difference / std
         n_queries = float(sm.solve_power(effect_size=effect, nobs=None, alpha=alpha,
                                          power=power, alternative=alt))
     else:
@@ -136,20 +157,20 @@ def ttest_power(*, difference=None, sd=None, n_queries=None, power=None, alpha=0
         if alternative == "less" and effect > 0:
             effect = -effect
         if missing == "difference":
-            difference = effect * sd
+            difference = effect * std
         else:
-            sd = abs(difference / effect)
-            effect = difference / sd
+            std = abs(difference / effect)
+            effect = difference / std
     n_req = int(math.ceil(n_queries - 1e-9))
-    return PowerResult(float(power), float(difference), float(sd), float(n_queries), n_req,
+    return PowerResult(float(power), float(difference), float(std), float(n_queries), n_req,
                        float(effect), alpha, alternative, missing)
 
 
-def _ttest_power_iv(difference, sd, n_queries, power, alpha, alternative):
-    given = {"difference": difference, "sd": sd, "n_queries": n_queries, "power": power}
+def _ttest_power_iv(difference, std, n_queries, power, alpha, alternative):
+    given = {"difference": difference, "std": std, "n_queries": n_queries, "power": power}
     missing = [k for k, v in given.items() if v is None]
     if len(missing) != 1:
-        raise ValueError("exactly one of `difference`, `sd`, `n_queries` and `power` must be "
+        raise ValueError("exactly one of `difference`, `std`, `n_queries` and `power` must be "
                          f"None (it is solved for); got {len(missing)} missing")
     missing = missing[0]
     alpha = alpha_iv(alpha)
@@ -165,22 +186,22 @@ def _ttest_power_iv(difference, sd, n_queries, power, alpha, alternative):
         if not math.isfinite(value):
             raise ValueError(f"`{name}` must be finite, got {value!r}")
         out[name] = value
-    if out["sd"] is not None and out["sd"] <= 0:
-        raise ValueError(f"`sd` must be positive, got {sd!r}")
+    if out["std"] is not None and out["std"] <= 0:
+        raise ValueError(f"`std` must be positive, got {std!r}")
     if out["n_queries"] is not None and out["n_queries"] < 2:
         raise ValueError(f"`n_queries` must be at least 2, got {n_queries!r}")
     if out["power"] is not None and not 0 < out["power"] < 1:
         raise ValueError(f"`power` must be in (0, 1), got {power!r}")
     if out["power"] is not None and out["power"] <= alpha and missing != "power":
         raise ValueError(f"`power` must exceed `alpha` ({alpha}) to be attainable")
-    if out["difference"] is not None and missing in ("n_queries", "sd"):
+    if out["difference"] is not None and missing in ("n_queries", "std"):
         d = out["difference"]
         if d == 0:
             raise ValueError("`difference` must be non-zero to solve for "
                              f"`{missing}`")
         if (alternative == "greater" and d < 0) or (alternative == "less" and d > 0):
             raise ValueError(f"`difference` {d} points against alternative={alternative!r}")
-    return (out["difference"], out["sd"], out["n_queries"], out["power"], alpha,
+    return (out["difference"], out["std"], out["n_queries"], out["power"], alpha,
             alternative, missing)
 
 
@@ -206,6 +227,13 @@ class SimulatedPowerResult:
         Sign vectors per randomization test (:math:`2^n` when exact).
     exact : bool
     seed : int or None
+
+    Methods
+    -------
+    confidence_interval(confidence_level=0.95)
+        Clopper-Pearson interval of the power (a binomial share of ``n_simulations``).
+    to_frame()
+        One row with the attributes and the 95% interval.
     """
 
     power: float
@@ -219,6 +247,21 @@ class SimulatedPowerResult:
     n_resamples: int | None
     exact: bool
     seed: int | None
+
+    def confidence_interval(self, confidence_level=0.95):
+        """Clopper-Pearson interval of the power from the ``n_simulations`` experiments."""
+        cl = confidence_level_iv(confidence_level)
+        k = int(round(self.power * self.n_simulations))
+        ci = stats.binomtest(k, self.n_simulations).proportion_ci(confidence_level=cl,
+                                                                   method="exact")
+        return ConfidenceInterval(float(ci.low), float(ci.high), cl, "clopper-pearson")
+
+    def to_frame(self):
+        """One row: the attributes, ``ci_low``, ``ci_high``, ``confidence_level``."""
+        ci = self.confidence_interval()
+        row = dataclasses.asdict(self)
+        row.update(ci_low=ci.low, ci_high=ci.high, confidence_level=ci.confidence_level)
+        return pd.DataFrame([row])
 
 
 def randomization_power(differences, *, n_queries=None, difference=None, alpha=0.05,
@@ -292,7 +335,7 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
         idx = gen_idx.integers(0, z.size, size=(r, n))
         D = z[idx]  # (r, n)
         if test == "t":
-            _, p, _, _ = _ttest_rows(D, alternative)
+            _, p, _, _ = ttest_rows(D, alternative)
         else:
             p = signflip_pvalues_per_row(D, alternative, B, exact, key, start)
         rejected += int((p <= alpha).sum())
@@ -304,7 +347,7 @@ def randomization_power(differences, *, n_queries=None, difference=None, alpha=0
 
 def _randomization_power_iv(differences, n_queries, difference, alpha, alternative, test,
                             n_simulations, n_resamples, batch, rng):
-    d = _vector(differences, "differences")
+    d = vector_iv(differences, "differences")
     if d.size < 2:
         raise ValueError(f"`differences` needs at least 2 values, got {d.size}")
     if not np.isfinite(d).all():
@@ -337,7 +380,7 @@ class TopicSetSizeResult:
         Queries needed (rounded up).
     n_exact : float
         The fractional solution.
-    sd : float
+    std : float
         Standard deviation of per-query differences used,
         :math:`\\sqrt{2 V_E}` when estimated from a pilot matrix.
     residual_variance : float
@@ -346,16 +389,27 @@ class TopicSetSizeResult:
         Minimum detectable difference.
     power, alpha : float
     alternative : str
+
+    Methods
+    -------
+    to_frame()
+        One row with the attributes.
     """
 
     n_queries: int
     n_exact: float
-    sd: float
+    std: float
     residual_variance: float
     difference: float
     power: float
     alpha: float
     alternative: str
+
+    sd = renamed_attribute("std")
+
+    def to_frame(self):
+        """One row: the attributes, in their order."""
+        return pd.DataFrame([dataclasses.asdict(self)])
 
 
 def topic_set_size(pilot, *, difference, power=0.8, alpha=0.05, alternative="two-sided"):
@@ -403,7 +457,7 @@ def topic_set_size(pilot, *, difference, power=0.8, alpha=0.05, alternative="two
     """
     sd, v_e, difference, power, alpha, alternative = _topic_set_size_iv(
         pilot, difference, power, alpha, alternative)
-    res = ttest_power(difference=difference, sd=sd, power=power, alpha=alpha,
+    res = ttest_power(difference=difference, std=sd, power=power, alpha=alpha,
                       alternative=alternative)
     return TopicSetSizeResult(res.n_queries_required, res.n_queries, sd, v_e, difference,
                               power, alpha, alternative)

@@ -49,10 +49,10 @@ import pandas as pd
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
 from .counter import as_key, bootstrap_counts, subkey
+from .intervals import ConfidenceInterval
 from .multiple import adjust_pvalues
 from .registry import correction_spec
 from .resampling import blas_single_thread, exact_count_products, exact_split
-from .significance import ConfidenceInterval
 
 __all__ = ["ReplicateComparison", "FewReplicatesWarning", "replicate_tests",
            "simulate_replicates", "REPLICATE_METHODS", "MIN_REPLICATES", "replicate_frame"]

@@ -17,8 +17,8 @@ Two guarantees hold for every function here:
   :func:`bootstrap_sums_xp` run on torch / CuPy / array-API arrays where they
   live), or the blocks of queries (:func:`signflip_counts_blocked`,
   :func:`poisson_sums_blocked`). The within-query permutations (randomised
-  Tukey HSD, Westfall-Young) and the label permutations of the unpaired tests
-  still draw from the numpy Generator, row by row in a fixed order.
+  Tukey HSD, Westfall-Young) still draw from the numpy Generator, row by row
+  in a fixed order.
 * **Exact arithmetic where order could matter.** BLAS may sum a matrix product
   in any order (depending on the shape and the number of threads). The sign-flip
   counts decide every comparison the float32 error bound cannot decide in
@@ -39,7 +39,7 @@ Within-query permutations (randomised Tukey HSD, Westfall-Young max-T)
     :func:`permutation_batches` (system labels permuted within each query),
     :func:`query_means` (means over queries in a fixed summation order).
 Label permutations between two samples (unpaired tests)
-    :func:`label_permutations`, :func:`enumerated_splits`.
+    :func:`random_splits` (the counter stream), :func:`enumerated_splits`.
 Progress: every loop reports the resamples it draws to
 :func:`mrrstats.progress.resampling_ticker` (a no-op unless a caller opened
 :func:`mrrstats.progress.tracking`, e.g. :func:`mrrstats.compare` on a terminal);
@@ -68,7 +68,7 @@ __all__ = [
     "PERMUTATION_BATCH_ELEMENTS",
     "permutation_batches",
     "query_means",
-    "label_permutations",
+    "random_splits",
     "enumerated_splits",
     "blas_single_thread",
     "mc_se",
@@ -556,15 +556,23 @@ def query_means(perm):
 # --------------------------------------------------------------------------
 # label permutations between two independent samples (unpaired tests)
 # --------------------------------------------------------------------------
-def label_permutations(gen, r, n):
-    """``r`` random permutations of ``range(n)``, shape (r, n), drawn row by row.
+def random_splits(key, start, r, n, na, *, workers=-1):
+    """Which items (mask (r, n)) the first sample gets in random splits ``start..start+r-1``.
 
-    Each row is one ``Generator.permutation(n)`` call, so the stream is consumed
-    in the same order whatever the batch size.
+    A split puts the ``na`` items with the smallest permutation words
+    (:func:`mrrstats.stats.counter.permutation_words`; ties by item number) in
+    the first sample, so split ``r`` is a function of the key and ``r`` alone:
+    the same for every batch and number of ``workers``. A partition finds the
+    ``na``-th smallest word of each row in O(n); a row with a tie at it (probability
+    below :math:`n^2/2^{65}`) is ordered in full.
     """
-    if r == 0:
-        return np.empty((0, n), dtype=np.intp)
-    return np.stack([gen.permutation(n) for _ in range(r)])
+    words = counter.permutation_words(key, start, r, n, workers=workers)
+    kth = np.partition(words, na - 1, axis=1)[:, na - 1:na]
+    mask = words <= kth
+    for row in np.flatnonzero(mask.sum(axis=1) != na):
+        mask[row] = False
+        mask[row, np.argsort(words[row], kind="stable")[:na]] = True
+    return mask
 
 
 def enumerated_splits(n, na):

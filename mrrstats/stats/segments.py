@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 
 from ..validation import confidence_level_iv, missing_iv
+from .designs import query_labels
+from .intervals import t_interval as _t_interval
 from .multiple import adjust_pvalues, pairwise_tests
 from .registry import correction_label, correction_spec, test_label
-from .significance import _t_interval, query_labels
 
 __all__ = ["SegmentComparison", "by_segment", "query_labels", "segment_pairs"]
 

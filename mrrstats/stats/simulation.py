@@ -36,15 +36,10 @@ import pandas as pd
 
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv, workers_iv
-from .counter import as_key, bootstrap_counts, subkey
+from .counter import as_key, subkey
 from .multiple import adjust_pvalues
 from .registry import correction_spec, test_label, test_spec
-from .resampling import (
-    blas_single_thread,
-    exact_count_products,
-    exact_split,
-    signflip_counts,
-)
+from .rows import bootstrap_test_rows, sign_pvalues, signflip_pvalues, ttest_rows, win_tie_loss
 
 __all__ = ["CollectionModel", "CalibrationResult", "fit_collection", "simulate_collection",
            "calibrate_tests", "recommend_test", "CALIBRATION_TESTS", "NULLS", "support_of"]
@@ -463,20 +458,6 @@ def _means_iv(means, model):
 # --------------------------------------------------------------------------
 # the tests, vectorised over simulated collections
 # --------------------------------------------------------------------------
-def _t_pvalues(D, alternative):
-    from scipy import stats
-
-    n = D.shape[1]
-    mean = D.mean(axis=1)
-    sd = D.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (sd / math.sqrt(n))
-    t = np.where(sd > 0, t, np.where(mean == 0, 0.0, np.copysign(np.inf, mean)))
-    if alternative == "two-sided":
-        return 2.0 * stats.t.sf(np.abs(t), n - 1)
-    return stats.t.sf(t, n - 1) if alternative == "greater" else stats.t.cdf(t, n - 1)
-
-
 def _wilcoxon_pvalues(D, alternative):
     """scipy.stats.wilcoxon with mrrstats.wilcoxon_test's defaults (zeros dropped)."""
     from scipy import stats
@@ -490,62 +471,27 @@ def _wilcoxon_pvalues(D, alternative):
     return np.nan_to_num(p, nan=1.0)
 
 
-def _sign_pvalues(D, alternative):
-    """Exact binomial p-values of wins among untied queries (as mrrstats.sign_test)."""
-    from scipy import stats
-
-    wins = (D > 0).sum(axis=1)
-    n = wins + (D < 0).sum(axis=1)
-    with np.errstate(invalid="ignore"):
-        if alternative == "greater":
-            p = stats.binom.sf(wins - 1, n, 0.5)
-        elif alternative == "less":
-            p = stats.binom.cdf(wins, n, 0.5)
-        else:
-            p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(wins, n - wins), n, 0.5))
-    return np.where(n == 0, 1.0, p)
-
-
-def _bootstrap_pvalues(D, alternative, B, key, workers):
-    """Paired bootstrap shift test of each row, one resample set per call (rows share it)."""
-    r, n = D.shape
-    hi, lo = exact_split(D, n)
-    HL = np.ascontiguousarray(np.vstack([hi, lo]).T)
-    mean = D.mean(axis=1)
-    tol = 1e-12 * np.abs(D).mean(axis=1)
-    count = np.zeros(r, dtype=np.int64)
-    step = max(1, (1 << 20) // max(n, 1))
-    with blas_single_thread():
-        for start in range(0, B, step):
-            m = min(step, B - start)
-            C = bootstrap_counts(key, start, m, n, workers=workers)
-            null = exact_count_products(C, HL, r) / n - mean[None, :]
-            if alternative == "two-sided":
-                count += (np.abs(null) >= (np.abs(mean) - tol)[None, :]).sum(axis=0)
-            elif alternative == "greater":
-                count += (null >= (mean - tol)[None, :]).sum(axis=0)
-            else:
-                count += (null <= (mean + tol)[None, :]).sum(axis=0)
-    return np.minimum((count + 1.0) / (B + 1.0), 1.0)
-
-
 def _pvalues(test, D, alternative, B, key, first_row, workers):
+    """p-values of one test on every row of ``D`` (the row kernels of :mod:`.rows`).
+
+    The randomization and bootstrap tests share one set of resamples among the
+    rows of a step (each row's test is a valid Monte-Carlo test), keyed by the
+    step's first row, so the numbers never depend on ``workers``.
+    """
     if test == "t":
-        return _t_pvalues(D, alternative)
+        return ttest_rows(D, alternative)[1]
     if test == "wilcoxon":
         return _wilcoxon_pvalues(D, alternative)
     if test == "sign":
-        return _sign_pvalues(D, alternative)
+        wins, _, losses = win_tie_loss(D, 0.0)
+        return sign_pvalues(wins, losses, alternative)
     if test == "randomization":
-        # one sign matrix per step of collections, shared by its rows (each row's test is
-        # a valid Monte-Carlo test; the engine's exact-split counts)
         n = D.shape[1]
         exact = n <= 30 and (1 << n) <= B
-        counts, total, exact = signflip_counts(D, alternative, n_resamples=B, exact=exact,
-                                               batch=None, gen=subkey(key, first_row),
-                                               workers=workers)
-        return counts / total if exact else np.minimum((counts + 1.0) / (total + 1.0), 1.0)
-    return _bootstrap_pvalues(D, alternative, B, subkey(key, first_row), workers)
+        return signflip_pvalues(D, alternative, n_resamples=B, exact=exact, batch=None,
+                                gen=subkey(key, first_row), workers=workers)[0]
+    return bootstrap_test_rows(D, alternative, "shift", B, None, subkey(key, first_row),
+                               workers=workers)[1]
 
 
 # --------------------------------------------------------------------------

@@ -74,11 +74,14 @@ from .intervals import (
     paired_differences,
     segment_means,
 )
+from .judges import bound_bars, judge_intervals
 from .leaderboard import rank_intervals_plot
 from .power import power_curve
 from .style import PALETTE, interval_name, short_names, style_context
 
 __all__ = [
+    "judge_intervals",
+    "bound_bars",
     "PALETTE",
     "style_context",
     "interval_name",

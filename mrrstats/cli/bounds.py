@@ -1,0 +1,66 @@
+"""``mrrstats bounds``: what unjudged documents could do to every run's values.
+
+``mrrstats bounds QRELS RUN [RUN ...] -m RR -m nDCG@10`` prints per run and measure
+trec_eval's value (unjudged documents non-relevant), the value with every unjudged
+retrieved document relevant, and the run's Judged@10; a run whose Judged@10 is far
+below the others' (not pooled) is flagged. For RR, P@k and Success@k the two values
+bound the value under any complete judgment; for AP, R and nDCG they are the two
+conventions' values only (see :func:`mrrstats.judgment_bounds`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import datasets, defaults
+from ..metrics.bounds import judgment_bounds
+from ..model.ranking import TIES
+from .common import add_run_inputs, frame_records
+
+HELP = "bounds from unjudged documents: values with them non-relevant and relevant, Judged@10"
+
+
+def add_arguments(p) -> None:
+    add_run_inputs(p)
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure (repeat; default RR)")
+    p.add_argument("--ties", choices=TIES, default=defaults.TIES,
+                   help="tie convention (default trec_eval)")
+    p.add_argument("--rel", type=int, default=defaults.REL,
+                   help="minimum relevant grade (trec_eval -l; default 1)")
+    p.add_argument("--per-query", action="store_true",
+                   help="print the per-query lower and upper values too")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="output format (default: table)")
+
+
+def run(args) -> int:
+    if args.example:
+        if args.qrels or args.runs:
+            raise ValueError("give either --example or QRELS RUN..., not both")
+        data = datasets.cast2021()
+        qrels, runs = data.qrels, list(data.runs)
+    else:
+        if not args.qrels or not args.runs:
+            raise ValueError("need QRELS and at least one RUN file (or --example)")
+        qrels, runs = args.qrels, list(args.runs)
+    res = judgment_bounds(qrels, runs, args.measures or ["RR"], ties=args.ties, rel=args.rel)
+    if args.format == "json":
+        out = {"measures": list(res.measures), "runs": list(res.runs),
+               "flagged": list(res.flagged), "systems": frame_records(res.systems)}
+        if args.per_query:
+            out["per_query"] = frame_records(res.to_frame())
+        print(json.dumps(out, indent=2))
+        return 0
+    lines = ["# value: unjudged non-relevant (trec_eval); [lower, upper]: with them relevant "
+             "too; bound: every complete judgment lies inside (RR, P, Success), '-' the two "
+             "conventions only (AP, R, nDCG)",
+             "run\tmeasure\tvalue\tlower\tupper\tbound\tJudged@10"]
+    for r in res.systems.itertuples(index=False):
+        flag = "  (not pooled?)" if r.pooling_bias else ""
+        lines.append(f"{r.run}\t{r.measure}\t{r.value:.4f}\t{r.lower:.4f}\t{r.upper:.4f}\t"
+                     f"{'yes' if r.guaranteed else '-'}\t{r.judged:.3f}{flag}")
+    if args.per_query:
+        lines += ["", res.to_frame().to_csv(sep="\t", index=False, float_format="%.4f")]
+    print("\n".join(lines).rstrip())
+    return 0

@@ -1,0 +1,113 @@
+"""``mrrstats ppi``: human-label means from an LLM judge and a human-labelled subset (PPI++).
+
+``mrrstats ppi --judge JUDGE_QRELS --human HUMAN_QRELS RUN [RUN ...] -m RR``
+evaluates the runs under the judge's labels (every query) and under people's
+labels (the queries they labelled, a random subset), and prints per system the
+prediction-powered estimate of the human-label mean with its interval, beside the
+human-only and judge-only intervals, the simultaneous rank interval, and per pair
+the difference, its interval and p-value. ``--example`` uses the bundled CAsT
+2021 runs with a simulated judge that moves one label in twelve to an adjacent
+grade and people labelling 40 % of the queries (:func:`mrrstats.datasets.cast2021_judged`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import datasets, defaults
+from ..formatting import interval_text
+from ..io.trec import read_qrels
+from ..stats.ppi import POPULATIONS, ppi_evaluate
+from .common import frame_records, labels_from_spec
+
+HELP = "PPI++: human-label means and differences from judge labels plus a human subset"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("runs", nargs="*", metavar="RUN", help="TREC run files (plain or .gz)")
+    p.add_argument("--judge", metavar="QRELS", help="the judge's qrels (every query)")
+    p.add_argument("--human", metavar="QRELS",
+                   help="people's qrels (a random subset of the queries)")
+    p.add_argument("--example", action="store_true",
+                   help="the bundled CAsT 2021 runs, a simulated judge (1 label in 12 moved "
+                        "to an adjacent grade) and people labelling 40%% of the queries")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure (repeat; default RR)")
+    p.add_argument("--population", choices=POPULATIONS, default="finite",
+                   help="finite: the human-label mean of these queries (default); infinite: "
+                        "of the query population (PPI++ as ppi_py computes it)")
+    p.add_argument("--strata", metavar="SPEC",
+                   help="strata of the queries: prefix:SEP (the query id up to SEP) or a "
+                        "TSV file query<TAB>stratum")
+    p.add_argument("--confidence-level", type=float, default=defaults.CONFIDENCE_LEVEL,
+                   help="level of every interval (0.95)")
+    p.add_argument("--n-resamples", type=int, default=defaults.N_RESAMPLES, metavar="B",
+                   help="multiplier draws of the simultaneous critical value (10000)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed (default: fresh entropy; the seed used is reported)")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="output format (default: table)")
+
+
+def _inputs(args):
+    if args.example:
+        if args.runs or args.judge or args.human:
+            raise ValueError("give either --example or RUN... with --judge and --human")
+        data = datasets.cast2021_judged()
+        return list(data.runs), data.judge_qrels, data.human_qrels
+    if not (args.runs and args.judge and args.human):
+        raise ValueError("need RUN files, --judge QRELS and --human QRELS (or --example)")
+    return list(args.runs), args.judge, args.human
+
+
+def run(args) -> int:
+    runs, judge, human = _inputs(args)
+    strata = None
+    if args.strata:
+        queries = [str(q) for q in read_qrels(judge).query_ids]
+        strata = labels_from_spec(args.strata, queries, "--strata")
+    res = ppi_evaluate(runs, judge, human, args.measures or ["RR"],
+                       confidence_level=args.confidence_level, population=args.population,
+                       strata=strata, n_resamples=args.n_resamples, rng=args.seed)
+    if args.format == "json":
+        print(json.dumps({"measures": list(res.measures), "population": res.population,
+                          "confidence_level": res.confidence_level,
+                          "n_queries": res.n_queries, "n_human": res.n_human,
+                          "strata": res.strata, "n_resamples": res.n_resamples,
+                          "seed": res.seed, "systems": frame_records(res.systems),
+                          "pairs": frame_records(res.pairs)}, indent=2))
+        return 0
+    print(_table(res))
+    return 0
+
+
+def _table(res) -> str:
+    cl = f"{res.confidence_level:g}"
+    lines = [f"# PPI++ ({res.population} population): {res.n_human} of {res.n_queries} queries "
+             f"labelled by people; {cl} intervals; rank intervals and adjusted p-values "
+             f"simultaneous (max-|t|, B = {res.n_resamples}, seed = {res.seed})"]
+    for m in res.measures:
+        s = res.summary()
+        s = s[s.measure == m]
+        ranks = res.systems[(res.systems.measure == m) & (res.systems.method == "ppi")]
+        ranks = ranks.set_index("system")
+        lines += ["", f"## {m}: human-label mean per system", "system\tPPI\tinterval\t"
+                  "human-only interval\tjudge-only interval\twidth ratio\trank [low, high]"]
+        for r in s.itertuples(index=False):
+            rk = ranks.loc[r.system]
+            lines.append("\t".join([
+                r.system, f"{r.estimate_ppi:.4f}", interval_text(r.ci_low_ppi, r.ci_high_ppi,
+                                                                 ".4f"),
+                interval_text(r.ci_low_human, r.ci_high_human, ".4f"),
+                interval_text(r.ci_low_judge, r.ci_high_judge, ".4f"), f"{r.width_ratio:.2f}",
+                f"{rk['rank']} [{rk.rank_low}, {rk.rank_high}]"]))
+        p = res.pairs[(res.pairs.measure == m) & (res.pairs.method == "ppi")]
+        h = res.pairs[(res.pairs.measure == m) & (res.pairs.method == "human")]
+        lines += ["", f"## {m}: differences a - b", "a\tb\tPPI\tinterval\tp\tp adjusted\t"
+                  "human-only interval\thuman-only p"]
+        for r, rh in zip(p.itertuples(index=False), h.itertuples(index=False), strict=True):
+            lines.append("\t".join([
+                r.a, r.b, f"{r.difference:+.4f}", interval_text(r.ci_low, r.ci_high, "+.4f"),
+                f"{r.pvalue:.4g}", f"{r.pvalue_adjusted:.4g}",
+                interval_text(rh.ci_low, rh.ci_high, "+.4f"), f"{rh.pvalue:.4g}"]))
+    return "\n".join(lines)

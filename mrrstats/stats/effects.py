@@ -1,0 +1,167 @@
+r"""Effect sizes of a paired difference: :math:`d_z`, Sakai's :math:`ES_E`, wins and ties.
+
+* :func:`effect_sizes` -- the mean difference, :math:`d_z`, :math:`ES_E`,
+  wins/ties/losses and the paired probability of superiority.
+* :func:`residual_variance` -- :math:`V_E` of the two-way ANOVA over all
+  systems of an experiment (the scale of :math:`ES_E` and of topic-set-size
+  design).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..deprecation import renamed_attribute, renamed_parameters
+from ..model.scoretable import as_score_table
+from ..validation import tolerance_iv
+from .pairs import pair_iv
+from .rows import effect_rows
+
+__all__ = ["EffectSizes", "effect_sizes", "residual_variance"]
+
+
+def residual_variance(scores):
+    r"""Residual variance of the two-way ANOVA without replication (topics x systems).
+
+    Parameters
+    ----------
+    scores : DataFrame, array_like, ScoreTable, path, mapping or Evaluation
+        Anything :func:`mrrstats.model.scoretable.as_score_table` accepts: a
+        DataFrame with one row per query and one column per system, an array
+        of shape ``(n_systems, n_queries)``, ... No missing values.
+
+    Returns
+    -------
+    float
+        :math:`V_E = \sum_{q,s}(x_{qs} - \bar x_{q\cdot} - \bar x_{\cdot s} +
+        \bar x)^2 / ((n - 1)(k - 1))` for :math:`n` queries and :math:`k` systems.
+
+    Notes
+    -----
+    This is the error variance Sakai uses for the effect size
+    :math:`ES_E = \bar d / \sqrt{V_E}` and for topic set size design; it is
+    computed over *all* systems of the experiment, not only the pair compared.
+
+    Examples
+    --------
+    >>> import numpy as np, mrrstats
+    >>> x = np.array([[1.0, 0.5, 0.2], [0.8, 0.6, 0.1]])   # 2 systems x 3 queries
+    >>> print(round(mrrstats.residual_variance(x), 4))
+    0.0117
+    """
+    X = _residual_variance_iv(scores)
+    n, k = X.shape
+    R = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0, keepdims=True) + X.mean()
+    return float((R**2).sum() / ((n - 1) * (k - 1)))
+
+
+def _residual_variance_iv(scores):
+    return as_score_table(scores, min_systems=2, min_queries=2, name="scores").values
+
+
+@dataclass(frozen=True)
+class EffectSizes:
+    """Result of :func:`effect_sizes`.
+
+    Attributes
+    ----------
+    difference : float
+        Mean difference :math:`\\bar d` of ``a - b``.
+    d_z : float
+        :math:`\\bar d / s_d` (Cohen's :math:`d_z`, ``ddof=1``); 0 when the
+        differences have no variance and are all zero, ``+-inf`` for a constant shift.
+    es_e : float
+        Sakai's :math:`\\bar d / \\sqrt{V_E}` (NaN unless ``residual_variance`` is given).
+    wins, ties, losses : int
+        Queries with :math:`d_i > \\tau`, :math:`|d_i| \\le \\tau`, :math:`d_i < -\\tau`.
+    prob_superiority : float
+        Paired probability of superiority :math:`(W + T/2)/n`: the chance that
+        ``a`` beats ``b`` on a random query, ties counting one half.
+    atol : float
+        The tie tolerance :math:`\\tau`.
+    n_queries : int
+
+    Methods
+    -------
+    to_frame()
+        One row with the attributes (intervals: :func:`mrrstats.effect_size_intervals`).
+    """
+
+    difference: float
+    d_z: float
+    es_e: float
+    wins: int
+    ties: int
+    losses: int
+    prob_superiority: float
+    atol: float
+    n_queries: int
+
+    zero_tolerance = renamed_attribute("atol")
+    n = renamed_attribute("n_queries")
+
+    def to_frame(self):
+        """One row: the attributes, in their order."""
+        return pd.DataFrame([dataclasses.asdict(self)])
+
+
+@renamed_parameters(zero_tolerance="atol")
+def effect_sizes(a, b, *, atol=0.0, residual_variance=None, missing="raise"):
+    r"""Effect sizes of the difference ``a - b``.
+
+    Parameters
+    ----------
+    a, b : array_like, 1-D
+        Aligned per-query scores.
+    atol : float, keyword-only
+        :math:`|d_i| \le` ``atol`` is a tie.
+    residual_variance : float, optional, keyword-only
+        :math:`V_E` of the two-way ANOVA over *all* systems of the experiment
+        (see :func:`mrrstats.residual_variance`); enables ``es_e``.
+    missing : {"raise", "drop"}, keyword-only
+
+    Returns
+    -------
+    EffectSizes
+
+    Notes
+    -----
+    :math:`d_z = \bar d / s_d`; :math:`ES_E = \bar d / \sqrt{V_E}` (Sakai 2014);
+    probability of superiority :math:`(W + T/2)/n` for :math:`W` wins and
+    :math:`T` ties among :math:`n` queries.
+
+    References
+    ----------
+    .. [1] Sakai, T. (2014). Statistical reform in information retrieval?
+           SIGIR Forum 48(1).
+
+    Examples
+    --------
+    >>> import mrrstats
+    >>> es = mrrstats.effect_sizes([1, 0.5, 1, 1], [0.5, 0.5, 1, 0.25])
+    >>> print(es.wins, es.ties, es.losses, es.prob_superiority, round(es.d_z, 3))
+    2 2 0 0.75 0.833
+    """
+    a, b, tol, v_e = _effect_sizes_iv(a, b, atol, residual_variance, missing)
+    mean, dz, es, w, t, l_, ps = effect_rows((a - b)[None, :], tol, v_e)
+    return EffectSizes(float(mean[0]), float(dz[0]), float(es[0]), int(w[0]), int(t[0]),
+                       int(l_[0]), float(ps[0]), tol, int(a.size))
+
+
+def _effect_sizes_iv(a, b, atol, residual_variance, missing):
+    tol = tolerance_iv(atol, "atol")
+    if residual_variance is not None:
+        try:
+            v_e = float(residual_variance)
+        except (TypeError, ValueError):
+            raise TypeError("`residual_variance` must be a positive number") from None
+        if not (v_e > 0 and math.isfinite(v_e)):
+            raise ValueError(f"`residual_variance` must be positive, got {residual_variance!r}")
+    else:
+        v_e = None
+    a, b = pair_iv(a, b, missing, min_n=1)
+    return a, b, tol, v_e
