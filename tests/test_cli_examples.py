@@ -20,6 +20,11 @@ QUICK = {
     "ppi": ["--n-resamples", "99", "--seed", "1"],
     "judges": ["--n-resamples", "99", "--seed", "1", "--test", "t"],
     "bounds": [],
+    "replicates": ["--method", "t", "--seed", "1"],
+    "collections": [],
+    "bayes": ["--rope", "0.01"],
+    "calibrate": ["--n-simulations", "20", "--n-resamples", "99", "--max-systems", "3",
+                  "--seed", "1"],
 }
 
 
