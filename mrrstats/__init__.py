@@ -45,6 +45,7 @@ from .stats import MixedModelResult, mixed_model, mixed_vs_anova
 from .stats import (BootstrapCIResult, BootstrapTestResult, EffectSizes, PowerResult,
                     RandomizationTestResult, SignTestResult, SimulatedPowerResult,
                     TopicSetSizeResult, TTestResult, WilcoxonResult)
+from .stats import DiscriminativePowerResult, SegmentComparison
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
@@ -131,6 +132,8 @@ __all__ = [
     "sign_test",
     "wilcoxon_test",
     "PairwiseResult",
+    "DiscriminativePowerResult",
+    "SegmentComparison",
     "anova_tukey_hsd",
     "discriminative_power",
     "pairwise_tests",

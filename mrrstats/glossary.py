@@ -124,6 +124,10 @@ GLOSSARY = (
     Term("pvalue_adjusted", "The p-value adjusted for multiplicity (column of pairwise "
          "tables).", retired=("p_adjusted", "padj", "p_adj", "adjusted_pvalue"),
          kind="attribute"),
+    Term("reject_beyond_ci", "A pair a step-down procedure (Holm, step-down max-T) rejects "
+         "although the single-step simultaneous interval that its table shows contains 0: "
+         "the step-down is more powerful than its interval (column of pairwise tables).",
+         kind="attribute"),
     Term("difference", "mean(a) - mean(b), the paired or unpaired mean difference.",
          retired=("diff", "mean_diff", "delta", "mean_difference"),
          kind="attribute"),

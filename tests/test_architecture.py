@@ -140,7 +140,7 @@ def test_imports_inside_functions_only_for_heavy_or_optional_modules():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("module", ["stats.effects", "stats.multiple", "stats.compare",
+@pytest.mark.parametrize("module", ["stats.effects", "stats.pairwise", "stats.compare",
                                     "stats.power", "agreement.measures", "report.plots"])
 def test_score_input_goes_through_the_one_coercion(module):
     path = PKG / module.replace(".", "/")

@@ -1,5 +1,6 @@
-"""Many-to-one comparisons with a baseline: Dunnett's distribution, baseline= in
-pairwise_tests / compare, and the many-to-one step-down max-T."""
+"""Many-to-one comparisons with a control: Dunnett's distribution, control= in
+pairwise_tests / compare (the single-step max-T by default), and the many-to-one
+step-down max-T."""
 
 import numpy as np
 import pytest
@@ -49,7 +50,7 @@ def test_dunnett_equals_scipy(k, ng, alternative):
     assert dunnett_cdf(c, k - 1, k * (ng - 1), alternative)[0] == pytest.approx(0.95, abs=1e-12)
 
 
-# -- baseline= in pairwise_tests and compare ------------------------------------------
+# -- control= in pairwise_tests and compare ------------------------------------------
 import pandas as pd  # noqa: E402
 from statsmodels.stats.multitest import multipletests  # noqa: E402
 
@@ -69,7 +70,7 @@ def _runs(n=30, seed=0):
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh"])
 def test_baseline_pairs_t_equal_scipy_and_statsmodels(correction):
     df = _runs()
-    res = mrrstats.pairwise_tests(df, test="t", correction=correction, baseline="bm25")
+    res = mrrstats.pairwise_tests(df, test="t", correction=correction, control="bm25")
     assert res.a == ("dense", "rerank", "splade") and res.b == ("bm25",) * 3
     p = [stats.ttest_rel(df[s], df["bm25"]).pvalue for s in res.a]
     np.testing.assert_allclose(res.pvalue, p, rtol=1e-12)
@@ -77,10 +78,13 @@ def test_baseline_pairs_t_equal_scipy_and_statsmodels(correction):
     rej, padj, _, _ = multipletests(p, alpha=0.05, method=method)
     np.testing.assert_allclose(res.pvalue_adjusted, padj, rtol=1e-12)
     assert list(res.reject) == list(rej)
-    # the consistent intervals agree with the decisions over the k - 1 tests
+    # the intervals agree with the decisions over the k - 1 tests (Holm: those beyond
+    # its Bonferroni interval are marked)
     assert list(mrrstats.stats.multiple.ci_excludes_zero(res.ci_low, res.ci_high)) == \
-        list(res.reject)
-    by_pos = mrrstats.pairwise_tests(df, test="t", correction=correction, baseline=1)
+        list(res.reject & ~res.reject_beyond_ci)
+    if correction != "holm":
+        assert not res.reject_beyond_ci.any()
+    by_pos = mrrstats.pairwise_tests(df, test="t", correction=correction, control=1)
     np.testing.assert_array_equal(by_pos.pvalue_adjusted, res.pvalue_adjusted)
 
 
@@ -89,7 +93,7 @@ def test_dunnett_equals_two_way_ols(alternative):
     import statsmodels.formula.api as smf
 
     df = _runs(25, seed=3)
-    res = mrrstats.pairwise_tests(df, test="dunnett", baseline="bm25", alternative=alternative)
+    res = mrrstats.pairwise_tests(df, test="dunnett", control="bm25", alternative=alternative)
     long = df.reset_index().melt(id_vars="query", var_name="system", value_name="y")
     fit = smf.ols("y ~ C(system, Treatment('bm25')) + C(query)", data=long).fit()
     name = "C(system, Treatment('bm25'))[T.{}]"
@@ -107,7 +111,7 @@ def test_dunnett_equals_two_way_ols(alternative):
     np.testing.assert_allclose(res.ci_low, res.difference - c * se, rtol=1e-9)
     assert res.correction == "dunnett"
     assert list(res.reject) == list(res.pvalue_adjusted <= 0.05)
-    with pytest.raises(ValueError, match="baseline"):
+    with pytest.raises(ValueError, match="control"):
         mrrstats.pairwise_tests(df, test="dunnett")
 
 
@@ -116,7 +120,7 @@ def test_many_to_one_maxt_by_loop():
     X = df.to_numpy()
     n, k = X.shape
     B = 500
-    res = mrrstats.pairwise_tests(df, test="maxt", baseline="bm25", n_resamples=B, rng=2,
+    res = mrrstats.pairwise_tests(df, test="maxt", control="bm25", n_resamples=B, rng=2,
                                   test_options={"statistic": "t"})
     others = [0, 2, 3]
 
@@ -142,18 +146,18 @@ def test_many_to_one_maxt_by_loop():
 
 def test_compare_baseline_and_cli(tmp_path, capsys):
     df = _runs()
-    cmp = mrrstats.compare(df, measure="RR", baseline="bm25", test="t")
+    cmp = mrrstats.compare(df, measure="RR", control="bm25", test="t", n_resamples=2000, rng=5)
     f = cmp.to_frame()
-    assert list(f["b"]) == ["bm25"] * 3 and cmp.baseline == "bm25"
-    assert "baseline bm25" in cmp.caption()
+    assert list(f["b"]) == ["bm25"] * 3 and cmp.control == "bm25"
+    assert "control bm25" in cmp.caption()
     js = cmp.to_dict()
-    assert js["settings"]["baseline"] == "bm25" and len(js["pairs"]) == 3
+    assert js["settings"]["control"] == "bm25" and len(js["pairs"]) == 3
     path = tmp_path / "RR.csv"
     df.to_csv(path)
     from mrrstats.cli import main
 
-    assert main(["compare", "--scores", str(path), "--baseline", "bm25", "--test", "t",
-                 "--format", "json"]) == 0
+    assert main(["compare", "--scores", str(path), "--control", "bm25", "--test", "t",
+                 "--format", "json", "--seed", "5", "--n-resamples", "2000"]) == 0
     out = capsys.readouterr().out
     import json
 
@@ -161,3 +165,43 @@ def test_compare_baseline_and_cli(tmp_path, capsys):
     assert [p["b"] for p in data["pairs"]] == ["bm25"] * 3
     np.testing.assert_allclose([p["pvalue_adjusted"] for p in data["pairs"]],
                                f["pvalue_adjusted"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_many_to_one_single_step_by_loop(alternative):
+    # the default with control=: single-step max-T over the k - 1 comparisons with the
+    # control, all k systems permuted within each query; a loop over the same permutations
+    df = _runs(20, seed=7)
+    X = df.to_numpy()
+    n, k = X.shape
+    B = 400
+    res = mrrstats.pairwise_tests(df, control="bm25", alternative=alternative,
+                                  n_resamples=B, rng=11)
+    others = [0, 2, 3]
+
+    def tstats(Y):
+        d = Y[:, others] - Y[:, [1]]
+        return d.mean(axis=0) / (d.std(axis=0, ddof=1) / np.sqrt(n))
+
+    def directed(t):
+        return {"two-sided": np.abs(t), "greater": t, "less": -t}[alternative]
+
+    obs = directed(tstats(X))
+    perms = np.random.default_rng(11).permuted(np.broadcast_to(X, (B, n, k)), axis=-1)
+    M = np.array([directed(tstats(p)).max() for p in perms])
+    thr = obs - 1e-9 * (np.abs(obs) + 1)
+    p_adj = (1 + (M[:, None] >= thr).sum(axis=0)) / (B + 1)
+    np.testing.assert_allclose(res.pvalue_adjusted, p_adj, rtol=1e-12)
+    np.testing.assert_allclose(res.null_distribution, M, rtol=1e-10)
+    assert res.correction == "single-step" and res.control == "bm25"
+    # the interval: d -/+ c se, c the 95% cut-off of the same maxima
+    c = -np.partition(-M, 19)[19]  # K = floor(0.05 * 401) - 1 = 19
+    se = (X[:, others] - X[:, [1]]).std(axis=0, ddof=1) / np.sqrt(n)
+    d = res.difference
+    if alternative != "less":
+        np.testing.assert_allclose(res.ci_low, d - c * se, rtol=1e-8, atol=1e-12)
+    if alternative != "greater":
+        np.testing.assert_allclose(res.ci_high, d + c * se, rtol=1e-8, atol=1e-12)
+    assert np.isinf(res.ci_high).all() == (alternative == "greater")
+    assert list(mrrstats.stats.multiple.ci_excludes_zero(res.ci_low, res.ci_high)) == \
+        list(res.reject)

@@ -90,3 +90,40 @@ def test_errors_exit_2(csvs, tmp_path, capsys):
     bad.write_text("a,b\n0.5,\n0.2,0.1\n")
     assert main(["compare", "--scores", str(bad)]) == 2
     assert "missing value" in capsys.readouterr().err
+
+
+def test_example_default_is_finite_and_consistent(capsys):
+    # issue 19: no infinite end in the default table, --wide or --format json
+    from mrrstats.stats.corrections import ci_excludes_zero
+
+    args = ["compare", "--example", "--seed", "3", "--n-resamples", "2000"]
+    assert main([*args, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["correction"] == "single-step" and len(doc["pairs"]) == 10
+    lo = [p["ci_low"] for p in doc["pairs"]]
+    hi = [p["ci_high"] for p in doc["pairs"]]
+    assert None not in lo and None not in hi  # JSON null is an infinite or undefined end
+    assert list(ci_excludes_zero(lo, hi)) == [p["reject"] for p in doc["pairs"]]
+    assert sum(p["reject"] for p in doc["pairs"]) >= 3
+    for extra in ([], ["--wide"]):
+        assert main([*args, *extra]) == 0
+        text = capsys.readouterr().out
+        assert "inf" not in text and "single-step max-T" in text
+
+
+def test_control_option_and_hidden_baseline_alias(csvs, capsys):
+    import argparse
+
+    from mrrstats.cli import compare as cli_compare
+
+    name = read_score_matrix(csvs[0]).columns[2]
+    assert main(["compare", "--scores", str(csvs[0]), "--control", name, "--format", "json",
+                 "--seed", "1", "--n-resamples", "500"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["control"] == name and {p["b"] for p in doc["pairs"]} == {name}
+    assert main(["compare", "--scores", str(csvs[0]), "--baseline", name, "--format", "json",
+                 "--seed", "1", "--n-resamples", "500"]) == 0
+    assert json.loads(capsys.readouterr().out) == doc
+    p = argparse.ArgumentParser()
+    cli_compare.add_arguments(p)
+    assert "--baseline" not in p.format_help() and "--control" in p.format_help()

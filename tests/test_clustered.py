@@ -383,8 +383,9 @@ def test_cli_clusters_prefix_on_cast(capsys):
 
     d = mrrstats.datasets.cast2021()
     runs = list(d.runs)[:2]
+    # one pair: Holm leaves the sign-flip test's p-value as it is
     assert main(["compare", str(d.qrels), *map(str, runs), "--clusters", "prefix:_",
-                 "--seed", "1", "--format", "json"]) == 0
+                 "--correction", "holm", "--seed", "1", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     ev = mrrstats.evaluate(d.qrels, runs, ["RR"])
     f = ev.scores("RR")
@@ -402,16 +403,20 @@ def test_pairwise_clusters_same_seed_any_batch(test, ci):
     rng = np.random.default_rng(3)
     conv = np.repeat(np.arange(30), 2)
     x = pd.DataFrame(rng.random((60, 3)), columns=list("abc"))
-    ref = mrrstats.pairwise_tests(x, test=test, ci=ci, clusters=conv, n_resamples=600, rng=2)
+    # with the default correction (single-step: one permutation per cluster), and with
+    # Holm for the bootstrap intervals, drawn right after the test's resamples
+    corr = "single-step" if ci is None else "holm"
+    ref = mrrstats.pairwise_tests(x, test=test, ci=ci, clusters=conv, n_resamples=600, rng=2,
+                                  correction=corr)
     for batch in (1, 7):
         got = mrrstats.pairwise_tests(x, test=test, ci=ci, clusters=conv, n_resamples=600,
-                                      rng=2, batch=batch)
+                                      rng=2, batch=batch, correction=corr)
         pd.testing.assert_frame_equal(got.to_frame(), ref.to_frame(), check_exact=True)
     # bootstrap intervals with clusters: the cluster bootstrap of bootstrap_ci, drawn after
     # the test's own resamples (replayed here by bootstrap_test on the same Generator)
     if ci is not None:
         one = mrrstats.pairwise_tests(x[["a", "b"]], test="bootstrap", ci=ci, clusters=conv,
-                                      n_resamples=600, rng=2)
+                                      n_resamples=600, rng=2, correction="holm")
         gen = np.random.default_rng(2)
         mrrstats.bootstrap_test(x["a"], x["b"], method="shift", clusters=conv,
                                 n_resamples=600, rng=gen)

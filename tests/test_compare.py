@@ -13,9 +13,9 @@ from conftest import shared_path
 import mrrstats
 from mrrstats.io import read_score_matrix
 
-PAIR_KEYS = {"a", "b", "measure", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "pvalue",
-             "pvalue_adjusted", "test", "correction", "ci_method", "marginal_low",
-             "marginal_high"}
+PAIR_KEYS = {"a", "b", "measure", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
+             "pvalue", "pvalue_adjusted", "reject", "reject_beyond_ci", "test", "correction",
+             "ci_method", "marginal_low", "marginal_high"}
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,9 @@ def test_json_contract(frames):
     assert isinstance(doc["pairs"], list) and len(doc["pairs"]) == 20
     for pair in doc["pairs"]:
         assert PAIR_KEYS <= set(pair)
-        assert pair["diff"] == pytest.approx(pair["mean_a"] - pair["mean_b"])
-        assert pair["ci_low"] <= pair["diff"] <= pair["ci_high"]  # was "or test != 't'": always true
+        assert "diff" not in pair  # its name before 0.2
+        assert pair["difference"] == pytest.approx(pair["mean_a"] - pair["mean_b"])
+        assert pair["ci_low"] <= pair["difference"] <= pair["ci_high"]
         assert pair["pvalue"] <= pair["pvalue_adjusted"] + 1e-15
         assert pair["test"] == "randomization" and pair["correction"] == "bh"
     s = doc["settings"]
@@ -133,7 +134,7 @@ def test_leaderboard_from_the_same_decisions(frames):
             assert cell in row and board.loc[s, "letters"] in row
     assert "Rank: interval of ranks from the same decisions (simultaneous)" in res.caption()
     with pytest.raises(ValueError, match="needs all pairs"):
-        mrrstats.compare(frames, test="t", baseline=0).leaderboard()
+        mrrstats.compare(frames, test="t", control=0).leaderboard()
 
 
 def test_caption_names_resampling_and_seed(frames):
@@ -180,22 +181,145 @@ def test_compare_validation(frames):
 
 
 def test_default_intervals_agree_with_decisions(frames):
-    # issue 10, defect 2: compare's ci_low/ci_high follow the decisions by default
-    from mrrstats.stats.multiple import ci_excludes_zero
+    # issue 19: compare's default intervals are finite and follow the decisions
+    from mrrstats.stats.corrections import ci_excludes_zero
 
     res = mrrstats.compare(frames, n_resamples=2000, rng=4)
     frame = res.to_frame()
-    assert set(frame["ci_method"]) == {"holm-sb2008(randomization)"}
+    assert set(frame["ci_method"]) == {"maxt-single-step"}
+    assert set(frame["correction"]) == {"single-step"}
+    assert np.isfinite(frame[["ci_low", "ci_high"]].to_numpy()).all()
     np.testing.assert_array_equal(ci_excludes_zero(frame["ci_low"], frame["ci_high"]),
                                   frame["reject"])
+    assert not frame["reject_beyond_ci"].any()
     doc = json.loads(res.to_json())
-    assert doc["pairs"][0]["ci_method"] == "holm-sb2008(randomization)"
+    assert doc["pairs"][0]["ci_method"] == "maxt-single-step"
     # the marginal t interval rides along under its own name
     pair = doc["pairs"][0]
     a = frames["RR"][pair["a"]].to_numpy()
     b = frames["RR"][pair["b"]].to_numpy()
     lo, hi = mrrstats.paired_ttest(a, b).confidence_interval()
     assert (pair["marginal_low"], pair["marginal_high"]) == pytest.approx((lo, hi))
+
+
+def _assert_readable(res, max_ratio=6.0):
+    """Finite intervals, 0 outside exactly for the rejected pairs, each holding the observed
+    difference, at most ``max_ratio`` times as wide as the pair's marginal 95% t interval."""
+    from mrrstats.stats.corrections import ci_excludes_zero
+
+    f = res.to_frame()
+    lo, hi, d = f["ci_low"].to_numpy(), f["ci_high"].to_numpy(), f["difference"].to_numpy()
+    assert np.isfinite(lo).all() and np.isfinite(hi).all()
+    np.testing.assert_array_equal(ci_excludes_zero(lo, hi), f["reject"].to_numpy())
+    assert ((lo <= d) & (d <= hi)).all()
+    width = f["marginal_high"] - f["marginal_low"]
+    assert ((hi - lo) <= max_ratio * width + 1e-12).all()
+    assert ((hi - lo) >= width - 1e-12).all()  # simultaneous: never narrower than marginal
+    text = res.to_string() + res.to_string(wide=True) + res.to_markdown() + res.to_latex()
+    assert not re.search(r"(?<![A-Za-z])-?inf(?![A-Za-z])|∞|infty", text)
+    doc = json.loads(res.to_json())
+    assert all(p["ci_low"] is not None and p["ci_high"] is not None for p in doc["pairs"])
+    assert [p["reject"] for p in doc["pairs"]] == list(f["reject"])
+
+
+def test_default_on_cast2021_all_pairs_and_control():
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, data.runs, ["RR", "nDCG@3"])
+    df = ev.scores("RR")  # a per-query frame, queries x systems
+    res = mrrstats.compare(df, measure="RR", n_resamples=3000, rng=19)
+    _assert_readable(res)
+    assert res.results["RR"].reject.sum() >= 3  # it finds the differences Holm found
+    control = df.columns[4]
+    res = mrrstats.compare(df, measure="RR", control=control, n_resamples=3000, rng=19)
+    _assert_readable(res)
+    assert set(res.to_frame()["b"]) == {control} and len(res.to_frame()) == 4
+    both = mrrstats.compare(ev, n_resamples=1000, rng=2)
+    _assert_readable(both)
+
+
+@pytest.mark.parametrize("name", ["trec_adhoc/adhoc6_ap.csv", "trec_web/web2011_rr.csv"])
+def test_default_on_real_trec_matrices(name):
+    folder, file = name.split("/")
+    X = read_score_matrix(shared_path("score_matrices", folder, file)).iloc[:, :12]
+    res = mrrstats.compare(X, measure="AP", n_resamples=2000, rng=7)
+    _assert_readable(res)
+    assert len(res.to_frame()) == 66 and res.results["AP"].reject.any()
+    res = mrrstats.compare(X, measure="AP", control=X.columns[0], n_resamples=2000, rng=7)
+    _assert_readable(res)
+
+
+def test_step_down_shows_single_step_interval_and_marks_beyond(frames):
+    from mrrstats.stats.corrections import ci_excludes_zero
+
+    rr = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
+    X = rr.iloc[:, :15]
+    holm = mrrstats.compare(X, measure="RR", test="t", correction="holm")
+    bonf = mrrstats.compare(X, measure="RR", test="t", correction="bonferroni")
+    h, b = holm.to_frame(), bonf.to_frame()
+    assert set(h["ci_method"]) == {"bonferroni(t)"}
+    np.testing.assert_allclose(h["ci_low"], b["ci_low"])  # Holm shows Bonferroni's interval
+    beyond = h["reject"] & ~b["reject"]
+    assert beyond.any()  # Holm rejects more than Bonferroni here (checked on this matrix)
+    np.testing.assert_array_equal(h["reject_beyond_ci"], beyond)
+    np.testing.assert_array_equal(ci_excludes_zero(h["ci_low"], h["ci_high"]),
+                                  h["reject"] & ~h["reject_beyond_ci"])
+    assert "(*)" in holm.to_string() and "reject_beyond_ci" in holm.to_string(wide=True)
+    assert all(np.isfinite(h[["ci_low", "ci_high"]].to_numpy()).ravel())
+    # Strassburger-Bretz on request: consistent with Holm, one-sided for rejected pairs
+    sb = mrrstats.compare(X, measure="RR", test="t", correction="holm", ci="consistent")
+    f = sb.to_frame()
+    assert set(f["ci_method"]) == {"holm-sb2008(t)"}
+    np.testing.assert_array_equal(ci_excludes_zero(f["ci_low"], f["ci_high"]), f["reject"])
+    assert np.isinf(f.loc[f["reject"], ["ci_low", "ci_high"]].to_numpy()).any(axis=1).all()
+    # step-down max-T: the single-step interval of the same null, and its step-down decisions
+    wy = mrrstats.compare(X, measure="RR", test="maxt", n_resamples=2000, rng=3)
+    w = wy.to_frame()
+    assert set(w["ci_method"]) == {"maxt-single-step"}
+    assert np.isfinite(w[["ci_low", "ci_high"]].to_numpy()).all()
+    np.testing.assert_array_equal(ci_excludes_zero(w["ci_low"], w["ci_high"]),
+                                  w["reject"] & ~w["reject_beyond_ci"])
+
+
+def test_single_step_refusals(frames):
+    with pytest.raises(ValueError, match="adjusts studentised mean differences"):
+        mrrstats.compare(frames, test="wilcoxon")
+    assert mrrstats.compare(frames, test="wilcoxon", correction="holm").correction == "holm"
+    with pytest.raises(ValueError, match="joint permutation null"):
+        mrrstats.stats.corrections.adjust_pvalues([0.01, 0.2], "single-step", 0.05)
+
+
+def test_single_step_over_measures(frames):
+    # one max-T over measures x pairs: every resample permutes the systems of a query in
+    # both measures; the same permutations as for one measure alone (same seed), so the
+    # family's maximum is at least each measure's and its p-values at least as large
+    fam = mrrstats.compare(frames, family="measures", n_resamples=1500, rng=6)
+    rr = mrrstats.compare(frames["RR"], measure="RR", n_resamples=1500, rng=6)
+    f = fam.results["RR"]
+    assert f.correction == "single-step" and fam.family_size == 20
+    assert np.all(f.null_distribution >= rr.results["RR"].null_distribution)
+    assert np.all(f.pvalue_adjusted >= rr.results["RR"].pvalue_adjusted)
+    np.testing.assert_array_equal(fam.results["AP"].null_distribution, f.null_distribution)
+    _assert_readable(fam)
+    assert "20 tests of 2 measures x 10 pairs" in fam.caption()
+    one = mrrstats.compare({"RR": frames["RR"]}, family="measures", n_resamples=1500, rng=6)
+    np.testing.assert_array_equal(one.results["RR"].ci_low, rr.results["RR"].ci_low)
+    with pytest.raises(ValueError, match="the same systems, queries and clusters"):
+        mrrstats.compare({"RR": frames["RR"], "AP": frames["AP"].iloc[:40]},
+                         family="measures")
+
+
+def test_old_names_still_work(frames):
+    with pytest.warns(DeprecationWarning, match=r"use control="):
+        res = mrrstats.compare(frames, test="t", correction="holm", baseline=0)
+    with pytest.warns(DeprecationWarning, match=r"\.control"):
+        assert res.baseline == res.control == frames["RR"].columns[0]
+    with pytest.warns(DeprecationWarning, match=r"use atol="):
+        r = mrrstats.compare(frames, test="t", correction="holm", zero_tolerance=0.1)
+    pw = r.results["RR"]
+    with pytest.warns(DeprecationWarning, match=r"\.atol"):
+        assert pw.zero_tolerance == pw.atol == 0.1
+    assert "diff" in pw.to_frame()  # the column's old name, one release
+    np.testing.assert_array_equal(pw.to_frame()["diff"], pw.to_frame()["difference"])
 
 
 def test_registry_is_the_one_source_of_names_and_labels(frames):
@@ -234,7 +358,7 @@ def test_family_over_measures(frames, test, correction):
     # unadjusted p-values (which are those of each measure alone, same seed)
     from statsmodels.stats.multitest import multipletests
 
-    from mrrstats.stats.multiple import ci_excludes_zero
+    from mrrstats.stats.corrections import ci_excludes_zero
 
     fam = mrrstats.compare(frames, test=test, correction=correction, family="measures",
                            n_resamples=2000, rng=9)
@@ -248,7 +372,11 @@ def test_family_over_measures(frames, test, correction):
     np.testing.assert_allclose(f["pvalue_adjusted"], padj, rtol=1e-12)
     assert list(f["reject"]) == list(rej)
     if correction != "bh":  # FCR intervals need not exclude 0 exactly at the rejections
-        assert list(ci_excludes_zero(f["ci_low"], f["ci_high"])) == list(rej)
+        # Holm shows Bonferroni's interval over the family: it may reject beyond it
+        assert list(ci_excludes_zero(f["ci_low"], f["ci_high"])) == \
+            list(rej & ~f["reject_beyond_ci"].to_numpy())
+        if correction == "holm":
+            assert set(f["ci_method"]) == {f"bonferroni({test})"}
     assert fam.family_size == 20 and fam.to_dict()["settings"]["family_size"] == 20
     assert "over the 20 tests of 2 measures x 10 pairs" in fam.caption()
     with pytest.raises(ValueError, match="per-pair test"):

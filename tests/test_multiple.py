@@ -25,7 +25,7 @@ from statsmodels.stats.multitest import multipletests
 
 import mrrstats
 from mrrstats.io import read_score_matrix
-from mrrstats.stats.multiple import _studentized_range_sf
+from mrrstats.stats.familywise import studentized_range_sf as _studentized_range_sf
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,8 @@ def test_pairwise_t_and_corrections(small, correction, sm_method):
     rej, adj, _, _ = multipletests(ref, alpha=0.05, method=sm_method)
     np.testing.assert_allclose(res.pvalue_adjusted, adj, rtol=1e-12)
     np.testing.assert_array_equal(res.reject, rej)
-    names = {"holm": "holm-sb2008(t)", "bonferroni": "bonferroni(t)", "bh": "fcr-by2005(t)"}
+    # Holm shows the Bonferroni simultaneous interval (Holm-compatible ones: ci="consistent")
+    names = {"holm": "bonferroni(t)", "bonferroni": "bonferroni(t)", "bh": "fcr-by2005(t)"}
     assert res.correction == correction and res.ci_method == names[correction]
     # the marginal t interval of each pair, on request
     marg = mrrstats.pairwise_tests(small, test="t", correction=correction, ci="t")
@@ -76,20 +77,22 @@ def test_pairwise_matches_single_pair_functions(small):
     i, j = 2, 5
     q = _pairs(small).index((i, j))
     a, b = X[:, i], X[:, j]
-    w = mrrstats.pairwise_tests(small, test="wilcoxon", ci="none",
+    w = mrrstats.pairwise_tests(small, test="wilcoxon", correction="none", ci="none",
                                 test_options={"method": "R"})
     ref = mrrstats.wilcoxon_test(a, b, method="R")
     assert (w.statistic[q], w.pvalue[q]) == (ref.statistic, ref.pvalue)
-    s = mrrstats.pairwise_tests(small, test="sign", ci="none", zero_tolerance=0.05)
+    s = mrrstats.pairwise_tests(small, test="sign", correction="none", ci="none", atol=0.05)
     ref = mrrstats.sign_test(a, b, zero_tolerance=0.05)
     assert (s.statistic[q], s.pvalue[q]) == (ref.statistic, pytest.approx(ref.pvalue))
     assert (s.wins[q], s.ties[q], s.losses[q]) == (ref.wins, ref.ties, ref.losses)
     # two systems: the shared-resample engines reduce to the single-pair functions
     two = small.iloc[:, [i, j]]
-    r = mrrstats.pairwise_tests(two, test="randomization", n_resamples=3000, ci="none", rng=4)
+    r = mrrstats.pairwise_tests(two, test="randomization", correction="none", n_resamples=3000,
+                                ci="none", rng=4)
     assert r.pvalue[0] == mrrstats.randomization_test(a, b, n_resamples=3000, rng=4).pvalue
     for test, method in (("bootstrap", "shift"), ("bootstrap-t", "studentized")):
-        r = mrrstats.pairwise_tests(two, test=test, n_resamples=2000, ci="none", rng=4)
+        r = mrrstats.pairwise_tests(two, test=test, correction="none", n_resamples=2000,
+                                    ci="none", rng=4)
         ref = mrrstats.bootstrap_test(a, b, method=method, n_resamples=2000, rng=4)
         assert r.pvalue[0] == ref.pvalue and r.statistic[0] == pytest.approx(ref.statistic)
 
@@ -100,7 +103,8 @@ def test_pairwise_bootstrap_ci_equals_bootstrap_ci(small):
     two = small.iloc[:, [1, 3]]
     X = two.to_numpy()
     for method in ("bca", "percentile", "basic"):
-        r = mrrstats.pairwise_tests(two, test="t", ci=method, n_resamples=3000, rng=8)
+        r = mrrstats.pairwise_tests(two, test="t", correction="none", ci=method,
+                                    n_resamples=3000, rng=8)
         ref = mrrstats.bootstrap_ci(X[:, 0], X[:, 1], method=method, n_resamples=3000, rng=8)
         lo, hi = ref.confidence_interval()
         assert r.ci_low[0] == pytest.approx(lo, abs=1e-12)
@@ -129,9 +133,9 @@ def test_array_orientation_and_effects(small):
     assert by_frame.prob_superiority[0] == pytest.approx(es.prob_superiority)
     frame = by_frame.to_frame()
     assert len(frame) == 28
-    assert {"a", "b", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "pvalue",
-            "pvalue_adjusted", "reject", "d_z", "es_e", "wins", "ties", "losses",
-            "prob_superiority", "test", "correction"} <= set(frame.columns)
+    assert {"a", "b", "mean_a", "mean_b", "difference", "ci_low", "ci_high", "statistic",
+            "pvalue", "pvalue_adjusted", "reject", "reject_beyond_ci", "d_z", "es_e", "wins",
+            "ties", "losses", "prob_superiority", "test", "correction"} <= set(frame.columns)
 
 
 @pytest.mark.parametrize("test", ["randomization", "bootstrap", "bootstrap-t", "tukey", "maxt"])
@@ -277,7 +281,7 @@ def test_familywise_error_under_complete_null(adhoc7):
     R = 300
     X0 = adhoc7.to_numpy()
     rng = np.random.default_rng(99)
-    any_reject = {"tukey": 0, "maxt": 0, "randomization-holm": 0}
+    any_reject = {"tukey": 0, "maxt": 0, "randomization-holm": 0, "single-step": 0}
     for _ in range(R):
         cols = rng.choice(X0.shape[1], 6, replace=False)
         rows = rng.choice(50, 30, replace=False)
@@ -286,7 +290,10 @@ def test_familywise_error_under_complete_null(adhoc7):
             any_reject[test] += mrrstats.pairwise_tests(
                 X.T, test=test, n_resamples=400, ci="none", rng=rng).reject.any()
         any_reject["randomization-holm"] += mrrstats.pairwise_tests(
-            X.T, test="randomization", n_resamples=400, ci="none", rng=rng).reject.any()
+            X.T, test="randomization", correction="holm", n_resamples=400, ci="none",
+            rng=rng).reject.any()
+        any_reject["single-step"] += mrrstats.pairwise_tests(
+            X.T, n_resamples=400, rng=rng).reject.any()
     tol = 3 * math.sqrt(0.05 * 0.95 / R)
     for test, k in any_reject.items():
         assert k / R <= 0.05 + tol, (test, k / R)
@@ -383,8 +390,12 @@ def test_validation_messages(small):
         mrrstats.pairwise_tests(small, correction="sidak")
     with pytest.raises(ValueError, match="`alternative` must be 'two-sided' for test='tukey'"):
         mrrstats.pairwise_tests(small, test="tukey", alternative="greater")
-    with pytest.raises(ValueError, match="`ci`='simultaneous' needs"):
-        mrrstats.pairwise_tests(small, test="t", ci="simultaneous")
+    with pytest.raises(ValueError, match="`ci`='simultaneous' needs a family-wise correction"):
+        mrrstats.pairwise_tests(small, test="t", correction="bh", ci="simultaneous")
+    with pytest.raises(ValueError, match="adjusts studentised mean differences"):
+        mrrstats.pairwise_tests(small, test="sign")
+    with pytest.raises(ValueError, match="`clusters` works with"):
+        mrrstats.pairwise_tests(small, test="t", correction="holm", clusters=[0, 1] * 25)
     with pytest.raises(ValueError, match="`test_options` has options"):
         mrrstats.pairwise_tests(small, test="t", test_options={"method": "R"})
     with pytest.raises(ValueError, match="`scores` needs at least 2 systems"):
@@ -404,8 +415,8 @@ def test_validation_messages(small):
 
 def test_warns_when_holm_cannot_reject(adhoc7):
     with pytest.warns(RuntimeWarning, match="can reject nothing; use n_resamples >= 105060"):
-        mrrstats.pairwise_tests(adhoc7.iloc[:20, :], test="randomization", n_resamples=200,
-                                ci="none", rng=0)
+        mrrstats.pairwise_tests(adhoc7.iloc[:20, :], test="randomization", correction="holm",
+                                n_resamples=200, ci="none", rng=0)
 
 
 # ---------------------------------------------------------------------------
@@ -428,13 +439,13 @@ def trec20():
 
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh", "none"])
-def test_default_intervals_agree_with_decisions_on_trec(trec20, correction):
-    # before the fix: randomization + Holm disagreed on 59 of 380 pairs
+def test_consistent_intervals_agree_with_decisions_on_trec(trec20, correction):
+    # before issue 10: randomization + Holm disagreed on 59 of 380 pairs
     names = {"holm": "holm-sb2008", "bonferroni": "bonferroni", "bh": "fcr-by2005",
              "none": "marginal"}
     for X in trec20:
         for test in ("t", "randomization"):
-            res = mrrstats.pairwise_tests(X, test=test, correction=correction,
+            res = mrrstats.pairwise_tests(X, test=test, correction=correction, ci="consistent",
                                           n_resamples=4000, rng=5)
             assert res.ci_method == f"{names[correction]}({test})"
             assert _disagreements(res) == 0, (test, correction)
@@ -447,7 +458,7 @@ def test_family_intervals_agree_with_decisions_on_trec(trec20):
     for X in trec20:
         for test, opts in [("maxt", None), ("maxt", {"statistic": "t"}), ("tukey", None)]:
             res = mrrstats.pairwise_tests(X, test=test, n_resamples=2000, rng=7,
-                                          test_options=opts)
+                                          test_options=opts, ci="consistent")
             assert res.ci_method in ("maxt-step-down", "tukey-simultaneous")
             assert _disagreements(res) == 0, (test, opts)
         single = mrrstats.westfall_young(X, n_resamples=2000, rng=7)
@@ -480,7 +491,7 @@ def test_consistent_t_intervals_against_loop(trec20, correction):
     alpha = 0.05
     tt = [stats.ttest_rel(X[:, i], X[:, j]) for i, j in pairs]
     p = np.array([t.pvalue for t in tt])
-    res = mrrstats.pairwise_tests(X.T, test="t", correction=correction)
+    res = mrrstats.pairwise_tests(X.T, test="t", correction=correction, ci="consistent")
     if correction == "holm":
         rej = _holm_loop(p, alpha)
         r = int(rej.sum())
@@ -600,3 +611,193 @@ def test_holm_is_statsmodels_bit_for_bit():
             ref = multipletests(p, alpha=0.05, method="holm")
             np.testing.assert_array_equal(ours, ref[1])
             np.testing.assert_array_equal(rej, ref[1] <= 0.05)
+
+
+# ---------------------------------------------------------------------------
+# issue 19: the single-step max-T default, with finite simultaneous intervals
+# ---------------------------------------------------------------------------
+def _t_all_pairs(Y):
+    """Paired t of every pair (i < j) of Y (n, k), by the textbook formula."""
+    n, k = Y.shape
+    out = []
+    for i, j in itertools.combinations(range(k), 2):
+        d = Y[:, i] - Y[:, j]
+        out.append(d.mean() / (d.std(ddof=1) / math.sqrt(n)))
+    return np.array(out)
+
+
+def test_single_step_by_loop(small):
+    # a loop over the same within-query permutations (one Generator, consumed in order)
+    X = small.to_numpy()[:, :5]
+    n, k = X.shape
+    B = 500
+    res = mrrstats.pairwise_tests(X.T, n_resamples=B, rng=13)
+    assert (res.test, res.correction, res.ci_method) == ("randomization", "single-step",
+                                                         "maxt-single-step")
+    obs = np.abs(_t_all_pairs(X))
+    perms = np.random.default_rng(13).permuted(np.broadcast_to(X, (B, n, k)), axis=-1)
+    T = np.abs(np.array([_t_all_pairs(p) for p in perms]))  # (B, 10)
+    thr = obs - 1e-9 * (obs + 1)
+    M = T.max(axis=1)
+    np.testing.assert_allclose(res.statistic, _t_all_pairs(X), rtol=1e-10)
+    np.testing.assert_allclose(res.pvalue_adjusted, (1 + (M[:, None] >= thr).sum(0)) / (B + 1))
+    np.testing.assert_allclose(res.pvalue, (1 + (T >= thr).sum(0)) / (B + 1))
+    assert np.all(res.pvalue <= res.pvalue_adjusted)
+    c = -np.partition(-M, 24)[24]  # K = floor(0.05 * 501) - 1 = 24: the 25th largest
+    assert res.critical_value == pytest.approx(c, rel=1e-10)
+    se = np.array([(X[:, i] - X[:, j]).std(ddof=1) / math.sqrt(n)
+                   for i, j in itertools.combinations(range(k), 2)])
+    np.testing.assert_allclose(res.standard_error, se, rtol=1e-9)
+    np.testing.assert_allclose(res.ci_low, res.difference - c * se, rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(res.ci_high, res.difference + c * se, rtol=1e-7, atol=1e-12)
+    np.testing.assert_array_equal(mrrstats.stats.corrections.ci_excludes_zero(
+        res.ci_low, res.ci_high), res.reject)
+
+
+def test_single_step_against_exact_permutation_distribution():
+    # every within-topic permutation of 3 systems x 5 topics (7,776): the exact single-step
+    # max-|t| p-values; Monte-Carlo ones within 5 binomial SEs
+    B = 40_000
+    Xp = _all_permutations(_X5)
+    T = np.abs(np.array([_t_all_pairs(p) for p in Xp]))
+    obs = T[0]  # the identity permutation
+    exact = (T.max(axis=1)[:, None] >= obs * (1 - 1e-9)).mean(axis=0)
+    res = mrrstats.pairwise_tests(_X5.T, n_resamples=B, rng=8)
+    assert np.all(np.abs(res.pvalue_adjusted - exact) <= _mc_tolerance(exact, B)), (
+        res.pvalue_adjusted, exact)
+    # two systems: the single-step max-T is the paired permutation test of t
+    two = _X5[:, :2]
+    r2 = mrrstats.pairwise_tests(two.T, n_resamples=4000, rng=1)
+    np.testing.assert_array_equal(r2.pvalue, r2.pvalue_adjusted)
+
+
+def test_single_step_with_other_tests_and_t_reference(small):
+    # the t test's own p-values beside the single-step adjustment; every mean-difference
+    # test gets the same intervals from the same permutations (same seed, drawn after)
+    X = small.iloc[:, :5]
+    t = mrrstats.pairwise_tests(X, test="t", n_resamples=600, rng=3)
+    np.testing.assert_allclose(t.pvalue, mrrstats.pairwise_tests(
+        X, test="t", correction="none").pvalue, rtol=1e-12)
+    r = mrrstats.pairwise_tests(X, test="randomization", n_resamples=600, rng=3)
+    np.testing.assert_array_equal(t.ci_low, r.ci_low)
+    np.testing.assert_array_equal(t.pvalue_adjusted, r.pvalue_adjusted)
+    b = mrrstats.pairwise_tests(X, test="bootstrap", n_resamples=600, rng=3)
+    assert b.ci_method == "maxt-single-step" and b.correction == "single-step"
+
+
+def test_single_step_clusters_by_loop():
+    # one permutation per cluster, studentised with the cluster-robust standard error
+    rng = np.random.default_rng(4)
+    n, k, B = 24, 4, 300
+    X = rng.random((n, k)) + np.array([0.0, 0.1, 0.2, 0.25])
+    codes = np.repeat(np.arange(8), 3)
+    res = mrrstats.pairwise_tests(X.T, clusters=codes, n_resamples=B, rng=6)
+    assert res.n_clusters == 8
+
+    def cr_t(Y):
+        out = []
+        for i, j in itertools.combinations(range(k), 2):
+            d = Y[:, i] - Y[:, j]
+            S = np.bincount(codes, weights=d)
+            sz = np.bincount(codes)
+            se = math.sqrt(8 / 7 * ((S - sz * d.mean()) ** 2).sum()) / n
+            out.append(d.mean() / se)
+        return np.array(out)
+
+    gen = np.random.default_rng(6)
+    idx = gen.permuted(np.broadcast_to(np.arange(k), (B, 8, k)), axis=-1)[:, codes, :]
+    perms = np.take_along_axis(np.broadcast_to(X, (B, n, k)), idx, axis=-1)
+    obs = np.abs(cr_t(X))
+    M = np.array([np.abs(cr_t(p)).max() for p in perms])
+    p_adj = (1 + (M[:, None] >= obs - 1e-9 * (obs + 1)).sum(0)) / (B + 1)
+    np.testing.assert_allclose(res.pvalue_adjusted, p_adj)
+    np.testing.assert_allclose(np.abs(res.statistic), obs, rtol=1e-9)
+
+
+def test_single_step_same_result_any_workers_and_batch(adhoc7):
+    X = adhoc7.iloc[:, :25]
+    ref = mrrstats.pairwise_tests(X, n_resamples=1500, workers=1, rng=2)
+    for workers, batch in ((2, None), (3, 7), (1, 1000)):
+        res = mrrstats.pairwise_tests(X, n_resamples=1500, workers=workers, batch=batch,
+                                      rng=2)
+        np.testing.assert_array_equal(res.pvalue_adjusted, ref.pvalue_adjusted)
+        np.testing.assert_array_equal(res.ci_low, ref.ci_low)
+        np.testing.assert_array_equal(res.null_distribution, ref.null_distribution)
+    for f in (mrrstats.randomized_tukey_hsd, mrrstats.westfall_young):
+        a = f(X, n_resamples=300, workers=1, rng=4)
+        b = f(X, n_resamples=300, workers=2, rng=4)
+        np.testing.assert_array_equal(a.pvalue_adjusted, b.pvalue_adjusted)
+
+
+def test_simultaneous_coverage_of_the_default():
+    # Normal errors with a query effect and unequal system means; truth known. R = 300
+    # experiments of 6 systems x 30 queries, B = 199; the coverage of all 15 intervals at
+    # once must be 0.95 within 3 Monte-Carlo SEs (0.038) plus the 1/(B + 1) granularity.
+    R, n, k, B = 300, 30, 6, 199
+    mu = np.array([0.0, 0.05, 0.1, 0.1, 0.3, 0.5])
+    I, J = np.triu_indices(k, 1)
+    truth = mu[I] - mu[J]
+    gen = np.random.default_rng(2024)
+    cover = 0
+    for _ in range(R):
+        X = gen.normal(0, 0.4, (n, 1)) + mu + gen.normal(0, 0.3, (n, k))
+        res = mrrstats.pairwise_tests(X.T, n_resamples=B, rng=gen)
+        cover += bool(np.all((res.ci_low <= truth) & (truth <= res.ci_high)))
+    se = math.sqrt(0.95 * 0.05 / R)
+    assert abs(cover / R - 0.95) <= 3 * se + 1 / (B + 1), cover / R
+
+
+def test_confidence_interval_at_other_levels(small):
+    res = mrrstats.pairwise_tests(small, n_resamples=999, rng=1)
+    same = res.confidence_interval()
+    np.testing.assert_array_equal(same.low, res.ci_low)
+    assert res.confidence_interval(confidence_level=0.95).method == "maxt-single-step"
+    lo, hi = res.confidence_interval(confidence_level=0.8)
+    c = np.quantile(res.null_distribution, 0.8, method="higher")  # K+1-th largest of 999
+    K = math.floor(0.2 * 1000) - 1
+    assert c == -np.partition(-res.null_distribution, K)[K]
+    np.testing.assert_allclose(hi, res.difference + c * res.standard_error, rtol=1e-12)
+    assert np.all(hi - lo < res.ci_high - res.ci_low)
+    # the same recomputation for every procedure of the d +/- c se form
+    t = mrrstats.pairwise_tests(small, test="t", correction="none", ci="t")
+    lo, hi = t.confidence_interval(confidence_level=0.9)
+    ref = mrrstats.pairwise_tests(small, test="t", correction="none", ci="t",
+                                  confidence_level=0.9)
+    np.testing.assert_allclose(lo, ref.ci_low, rtol=1e-12)
+    hsd = mrrstats.anova_tukey_hsd(small)
+    ref = mrrstats.anova_tukey_hsd(small, confidence_level=0.9)
+    np.testing.assert_allclose(hsd.confidence_interval(confidence_level=0.9).low, ref.ci_low,
+                               rtol=1e-9)
+    # an interval that inverts the test on its own resamples is refused, with the way out
+    holm = mrrstats.pairwise_tests(small, correction="holm", n_resamples=999, rng=1)
+    with pytest.raises(ValueError, match="rerun the procedure with confidence_level=0.9"):
+        holm.confidence_interval(confidence_level=0.9)
+
+
+def test_every_family_test_has_a_core():
+    from mrrstats.stats.pairwise import FAMILY_CORES
+    from mrrstats.stats.registry import FAMILY_TESTS
+
+    assert set(FAMILY_CORES) == set(FAMILY_TESTS)
+
+
+def test_discriminative_power_result_shape(small):
+    res = mrrstats.discriminative_power(small, n_resamples=300)
+    assert isinstance(res.seed, int) and res.n_resamples == 300
+    again = mrrstats.discriminative_power(small, n_resamples=300, rng=res.seed)
+    assert again.n_significant == res.n_significant
+    f = res.to_frame()
+    assert list(f["discriminative_power"]) == [res.discriminative_power]
+    assert int(f["seed"].iloc[0]) == res.seed
+    assert mrrstats.DiscriminativePowerResult is type(res)
+
+
+def test_single_step_with_an_interval_asked_for_by_name(small):
+    ss = mrrstats.pairwise_tests(small, n_resamples=400, rng=5)
+    t = mrrstats.pairwise_tests(small, ci="t", n_resamples=400, rng=5)
+    ref = mrrstats.pairwise_tests(small, test="t", correction="none", ci="t")
+    assert t.ci_method == "t" and t.correction == "single-step"
+    np.testing.assert_allclose(t.ci_low, ref.ci_low, rtol=1e-12)
+    np.testing.assert_array_equal(t.pvalue_adjusted, ss.pvalue_adjusted)  # same decisions
+    none = mrrstats.pairwise_tests(small, ci="none", n_resamples=400, rng=5)
+    assert np.isnan(none.ci_low).all() and not none.reject_beyond_ci.any()

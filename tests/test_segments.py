@@ -30,7 +30,7 @@ def test_segment_pairs_equal_scipy_and_statsmodels():
     lab = query_labels(seg, tables["RR"].queries)
     res = segment_pairs(tables, lab, test="t", segment_correction="holm", alpha=0.05,
                         alternative="two-sided", n_resamples=100, confidence_level=0.95,
-                        zero_tolerance=0.0, batch=None, test_options=None,
+                        atol=0.0, batch=None, test_options=None,
                         gen=np.random.default_rng(0))
     f = res.to_frame()
     assert list(res.segments) == ["what", "how", "why"]
@@ -59,7 +59,7 @@ def test_segments_with_clusters_one_cluster_per_segment():
     tables = as_score_tables(df, measures="RR", min_systems=2)
     res = segment_pairs(tables, conv.astype(object), test="randomization",
                         segment_correction="holm", alpha=0.05, alternative="two-sided",
-                        n_resamples=200, confidence_level=0.95, zero_tolerance=0.0,
+                        n_resamples=200, confidence_level=0.95, atol=0.0,
                         batch=None, test_options=None, gen=np.random.default_rng(0),
                         clusters=conv)
     f = res.to_frame()
@@ -69,7 +69,7 @@ def test_segments_with_clusters_one_cluster_per_segment():
     half = np.where(conv < 3, "first", "second").astype(object)
     res2 = segment_pairs(tables, half, test="randomization", segment_correction="holm",
                          alpha=0.05, alternative="two-sided", n_resamples=200,
-                         confidence_level=0.95, zero_tolerance=0.0, batch=None,
+                         confidence_level=0.95, atol=0.0, batch=None,
                          test_options=None, gen=np.random.default_rng(0), clusters=conv)
     f2 = res2.to_frame()
     assert f2["pvalue"].notna().all() and (f2["family_size"] == 2).all()

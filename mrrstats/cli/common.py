@@ -9,6 +9,7 @@ from ..formatting import json_number
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import QUERIES, evaluate
 from ..model.ranking import TIES
+from ..stats.registry import CORRECTION_NAMES
 
 EXAMPLE_HELP = "use the bundled TREC CAsT 2021 qrels and five baseline runs"
 
@@ -71,7 +72,7 @@ def add_conventions(p, *, ties_default=None, queries: bool = True) -> None:
                             "(trec_eval -c), msmarco (MS MARCO script convention)")
 
 
-def add_test_options(p, *, tests, corrections=("holm", "bh", "bonferroni", "none"),
+def add_test_options(p, *, tests, corrections=CORRECTION_NAMES,
                      correction_default: str = defaults.CORRECTION,
                      n_resamples_default: int = defaults.N_RESAMPLES,
                      alternative: bool = True) -> None:
@@ -81,7 +82,8 @@ def add_test_options(p, *, tests, corrections=("holm", "bh", "bonferroni", "none
                    help="significance test (default randomization: paired sign-flip)")
     p.add_argument("--correction", choices=corrections, default=correction_default,
                    help=f"multiple-comparison adjustment across pairs (default "
-                        f"{correction_default}; tukey/maxt/anova-hsd adjust by construction)")
+                        f"{correction_default}; tukey/maxt/anova-hsd/dunnett adjust by "
+                        "construction)")
     if alternative:
         p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
                        default=defaults.ALTERNATIVE, help="sidedness (default two-sided)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 from pathlib import Path
@@ -15,10 +16,10 @@ from ..validation import rng_iv
 from .common import EXAMPLE_HELP, add_conventions, add_test_options, labels_from_spec
 from .evaluate import resolve_inputs
 
-HELP = ("Compare systems pairwise or against a baseline (t, Wilcoxon, sign, randomization, "
-        "bootstrap, Tukey HSD, max-T, Dunnett) with multiple-comparison correction, CIs, "
-        "effect sizes, rank intervals and letter groups; clustered queries and segments.")
-
+HELP = ("Compare systems pairwise or against a control (t, Wilcoxon, sign, randomization, "
+        "bootstrap, Tukey HSD, max-T, Dunnett) with multiple-comparison correction, "
+        "simultaneous CIs, effect sizes, rank intervals and letter groups; clustered queries "
+        "and segments.")
 
 
 def add_arguments(p) -> None:
@@ -45,10 +46,12 @@ def add_arguments(p) -> None:
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr even when it is not a terminal (default: "
                         "only on an interactive terminal outside CI)")
-    p.add_argument("--baseline", metavar="NAME", default=None,
-                   help="compare every system with this one only (k-1 tests, corrected over "
-                        "those); --test maxt: many-to-one step-down max-T; --test dunnett: "
-                        "Dunnett's test")
+    p.add_argument("--control", metavar="NAME", default=None,
+                   help="compare every system with this one only (k-1 comparisons, corrected "
+                        "over those: many-to-one single-step max-T by default); --test maxt: "
+                        "many-to-one step-down max-T; --test dunnett: Dunnett's test")
+    # the option's name before 0.2, kept one release
+    p.add_argument("--baseline", dest="control", metavar="NAME", help=argparse.SUPPRESS)
     p.add_argument("--family", choices=("pairs", "measures"), default="pairs",
                    help="one correction per measure (pairs, default) or one over all "
                         "measures x pairs (measures)")
@@ -118,7 +121,7 @@ def run(args) -> int:
     if not isinstance(scores, dict):
         scores = {m: scores.scores(m) for m in scores.measure_names}
     queries = sorted({str(q) for f in scores.values() for q in f.index})
-    extra = {"baseline": args.baseline}
+    extra = {"control": args.control}
     if args.clusters:
         extra["clusters"] = labels_from_spec(args.clusters, queries, "--clusters")
     if args.family == "measures" or args.segment_by:

@@ -42,7 +42,7 @@ def add_arguments(parser) -> None:
                         help="what an unjudged document counts as: non-relevant (trec_eval), "
                              "removed (condense, Sakai 2007) or relevant (first = reference)")
     add_test_options(parser, tests=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
-                     alternative=False)
+                     correction_default="holm", alternative=False)
     parser.set_defaults(test="t")
     parser.add_argument("--csv", metavar="FILE", help="write the per-convention x pair table")
 

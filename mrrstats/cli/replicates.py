@@ -11,7 +11,7 @@ variance that the seeds hold, and each system's seed variance.
 
 from __future__ import annotations
 
-from .. import datasets
+from .. import datasets, defaults
 from ..formatting import fixed, pvalue_text
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import evaluate
@@ -38,8 +38,9 @@ def add_arguments(p) -> None:
     p.add_argument("--method", choices=REPLICATE_METHODS, default="bootstrap",
                    help="two-stage studentised bootstrap (default), t (ANOVA components, "
                         "Satterthwaite df) or mixed (statsmodels MixedLM; slow)")
-    p.add_argument("--correction", choices=CORRECTION_NAMES, default="holm",
-                   help="correction across the pairs of systems (default holm)")
+    p.add_argument("--correction", choices=CORRECTION_NAMES, default=defaults.CORRECTION,
+                   help="correction across the pairs of systems (default single-step: max-T "
+                        "over the bootstrap, simultaneous intervals; Holm with --method t)")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
                    default="two-sided", help="sidedness (default two-sided)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")

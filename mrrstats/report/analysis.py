@@ -33,7 +33,7 @@ from ..stats.effects import residual_variance
 from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
 from ..stats.randomization import randomization_test
-from ..stats.registry import FAMILY_TESTS
+from ..stats.registry import CORRECTIONS, FAMILY_TESTS
 from .data import ReportData, evaluation_from
 from .designs import design_frames
 from .judged_section import load_judged
@@ -285,7 +285,8 @@ def versus_control(comparison, control):
         idx = np.asarray(idx, dtype=np.int64)
         sign = np.asarray(sign)
         p = r.pvalue[idx]
-        if r.test in FAMILY_TESTS:
+        if r.test in FAMILY_TESTS or CORRECTIONS[r.correction].joint_null:
+            # the family of all pairs (conservative for the comparisons with one system)
             p_adj, reject = r.pvalue_adjusted[idx], r.reject[idx]
         else:
             p_adj, reject = adjust_pvalues(p, r.correction, r.alpha)

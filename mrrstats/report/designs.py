@@ -69,7 +69,7 @@ def design_frames(scores, settings, pairs, workers=-1):
     out = {}
     if "replicates" in settings:
         gen = np.random.default_rng([settings["seed"], 24, _STREAM["replicates"]])
-        corr = cs["correction"] if cs["correction"] in CORRECTION_NAMES else "holm"
+        corr = cs["correction"] if cs["correction"] in CORRECTION_NAMES else "single-step"
         parts = []
         for m in measures:
             res = replicate_tests(scores[m], settings["replicates"]["replicates"],
@@ -88,8 +88,9 @@ def design_frames(scores, settings, pairs, workers=-1):
         gen = np.random.default_rng([settings["seed"], 24, _STREAM["calibration"]])
         frame = scores[measures[0]].dropna()
         k = min(frame.shape[1], 8)
-        corr = ("none",) if k == 2 else ("none", cs["correction"]
-                                          if cs["correction"] in CORRECTION_NAMES else "holm")
+        # a correction from p-values (the single-step max-T needs the joint null): Holm
+        pick = cs["correction"] if cs["correction"] in ("holm", "bonferroni", "bh") else "holm"
+        corr = ("none",) if k == 2 else ("none", pick)
         res = calibrate_tests(frame, differences=tuple(c["differences"]),
                               corrections=tuple(dict.fromkeys(corr)), alpha=cs["alpha"],
                               alternative=cs["alternative"],

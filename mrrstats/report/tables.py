@@ -21,7 +21,13 @@ from ..formatting import (
     percent,
     pvalue_text,
 )
-from ..stats.registry import FAMILY_TESTS, correction_label, interval_label, test_label
+from ..stats.registry import (
+    CORRECTIONS,
+    FAMILY_TESTS,
+    correction_label,
+    interval_label,
+    test_label,
+)
 from .designs import DESIGN_ROWS
 from .judged_section import bounds_rows, judge_rows
 from .plots import one_option_at_a_time
@@ -126,7 +132,7 @@ def _versus_control_rows(data):
     test, corr, rcorr = procedure_phrase(data)
     if rcorr == "none":
         fam = "no multiple-comparison correction"
-    elif c.test in FAMILY_TESTS:
+    elif c.test in FAMILY_TESTS or CORRECTIONS[rcorr].joint_null:
         fam = (f"p-values adjusted by the {corr} procedure over all pairs of systems "
                "(conservative for comparisons with one control)")
     else:

@@ -17,6 +17,7 @@ from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display, rank_intervals
 from .mixed import MixedModelResult, mixed_model, mixed_vs_anova
 from .multiple import (
+                       DiscriminativePowerResult,
                        PairwiseResult,
                        anova_tukey_hsd,
                        discriminative_power,
@@ -41,6 +42,7 @@ from .power import (
                        ttest_power,
 )
 from .randomization import RandomizationTestResult, randomization_test
+from .segments import SegmentComparison
 from .unpaired import (
                        UnpairedResult,
                        unpaired_bootstrap_ci,
@@ -61,6 +63,7 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "RankIntervals", "compact_letter_display", "rank_intervals",
            # queries in blocks: mrrstats.blocked.randomization_test, .bootstrap_ci
            "blocked",
+           "DiscriminativePowerResult", "SegmentComparison",
            # the result classes of the paired tests and of power
            "TTestResult", "WilcoxonResult", "SignTestResult", "RandomizationTestResult",
            "BootstrapTestResult", "BootstrapCIResult", "EffectSizes", "PowerResult",

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
+from ..defaults import CONFIDENCE_LEVEL, MISSING, N_RESAMPLES, WORKERS
 from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
-from ..validation import confidence_level_iv, int_iv, rng_iv
+from ..validation import confidence_level_iv, int_iv, rng_iv, workers_iv
 from .designs import design_iv as _design_iv
 from .designs import design_sums as _design_sums
 from .resampling import bootstrap_sums
@@ -204,7 +204,7 @@ def _intervals_from_decisions(sig, better):
 
 def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
                    n_resamples=N_RESAMPLES, decisions=None, higher_is_better=None,
-                   clusters=None, batch=None, missing="raise", rng=None):
+                   clusters=None, batch=None, missing=MISSING, workers=WORKERS, rng=None):
     r"""Simultaneous confidence intervals for the rank of every system.
 
     Parameters
@@ -232,6 +232,8 @@ def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
     batch : int or None, keyword-only
         Resamples held in memory at once (does not change the result).
     missing : {"raise", "drop"}, keyword-only
+    workers : int, keyword-only
+        Threads of the bootstrap kernels (-1: all cores); never changes the result.
     rng : None, int or numpy.random.Generator, keyword-only
 
     Returns
@@ -306,6 +308,7 @@ def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
                              table.measure)
     n_resamples = int_iv(n_resamples, "n_resamples")
     batch = int_iv(batch, "batch", allow_none=True)
+    workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     ii, jj = np.triu_indices(k, 1)
     d = x[:, ii] - x[:, jj]  # (n, pairs) per-query differences
@@ -314,13 +317,14 @@ def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
     if design is None:
         se = d.std(axis=0, ddof=1) / math.sqrt(n)
         # the one engine: bootstrap sums of every pair's differences, one shared index matrix
-        dstar = bootstrap_sums(np.ascontiguousarray(d.T), n_resamples, batch, gen) / n
+        dstar = bootstrap_sums(np.ascontiguousarray(d.T), n_resamples, batch, gen,
+                               workers) / n
     else:
         G = design.n_clusters
         sz = design.sizes.astype(np.float64)
         S = np.stack([design.totals(d[:, p]) for p in range(ii.size)])  # (pairs, G)
         se = np.sqrt(G / (G - 1.0) * ((S - sz * dhat[:, None]) ** 2).sum(axis=1)) / n
-        sums = _design_sums(np.vstack([S, sz]), design, n_resamples, batch, gen)
+        sums = _design_sums(np.vstack([S, sz]), design, n_resamples, batch, gen, workers)
         dstar = sums[:-1] / sums[-1]
     ok = se > 0
     t = np.abs(dstar[ok] - dhat[ok, None]) / se[ok, None]

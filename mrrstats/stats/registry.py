@@ -1,11 +1,26 @@
-"""One registry of the pairwise tests and multiplicity corrections.
+r"""One registry of the pairwise tests and multiplicity corrections.
 
 Every place that names a test or a correction (``pairwise_tests``, ``compare``,
 the report builder, the command line) reads this table: canonical name,
 aliases, the label printed in captions, whether the test is per pair or a
 family-wise procedure, whether its null distribution is discrete (so that its
-smallest attainable p-value may not pass a corrected threshold), and the
-alternatives it supports.
+smallest attainable p-value may not pass a corrected threshold), the
+alternatives, options, designs (``clusters``, ``control``) it supports, and, for
+each correction, the interval its table shows by default.
+
+The default many-system procedure is a *correction*, ``"single-step"``: the
+single-step max-T of the studentised mean differences under within-query
+permutations of the systems (:func:`mrrstats.stats.familywise.maxt_single_step_fit`).
+It is a correction rather than a test of its own because it answers the question
+the corrections answer -- which of the family's pairs differ, with what error over
+the family -- for the tests whose statistic is a mean difference (``"t"``,
+``"randomization"``, ``"bootstrap"``, ``"bootstrap-t"``: :attr:`TestSpec.mean_difference`),
+and it works with ``control`` the same way (many-to-one). Unlike Holm or BH it
+needs the joint null of the statistics, not only their p-values
+(:attr:`CorrectionSpec.joint_null`), and it gives finite simultaneous intervals
+that exclude 0 exactly for the rejected pairs (:attr:`CorrectionSpec.interval`).
+Step-down procedures (Holm, Westfall-Young) show the single-step simultaneous
+interval of their family and may reject beyond it (:attr:`CorrectionSpec.step_down`).
 """
 
 from __future__ import annotations
@@ -44,6 +59,16 @@ class TestSpec:
     discrete: bool = False
     alternatives: tuple = _ALL_SIDES
     correction: str | None = None  # the family-wise procedure's own correction name
+    #: the decision-consistent intervals invert the test itself
+    invertible: bool = False
+    #: the statistic is a mean difference (the single-step max-T correction applies)
+    mean_difference: bool = False
+    #: query clusters resampled or flipped as units (``clusters=``)
+    clusters: bool = False
+    #: every system against one (``control=``): "allowed", "required" or "refused"
+    control: str = "allowed"
+    #: the keys of ``test_options`` it takes
+    options: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -56,38 +81,57 @@ class CorrectionSpec:
     statsmodels: str | None = None  # method name for statsmodels.stats.multitest
     family_of: str | None = None  # set for the corrections of family-wise procedures
     controls: str = "FWER"
+    #: adjusts with the joint (permutation) null of the statistics, not from p-values
+    joint_null: bool = False
+    #: the interval method its table shows by default (``ci=None``); see INTERVAL_LABELS
+    interval: str = "marginal"
+    #: a step-down procedure: it may reject a pair whose ``interval`` contains 0
+    step_down: bool = False
 
 
 TESTS = {s.name: s for s in (
-    TestSpec("t", "paired t-test", ("ttest", "t-test", "paired-t")),
-    TestSpec("wilcoxon", "Wilcoxon signed-rank test", discrete=True),
+    TestSpec("t", "paired t-test", ("ttest", "t-test", "paired-t"), invertible=True,
+             mean_difference=True),
+    TestSpec("wilcoxon", "Wilcoxon signed-rank test", discrete=True,
+             options=("method", "zero_method", "correction")),
     TestSpec("sign", "sign test", discrete=True),
     TestSpec("randomization", "paired randomization test", ("fisher", "permutation"),
-             discrete=True),
-    TestSpec("bootstrap", "paired bootstrap shift test"),
+             discrete=True, invertible=True, mean_difference=True, clusters=True,
+             options=("exact",)),
+    TestSpec("bootstrap", "paired bootstrap shift test", mean_difference=True, clusters=True),
     TestSpec("bootstrap-t", "studentised paired bootstrap test",
-             ("studentized-bootstrap", "bootstrap-studentized")),
+             ("studentized-bootstrap", "bootstrap-studentized"), mean_difference=True,
+             clusters=True),
     TestSpec("tukey", "randomised Tukey HSD", ("randomized-tukey", "tukey-hsd"), family=True,
-             alternatives=("two-sided",), correction="tukey-hsd"),
+             alternatives=("two-sided",), correction="tukey-hsd", clusters=True,
+             control="refused"),
     TestSpec("maxt", "Westfall-Young step-down max-T", ("max-t", "westfall-young"),
-             family=True, alternatives=("two-sided",), correction="westfall-young"),
+             family=True, alternatives=("two-sided",), correction="westfall-young",
+             clusters=True, options=("statistic",)),
     TestSpec("anova-hsd", "Tukey HSD (two-way ANOVA)", ("anova", "tukey-anova"), family=True,
-             alternatives=("two-sided",), correction="tukey-hsd-anova"),
-    # many-to-one (needs a baseline): Dunnett (1955) with the two-way ANOVA error
+             alternatives=("two-sided",), correction="tukey-hsd-anova", control="refused"),
+    # many-to-one (needs a control): Dunnett (1955) with the two-way ANOVA error
     TestSpec("dunnett", "Dunnett's many-to-one test (two-way ANOVA)", ("dunnett-anova",),
-             family=True, correction="dunnett"),
+             family=True, correction="dunnett", control="required"),
 )}
 
 CORRECTIONS = {s.name: s for s in (
-    CorrectionSpec("holm", "Holm", statsmodels="holm"),
-    CorrectionSpec("bonferroni", "Bonferroni", ("bonf",), statsmodels="bonferroni"),
+    CorrectionSpec("single-step", "single-step max-T", ("single-step-maxt", "maxt-single-step"),
+                   joint_null=True, interval="maxt-single-step"),
+    CorrectionSpec("holm", "Holm", statsmodels="holm", interval="bonferroni", step_down=True),
+    CorrectionSpec("bonferroni", "Bonferroni", ("bonf",), statsmodels="bonferroni",
+                   interval="bonferroni"),
     CorrectionSpec("bh", "Benjamini-Hochberg", ("fdr_bh", "benjamini-hochberg", "fdr"),
-                   statsmodels="fdr_bh", controls="FDR"),
+                   statsmodels="fdr_bh", controls="FDR", interval="fcr-by2005"),
     CorrectionSpec("none", "no correction", controls="none"),
-    CorrectionSpec("tukey-hsd", "Tukey HSD family-wise", family_of="tukey"),
-    CorrectionSpec("westfall-young", "Westfall-Young family-wise", family_of="maxt"),
-    CorrectionSpec("tukey-hsd-anova", "Tukey HSD family-wise", family_of="anova-hsd"),
-    CorrectionSpec("dunnett", "Dunnett family-wise", family_of="dunnett"),
+    CorrectionSpec("tukey-hsd", "Tukey HSD family-wise", family_of="tukey",
+                   interval="tukey-simultaneous"),
+    CorrectionSpec("westfall-young", "Westfall-Young family-wise", family_of="maxt",
+                   interval="maxt-single-step", step_down=True),
+    CorrectionSpec("tukey-hsd-anova", "Tukey HSD family-wise", family_of="anova-hsd",
+                   interval="studentized-range"),
+    CorrectionSpec("dunnett", "Dunnett family-wise", family_of="dunnett",
+                   interval="dunnett-simultaneous"),
 )}
 
 PAIR_TESTS = tuple(n for n, s in TESTS.items() if not s.family)
@@ -155,7 +199,7 @@ INTERVAL_LABELS = {
     "holm-sb2008": "Holm-compatible (Strassburger & Bretz 2008)",
     "fcr-by2005": "FCR-adjusted (Benjamini & Yekutieli 2005)",
     "maxt-step-down": "step-down max-T compatible (Strassburger & Bretz 2008)",
-    "maxt-single-step": "single-step max-T simultaneous",
+    "maxt-single-step": "single-step max-T simultaneous (within-query permutations)",
     "tukey-simultaneous": "randomised Tukey HSD simultaneous",
     "studentized-range": "Tukey HSD simultaneous (studentised range)",
     "dunnett-simultaneous": "Dunnett simultaneous (many-to-one)",

@@ -48,9 +48,9 @@ import pandas as pd
 
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
+from .corrections import adjust_pvalues
 from .counter import as_key, bootstrap_counts, subkey
 from .intervals import ConfidenceInterval
-from .multiple import adjust_pvalues
 from .registry import correction_spec
 from .resampling import blas_single_thread, exact_count_products, exact_split
 
@@ -100,8 +100,12 @@ class ReplicateComparison:
     reject : ndarray of bool
         ``pvalue_adjusted <= alpha``.
     ci_low, ci_high : ndarray
-        Marginal interval of the difference at ``confidence_level`` (not
-        adjusted for multiplicity).
+        Interval of the difference at ``confidence_level``: simultaneous over
+        the pairs with ``correction="single-step"`` and the bootstrap (the
+        max-T quantile, so that a pair is rejected exactly when 0 is outside),
+        marginal otherwise (``ci_method``).
+    ci_method : str
+        ``"maxt-single-step"`` or ``"marginal"``.
     share_queries, share_replicates : ndarray
         Shares of :math:`\hat V` that come from the queries (the part that
         shrinks with more queries) and from the replicates (the part that
@@ -149,7 +153,8 @@ class ReplicateComparison:
     n_replicates_b: np.ndarray = field(repr=False, default=None)
     components: pd.DataFrame = field(repr=False, default=None)
     method: str = "bootstrap"
-    correction: str = "holm"
+    correction: str = "single-step"
+    ci_method: str = "marginal"
     alternative: str = "two-sided"
     alpha: float = 0.05
     confidence_level: float = 0.95
@@ -175,10 +180,11 @@ class ReplicateComparison:
             "share_replicates": self.share_replicates,
             "n_replicates_a": self.n_replicates_a, "n_replicates_b": self.n_replicates_b,
             "n_queries": self.n_queries, "method": self.method, "correction": self.correction,
+            "ci_method": self.ci_method,
         })
 
     def confidence_interval(self, confidence_level=None):
-        """Marginal intervals of every pair's difference at ``confidence_level``.
+        """Intervals of every pair's difference at ``confidence_level`` (as ``ci_method``).
 
         Returns a :class:`~mrrstats.ConfidenceInterval` whose ``low`` and ``high``
         are arrays (one entry per pair), from the same bootstrap values, t
@@ -187,8 +193,9 @@ class ReplicateComparison:
         cl = self.confidence_level if confidence_level is None else \
             confidence_level_iv(confidence_level)
         lo, hi = _intervals(self.method, self.difference, self.standard_error, self.df,
-                            self.null_distribution, cl, self.alternative)
-        return ConfidenceInterval(lo, hi, cl, f"replicates-{self.method}")
+                            self.null_distribution, cl, self.alternative,
+                            simultaneous=self.ci_method == "maxt-single-step")
+        return ConfidenceInterval(lo, hi, cl, f"replicates-{self.method}-{self.ci_method}")
 
 
 # --------------------------------------------------------------------------
@@ -318,12 +325,29 @@ def _order_stat(sorted_rows, k):
     return sorted_rows[:, k - 1]
 
 
-def _intervals(method, D, se, df, null, cl, alternative):
-    """Marginal intervals: bootstrap-t (symmetric when two-sided), t(df) or Wald z."""
+def _directed_null(null, alternative):
+    """The bootstrap values oriented so that large means extreme (|t*|, t* or -t*)."""
+    if alternative == "two-sided":
+        return np.abs(null)
+    return null if alternative == "greater" else -null
+
+
+def _intervals(method, D, se, df, null, cl, alternative, simultaneous=False):
+    """Bootstrap-t (symmetric when two-sided), t(df) or Wald z intervals; with
+    ``simultaneous`` (bootstrap) the quantile of the maximum over the pairs."""
     from scipy import stats
 
     D = np.asarray(D, dtype=float)
     se = np.asarray(se, dtype=float)
+    if method == "bootstrap" and simultaneous:
+        B = null.shape[1]
+        mx = np.sort(_directed_null(null, alternative).max(axis=0))[None, :]
+        q = _order_stat(mx, math.ceil(cl * (B + 1) - 1e-9))[0]
+        if alternative == "two-sided":
+            return D - q * se, D + q * se
+        if alternative == "greater":
+            return D - q * se, np.full_like(D, np.inf)
+        return np.full_like(D, -np.inf), D + q * se
     if method == "bootstrap":
         B = null.shape[1]
         if alternative == "two-sided":
@@ -379,8 +403,9 @@ def _mixed_pair(sa, sb, n):
 # the public function
 # --------------------------------------------------------------------------
 def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-sided",
-                    correction="holm", alpha=0.05, confidence_level=0.95, n_resamples=10000,
-                    measure=None, missing="raise", batch=None, workers=-1, rng=None):
+                    correction="single-step", alpha=0.05, confidence_level=0.95,
+                    n_resamples=10000, measure=None, missing="raise", batch=None, workers=-1,
+                    rng=None):
     r"""Compare systems that have several runs each (seeds, folds), counting both sources.
 
     Parameters
@@ -399,6 +424,10 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
         ``"greater"``: system ``a`` better than ``b``.
     correction : str, keyword-only
         Multiplicity correction over the pairs (:data:`mrrstats.stats.registry.CORRECTIONS`).
+        ``"single-step"`` (the package default): the single-step max-T over the
+        pairs' studentised bootstrap values, which share their resamples, with
+        simultaneous intervals; with ``"t"`` or ``"mixed"`` (no joint null) it
+        falls back to Holm, recorded in ``correction``.
     alpha, confidence_level : float, keyword-only
     n_resamples : int, keyword-only
         Bootstrap resamples (``method="bootstrap"``).
@@ -530,8 +559,14 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
         pvalue = _bootstrap_pvalues(null, T, alternative)
     else:
         pvalue = _parametric_pvalues(T, df, method, alternative)
-    lo, hi = _intervals(method, D, se, df, null, cl, alternative)
-    p_adj = _adjust(pvalue, corr, alpha)
+    if corr == "single-step" and method != "bootstrap":
+        corr = "holm"  # the joint null of the statistics is the bootstrap's only
+    simultaneous = corr == "single-step"
+    lo, hi = _intervals(method, D, se, df, null, cl, alternative, simultaneous=simultaneous)
+    if simultaneous:
+        p_adj = _maxt_adjusted(null, T, alternative)
+    else:
+        p_adj = _adjust(pvalue, corr, alpha)
     tot = qv + rv
     with np.errstate(divide="ignore", invalid="ignore"):
         share_q = np.where(tot > 0, qv / np.where(tot > 0, tot, 1.0), 1.0)
@@ -547,11 +582,23 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
         n_replicates_a=np.array([systems[i].n_replicates for i, _ in pairs]),
         n_replicates_b=np.array([systems[j].n_replicates for _, j in pairs]),
         components=_components_frame(names, systems, n), method=method, correction=corr,
+        ci_method="maxt-single-step" if simultaneous else "marginal",
         alternative=alternative, alpha=alpha, confidence_level=cl,
         n_resamples=B if method == "bootstrap" else None,
         seed=seed if method == "bootstrap" else None, n_queries=n, measure=table.measure,
         null_distribution=null,
         run_means={s: sy.col_mean.copy() for s, sy in zip(names, systems, strict=True)})
+
+
+def _maxt_adjusted(null, T, alternative):
+    """Single-step max-T adjusted p-values (Westfall & Young 1993) over the pairs:
+    ``(1 + #{max_pairs t*_b >= t_p}) / (B + 1)`` on the shared bootstrap resamples."""
+    B = null.shape[1]
+    mx = _directed_null(null, alternative).max(axis=0)
+    obs = _directed_null(np.asarray(T, dtype=float)[:, None], alternative)[:, 0]
+    tol = 1e-12 * np.where(np.isfinite(obs), np.abs(obs), 0.0)
+    cnt = (mx[None, :] >= (obs - tol)[:, None]).sum(axis=1)
+    return np.minimum((cnt + 1.0) / (B + 1.0), 1.0)
 
 
 def _parametric_pvalues(T, df, method, alternative):

@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 
 from ..validation import confidence_level_iv, missing_iv
+from .corrections import adjust_pvalues
 from .designs import query_labels
 from .intervals import t_interval as _t_interval
-from .multiple import adjust_pvalues, pairwise_tests
+from .pairwise import pairwise_tests
 from .registry import correction_label, correction_spec, test_label
 
 __all__ = ["SegmentComparison", "by_segment", "query_labels", "segment_pairs"]
@@ -71,8 +72,9 @@ class SegmentComparison:
         """Tidy table: one row per measure, segment and pair.
 
         Columns: ``measure, segment, n_queries, a, b, mean_a, a_low, a_high,
-        mean_b, b_low, b_high, diff, ci_low, ci_high, statistic, pvalue,
-        pvalue_adjusted, reject, family_size, test, correction``. ``ci_low,
+        mean_b, b_low, b_high, difference, ci_low, ci_high, statistic, pvalue,
+        pvalue_adjusted, reject, family_size, test, correction`` (and ``diff``, a copy of
+        ``difference`` under its name before 0.2, for one release). ``ci_low,
         ci_high`` are the test's own marginal interval within the segment
         (``ci_method`` of the unadjusted test); ``pvalue_adjusted`` adjusts
         across the ``family_size`` segments of the pair and measure that
@@ -90,7 +92,7 @@ class SegmentComparison:
 
     def to_markdown(self, *, digits=4):
         """Markdown table (one row per segment and pair) with the caption below."""
-        cols = ["measure", "segment", "n_queries", "a", "b", "mean_a", "mean_b", "diff",
+        cols = ["measure", "segment", "n_queries", "a", "b", "mean_a", "mean_b", "difference",
                 "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "reject"]
         f = self.frame[cols]
         lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(["---"] * len(cols)) + "|"]
@@ -118,8 +120,8 @@ class SegmentComparison:
 
 
 def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternative,
-                  n_resamples, confidence_level, zero_tolerance, batch, test_options, gen,
-                  baseline=None, clusters=None):
+                  n_resamples, confidence_level, atol, batch, test_options, gen,
+                  control=None, clusters=None):
     """Run ``test`` within every segment and adjust across segments (see the module).
 
     ``tables``: ``{measure: ScoreTable}``; ``labels``: one segment label per
@@ -145,8 +147,8 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
                               "n_queries": int(idx.size), "mean": mean, "ci_low": lo,
                               "ci_high": hi})
             extra = {}
-            if baseline is not None:
-                extra["baseline"] = baseline
+            if control is not None:
+                extra["control"] = control
             if clusters is not None:
                 extra["clusters"] = clusters[idx]
             testable = idx.size >= 2 and (clusters is None
@@ -156,23 +158,23 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
                 r = pairwise_tests(frame, test=test, correction="none", alpha=alpha,
                                    alternative=alternative, n_resamples=n_resamples,
                                    confidence_level=confidence_level,
-                                   zero_tolerance=zero_tolerance, batch=batch,
+                                   atol=atol, batch=batch,
                                    test_options=test_options, rng=gen, **extra)
-                part = r.to_frame()[["a", "b", "mean_a", "mean_b", "diff", "ci_low",
+                part = r.to_frame()[["a", "b", "mean_a", "mean_b", "difference", "ci_low",
                                      "ci_high", "statistic", "pvalue"]]
             else:  # fewer than two queries (or clusters): means only, no test
                 names = list(table.systems)
-                if baseline is None:
+                if control is None:
                     pairs = [(names[i], names[j]) for i in range(len(names))
                              for j in range(i + 1, len(names))]
                 else:
-                    pairs = [(a, baseline) for a in names if a != baseline]
+                    pairs = [(a, control) for a in names if a != control]
                 col = dict(zip(names, X[idx].mean(axis=0) if idx.size else
                                np.full(len(names), np.nan), strict=True))
                 part = pd.DataFrame({"a": [a for a, _ in pairs], "b": [b for _, b in pairs],
                                      "mean_a": [col[a] for a, _ in pairs],
                                      "mean_b": [col[b] for _, b in pairs]})
-                part["diff"] = part["mean_a"] - part["mean_b"]
+                part["difference"] = part["mean_a"] - part["mean_b"]
                 for c in ("ci_low", "ci_high", "statistic", "pvalue"):
                     part[c] = np.nan
             part.insert(0, "n_queries", int(idx.size))
@@ -201,9 +203,10 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
     frame["test"] = test
     frame["correction"] = corr
     cols = ["measure", "segment", "n_queries", "a", "b", "mean_a", "a_low", "a_high",
-            "mean_b", "b_low", "b_high", "diff", "ci_low", "ci_high", "statistic", "pvalue",
-            "pvalue_adjusted", "reject", "family_size", "test", "correction"]
+            "mean_b", "b_low", "b_high", "difference", "ci_low", "ci_high", "statistic",
+            "pvalue", "pvalue_adjusted", "reject", "family_size", "test", "correction"]
     frame = frame[cols]
+    frame["diff"] = frame["difference"]  # the column's name before 0.2 (removed in 0.3)
     frame["reject"] = frame["reject"].astype(bool)
     return SegmentComparison(frame, mf, tuple(segs), test, corr, alpha, confidence_level)
 

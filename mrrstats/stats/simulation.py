@@ -36,8 +36,8 @@ import pandas as pd
 
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv, workers_iv
+from .corrections import adjust_pvalues
 from .counter import as_key, subkey
-from .multiple import adjust_pvalues
 from .registry import correction_spec, test_label, test_spec
 from .rows import bootstrap_test_rows, sign_pvalues, signflip_pvalues, ttest_rows, win_tie_loss
 
