@@ -191,7 +191,7 @@ def _float_fields(obj, names=("ci_low", "ci_high")):
 
 def _read_csv(path, index):
     # pandas' default float parser round-trips the repr() digits written above
-    # (checked in tests/test_report.py against the in-memory results, exactly)
+    # (checked in tests/report/test_report.py against the in-memory results, exactly)
     return pd.read_csv(path, index_col=0 if index else None)
 
 
