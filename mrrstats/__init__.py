@@ -49,6 +49,11 @@ from .stats import DiscriminativePowerResult, SegmentComparison
 # -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
 from .stats import RankIntervals, compact_letter_display, rank_intervals
 from .stats.segments import by_segment
+from .stats.replicates import (ReplicateComparison, replicate_tests,  # several runs
+                               simulate_replicates)
+from .stats.meta import AcrossCollectionsResult, across_collections  # several collections
+from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
+from .stats.simulation import CalibrationResult, calibrate_tests, simulate_collection
 from .stats import blocked  # 10^6-10^8 queries in blocks: blocked.randomization_test, ...
 # -- MRR against other measures (mrrstats.agreement) ---------------------------
 from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
@@ -140,6 +145,17 @@ __all__ = [
     "Comparison",
     "compare",
     "by_segment",
+    "ReplicateComparison",
+    "replicate_tests",
+    "simulate_replicates",
+    "AcrossCollectionsResult",
+    "across_collections",
+    "BayesianComparison",
+    "bayesian_comparison",
+    "bayesian_hierarchical",
+    "CalibrationResult",
+    "calibrate_tests",
+    "simulate_collection",
     "EffectSizeIntervals",
     "EquivalenceResult",
     "HodgesLehmannResult",

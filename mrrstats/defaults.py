@@ -197,6 +197,9 @@ EXCEPTIONS = {
     ("mrrstats estimate", "ties"): (None, "resolved by default_ties(--queries)"),
     ("mrrstats unpaired", "ties"): (None, "resolved by default_ties(--queries)"),
     ("mrrstats mixed", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats replicates", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats bayes", "ties"): (None, "resolved by default_ties(--queries)"),
+    ("mrrstats calibrate", "ties"): (None, "resolved by default_ties(--queries)"),
     ("mrrstats mixed", "missing"):
         ("drop", "as mixed_model: a query some system lacks is left out of both fits"),
     # torchmetrics' contract
@@ -256,6 +259,23 @@ EXCEPTIONS = {
     ("mrrstats baseline", "alternative"): (BASELINE_ALTERNATIVE, "better than random?"),
     ("mrrstats baseline", "random"):
         (None, "RANDOM for QRELS RUN input; a ranks file (--ranks) carries its own counts"),
+    # several collections (Dror et al. 2017): partial conjunctions need a direction
+    ("mrrstats.stats.meta.across_collections", "alternative"):
+        ("greater", "replicability: on how many collections is A better than B (a direction)"),
+    ("mrrstats.stats.meta.across_collections", "test"):
+        ("t", "one deterministic test per collection, the d_z of the meta-analysis is its "
+              "statistic; any paired test may be chosen"),
+    ("mrrstats collections", "alternative"): ("greater", "as across_collections()"),
+    ("mrrstats collections", "test"): ("t", "as across_collections()"),
+    # test calibration: n_resamples per simulated collection, times thousands of them
+    ("mrrstats.stats.simulation.calibrate_tests", "n_resamples"):
+        (1000, "per simulated collection (of thousands); the rates' Monte-Carlo error is "
+               "dominated by the number of collections"),
+    ("mrrstats calibrate", "n_resamples"): (1000, "as calibrate_tests()"),
+    ("mrrstats.stats.simulation.recommend_test", "correction"):
+        (None, "the rows that decide: holm when the table has them, else its first"),
+    ("mrrstats.report.plots.designs.calibration_plot", "correction"):
+        (None, "draws the rows of the table's first correction unless told"),
     # plots draw a random reference only when asked
     ("mrrstats.report.plots.distributions.rr_histogram", "random"):
         (None, "no random reference unless asked"),

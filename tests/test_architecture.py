@@ -161,3 +161,13 @@ def test_renamed_public_names_still_work():
     from mrrstats.plots import rr_histogram  # noqa: F401
 
     assert trec7_scores is mrrstats.datasets.trec7_scores
+
+
+def test_tests_mirror_the_package():
+    """tests/<sub-package>/ holds the tests of mrrstats/<sub-package>/ (and nothing else);
+    the files left at the top of tests/ are about the package as a whole."""
+    tests = Path(__file__).resolve().parent
+    subpackages = {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()}
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    assert folders <= subpackages, f"test folders without a sub-package: {folders - subpackages}"
+    assert all((tests / f / "__init__.py").exists() for f in folders)

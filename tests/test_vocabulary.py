@@ -230,6 +230,7 @@ NO_WORKERS = {
                         "pair",
     "ppi_evaluate": "Gaussian multipliers of a small (queries x pairs) matrix in NumPy",
     "judge_agreement": "the decisions of decision_agreement (pairwise_tests inside)",
+    "bayesian_comparison": "Dirichlet weights of the Bayesian bootstrap drawn in NumPy",
 }
 
 MUST_HAVE_CLUSTERS = ("randomization_test", "bootstrap_ci", "bootstrap_test", "pairwise_tests",
@@ -314,6 +315,18 @@ def _random_calls(s):
         judged.judge_qrels, judged.human_qrels, judged.runs, n_resamples=99)
     calls["simulate_judge"] = lambda: mrrstats.simulate_judge(judged.human_qrels, 0.1)
     calls["datasets.cast2021_judged"] = lambda: mrrstats.datasets.cast2021_judged(rng=None)
+    # issue 24: replicates, collections, Bayesian comparison, simulation
+    reps = {"A": ["a", "b"], "B": ["c", "d"]}
+    calls["replicate_tests"] = lambda: mrrstats.replicate_tests(s, reps, n_resamples=99)
+    calls["across_collections"] = lambda: mrrstats.across_collections(
+        {"x": s[["a", "b"]], "y": s[["c", "d"]]}, test="randomization")
+    calls["bayesian_comparison"] = lambda: mrrstats.bayesian_comparison(
+        a, b, method="bootstrap", n_resamples=99)
+    calls["simulate_collection"] = lambda: mrrstats.simulate_collection(
+        s[["a", "b"]], n_queries=5)
+    calls["simulate_replicates"] = lambda: mrrstats.simulate_replicates(s, n_replicates=2)
+    calls["calibrate_tests"] = lambda: mrrstats.calibrate_tests(
+        s[["a", "b"]], tests=["t"], n_simulations=5, differences=())
     calls["decision_agreement"] = lambda: mrrstats.decision_agreement(
         {"RR": s, "AP": s * 0.9 + 0.05}, "RR", "AP", n_resamples=99)
     calls["discriminative_power_table"] = lambda: mrrstats.discriminative_power_table(

@@ -34,6 +34,10 @@ _COMMANDS = {
     "ppi": "mrrstats.cli.ppi",
     "judges": "mrrstats.cli.judges",
     "bounds": "mrrstats.cli.bounds",
+    "replicates": "mrrstats.cli.replicates",
+    "collections": "mrrstats.cli.collections",
+    "bayes": "mrrstats.cli.bayes",
+    "calibrate": "mrrstats.cli.calibrate",
 }
 
 

@@ -120,7 +120,7 @@ class Accumulator:
     State per query: its id (int64 for integer ``indexes``, else a string), one
     float64 per measure and four int64 counts (documents ranked, relevant,
     relevant ranked, judged) -- 88 bytes with 6 measures and integer ids; a
-    pickled state holds exactly these arrays (``tests/test_accumulator.py``
+    pickled state holds exactly these arrays (``tests/metrics/test_accumulator.py``
     measures it). Queries are evaluated by :func:`evaluate_flat` itself, on
     the device of the arrays when they are array-API arrays (torch, CuPy, JAX).
 

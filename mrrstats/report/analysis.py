@@ -35,6 +35,7 @@ from ..stats.power import ttest_power
 from ..stats.randomization import randomization_test
 from ..stats.registry import CORRECTIONS, FAMILY_TESTS
 from .data import ReportData, evaluation_from
+from .designs import design_frames
 from .judged_section import load_judged
 from .sections import (
     cluster_labels,
@@ -105,6 +106,8 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
     segments = segment_means = None
     if settings.get("segments"):
         segments, segment_means = _segments(scores, measures, settings)
+    # the optional sections of issue 24, each with its own Generator (report.designs)
+    designs = design_frames(scores, settings, pairs, workers=workers)
     power = power_table(scores[measures[0]].dropna(), differences=settings["power"]["differences"],
                         alpha=settings["power"]["alpha"], target=settings["power"]["target"])
     return ReportData(scores=scores, query_stats=query_stats, settings=settings,
@@ -114,7 +117,8 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
                       focus=focus, null_distribution=null, power=power,
                       leaderboard=leaderboard, clustered=clustered, multiverse=multiverse,
                       estimation=estimation, mixed=mixed,
-                      segments=segments, segment_means=segment_means, **(judged or {}))
+                      segments=segments, segment_means=segment_means, **(judged or {}),
+                      **designs)
 
 
 def _compare_each_measure(scores, settings, gen, progress, n_steps):

@@ -95,6 +95,7 @@ from ..validation import (
 )
 from .analysis import analyse, is_rr, say
 from .data import ReportResult, per_query_frame
+from .designs import DESIGN_SECTIONS, design_settings
 from .judged_section import judged_results
 from .notebook import write_notebook
 from .sections import MULTIVERSE_OPTIONS, cluster_labels, multiverse_result
@@ -132,6 +133,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                 missing=defaults.MISSING, title=None, notebook=True,
                 show_code=False, timeout=600, progress=None, clusters="auto",
                 multiverse=True, segment_by=None, equivalence_margin=None, judge_qrels=None,
+                replicates=None, calibration=False, bayesian=False, rope=None,
                 workers=defaults.WORKERS, rng=None) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
@@ -208,6 +210,20 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         and not for a QA benchmark), and an "equivalent" verdict against a
         margin nobody chose would read as a finding. The Hodges-Lehmann
         shifts and the effect-size intervals are shown in any case.
+    replicates : mapping of str -> list of str, optional, keyword-only
+        Several runs per system (seeds, folds): ``{system: [run, ...]}`` naming
+        the report's runs (systems) of each system. Adds the section "Several
+        runs per system" (:func:`mrrstats.replicate_tests` per measure).
+    calibration : bool or int, keyword-only
+        Add the section "Which test fits these data"
+        (:func:`mrrstats.calibrate_tests` on the first measure; True: 1,000
+        simulated collections per configuration, or that many). Default False
+        (it takes seconds to a minute).
+    bayesian : bool, keyword-only
+        Add the section "Probabilities instead of p-values"
+        (:func:`mrrstats.bayesian_comparison` per measure and pair).
+    rope : float, optional, keyword-only
+        Region of practical equivalence of that section (implies ``bayesian``).
     workers : int, keyword-only
         Threads of the resampling kernels (-1: all cores); the report's numbers
         do not depend on it, and it is not recorded.
@@ -263,6 +279,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                          clusters=_cluster_settings(queries_all, clusters),
                          multiverse=(mv_settings, mv_note),
                          segments=_segment_settings(segment_by, queries_all))
+    # optional sections of issue 24: only their keys are added (report.designs)
+    settings.update(design_settings(replicates, calibration, bayesian, rope, systems))
     judged = {}
     if o.items is None:  # unjudged documents, and an LLM judge (judged_section)
         judged, judged_settings = judged_results(
@@ -278,6 +296,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     if notebook:
         files, secs = write_notebook(o.out, title or "mrrstats report",
                                      segments="segments" in settings, timeout=o.timeout,
+                                     designs=[k for k in DESIGN_SECTIONS if k in settings],
                                      progress=progress, show_code=show_code,
                                      judged=tuple(judged))
         written += files

@@ -102,6 +102,9 @@ class ReportData:
     segment_means : pandas.DataFrame or None
         The same comparison's ``means_frame`` (per segment means with t
         intervals).
+    replicates, calibration, bayesian : pandas.DataFrame or None
+        The optional sections of :mod:`mrrstats.report.designs` (``replicates=``,
+        ``calibration=``, ``bayesian=`` of :func:`mrrstats.make_report`).
 
     A :class:`ReportData` from :func:`mrrstats.load_report` holds what
     :func:`mrrstats.make_report` saved (``comparison`` is None there: its tables are
@@ -134,6 +137,9 @@ class ReportData:
     judge: pd.DataFrame | None = field(repr=False, default=None)
     judge_pairs: pd.DataFrame | None = field(repr=False, default=None)
     judgment_bounds: pd.DataFrame | None = field(repr=False, default=None)
+    replicates: pd.DataFrame | None = field(repr=False, default=None)
+    calibration: pd.DataFrame | None = field(repr=False, default=None)
+    bayesian: pd.DataFrame | None = field(repr=False, default=None)
 
     #: The name of ``versus_control`` in 0.1 (deprecated).
     versus_baseline = renamed_attribute("versus_control")

@@ -18,13 +18,15 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from .designs import add_design_cells
 from .judged_section import add_judged_cells
 
 __all__ = ["write_notebook", "template", "inject_parameters", "add_segment_cells", "execute",
            "to_html"]
 
 
-def write_notebook(out, title, *, segments, timeout, progress, show_code, judged=()):
+def write_notebook(out, title, *, segments, timeout, progress, show_code, judged=(),
+                   designs=()):
     """Execute the report's notebook in ``out`` and export its page.
 
     Writes ``report.ipynb`` and ``report.html``; returns ``(files written,
@@ -38,6 +40,8 @@ def write_notebook(out, title, *, segments, timeout, progress, show_code, judged
         add_segment_cells(nb)
     if judged:
         add_judged_cells(nb, judged)
+    if designs:
+        add_design_cells(nb, designs)
     execute(nb, out, timeout, progress)
     nbformat.write(nb, str(Path(out) / "report.ipynb"))
     seconds = {"notebook": time.perf_counter() - t1}

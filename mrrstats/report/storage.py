@@ -37,7 +37,8 @@ FORMAT_VERSION = 1
 VERSION_PACKAGES = ("mrrstats", "numpy", "scipy", "pandas", "statsmodels", "matplotlib")
 #: Saved results of the analysis (what the notebook draws), under ``results/``.
 RESULT_TABLES = ("pairs", "means", "versus_control", "random_baseline", "rr_summary",
-                 "agreement", "power", "leaderboard", "clustered", "estimation", "mixed")
+                 "agreement", "power", "leaderboard", "clustered", "estimation", "mixed",
+                 "replicates", "calibration", "bayesian")
 #: Names of 0.1 read from older folders: result file -> its old name, column -> old name.
 OLD_RESULT_FILES = {"versus_control": "versus_baseline"}
 OLD_COLUMNS = {"versus_control": {"baseline_mean": "control_mean"}}
@@ -190,7 +191,7 @@ def _float_fields(obj, names=("ci_low", "ci_high")):
 
 def _read_csv(path, index):
     # pandas' default float parser round-trips the repr() digits written above
-    # (checked in tests/test_report.py against the in-memory results, exactly)
+    # (checked in tests/report/test_report.py against the in-memory results, exactly)
     return pd.read_csv(path, index_col=0 if index else None)
 
 
@@ -243,6 +244,8 @@ def load_report(path, *, progress=False) -> ReportData:
                       segments=segs["segments"], segment_means=segs["segment_means"],
                       leaderboard=tables["leaderboard"], clustered=tables["clustered"],
                       estimation=tables["estimation"], mixed=tables["mixed"],
+                      replicates=tables["replicates"], calibration=tables["calibration"],
+                      bayesian=tables["bayesian"],
                       scores=scores, query_stats=stats, settings=settings, comparison=None,
                       versus_control=tables["versus_control"],
                       random_baseline=tables["random_baseline"],

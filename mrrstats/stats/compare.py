@@ -76,6 +76,7 @@ from .registry import (
     test_label,
     test_spec,
 )
+from .replicates import replicate_tests
 from .segments import segment_pairs
 
 __all__ = ["Comparison", "compare"]
@@ -533,7 +534,7 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
             confidence_level=CONFIDENCE_LEVEL, alternative=ALTERNATIVE, measure=None, ci=None,
             atol=0.0, missing=MISSING, batch=None, test_options=None, control=None,
             family="pairs", clusters=None, segment_by=None, segment_correction="holm",
-            progress=None, workers=WORKERS, rng=None):
+            progress=None, replicates=None, workers=WORKERS, rng=None):
     r"""Compare systems pairwise on one or more measures, with correction and CIs.
 
     Parameters
@@ -618,6 +619,13 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
         A bar counting the resamples on standard error; default (None) only on
         an interactive terminal outside CI (:func:`mrrstats.progress.progress_enabled`).
         Never changes the result.
+    replicates : mapping of str -> list of str, optional, keyword-only
+        Several runs per system (seeds, folds): ``{system: [run, ...]}`` names
+        the columns of ``scores`` that are runs of each system. The comparison
+        is then :func:`mrrstats.replicate_tests` (one row per pair of systems,
+        tests and intervals that count queries and replicates; ``test`` is
+        its ``method``: ``"bootstrap"`` for the default test, or ``"t"``,
+        ``"mixed"``), and a :class:`~mrrstats.ReplicateComparison` is returned.
     workers : int, keyword-only
         Threads of the resampling kernels (-1: all cores); never changes results.
     rng : None, int or numpy.random.Generator, keyword-only
@@ -626,6 +634,7 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
     Returns
     -------
     Comparison
+        (:class:`~mrrstats.ReplicateComparison` with ``replicates``.)
 
     Notes
     -----
@@ -701,6 +710,16 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
      dense bm25    True
     rerank bm25    True
     """
+    if replicates is not None:
+        method = {"randomization": "bootstrap"}.get(test, test)
+        if method not in ("bootstrap", "t", "mixed"):
+            raise ValueError("with `replicates`, `test` must be 'randomization' or "
+                             f"'bootstrap' (two-stage bootstrap), 't' or 'mixed'; got {test!r}")
+        return replicate_tests(scores, replicates, method=method, alternative=alternative,
+                               correction=correction, alpha=alpha,
+                               confidence_level=confidence_level, n_resamples=n_resamples,
+                               measure=measure, missing=missing, batch=batch,
+                               workers=workers, rng=rng)
     (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed, family,
      cluster_labels, segment_labels) = _compare_iv(
         scores, test, correction, alpha, n_resamples, confidence_level, alternative, rng,

@@ -16,7 +16,7 @@ with :math:`S = \sqrt{\chi^2_{df}/df}`: each :math:`T_i = (W + U_i) /
 :math:`\Phi(\sqrt 2 c s - w)^m`. The inner integral uses Gauss-Hermite
 nodes, the outer Gauss-Legendre nodes between the :math:`10^{-14}` and
 :math:`1 - 10^{-14}` quantiles of :math:`S`; checked against
-:func:`scipy.stats.dunnett` (quasi-Monte Carlo) in ``tests/test_baseline.py``.
+:func:`scipy.stats.dunnett` (quasi-Monte Carlo) in ``tests/stats/test_manyone.py``.
 
 Names without a leading underscore are public within the package
 (:mod:`mrrstats.stats.multiple` uses them for ``baseline=`` with

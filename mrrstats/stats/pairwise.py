@@ -435,7 +435,7 @@ def _dunnett(s, I, J, codes, common):
     return dunnett_fit(s.X, I, J, alternative=s.alternative, **common)
 
 
-#: the core of every family-wise procedure of the registry (tests/test_multiple.py checks
+#: the core of every family-wise procedure of the registry (tests/stats/test_pairwise.py checks
 #: that each ``TestSpec.family`` test has one)
 FAMILY_CORES = {"tukey": _tukey, "maxt": _maxt, "anova-hsd": _anova_hsd, "dunnett": _dunnett}
 

@@ -743,7 +743,7 @@ class PairwiseSum:
     tree is walked here block by block (pieces that lie inside the data at
     hand are summed by ``numpy.sum``, which walks the same sub-tree; a leaf
     cut by a block boundary waits for the next block), with memory
-    ``O(block + 128)``. ``tests/test_scale_stats.py`` checks the result
+    ``O(block + 128)``. ``tests/stats/test_blocked.py`` checks the result
     against ``numpy.sum`` of the whole vector for many lengths and blocks.
 
     >>> import numpy as np

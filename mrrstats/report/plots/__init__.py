@@ -10,7 +10,8 @@ imported inside the functions, so ``import mrrstats`` does not import it.
 
 One module per plot family (in ``mrrstats.report.plots``): ``distributions``,
 ``intervals``, ``agreement``, ``baselines``, ``power``, ``leaderboard``, ``judges``,
-and ``style`` (the look they share).
+``designs`` (seeds, collections, posteriors, calibration), and ``style`` (the look
+they share).
 
 The style is shared by all functions: the Okabe-Ito colour-blind-safe palette
 (:data:`PALETTE`), and series that also differ by marker, line style or
@@ -40,6 +41,10 @@ Functions
 :func:`one_option_at_a_time`  the conventions of a multiverse that change one option
 :func:`multiverse_plot`       each system's rank under each convention that changes one option
 :func:`segment_means`         each segment's mean and interval per run (one row per segment)
+:func:`replicate_runs`        each system's run means (seeds, folds) and grand mean
+:func:`forest_collections`    effects over collections and their random-effects pooling
+:func:`posterior_plot`        the posterior of a mean difference, credible interval, ROPE
+:func:`calibration_plot`      type I error and power of each test on simulated collections
 ============================  ===========================================================
 
 Examples
@@ -59,6 +64,7 @@ from __future__ import annotations
 
 from .agreement import measure_scatter, multiverse_plot, one_option_at_a_time, tau_heatmap
 from .baselines import expected_mrr_curve, observed_vs_random, rank_credit
+from .designs import calibration_plot, forest_collections, posterior_plot, replicate_runs
 from .distributions import null_distribution, rank_ecdf, rr_histogram
 from .intervals import (
     clustered_intervals,
@@ -98,4 +104,8 @@ __all__ = [
     "estimation_intervals",
     "one_option_at_a_time",
     "multiverse_plot",
+    "replicate_runs",
+    "forest_collections",
+    "posterior_plot",
+    "calibration_plot",
 ]

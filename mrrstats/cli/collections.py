@@ -1,0 +1,89 @@
+"""``mrrstats collections``: on how many collections is A better than B?
+
+``mrrstats collections --collection NAME=FILE.csv ... --systems A B`` (each file a
+per-query score matrix holding columns A and B), or ``--example``: the 50 TREC-7
+topics split into 5 sets of 10 as collections, the best run against the median run.
+Prints each collection's difference, d_z and one-sided p-value, the partial-conjunction
+p-values, the estimated number of collections where A is better (Bonferroni and Fisher,
+Dror et al. 2017), which ones (Holm), and the random-effects meta-analysis
+(DerSimonian-Laird, Paule-Mandel) with tau^2 and I^2 (:func:`mrrstats.across_collections`).
+"""
+
+from __future__ import annotations
+
+from .. import datasets
+from ..formatting import fixed, pvalue_text
+from ..io.trec import read_score_matrix
+from ..stats.meta import EFFECTS, META_TESTS, across_collections
+from ..validation import rng_iv
+
+HELP = ("several collections: replicability (partial conjunctions, Dror et al. 2017) and "
+        "random-effects meta-analysis of a pair of systems")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--collection", action="append", metavar="NAME=FILE.csv",
+                   help="one collection's per-query score matrix, repeatable")
+    p.add_argument("--systems", nargs=2, metavar=("A", "B"),
+                   help="the columns to compare in every collection (A - B)")
+    p.add_argument("--example", action="store_true",
+                   help="TREC-7 RR: the 50 topics in 5 sets of 10, the run with the "
+                        "highest MRR against the median run")
+    p.add_argument("--test", choices=META_TESTS, default="t",
+                   help="paired test of each collection (default t)")
+    p.add_argument("--alternative", choices=("greater", "less", "two-sided"),
+                   default="greater", help="default greater: A better than B")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--effect", choices=EFFECTS, default="d_z",
+                   help="meta-analysed effect: d_z (default) or the raw mean difference")
+    p.add_argument("--confidence-level", type=float, default=0.95, help="(0.95)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed of the randomization/bootstrap tests")
+
+
+def _data(args):
+    if args.example:
+        if args.collection:
+            raise ValueError("give either --example or --collection NAME=FILE, not both")
+        rr = datasets.trec7_scores("RR")
+        order = rr.mean().sort_values(ascending=False, kind="stable").index
+        a, b = order[0], order[len(order) // 2]
+        print(f"# example: TREC-7 RR, {a} (A) against {b} (B), topics in 5 sets of 10")
+        return {f"topics {10 * i + 1}-{10 * i + 10}": rr.iloc[10 * i:10 * i + 10][[a, b]]
+                for i in range(5)}
+    if not args.collection or not args.systems:
+        raise ValueError("need --collection NAME=FILE.csv (two or more) and --systems A B, "
+                         "or --example")
+    data = {}
+    for spec in args.collection:
+        if "=" not in spec:
+            raise ValueError(f"--collection {spec!r}: write NAME=FILE.csv")
+        name, path = spec.split("=", 1)
+        frame = read_score_matrix(path)
+        missing = [s for s in args.systems if s not in frame.columns]
+        if missing:
+            raise ValueError(f"--collection {name}: no column {missing[0]!r} in {path}")
+        data[name] = frame[list(args.systems)]
+    return data
+
+
+def run(args) -> int:
+    gen, seed = rng_iv(args.seed)
+    res = across_collections(_data(args), test=args.test, alternative=args.alternative,
+                             alpha=args.alpha, effect=args.effect,
+                             confidence_level=args.confidence_level, rng=gen)
+    print(f"# test {res.test} ({res.alternative}), alpha {res.alpha:g}, effect {res.effect}, "
+          f"seed {seed}")
+    print(f"{'collection':>16} {'n':>5} {'a - b':>8} {'d_z':>7} {'p':>8}  replicated")
+    for name, r in res.collections.iterrows():
+        print(f"{str(name)[:16]:>16} {int(r.n_queries):>5} {fixed(r.difference):>8} "
+              f"{r.d_z:>7.3f} {pvalue_text(r.pvalue):>8}  {'yes' if r.replicated else 'no'}")
+    print("# partial conjunctions p^{u/N}: u, Bonferroni, Fisher")
+    for u, r in res.partial_conjunction.iterrows():
+        print(f"{u:>4} {pvalue_text(r.bonferroni):>8} {pvalue_text(r.fisher):>8}")
+    print("# random effects: method, estimate, interval, tau^2, I^2, prediction interval")
+    for m, r in res.meta.iterrows():
+        print(f"{m:>4} {r.estimate:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}] "
+              f"tau2 {r.tau2:.4g} I2 {100 * r.i2:.0f}% PI [{r.pi_low:+.3f}, {r.pi_high:+.3f}]")
+    print(res.summary())
+    return 0
