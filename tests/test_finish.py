@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import mrrstats
 from mrrstats.cli import main
 
@@ -73,6 +75,7 @@ def test_cli_compare_table_and_wide(capsys):
     assert "pvalue_adjusted" in wide
 
 
+@pytest.mark.slow
 def test_compare_table_fits_with_a_hundred_systems():
     from mrrstats.datasets import trec7_scores
 

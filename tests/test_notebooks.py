@@ -69,6 +69,7 @@ def test_notebook_is_stored_without_outputs(path):
     assert "shared/data" not in text and "../" not in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_executes(path, tmp_path):
     _, elapsed = check_notebook(path, tmp_path)

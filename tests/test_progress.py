@@ -64,6 +64,7 @@ def test_same_result_with_and_without_progress(monkeypatch, no_ci):
     pd.testing.assert_frame_equal(quiet.to_frame(), shown.to_frame())
 
 
+@pytest.mark.slow
 def test_nothing_on_a_non_tty_stderr(capsys, no_ci, tmp_path):
     data = mrrstats.datasets.cast2021()
     runs = [str(r) for r in data.runs[:3]]

@@ -25,6 +25,7 @@ def test_readme_starts_with_the_two_setup_commands():
     assert "pytest" in shell[1] and '".[test]"' in shell[1]
 
 
+@pytest.mark.slow
 def test_readme_python_examples_run(tmp_path, monkeypatch):
     assert BLOCKS, "README.md has no Python examples"
     monkeypatch.chdir(tmp_path)

@@ -15,8 +15,11 @@ import pytest
 from mrrstats import ranks_from_negatives, ranks_from_scores
 from mrrstats.baselines import linkpred as lp
 
-DTYPES = [np.float16, np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8,
-          np.uint64]
+# Each dtype compiles its own kernel (seconds each on a cold numba cache): the common
+# ones run by default, the rest with the slow tests.
+_SLOW = pytest.mark.slow
+DTYPES = [np.float32, np.float64, np.int64] + [pytest.param(d, marks=_SLOW) for d in
+                                               (np.float16, np.int8, np.int32, np.uint8, np.uint64)]
 
 
 def _cuda_available() -> bool:
@@ -110,9 +113,10 @@ def test_kernel_nonfinite_errors_name_the_first_entry_in_row_order():
 
 
 @pytest.mark.parametrize(("s_dtype", "p_dtype"), [
-    (np.float32, np.float64), (np.float16, np.float64), (np.float64, np.float32),
-    (np.float32, np.int64), (np.int32, np.float64), (np.int64, np.int32),
-    (np.uint64, np.int64), (np.int8, np.int64)])
+    (np.float32, np.float64), (np.float64, np.float32)] + [
+    pytest.param(*d, marks=_SLOW) for d in (
+        (np.float16, np.float64), (np.float32, np.int64), (np.int32, np.float64),
+        (np.int64, np.int32), (np.uint64, np.int64), (np.int8, np.int64))])
 def test_negatives_mixed_dtypes_compare_as_numpy_does(s_dtype, p_dtype):
     rng = np.random.default_rng(3)
     neg = rng.integers(0, 9, (60, 33)).astype(s_dtype)

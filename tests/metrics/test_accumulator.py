@@ -221,6 +221,7 @@ _WORKER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_two_processes_merge(tmp_path):
     rng = np.random.default_rng(9)
     preds, target, idx, bounds = _data(rng, 80, 12)

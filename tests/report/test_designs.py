@@ -42,6 +42,7 @@ def test_sections_written_and_loaded(tmp_path, sim):
     assert "Recommended (*)" in text
 
 
+@pytest.mark.slow
 def test_sections_leave_the_rest_unchanged(tmp_path, sim):
     plain = _report(tmp_path / "p", sim)
     full = _report(tmp_path / "f", sim, replicates=sim.attrs["replicates"], bayesian=True)

@@ -505,6 +505,7 @@ def test_style_context_embeds_truetype_fonts():
 
 
 # -- paper figures ---------------------------------------------------------------
+@pytest.mark.slow
 def test_paper_figures_quick(tmp_path):
     script = ROOT / "paper_figures" / "make_figures.py"
     out = subprocess.run([sys.executable, str(script), "--quick", "--out", str(tmp_path)],

@@ -68,6 +68,7 @@ def _assert_same_content(new: Path, old: Path, rtol=1e-12):
             assert np.isclose(float(u), float(v), rtol=rtol, atol=0), (new.name, u, v)
 
 
+@pytest.mark.slow
 def test_example_report_regenerates_byte_identical(tmp_path):
     out = tmp_path / "cast2021"
     assert cli.main(["report", "--example", "--out", str(out), "--quiet"]) == 0
@@ -340,6 +341,7 @@ def test_example_report_in_headless_chromium(tmp_path):
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20000
 
 
+@pytest.mark.slow
 def test_show_code_keeps_code_cells_in_the_page(tmp_path):
     data = mrrstats.datasets.cast2021()
     res = make_report(data.qrels, data.runs[:3], out=tmp_path / "r", measures="RR",

@@ -84,6 +84,7 @@ def test_clustered_frame_against_its_parts():
                 pairs[pairs.measure == m]["reject"].to_numpy()).all()
 
 
+@pytest.mark.slow
 def test_multiverse_result_of_the_report():
     data = mrrstats.datasets.cast2021()
     mv = sections.multiverse_result(data.qrels, data.runs[:3], ["RR"], alpha=0.05,
@@ -96,6 +97,7 @@ def test_multiverse_result_of_the_report():
     assert set(mv.summary["cutoff"]) == {"none"}
 
 
+@pytest.mark.slow
 def test_report_saves_and_loads_the_new_sections(tmp_path):
     from mrrstats.report import load_report, make_report, recompute_report
 

@@ -27,7 +27,7 @@ def report(cast, tmp_path_factory):
     out = tmp_path_factory.mktemp("seg") / "report"
     res = mrrstats.make_report(cast.qrels, cast.runs[:3], out=out, measures=["RR", "nDCG@10"],
                                n_resamples=199, rng=7, multiverse=False, progress=False,
-                               segment_by=_turn_segment)
+                               segment_by=_turn_segment, notebook=False)
     return res
 
 

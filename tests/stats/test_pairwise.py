@@ -150,6 +150,7 @@ def test_same_seed_same_result_any_batch(small, test):
         np.testing.assert_array_equal(res.ci_high, ref.ci_high)
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_any_thread_count(tmp_path):
     # Run the same seeded computations in fresh interpreters with 1 and 2 BLAS threads
     # (with mrrstats' own one-thread limit switched off, so BLAS really uses 2 threads).
