@@ -12,7 +12,6 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from statsmodels.stats.multitest import multipletests
 
 import mrrstats
 from mrrstats import cli
@@ -95,7 +94,7 @@ def test_example_report_regenerates_byte_identical(tmp_path):
     s = json.loads(regenerated)
     data = mrrstats.datasets.cast2021()
     assert s["seed"] == 2021 and s["comparison"]["n_resamples"] == 10000
-    assert s["comparison"]["test"] == "randomization" and s["comparison"]["correction"] == "holm"
+    assert s["comparison"]["test"] == "randomization" and s["comparison"]["correction"] == "single-step"
     assert {k: s["evaluation"][k] for k in ("ties", "rel", "queries", "max_depth")} == {
         "ties": "trec_eval", "rel": 1, "queries": "both", "max_depth": None}
     assert s["measures"] == ["RR", "nDCG@10", "AP"] and s["control"] == "org_manual_bm25.run"
@@ -212,14 +211,19 @@ def test_committed_example_tables_match_the_library():
     for col in ("observed", "expected", "std", "adjusted", "z"):
         np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float),
                                    rtol=1e-12)
-    # versus-control rows: system - control, Holm over the k - 1 comparisons
+    # versus-control rows: system - control; the default single-step max-T adjusts over
+    # the family of all pairs (one null for the whole table), so the rows keep the
+    # all-pairs adjusted p-values and intervals
     vc = data.versus_control
     rr = vc[vc.measure == "RR"].set_index("system")
     means = ev.scores("RR").mean()
     for s, row in rr.iterrows():
         assert row["diff"] == pytest.approx(means[s] - means["org_manual_bm25.run"], abs=1e-12)
-    holm = multipletests(rr["pvalue"].to_numpy(), method="holm")[1]
-    np.testing.assert_allclose(rr["pvalue_adjusted"].to_numpy(), holm, rtol=1e-12)
+    r = data.comparison.results["RR"]
+    assert r.correction == "single-step"
+    adjusted = {frozenset(ab): p for *ab, p in zip(r.a, r.b, r.pvalue_adjusted, strict=True)}
+    want = [adjusted[frozenset((s, "org_manual_bm25.run"))] for s in rr.index]
+    np.testing.assert_array_equal(rr["pvalue_adjusted"].to_numpy(), want)
     assert len(rr) == len(ev.runs) - 1
 
 
