@@ -96,7 +96,8 @@ def timings():
               "hours. The bootstrap's cost depends on the queries and resamples, not on n. "
               "The corrected MRR is far below the full one here: the uniform prior of the "
               "bias-variance estimator pulls a good system down (see the bias table below; "
-              "averaged over the prior the correction is unbiased, tests/baselines/test_sampled.py).",
+              "averaged over the prior the correction is unbiased, "
+              "tests/baselines/test_sampled.py).",
               ""]
     return lines
 

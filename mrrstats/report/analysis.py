@@ -106,7 +106,8 @@ def analyse(scores, query_stats, settings, evaluation=None, progress=False,
     segments = segment_means = None
     if settings.get("segments"):
         segments, segment_means = _segments(scores, measures, settings)
-    # the optional sections of issue 24, each with its own Generator (report.designs)
+    # the optional sections (several runs, calibration, Bayesian), each with its own
+    # Generator (report.designs)
     designs = design_frames(scores, settings, pairs, workers=workers)
     power = power_table(scores[measures[0]].dropna(), differences=settings["power"]["differences"],
                         alpha=settings["power"]["alpha"], target=settings["power"]["target"])

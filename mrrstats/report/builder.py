@@ -279,7 +279,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
                          clusters=_cluster_settings(queries_all, clusters),
                          multiverse=(mv_settings, mv_note),
                          segments=_segment_settings(segment_by, queries_all))
-    # optional sections of issue 24: only their keys are added (report.designs)
+    # optional sections (several runs, calibration, Bayesian): only their keys are added
+    # (report.designs)
     settings.update(design_settings(replicates, calibration, bayesian, rope, systems))
     judged = {}
     if o.items is None:  # unjudged documents, and an LLM judge (judged_section)

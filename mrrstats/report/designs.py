@@ -1,4 +1,4 @@
-"""The report's optional sections beyond one run per system and p-values (issue 24).
+"""The report's optional sections beyond one run per system and p-values.
 
 Each is computed only when :func:`mrrstats.make_report` is asked for it, with a
 Generator of its own seeded from the report's seed, so that a report without

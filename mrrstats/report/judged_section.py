@@ -1,4 +1,4 @@
-"""The report's sections on LLM judges and unjudged documents (issue 23).
+"""The report's sections on LLM judges and unjudged documents.
 
 Shown only when they apply, so that a report without them is what it was before:
 

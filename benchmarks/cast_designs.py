@@ -1,6 +1,7 @@
-"""What each new part of issue 14 changes for the bundled CAsT 2021 runs (RR, trec_eval ties).
+"""What clustered queries, segments, rank intervals and the other designs change for
+the bundled CAsT 2021 runs (RR, trec_eval ties).
 
-Run: python benchmarks/cast_issue14.py   (writes benchmarks/results_cast_issue14.md)
+Run: python benchmarks/cast_designs.py   (writes benchmarks/results_cast_designs.md)
 """
 
 import itertools
@@ -111,8 +112,9 @@ def main():
         out.append(f"sigma_u^2 = {mm.query_variance:.4f}, sigma^2 = {mm.residual_variance:.5f}, "
                    f"ANOVA V_E = {mrrstats.residual_variance(f):.5f}")
         out.append(mm.differences().to_string(index=False, float_format=lambda x: f"{x:.4f}"))
-    text = "# Issue 14 on the bundled CAsT 2021 runs (RR)\n" + "\n".join(out) + "\n"
-    Path(__file__).with_name("results_cast_issue14.md").write_text(text)
+    title = "# Clustered queries, segments and rank intervals on the bundled CAsT 2021 runs (RR)"
+    text = title + "\n" + "\n".join(out) + "\n"
+    Path(__file__).with_name("results_cast_designs.md").write_text(text)
     print(text)
 
 
