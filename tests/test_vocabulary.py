@@ -315,7 +315,7 @@ def _random_calls(s):
         judged.judge_qrels, judged.human_qrels, judged.runs, n_resamples=99)
     calls["simulate_judge"] = lambda: mrrstats.simulate_judge(judged.human_qrels, 0.1)
     calls["datasets.cast2021_judged"] = lambda: mrrstats.datasets.cast2021_judged(rng=None)
-    # issue 24: replicates, collections, Bayesian comparison, simulation
+    # several runs, collections, Bayesian comparison, simulation
     reps = {"A": ["a", "b"], "B": ["c", "d"]}
     calls["replicate_tests"] = lambda: mrrstats.replicate_tests(s, reps, n_resamples=99)
     calls["across_collections"] = lambda: mrrstats.across_collections(

@@ -93,7 +93,7 @@ def test_errors_exit_2(csvs, tmp_path, capsys):
 
 
 def test_example_default_is_finite_and_consistent(capsys):
-    # issue 19: no infinite end in the default table, --wide or --format json
+    # no infinite end in the default table, --wide or --format json
     from mrrstats.stats.corrections import ci_excludes_zero
 
     args = ["compare", "--example", "--seed", "3", "--n-resamples", "2000"]

@@ -1,4 +1,4 @@
-"""``mrrstats replicates``, ``collections``, ``bayes`` and ``calibrate`` (issue 24): the
+"""``mrrstats replicates``, ``collections``, ``bayes`` and ``calibrate``: the
 numbers printed are the Python API's, the examples run, bad input names the argument."""
 
 from __future__ import annotations

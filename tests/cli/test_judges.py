@@ -1,4 +1,4 @@
-"""The commands of issue 23: ppi, judges, bounds (tables, JSON, files, errors)."""
+"""LLM judges and unjudged documents: ppi, judges, bounds (tables, JSON, files, errors)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The report's optional sections of issue 24: replicates, calibration, Bayesian."""
+"""The report's optional sections: replicates, calibration, Bayesian."""
 
 from __future__ import annotations
 

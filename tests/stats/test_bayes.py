@@ -1,4 +1,4 @@
-"""Bayesian comparison (issue 24): t posterior, Bayesian bootstrap, hierarchical model."""
+"""Bayesian comparison: t posterior, Bayesian bootstrap, hierarchical model."""
 
 from __future__ import annotations
 

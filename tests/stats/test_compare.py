@@ -107,7 +107,7 @@ def test_markdown_and_latex(frames):
     caption = res.caption()
     for word in ("paired t-test", "two-sided", "Holm", "alpha = 0.05"):
         assert word in caption and word in tex
-    # per measure: value, rank interval, letter group (the leaderboard, issue 14 part 3)
+    # per measure: value, rank interval, letter group (the leaderboard)
     assert "\\begin{tabular}{llrclrcl}" in tex and "\\caption{" in tex
     assert "RR rank" in md and "RR group" in md
 
@@ -181,7 +181,7 @@ def test_compare_validation(frames):
 
 
 def test_default_intervals_agree_with_decisions(frames):
-    # issue 19: compare's default intervals are finite and follow the decisions
+    # compare's default intervals are finite and follow the decisions
     from mrrstats.stats.corrections import ci_excludes_zero
 
     res = mrrstats.compare(frames, n_resamples=2000, rng=4)

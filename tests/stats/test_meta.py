@@ -1,4 +1,4 @@
-"""Several collections (issue 24): partial conjunctions and random-effects meta-analysis."""
+"""Several collections: partial conjunctions and random-effects meta-analysis."""
 
 from __future__ import annotations
 

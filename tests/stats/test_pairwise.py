@@ -226,7 +226,7 @@ def test_tukey_against_exact_permutation_distribution():
     hi = np.quantile(null, 0.95 + delta, method="higher")
     # (+1e-9: the cut-off carries the p-values' tie tolerance, 1e-10 x mean |score|)
     assert np.all((half >= lo - 1e-12) & (half <= hi + 1e-9)), (half, lo, hi)
-    # issue 10, defect 2: the cut-off comes from the same null as the p-values, so a
+    # the cut-off comes from the same null as the p-values, so a
     # pair is rejected exactly when its interval excludes 0
     assert res.ci_method == "tukey-simultaneous"
     np.testing.assert_array_equal((res.ci_low > 0) | (res.ci_high < 0), res.reject)
@@ -421,7 +421,7 @@ def test_warns_when_holm_cannot_reject(adhoc7):
 
 
 # ---------------------------------------------------------------------------
-# issue 10, defect 2: intervals that agree with the decisions
+# intervals that agree with the decisions
 # ---------------------------------------------------------------------------
 def _disagreements(res):
     from mrrstats.stats.multiple import ci_excludes_zero
@@ -441,7 +441,7 @@ def trec20():
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh", "none"])
 def test_consistent_intervals_agree_with_decisions_on_trec(trec20, correction):
-    # before issue 10: randomization + Holm disagreed on 59 of 380 pairs
+    # with independent intervals, randomization + Holm disagreed on 59 of 380 pairs
     names = {"holm": "holm-sb2008", "bonferroni": "bonferroni", "bh": "fcr-by2005",
              "none": "marginal"}
     for X in trec20:
@@ -551,7 +551,7 @@ def test_randomization_interval_exact_enumeration():
 
 
 # ---------------------------------------------------------------------------
-# issue 10, defect 3: a discrete test that cannot reach the corrected threshold
+# a discrete test that cannot reach the corrected threshold
 # ---------------------------------------------------------------------------
 def test_warns_when_discrete_test_cannot_reach_threshold():
     from mrrstats.stats.registry import UnattainableSignificanceWarning
@@ -576,7 +576,7 @@ def test_warns_when_discrete_test_cannot_reach_threshold():
 
 
 # ---------------------------------------------------------------------------
-# issue 10, defect 5: coverage of the marginal interval (slow)
+# coverage of the marginal interval (slow)
 # ---------------------------------------------------------------------------
 @pytest.mark.slow
 def test_t_interval_coverage_on_trec_pairs():
@@ -620,7 +620,7 @@ def test_holm_is_statsmodels_bit_for_bit(monkeypatch):
 
 
 # ---------------------------------------------------------------------------
-# issue 19: the single-step max-T default, with finite simultaneous intervals
+# the single-step max-T default, with finite simultaneous intervals
 # ---------------------------------------------------------------------------
 def _t_all_pairs(Y):
     """Paired t of every pair (i < j) of Y (n, k), by the textbook formula."""

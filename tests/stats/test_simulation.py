@@ -1,4 +1,4 @@
-"""Simulated collections and test calibration (issue 24)."""
+"""Simulated collections and test calibration."""
 
 from __future__ import annotations
 

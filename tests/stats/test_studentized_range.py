@@ -1,4 +1,4 @@
-"""Tail-accurate studentized range survival function (issue 10, defect 1)."""
+"""Tail-accurate studentized range survival function."""
 
 import math
 import warnings
