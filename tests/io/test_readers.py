@@ -1,7 +1,7 @@
 """Readers accept exactly what trec_eval accepts; every refusal names file, line, problem.
 
 One test per class of problem found by fuzzing the readers against trec_eval
-(issue 11, item 9), and a differential fuzz test against trec_eval 10.0 itself,
+and a differential fuzz test against trec_eval 10.0 itself,
 built from its source in ``../shared/trec_eval`` (skipped when no C compiler).
 """
 
