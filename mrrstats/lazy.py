@@ -6,7 +6,9 @@ defines each, and :func:`attach` gives it the module-level ``__getattr__`` and
 ``__dir__`` that import a submodule the first time one of its names is used
 (``mrrstats.compare`` imports :mod:`mrrstats.stats.compare`, nothing else). Names are
 then bound on the package, so later look-ups cost nothing. ``from mrrstats import X``,
-``dir(mrrstats)`` and ``from mrrstats import *`` work as with eager imports.
+``dir(mrrstats)`` and ``from mrrstats import *`` work as with eager imports, and so does
+an attribute path to any submodule (``mrrstats.stats.bootstrap``, ``mrrstats.glossary``),
+imported when first reached.
 
 Two things eager imports did for free are kept here:
 
@@ -87,6 +89,10 @@ def attach(package_name: str, submod_attrs: dict | None = None, *, submodules=()
         elif name in attrs:
             module_name, attr = attrs[name]
             value = getattr(importlib.import_module(module_name), attr)
+        elif not name.startswith("__") and _is_submodule(f"{package_name}.{name}"):
+            # any other submodule (mrrstats.glossary, mrrstats.stats.bootstrap): reachable
+            # as an attribute, as it was when the package imported everything
+            value = importlib.import_module(f"{package_name}.{name}")
         else:
             raise AttributeError(f"module {package_name!r} has no attribute {name!r}")
         setattr(package, name, value)
@@ -96,6 +102,12 @@ def attach(package_name: str, submod_attrs: dict | None = None, *, submodules=()
         return sorted(set(names) | set(package.__dict__))
 
     return __getattr__, __dir__, names
+
+
+def _is_submodule(fullname: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(fullname) is not None
 
 
 class _AliasFinder:

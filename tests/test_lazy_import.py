@@ -62,6 +62,26 @@ def test_import_loads_nothing_heavy():
                                   "mrrstats.version"}
 
 
+def test_submodules_are_reachable_as_attributes():
+    """``import mrrstats`` then an attribute path to any module works, as when the
+    package imported everything (it is imported then)."""
+    res = run_python("""
+        import mrrstats
+        out = [type(mrrstats.glossary.GLOSSARY).__name__,
+               mrrstats.stats.bootstrap.bootstrap_ci.__name__,
+               mrrstats.metrics.evaluation.__name__,
+               mrrstats.report.plots.style.__name__]
+        try:
+            mrrstats.stats.no_such_module
+        except AttributeError as exc:
+            out.append(str(exc))
+        print(json.dumps(out))
+    """)
+    assert res == ["tuple", "bootstrap_ci", "mrrstats.metrics.evaluation",
+                   "mrrstats.report.plots.style",
+                   "module 'mrrstats.stats' has no attribute 'no_such_module'"]
+
+
 def test_subpackages_load_nothing_heavy():
     res = run_python(f"""
         for name in {PACKAGES!r}:
