@@ -8,70 +8,79 @@ control and agreement between measures.
 
 from __future__ import annotations
 
-from .version import __version__ as __version__  # re-exported
-
-import sys as _sys
 import warnings as _warnings
 
 from .errors import InputError
-# -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
-from . import datasets
-from .io import KGFilter, Qrels, Run, kg_filter, read_qrels, read_run, read_score_matrix
-# -- the data model (mrrstats.model) and per-query metrics (mrrstats.metrics) --
-from .model import TIES, RankedRun, rank_run
-from .metrics import (EMPTY_TARGET, QUERIES, Evaluation, Measure, QueryCounts, evaluate,
-                      evaluate_flat, parse_measure, parse_measures, score_ranked_run,
-                      score_rankings)
-from .metrics import Accumulator  # batches of a training loop -> one Evaluation
-# -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
-from .baselines import (FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult,
-                        RandomMetricMoments, adjusted_mrr, evaluation_baseline, expected_ap,
-                        expected_mrr, expected_rank, expected_rr, expected_success,
-                        random_baseline_counts, random_baseline_test, random_metric_moments,
-                        ranks_from_negatives, ranks_from_scorer, ranks_from_scores, variance_mrr,
-                        variance_rank, variance_rr, variance_success)
-from .baselines import SampledMetricResult, correct_sampled_metric
-# -- significance and uncertainty (mrrstats.stats) -----------------------------
-from .stats import (Comparison, ConfidenceInterval, PairwiseResult, anova_tukey_hsd,
-                    bootstrap_ci, bootstrap_test, compare, discriminative_power, effect_sizes,
-                    paired_ttest, pairwise_tests, randomization_power, randomization_test,
-                    randomized_tukey_hsd, residual_variance, sign_test, topic_set_size,
-                    ttest_power, westfall_young, wilcoxon_test)
-# -- estimation, equivalence, unpaired comparisons (mrrstats.stats) -------------
-from .stats import (EffectSizeIntervals, EquivalenceResult, HodgesLehmannResult, UnpairedResult,
-                    effect_size_intervals, equivalence_test, hodges_lehmann,
-                    unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest)
-from .stats import MixedModelResult, mixed_model, mixed_vs_anova
-from .stats import (BootstrapCIResult, BootstrapTestResult, EffectSizes, PowerResult,
-                    RandomizationTestResult, SignTestResult, SimulatedPowerResult,
-                    TopicSetSizeResult, TTestResult, WilcoxonResult)
-from .stats import DiscriminativePowerResult, SegmentComparison
-# -- leaderboards: rank intervals and compact letters (mrrstats.stats.leaderboard) --
-from .stats import RankIntervals, compact_letter_display, rank_intervals
-from .stats.segments import by_segment
-from .stats.replicates import (ReplicateComparison, replicate_tests,  # several runs
-                               simulate_replicates)
-from .stats.meta import AcrossCollectionsResult, across_collections  # several collections
-from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
-from .stats.simulation import CalibrationResult, calibrate_tests, simulate_collection
-from .stats import blocked  # 10^6-10^8 queries in blocks: blocked.randomization_test, ...
-# -- MRR against other measures (mrrstats.agreement) ---------------------------
-from .agreement import (DecisionAgreement, add_relevant, agreement_matrix, decision_agreement,
-                        discriminative_power_table, move_first_relevant, mrr_vs_map,
-                        per_query_correlation, perfect_rr_disagreement, perturbation_summary,
-                        ranking_agreement, rr_diagnostics, swap_relevant, swapped_pairs, tau_ap)
-from .agreement import MultiverseResult, multiverse
-# -- LLM judges and incomplete judgments (issue 23) -----------------------------
-from .stats.ppi import PPIResult, ppi_evaluate
-from .agreement.judges import JudgeAgreement, SimulatedJudge, judge_agreement, simulate_judge
-from .metrics.bounds import JudgmentBounds, judgment_bounds
-# -- plots and reports (mrrstats.report) ---------------------------------------
-from .report import ReportData, ReportResult, load_report, make_report, plots
+from .lazy import alias_modules as _alias_modules
+from .lazy import attach as _attach
+from .version import __version__ as __version__  # re-exported
+
+# Every public name is imported when first used (SPEC 1 lazy loading, mrrstats.lazy):
+# ``import mrrstats`` loads none of pandas, scipy.stats, statsmodels, pyarrow, numba or
+# matplotlib. ``{submodule: [names]}``, as the eager ``from .sub import names`` read.
+_getattr, __dir__, _names = _attach(__name__, {
+    # -- doors in (mrrstats.io) and bundled data (mrrstats.datasets) ---------------
+    "io": ["KGFilter", "Qrels", "Run", "kg_filter", "read_qrels", "read_run",
+           "read_score_matrix"],
+    # -- the data model (mrrstats.model) and per-query metrics (mrrstats.metrics) --
+    "model": ["TIES", "RankedRun", "rank_run"],
+    "metrics": ["EMPTY_TARGET", "QUERIES", "Evaluation", "Measure", "QueryCounts", "evaluate",
+                "evaluate_flat", "parse_measure", "parse_measures", "score_ranked_run",
+                "score_rankings",
+                "Accumulator"],  # batches of a training loop -> one Evaluation
+    # -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
+    "baselines": ["FirstRelevantRank", "LinkPredictionRanks", "RandomBaselineResult",
+                  "RandomMetricMoments", "adjusted_mrr", "evaluation_baseline", "expected_ap",
+                  "expected_mrr", "expected_rank", "expected_rr", "expected_success",
+                  "random_baseline_counts", "random_baseline_test", "random_metric_moments",
+                  "ranks_from_negatives", "ranks_from_scorer", "ranks_from_scores",
+                  "variance_mrr", "variance_rank", "variance_rr", "variance_success",
+                  "SampledMetricResult", "correct_sampled_metric"],
+    # -- significance and uncertainty (mrrstats.stats) -----------------------------
+    "stats": ["Comparison", "ConfidenceInterval", "PairwiseResult", "anova_tukey_hsd",
+              "bootstrap_ci", "bootstrap_test", "compare", "discriminative_power",
+              "effect_sizes", "paired_ttest", "pairwise_tests", "randomization_power",
+              "randomization_test", "randomized_tukey_hsd", "residual_variance", "sign_test",
+              "topic_set_size", "ttest_power", "westfall_young", "wilcoxon_test",
+              # estimation, equivalence, unpaired comparisons
+              "EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult",
+              "UnpairedResult", "effect_size_intervals", "equivalence_test", "hodges_lehmann",
+              "unpaired_bootstrap_ci", "unpaired_permutation_test", "unpaired_ttest",
+              "MixedModelResult", "mixed_model", "mixed_vs_anova",
+              "BootstrapCIResult", "BootstrapTestResult", "EffectSizes", "PowerResult",
+              "RandomizationTestResult", "SignTestResult", "SimulatedPowerResult",
+              "TopicSetSizeResult", "TTestResult", "WilcoxonResult",
+              "DiscriminativePowerResult", "SegmentComparison",
+              # leaderboards: rank intervals and compact letters (stats.leaderboard)
+              "RankIntervals", "compact_letter_display", "rank_intervals",
+              # 10^6-10^8 queries in blocks: blocked.randomization_test, ...
+              "blocked"],
+    "stats.segments": ["by_segment"],
+    "stats.replicates": ["ReplicateComparison", "replicate_tests",  # several runs
+                         "simulate_replicates"],
+    "stats.meta": ["AcrossCollectionsResult", "across_collections"],  # several collections
+    "stats.bayes": ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical"],
+    "stats.simulation": ["CalibrationResult", "calibrate_tests", "simulate_collection"],
+    # -- MRR against other measures (mrrstats.agreement) ---------------------------
+    "agreement": ["DecisionAgreement", "add_relevant", "agreement_matrix", "decision_agreement",
+                  "discriminative_power_table", "move_first_relevant", "mrr_vs_map",
+                  "per_query_correlation", "perfect_rr_disagreement", "perturbation_summary",
+                  "ranking_agreement", "rr_diagnostics", "swap_relevant", "swapped_pairs",
+                  "tau_ap",
+                  "MultiverseResult", "multiverse"],
+    # -- LLM judges and incomplete judgments (issue 23) -----------------------------
+    "stats.ppi": ["PPIResult", "ppi_evaluate"],
+    "agreement.judges": ["JudgeAgreement", "SimulatedJudge", "judge_agreement",
+                         "simulate_judge"],
+    "metrics.bounds": ["JudgmentBounds", "judgment_bounds"],
+    # -- plots and reports (mrrstats.report) ---------------------------------------
+    "report": ["ReportData", "ReportResult", "load_report", "make_report", "plots"],
+}, submodules=["datasets"])
 
 # Module paths kept from 0.1 (deprecated aliases): ``import mrrstats.plots`` and
-# ``import mrrstats.examples`` keep working.
-_sys.modules[__name__ + ".plots"] = plots
-_sys.modules[__name__ + ".examples"] = datasets
+# ``import mrrstats.examples`` keep working, importing their targets only then.
+_alias_modules(__name__, {"plots": "mrrstats.report.plots", "examples": "mrrstats.datasets"},
+               deprecated=["examples"])
 
 __all__ = [
     "InputError",
@@ -220,6 +229,6 @@ def __getattr__(name):
     # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
     if name == "examples":
         _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
-                      DeprecationWarning, stacklevel=2)
-        return datasets
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+                       DeprecationWarning, stacklevel=2)
+        return _getattr("datasets")
+    return _getattr(name)

@@ -19,18 +19,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .. import defaults
-from ..agreement.decisions import discriminative_power_table
-from ..agreement.measures import agreement_matrix, aligned_score_frames, ranking_agreement
-from ..datasets import cast2021
-from ..io.trec import read_score_matrix
-from ..metrics.evaluation import evaluate
 from ..stats.registry import TEST_NAMES
 from .common import add_conventions
+
+if TYPE_CHECKING:  # pandas is imported when the command runs
+    import pandas as pd
 
 HELP = "agreement between measures: tau, tau_AP, rho, swaps, discriminative power"
 
@@ -84,6 +80,8 @@ def _measure_name_from_path(path: str) -> str:
 
 
 def _load_scores(args):
+    from ..io.trec import read_score_matrix
+
     if args.inputs:
         raise ValueError("give either QRELS RUN ... or --scores, not both")
     if args.measures:
@@ -101,6 +99,8 @@ def _load_scores(args):
 
 
 def _evaluate(args):
+    from ..metrics.evaluation import evaluate
+
     if args.names is not None:
         raise ValueError("--names applies to --scores input; name measures with -m")
     if len(args.inputs) < 3:
@@ -114,6 +114,8 @@ def _evaluate(args):
 
 def _clean(value):
     """JSON-safe: NaN and inf become null, numpy scalars become Python ones."""
+    import numpy as np
+
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -132,6 +134,12 @@ def _matrix_dict(matrix: pd.DataFrame) -> dict:
 
 
 def run(args) -> int:
+    import pandas as pd
+
+    from ..agreement.decisions import discriminative_power_table
+    from ..agreement.measures import agreement_matrix, aligned_score_frames, ranking_agreement
+    from ..datasets import cast2021
+
     if args.example:
         if args.scores or args.inputs:
             raise ValueError("give either --example or QRELS RUN... / --scores, not both")

@@ -36,18 +36,15 @@ import json
 import math
 import sys
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .. import defaults
-from ..baselines import evaluation_baseline, random_baseline_test
 from ..errors import InputError
-from ..io.trec import read_text
-from ..metrics.evaluation import evaluate
-from ..validation import rng_iv
 from .common import add_conventions, add_run_inputs
 from .evaluate import resolve_inputs
+
+if TYPE_CHECKING:  # pandas is imported when the command runs
+    import pandas as pd
 
 HELP = "Observed MRR vs a uniformly random ranker: expected MRR, sd, adjusted MRR, z, p-value."
 
@@ -84,6 +81,11 @@ def add_arguments(p) -> None:
 
 def read_ranks_file(path) -> pd.DataFrame:
     """Read a ranks file (see the module documentation) into a validated frame."""
+    import numpy as np
+    import pandas as pd
+
+    from ..io.trec import read_text
+
     source = str(path)
     text = read_text(path, source)
     rows, lines = [], []
@@ -140,6 +142,10 @@ def read_ranks_file(path) -> pd.DataFrame:
 
 
 def _rows_from_ranks(args, seed: int) -> dict:
+    import numpy as np
+
+    from ..baselines import random_baseline_test
+
     frame = read_ranks_file(args.ranks)
     rank = frame["rank"].to_numpy(np.float64)
     k = args.cutoff
@@ -154,6 +160,9 @@ def _rows_from_ranks(args, seed: int) -> dict:
 
 
 def _rows_from_runs(args, seed: int) -> dict:
+    from ..baselines import evaluation_baseline
+    from ..metrics.evaluation import evaluate
+
     qrels, runs = resolve_inputs(args)
     measure = "RR" if args.cutoff is None else f"RR@{args.cutoff}"
     ev = evaluate(qrels, runs, [measure], ties=args.ties, rel=args.rel, queries=args.queries)
@@ -166,6 +175,8 @@ def _rows_from_runs(args, seed: int) -> dict:
 
 
 def _plain(v):
+    import numpy as np
+
     if isinstance(v, (np.integer,)):
         return int(v)
     if isinstance(v, (np.floating, float)):
@@ -175,6 +186,10 @@ def _plain(v):
 
 
 def run(args) -> int:
+    import pandas as pd
+
+    from ..validation import rng_iv
+
     if args.cutoff is not None and args.cutoff < 1:
         raise ValueError(f"-k/--cutoff must be >= 1, got {args.cutoff}")
     if args.n_resamples < 1:

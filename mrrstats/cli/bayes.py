@@ -10,8 +10,7 @@ the region of practical equivalence, and the credible interval
 
 from __future__ import annotations
 
-from ..stats.bayes import BAYES_METHODS, bayesian_comparison
-from ..validation import rng_iv
+from ..options import BAYES_METHODS
 from .common import add_matrix_inputs, matrix_from_args
 
 HELP = "Bayesian comparison of two systems: P(A better), practical equivalence, credible interval"
@@ -33,6 +32,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from ..stats.bayes import bayesian_comparison
+    from ..validation import rng_iv
+
     frame = matrix_from_args(args)
     a, b = args.systems or list(frame.columns[:2])
     for s in (a, b):

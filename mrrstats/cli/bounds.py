@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 
-from .. import datasets, defaults
-from ..metrics.bounds import judgment_bounds
-from ..model.ranking import TIES
+from .. import defaults
+from ..options import TIES
 from .common import add_run_inputs, frame_records
 
 HELP = "bounds from unjudged documents: values with them non-relevant and relevant, Judged@10"
@@ -35,6 +34,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from .. import datasets
+    from ..metrics.bounds import judgment_bounds
+
     if args.example:
         if args.qrels or args.runs:
             raise ValueError("give either --example or QRELS RUN..., not both")

@@ -8,8 +8,7 @@ its power at given differences, with a recommendation (:func:`mrrstats.calibrate
 
 from __future__ import annotations
 
-from ..stats.simulation import CALIBRATION_TESTS, NULLS, calibrate_tests
-from ..validation import rng_iv
+from ..options import CALIBRATION_TESTS, NULLS
 from .common import add_matrix_inputs, matrix_from_args
 
 HELP = "which test fits these data: type I error and power of each test on simulated topics"
@@ -42,6 +41,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from ..stats.simulation import calibrate_tests
+    from ..validation import rng_iv
+
     frame = matrix_from_args(args)
     gen, seed = rng_iv(args.seed)
     res = calibrate_tests(frame, n_queries=args.n_queries, tests=args.tests,

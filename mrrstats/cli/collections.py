@@ -11,11 +11,7 @@ Dror et al. 2017), which ones (Holm), and the random-effects meta-analysis
 
 from __future__ import annotations
 
-from .. import datasets
-from ..formatting import fixed, pvalue_text
-from ..io.trec import read_score_matrix
-from ..stats.meta import EFFECTS, META_TESTS, across_collections
-from ..validation import rng_iv
+from ..options import EFFECTS, META_TESTS
 
 HELP = ("several collections: replicability (partial conjunctions, Dror et al. 2017) and "
         "random-effects meta-analysis of a pair of systems")
@@ -42,6 +38,9 @@ def add_arguments(p) -> None:
 
 
 def _data(args):
+    from .. import datasets
+    from ..io.trec import read_score_matrix
+
     if args.example:
         if args.collection:
             raise ValueError("give either --example or --collection NAME=FILE, not both")
@@ -68,6 +67,10 @@ def _data(args):
 
 
 def run(args) -> int:
+    from ..formatting import fixed, pvalue_text
+    from ..stats.meta import across_collections
+    from ..validation import rng_iv
+
     gen, seed = rng_iv(args.seed)
     res = across_collections(_data(args), test=args.test, alternative=args.alternative,
                              alpha=args.alpha, effect=args.effect,

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import datasets, defaults
-from ..formatting import json_number
-from ..io.trec import read_score_matrix
-from ..metrics.evaluation import QUERIES, evaluate
-from ..model.ranking import TIES
+from .. import defaults
+from ..options import QUERIES, TIES
 from ..stats.registry import CORRECTION_NAMES
 
 EXAMPLE_HELP = "use the bundled TREC CAsT 2021 qrels and five baseline runs"
@@ -37,6 +34,10 @@ def add_matrix_inputs(p) -> None:
 def matrix_from_args(args, **read_options):
     """The per-query score matrix of :func:`add_matrix_inputs`' arguments, its
     ``attrs["measure"]`` set (``read_options`` go to ``read_score_matrix``)."""
+    from .. import datasets
+    from ..io.trec import read_score_matrix
+    from ..metrics.evaluation import evaluate
+
     if args.scores:
         if args.qrels or args.runs or args.example:
             raise ValueError("give either QRELS RUN..., --example or --scores FILE, not two")
@@ -137,5 +138,7 @@ def labels_from_spec(spec, queries, option):
 
 def frame_records(frame) -> list:
     """A frame as JSON-safe records (NaN and infinities as null, numpy scalars as Python's)."""
+    from ..formatting import json_number
+
     return [{str(k): (json_number(v) if not isinstance(v, str) else v) for k, v in row.items()}
             for row in frame.to_dict(orient="records")]

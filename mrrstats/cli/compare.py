@@ -7,12 +7,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from ..io.trec import read_score_matrix
-from ..metrics.evaluation import evaluate
 from ..progress import progress_enabled, tracking
-from ..stats.compare import compare
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
-from ..validation import rng_iv
 from .common import EXAMPLE_HELP, add_conventions, add_test_options, labels_from_spec
 from .evaluate import resolve_inputs
 
@@ -68,6 +64,8 @@ def add_arguments(p) -> None:
 
 
 def _score_frames(args):
+    from ..io.trec import read_score_matrix
+
     names = list(args.measures or [])
     if names and len(names) != len(args.scores):
         raise ValueError(f"-m given {len(names)} times for {len(args.scores)} --scores files; "
@@ -99,6 +97,10 @@ def _merge(parts, seed):
 
 
 def run(args) -> int:
+    from ..metrics.evaluation import evaluate
+    from ..stats.compare import compare
+    from ..validation import rng_iv
+
     progress = progress_enabled(True if args.progress else None)
     if args.example and args.scores:
         raise ValueError("give either --example or --scores FILE..., not both")

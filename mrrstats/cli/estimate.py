@@ -9,10 +9,6 @@ interval and, with ``--margin``, the equivalence tests (TOST).
 
 from __future__ import annotations
 
-from ..io.trec import read_score_matrix
-from ..metrics.evaluation import evaluate
-from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
-from ..validation import rng_iv
 from .common import add_conventions
 from .evaluate import resolve_inputs
 
@@ -40,6 +36,11 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from ..io.trec import read_score_matrix
+    from ..metrics.evaluation import evaluate
+    from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
+    from ..validation import rng_iv
+
     if args.example:
         if args.scores:
             raise ValueError("give either --example or --scores FILE, not both")

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import sys
 
-import pandas as pd
-
-from ..datasets import cast2021
-from ..metrics.evaluation import ENGINES, evaluate
+from ..options import ENGINES
 from .common import add_conventions, add_run_inputs
 
 HELP = "Evaluate runs against qrels (RR, AP, nDCG, P, R, Success; trec_eval-exact)."
@@ -40,6 +37,8 @@ def add_arguments(p) -> None:
 
 def resolve_inputs(args):
     """(qrels, runs) from positional arguments or --example (shared with other commands)."""
+    from ..datasets import cast2021
+
     if getattr(args, "example", False):
         data = cast2021()
         if args.qrels or args.runs:
@@ -51,6 +50,10 @@ def resolve_inputs(args):
 
 
 def run(args) -> int:
+    import pandas as pd
+
+    from ..metrics.evaluation import evaluate
+
     qrels, runs = resolve_inputs(args)
     ev = evaluate(qrels, runs, args.measures, ties=args.ties, rel=args.rel,
                   queries=args.queries, max_depth=args.max_depth, engine=args.engine,

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 
-from .. import datasets, defaults
-from ..agreement.judges import judge_agreement
-from ..formatting import interval_text
+from .. import defaults
 from ..stats.registry import TEST_NAMES
 from .common import frame_records
 
@@ -47,6 +45,10 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from .. import datasets
+    from ..agreement.judges import judge_agreement
+    from ..formatting import interval_text
+
     if args.example:
         if args.runs or args.judge or args.human:
             raise ValueError("give either --example or --judge/--human [RUN ...]")

@@ -9,7 +9,6 @@ different; Piepho 2004).
 
 from __future__ import annotations
 
-from ..stats.leaderboard import rank_intervals
 from .common import add_matrix_inputs, matrix_from_args
 
 HELP = "leaderboard with honest ranks: simultaneous rank intervals and compact letters"
@@ -28,6 +27,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from ..stats.leaderboard import rank_intervals
+
     frame = matrix_from_args(args)
     res = rank_intervals(frame, confidence_level=args.confidence_level,
                          n_resamples=args.n_resamples, missing=args.missing, rng=args.seed)

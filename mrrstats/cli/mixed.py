@@ -12,7 +12,6 @@ give the same differences and standard errors.
 from __future__ import annotations
 
 from .. import defaults
-from ..stats.mixed import mixed_model, mixed_vs_anova
 from .common import add_matrix_inputs, matrix_from_args
 
 HELP = "linear mixed model (random query effects): system effects with intervals, vs ANOVA"
@@ -28,6 +27,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from ..stats.mixed import mixed_model, mixed_vs_anova
+
     frame = matrix_from_args(args, missing=args.missing)
     measure = frame.attrs["measure"]
     cl = args.confidence_level

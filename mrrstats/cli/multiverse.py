@@ -10,10 +10,8 @@ pairs that flip, lose or gain significance and the largest shift of a mean.
 
 from __future__ import annotations
 
-from .. import datasets
-from ..agreement.multiverse import multiverse
 from ..errors import InputError
-from ..model.ranking import TIES
+from ..options import TIES
 from .common import add_run_inputs, add_test_options
 
 HELP = "the convention multiverse: orderings and significant pairs under every convention"
@@ -48,6 +46,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from .. import datasets
+    from ..agreement.multiverse import multiverse
+
     if args.example:
         data = datasets.cast2021()
         qrels, runs = data.qrels, list(data.runs)

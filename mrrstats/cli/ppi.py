@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import json
 
-from .. import datasets, defaults
-from ..formatting import interval_text
-from ..io.trec import read_qrels
-from ..stats.ppi import POPULATIONS, ppi_evaluate
+from .. import defaults
+from ..options import POPULATIONS
 from .common import frame_records, labels_from_spec
 
 HELP = "PPI++: human-label means and differences from judge labels plus a human subset"
@@ -50,6 +48,8 @@ def add_arguments(p) -> None:
 
 
 def _inputs(args):
+    from .. import datasets
+
     if args.example:
         if args.runs or args.judge or args.human:
             raise ValueError("give either --example or RUN... with --judge and --human")
@@ -61,6 +61,9 @@ def _inputs(args):
 
 
 def run(args) -> int:
+    from ..io.trec import read_qrels
+    from ..stats.ppi import ppi_evaluate
+
     runs, judge, human = _inputs(args)
     strata = None
     if args.strata:
@@ -82,6 +85,8 @@ def run(args) -> int:
 
 
 def _table(res) -> str:
+    from ..formatting import interval_text
+
     cl = f"{res.confidence_level:g}"
     lines = [f"# PPI++ ({res.population} population): {res.n_human} of {res.n_queries} queries "
              f"labelled by people; {cl} intervals; rank intervals and adjusted p-values "

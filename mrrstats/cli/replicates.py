@@ -11,13 +11,9 @@ variance that the seeds hold, and each system's seed variance.
 
 from __future__ import annotations
 
-from .. import datasets, defaults
-from ..formatting import fixed, pvalue_text
-from ..io.trec import read_score_matrix
-from ..metrics.evaluation import evaluate
+from .. import defaults
+from ..options import REPLICATE_METHODS
 from ..stats.registry import CORRECTION_NAMES
-from ..stats.replicates import REPLICATE_METHODS, replicate_tests, simulate_replicates
-from ..validation import rng_iv
 from .common import add_conventions
 
 HELP = ("several runs per system (seeds, folds): tests and intervals that count queries and "
@@ -64,6 +60,11 @@ def _mapping(specs):
 
 
 def _inputs(args, gen):
+    from .. import datasets
+    from ..io.trec import read_score_matrix
+    from ..metrics.evaluation import evaluate
+    from ..stats.replicates import simulate_replicates
+
     if args.example:
         if args.scores or args.qrels or args.runs or args.replicates:
             raise ValueError("--example takes no other input")
@@ -90,6 +91,10 @@ def _inputs(args, gen):
 
 
 def run(args) -> int:
+    from ..formatting import fixed, pvalue_text
+    from ..stats.replicates import replicate_tests
+    from ..validation import rng_iv
+
     gen, seed = rng_iv(args.seed)
     frame, rep = _inputs(args, gen)
     res = replicate_tests(frame, rep, method=args.method, alternative=args.alternative,

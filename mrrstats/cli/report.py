@@ -20,9 +20,6 @@ import argparse
 from pathlib import Path
 
 from .. import defaults
-from ..datasets import cast2021
-from ..io.trec import run_name
-from ..report import make_report
 from ..stats.registry import CORRECTION_NAMES, TEST_NAMES
 from .common import add_conventions, add_run_inputs, add_test_options, label_spec
 
@@ -100,6 +97,8 @@ def add_arguments(p) -> None:
 
 def _control_name(control, runs):
     """A RUN path given as --control becomes that run's name."""
+    from ..io.trec import run_name
+
     if control is None:
         return None
     for r in runs:
@@ -109,6 +108,9 @@ def _control_name(control, runs):
 
 
 def run(args) -> int:
+    from ..datasets import cast2021
+    from ..report import make_report
+
     kwargs = dict(test=args.test, correction=args.correction, alpha=args.alpha,
                   alternative=args.alternative, n_resamples=args.n_resamples,
                   confidence_level=args.confidence_level, random=args.random,

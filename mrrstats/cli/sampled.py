@@ -13,15 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from .. import defaults
-from ..baselines.linkpred import ranks_from_scores
-from ..baselines.sampled import correct_sampled_metric
-from ..datasets import kg_graph
-from ..io.kg import kg_filter
-from ..validation import rng_iv
 
 HELP = "correct MRR/Hits@k over sampled negatives (rank mapping, minimal bias, bias-variance)"
 
@@ -77,6 +69,8 @@ def _is_number(text):
 
 def read_ranks(path, column=None, candidates=None):
     """``(ranks, candidates or None)`` from a RANKS file; errors name the argument."""
+    import pandas as pd
+
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"RANKS {path!r}: no such file")
@@ -117,6 +111,12 @@ def read_ranks(path, column=None, candidates=None):
 
 def _example(seed):
     """Sampled ranks on UMLS: full filtered ranks of a popularity scorer, m negatives each."""
+    import numpy as np
+
+    from ..baselines.linkpred import ranks_from_scores
+    from ..datasets import kg_graph
+    from ..io.kg import kg_filter
+
     g = kg_graph("umls")
     pop = np.zeros((g.n_relations, g.n_entities))
     np.add.at(pop, (g.train[:, 1], g.train[:, 2]), 1.0)
@@ -132,6 +132,12 @@ def _example(seed):
 
 
 def run(args) -> int:
+    import numpy as np
+    import pandas as pd
+
+    from ..baselines.sampled import correct_sampled_metric
+    from ..validation import rng_iv
+
     _, seed = rng_iv(args.seed)
     full_mrr = None
     if args.example:

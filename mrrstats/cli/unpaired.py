@@ -14,11 +14,6 @@ from __future__ import annotations
 import sys
 
 from .. import defaults
-from ..datasets import cast2021
-from ..io.trec import read_score_matrix
-from ..metrics.evaluation import evaluate
-from ..stats.unpaired import unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest
-from ..validation import rng_iv
 from .common import add_conventions
 
 HELP = ("two systems on different query sets: Welch t, permutation test, bootstrap interval "
@@ -69,6 +64,10 @@ def _column(frame, name, option, path):
 
 def _inputs(args):
     """``(name_a, scores_a, name_b, scores_b, measure)`` (pandas Series indexed by query)."""
+    from ..datasets import cast2021
+    from ..io.trec import read_score_matrix
+    from ..metrics.evaluation import evaluate
+
     given = [bool(args.example), bool(args.scores), bool(args.a or args.b)]
     if sum(given) != 1:
         raise ValueError("give one of --a QRELS RUN --b QRELS RUN, --scores A.csv B.csv or "
@@ -104,6 +103,9 @@ def _inputs(args):
 
 
 def run(args) -> int:
+    from ..stats.unpaired import unpaired_bootstrap_ci, unpaired_permutation_test, unpaired_ttest
+    from ..validation import rng_iv
+
     na, a, nb, b, measure = _inputs(args)
     _, seed = rng_iv(args.seed)
     tests = args.tests or list(TESTS)

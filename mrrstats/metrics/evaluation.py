@@ -39,6 +39,7 @@ from ..io.flat import flat_to_qrels_run
 from ..io.trec import Qrels, Run, read_qrels, read_run
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
+from ..options import EMPTY_TARGET, ENGINES, QUERIES
 from ..scale.engines import evaluate_groups  # dask/duckdb are optional
 from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
@@ -48,10 +49,6 @@ from .unjudged import UNJUDGED, score_with_unjudged
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
            "ENGINES", "evaluate_group"]
 
-QUERIES = ("both", "qrels", "msmarco")
-ENGINES = ("memory", "stream", "dask", "auto")
-#: Policies for a query without any relevant document (torchmetrics' names).
-EMPTY_TARGET = ("neg", "pos", "skip", "error")
 _EMPTY_WORDS = {"neg": "scored 0", "pos": "scored 1", "skip": "left out",
                 "error": "refused"}
 

@@ -45,10 +45,10 @@ from ..errors import InputError
 from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
 from ..io.trec import Qrels, Run, as_string_array, read_qrels, read_run
 from ..numerics import no_hugepage_madvise
+from ..options import TIES
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
 
-TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
 # Conventions with a compiled path (rank_run); "realistic" and "expected" (tie groups
 # kept as groups) use the numpy path.
 _COMPILED_TIES = ("trec_eval", "rank", "optimistic", "pessimistic")

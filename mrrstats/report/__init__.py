@@ -9,11 +9,15 @@
   :mod:`.sections` computes the newer sections.
 """
 
-from . import plots  # matplotlib is imported lazily inside each plot function
-from .analysis import power_table, recompute_report
-from .builder import make_report
-from .data import ReportData, ReportResult
-from .storage import REPORT_FILES, load_report
+from ..lazy import attach as _attach
+
+# Public names are imported when first used (SPEC 1 lazy loading, mrrstats.lazy).
+__getattr__, __dir__, _names = _attach(__name__, {
+    "analysis": ["power_table", "recompute_report"],
+    "builder": ["make_report"],
+    "data": ["ReportData", "ReportResult"],
+    "storage": ["REPORT_FILES", "load_report"],
+}, submodules=["plots"])
 
 __all__ = ["plots", "ReportData", "ReportResult", "load_report", "make_report", "power_table",
            "recompute_report", "REPORT_FILES"]

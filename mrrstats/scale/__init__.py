@@ -18,6 +18,11 @@ candidates at a time, no score matrix held whole) is
 other link-prediction ranks.
 """
 
-from .stream import iter_query_groups
+from ..lazy import attach as _attach
+
+# Public names are imported when first used (SPEC 1 lazy loading, mrrstats.lazy).
+__getattr__, __dir__, _names = _attach(__name__, {
+    "stream": ["iter_query_groups"],
+})
 
 __all__ = ["iter_query_groups"]

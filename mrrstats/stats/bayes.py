@@ -29,14 +29,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..options import BAYES_METHODS
 from ..validation import confidence_level_iv, int_iv, missing_iv, rng_iv
 from .intervals import ConfidenceInterval
 
 __all__ = ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical",
            "BAYES_METHODS"]
 
-#: ``method=`` values of :func:`bayesian_comparison`.
-BAYES_METHODS = ("t", "bootstrap")
 _BATCH_ELEMENTS = 1 << 21
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..model.scoretable import ScoreTable, as_score_table
+from ..options import EFFECTS, META_TESTS
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, rng_iv
 from .bayes import bayesian_hierarchical
 from .bootstrap import bootstrap_test
@@ -39,10 +40,6 @@ from .registry import test_spec
 __all__ = ["AcrossCollectionsResult", "across_collections", "partial_conjunction_pvalues",
            "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS"]
 
-#: Tests :func:`across_collections` runs on each collection's per-query scores.
-META_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
-#: ``effect=`` values: the standardised paired difference or the raw mean difference.
-EFFECTS = ("d_z", "difference")
 #: Between-collection variance estimators (rows of ``.meta``).
 TAU2_METHODS = ("DL", "PM")
 

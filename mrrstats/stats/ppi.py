@@ -38,15 +38,13 @@ from ..errors import InputError
 from ..io.trec import read_qrels
 from ..metrics.evaluation import evaluate
 from ..metrics.measures import higher_is_better, parse_measure
+from ..options import POPULATIONS
 from ..validation import confidence_level_iv, int_iv, rng_iv
 from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
 
 __all__ = ["PPIResult", "ppi_evaluate", "ppi_scores", "POPULATIONS", "PPI_METHODS"]
 
-#: What the interval is about: the human-label mean of these queries (``"finite"``),
-#: or of the population of queries they were drawn from (``"infinite"``).
-POPULATIONS = ("finite", "infinite")
 #: The rows of every result: the PPI interval, and beside it the human-only and judge-only
 #: ones.
 PPI_METHODS = ("ppi", "human", "judge")

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..model.scoretable import as_score_table
+from ..options import REPLICATE_METHODS
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
 from .corrections import adjust_pvalues
 from .counter import as_key, bootstrap_counts, subkey
@@ -57,8 +58,6 @@ from .resampling import blas_single_thread, exact_count_products, exact_split
 __all__ = ["ReplicateComparison", "FewReplicatesWarning", "replicate_tests",
            "simulate_replicates", "REPLICATE_METHODS", "MIN_REPLICATES", "replicate_frame"]
 
-#: ``method=`` values of :func:`replicate_tests`.
-REPLICATE_METHODS = ("bootstrap", "t", "mixed")
 #: Fewer replicates than this per system draws a :class:`FewReplicatesWarning`.
 MIN_REPLICATES = 3
 _ELEMENTS = 1 << 22  # floats per batch of resamples (per system: batch x queries)

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..model.scoretable import as_score_table
+from ..options import CALIBRATION_TESTS, NULLS
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv, workers_iv
 from .corrections import adjust_pvalues
 from .counter import as_key, subkey
@@ -44,13 +45,9 @@ from .rows import bootstrap_test_rows, sign_pvalues, signflip_pvalues, ttest_row
 __all__ = ["CollectionModel", "CalibrationResult", "fit_collection", "simulate_collection",
            "calibrate_tests", "recommend_test", "CALIBRATION_TESTS", "NULLS", "support_of"]
 
-#: Tests :func:`calibrate_tests` can run (vectorised over simulated collections).
-CALIBRATION_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
 #: RR's support: ranks 1..RUN_LENGTH (simIReff's ``support("rr")``).
 RUN_LENGTH = 1000
 _KERNEL_MULTIPLIERS = (1, 2, 5, 10)
-#: ``null_hypothesis=`` of :func:`calibrate_tests`: equal expected means, or one shared margin.
-NULLS = ("means", "margins")
 _CHUNK = 100  # simulated collections per step (fixed: the numbers never depend on it)
 
 

@@ -1,0 +1,39 @@
+"""The allowed values of the string options, each defined once.
+
+The modules that use them re-export them (``mrrstats.TIES`` is
+:data:`mrrstats.model.ranking.TIES` is :data:`TIES`); they live here, in a module
+that imports nothing, so that the command line builds its parser (``--ties
+{trec_eval,...}``, ``--method {t,bootstrap}``) without importing the statistics:
+``mrrstats --help`` loads no numpy, pandas or scipy.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TIES", "QUERIES", "ENGINES", "EMPTY_TARGET", "BAYES_METHODS", "CALIBRATION_TESTS",
+           "NULLS", "META_TESTS", "EFFECTS", "REPLICATE_METHODS", "POPULATIONS"]
+
+#: Tie conventions of ``rank_run`` and ``evaluate`` (:mod:`mrrstats.model.ranking`).
+TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
+#: ``queries=``: which queries count (:mod:`mrrstats.metrics.evaluation`).
+QUERIES = ("both", "qrels", "msmarco")
+#: ``engine=`` of ``evaluate``.
+ENGINES = ("memory", "stream", "dask", "auto")
+#: Policies for a query without any relevant document (torchmetrics' names).
+EMPTY_TARGET = ("neg", "pos", "skip", "error")
+#: ``method=`` values of :func:`mrrstats.bayesian_comparison`.
+BAYES_METHODS = ("t", "bootstrap")
+#: Tests :func:`mrrstats.calibrate_tests` can run (vectorised over simulated collections).
+CALIBRATION_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
+#: ``null_hypothesis=`` of :func:`mrrstats.calibrate_tests`: equal expected means, or one
+#: shared margin.
+NULLS = ("means", "margins")
+#: Tests :func:`mrrstats.across_collections` runs on each collection's per-query scores.
+META_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
+#: ``effect=`` values of :func:`mrrstats.across_collections`: the standardised paired
+#: difference or the raw mean difference.
+EFFECTS = ("d_z", "difference")
+#: ``method=`` values of :func:`mrrstats.replicate_tests`.
+REPLICATE_METHODS = ("bootstrap", "t", "mixed")
+#: ``population=`` of :func:`mrrstats.ppi_evaluate`: the human-label mean of these queries
+#: (``"finite"``), or of the population of queries they were drawn from (``"infinite"``).
+POPULATIONS = ("finite", "infinite")
