@@ -68,7 +68,7 @@ _getattr, __dir__, _names = _attach(__name__, {
                   "ranking_agreement", "rr_diagnostics", "swap_relevant", "swapped_pairs",
                   "tau_ap",
                   "MultiverseResult", "multiverse"],
-    # -- LLM judges and incomplete judgments (issue 23) -----------------------------
+    # -- LLM judges and incomplete judgments ----------------------------------------
     "stats.ppi": ["PPIResult", "ppi_evaluate"],
     "agreement.judges": ["JudgeAgreement", "SimulatedJudge", "judge_agreement",
                          "simulate_judge"],
