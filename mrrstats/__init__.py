@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import warnings as _warnings
 
-from .errors import InputError
+from .errors import (InputError, MrrstatsError, ParameterError, ParameterTypeError,
+                     ResourceError)
 from .lazy import alias_modules as _alias_modules
 from .lazy import attach as _attach
 from .version import __version__ as __version__  # re-exported
@@ -83,7 +84,11 @@ _alias_modules(__name__, {"plots": "mrrstats.report.plots", "examples": "mrrstat
                deprecated=["examples"])
 
 __all__ = [
+    "MrrstatsError",
     "InputError",
+    "ParameterError",
+    "ParameterTypeError",
+    "ResourceError",
     "read_score_matrix",
     "datasets",
     "blocked",

@@ -1,11 +1,23 @@
-"""Exceptions raised for bad input."""
+"""The errors mrrstats raises on purpose (one place for each class).
+
+Every refusal at the public boundary is a :class:`MrrstatsError`; each class also
+derives from the built-in exception a caller would catch for the same problem
+(``ValueError`` for a bad value, ``TypeError`` for a bad type, ``MemoryError`` for a
+request that cannot fit), so ``except ValueError`` code written against numpy or
+scipy keeps working.
+"""
 
 from __future__ import annotations
 
-__all__ = ["InputError"]
+__all__ = ["MrrstatsError", "InputError", "ParameterError", "ParameterTypeError",
+           "ResourceError"]
 
 
-class InputError(ValueError):
+class MrrstatsError(Exception):
+    """Base class of every error mrrstats raises on purpose."""
+
+
+class InputError(MrrstatsError, ValueError):
     """Bad input data: names the file (or object), the line and the problem.
 
     Attributes
@@ -29,3 +41,42 @@ class InputError(ValueError):
                 where += f", line {line}"
             where += ": "
         super().__init__(f"{where}{problem}")
+
+
+class ParameterError(MrrstatsError, ValueError):
+    """A parameter's value is not allowed; the message names the parameter in backticks.
+
+    Attributes
+    ----------
+    name : str or None
+        The parameter's name.
+    """
+
+    def __init__(self, message: str, *, name: str | None = None):
+        self.name = name
+        super().__init__(message)
+
+
+class ParameterTypeError(MrrstatsError, TypeError):
+    """A parameter has a type that is not allowed; the message names the parameter."""
+
+    def __init__(self, message: str, *, name: str | None = None):
+        self.name = name
+        super().__init__(message)
+
+
+class ResourceError(MrrstatsError, MemoryError):
+    """A request that cannot fit, refused up front with the memory it would need.
+
+    Attributes
+    ----------
+    name : str or None
+        The parameter that makes the request too large.
+    needed : int or None
+        Bytes the request would need.
+    """
+
+    def __init__(self, message: str, *, name: str | None = None, needed: int | None = None):
+        self.name = name
+        self.needed = needed
+        super().__init__(message)
