@@ -51,7 +51,12 @@ def test_segments_equal_a_direct_compare_call(cast, report):
     assert settings["segments"]["segments"] == ["first turns", "later turns"]
 
 
-def test_segments_section_in_html(report):
+@pytest.mark.slow
+def test_segments_section_in_html(cast, tmp_path):
+    """The executed notebook's page shows the section (the fixture above skips the notebook)."""
+    report = mrrstats.make_report(cast.qrels, cast.runs[:3], out=tmp_path / "report",
+                                  measures=["RR", "nDCG@10"], n_resamples=199, rng=7,
+                                  multiverse=False, progress=False, segment_by=_turn_segment)
     html = (report.path / "report.html").read_text(encoding="utf-8")
     start = html.index("Segments: where does a difference hold?")
     section = html[start:html.index("Planning the next experiment", start)]
