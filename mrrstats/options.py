@@ -36,10 +36,10 @@ EFFECTS = ("d_z", "difference")
 #: ``method=`` values of :func:`mrrstats.replicate_tests`.
 REPLICATE_METHODS = ("bootstrap", "t", "mixed")
 #: ``replicate_draws=`` of :func:`mrrstats.replicate_tests`: the second (replicate) stage
-#: of the bootstrap, Gaussian wild weights on the run deviations scaled by
-#: ``sqrt(R / (R - 1))`` (``"wild"``), or the replicates resampled with replacement
-#: (``"resample"``).
-REPLICATE_DRAWS = ("wild", "resample")
+#: of the bootstrap, a normal replicate component with a chi-square variance estimate on
+#: ``R - 1`` degrees of freedom (``"parametric"``), or the replicates resampled with
+#: replacement (``"resample"``).
+REPLICATE_DRAWS = ("parametric", "resample")
 #: ``population=`` of :func:`mrrstats.ppi_evaluate`: the human-label mean of these queries
 #: (``"finite"``), or of the population of queries they were drawn from (``"infinite"``).
 POPULATIONS = ("finite", "infinite")

@@ -1,4 +1,4 @@
-"""Several runs per system (issue 24): replicate_tests."""
+"""Several runs per system: replicate_tests."""
 
 from __future__ import annotations
 
@@ -191,3 +191,85 @@ def test_single_step_maxt_over_pairs():
     assert ((res.ci_high - res.ci_low) > (marginal.ci_high - marginal.ci_low)).all()
     # no joint null for the analytic method: Holm, recorded
     assert replicate_tests(frame, rep, method="t").correction == "holm"
+
+
+# -- the parametric second stage (replicate_draws="parametric", the default) ----------
+
+def test_replicate_normals_are_standard_normal_and_batch_free():
+    from mrrstats.stats.replicates import replicate_normals
+
+    key = (12345, 678)
+    whole = replicate_normals(key, 0, 4000, 5)
+    np.testing.assert_array_equal(whole[1000:1010], replicate_normals(key, 1000, 10, 5))
+    assert stats.kstest(whole.ravel(), "norm").pvalue > 1e-3
+    assert abs(whole.mean()) < 4 / np.sqrt(whole.size)
+    assert not np.array_equal(whole, replicate_normals((12345, 679), 0, 4000, 5))
+
+
+@pytest.mark.parametrize("u", [(0.07, -0.07), (0.05, -0.02, 0.10), (0.0, 0.01, 0.3, -0.1)])
+def test_null_is_student_t_with_r_minus_1_df_when_seeds_dominate(u):
+    """Runs that differ by whole-run shifts only (no query variance, no seed-by-query
+    noise), against a constant system: each resample's replicate part is sqrt(a2) z over
+    sqrt(a2 chi2_{R-1}/(R-1)), Student's t with R - 1 degrees of freedom exactly (the t
+    reference of a mean of R normal runs), whatever the shifts. The runs drawn with
+    replacement give a discrete law here (all drawn runs alike: infinite values)."""
+    n, R = 30, len(u)
+    frame = pd.DataFrame({**{f"A{r}": np.full(n, 0.5 + u[r]) for r in range(R)},
+                          **{f"B{r}": np.full(n, 0.4) for r in range(R)}})
+    rep = {"A": [f"A{r}" for r in range(R)], "B": [f"B{r}" for r in range(R)]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        res = replicate_tests(frame, rep, n_resamples=4000, rng=1)
+        old = replicate_tests(frame, rep, n_resamples=4000, rng=1, replicate_draws="resample")
+    assert res.replicate_draws == "parametric" and old.replicate_draws == "resample"
+    null = res.null_distribution[0]
+    assert stats.kstest(null, stats.t(R - 1).cdf).pvalue > 1e-3
+    assert np.unique(np.abs(old.null_distribution[0])).size < 40
+
+
+def test_parametric_stage_written_out():
+    """One system, the queries not resampled (counts 1): the grand mean is the mean of the
+    run means plus sqrt(a2) z, a2 = max(var_r(run means) - MS_res/n, 0)/R, the per-query
+    means are the data's, and the seed term is a2 chi2_{R-1}/(R-1) -- written out here
+    with the same normal draws (z the first, the chi-square from the other R - 1)."""
+    from mrrstats.stats.replicates import _replicate_stage, _system, replicate_normals
+    from mrrstats.stats.resampling import exact_split
+
+    gen = np.random.default_rng(8)
+    n, R, r = 25, 4, 6
+    Y = gen.random((n, R)) + gen.normal(0, 0.2, R)
+    s = _system(Y)
+    HL = np.ascontiguousarray(np.vstack(exact_split(Y.T, n)).T)
+    key = (3, 4)
+    m, rows, seed = _replicate_stage(s, np.ones((r, n)), HL, key, 10, r, n, "parametric", 1)
+    g = replicate_normals(key, 10, r, R)
+    M, mbar = Y.mean(axis=0), Y.mean()
+    ms_res = ((Y - Y.mean(1)[:, None] - M[None, :] + mbar) ** 2).sum() / ((n - 1) * (R - 1))
+    a2 = max(M.var(ddof=1) - ms_res / n, 0) / R
+    assert a2 > 0
+    np.testing.assert_allclose(m, mbar + g[:, 0] * np.sqrt(a2), rtol=1e-12)
+    np.testing.assert_allclose(rows, np.broadcast_to(Y.mean(axis=1), (r, n)), rtol=1e-12)
+    np.testing.assert_allclose(seed, a2 * (g[:, 1:] ** 2).sum(axis=1) / (R - 1), rtol=1e-12)
+
+
+def test_replicate_draws_is_checked():
+    frame, rep = _crossed(np.random.default_rng(0), 10, (3, 3))
+    with pytest.raises(ValueError, match="`replicate_draws` must be one of"):
+        replicate_tests(frame, rep, replicate_draws="jackknife")
+    assert replicate_tests(frame, rep, method="t").replicate_draws is None
+
+
+@pytest.mark.slow
+def test_default_bootstrap_holds_its_level_with_three_runs():
+    """A true null where seeds dominate (3 runs per system): the default bootstrap rejects
+    at most at alpha plus Monte-Carlo error (300 experiments, B = 299)."""
+    gen = np.random.default_rng(21)
+    rej, n_sim = 0, 300
+    for _ in range(n_sim):
+        frame, rep = _crossed(gen, 30, (3, 3), 0.0, sd_seed=0.1, sd_int=0.05, sd_e=0.1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewReplicatesWarning)
+            rej += replicate_tests(frame, rep, n_resamples=299,
+                                   rng=int(gen.integers(2**31))).pvalue[0] <= 0.05
+    se = np.sqrt(0.05 * 0.95 / n_sim)
+    assert rej / n_sim < 0.05 + 2.5 * se
