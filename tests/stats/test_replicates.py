@@ -213,18 +213,60 @@ def test_null_is_student_t_with_r_minus_1_df_when_seeds_dominate(u):
     sqrt(a2 chi2_{R-1}/(R-1)), Student's t with R - 1 degrees of freedom exactly (the t
     reference of a mean of R normal runs), whatever the shifts. The runs drawn with
     replacement give a discrete law here (all drawn runs alike: infinite values)."""
+    from mrrstats.stats.replicates import _analytic, _system, _two_stage_null
+
     n, R = 30, len(u)
-    frame = pd.DataFrame({**{f"A{r}": np.full(n, 0.5 + u[r]) for r in range(R)},
-                          **{f"B{r}": np.full(n, 0.4) for r in range(R)}})
+    Y = np.stack([np.full(n, 0.5 + v) for v in u], axis=1)
+    systems = [_system(Y), _system(np.full((n, R), 0.4))]
+    D, V, df, _, _ = _analytic(systems[0], systems[1], n)
+    assert df == pytest.approx(R - 1)
+    null = _two_stage_null(systems, [(0, 1)], [D], [V], 4000, None, (1, 2), 1)[0]
+    assert stats.kstest(null, stats.t(R - 1).cdf).pvalue > 1e-3
+    old = _two_stage_null(systems, [(0, 1)], [D], [V], 4000, None, (1, 2), 1, "resample")[0]
+    assert np.unique(np.abs(old)).size < 40
+    frame = pd.DataFrame({**{f"A{r}": Y[:, r] for r in range(R)},
+                          **{f"B{r}": systems[1].Y[:, r] for r in range(R)}})
     rep = {"A": [f"A{r}" for r in range(R)], "B": [f"B{r}" for r in range(R)]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FewReplicatesWarning)
-        res = replicate_tests(frame, rep, n_resamples=4000, rng=1)
-        old = replicate_tests(frame, rep, n_resamples=4000, rng=1, replicate_draws="resample")
-    assert res.replicate_draws == "parametric" and old.replicate_draws == "resample"
-    null = res.null_distribution[0]
-    assert stats.kstest(null, stats.t(R - 1).cdf).pvalue > 1e-3
-    assert np.unique(np.abs(old.null_distribution[0])).size < 40
+        res = replicate_tests(frame, rep, n_resamples=999, rng=1)
+    assert res.replicate_draws == "parametric"
+
+
+def test_t_envelope_widens_to_the_t_quantiles_and_keeps_ranks():
+    from mrrstats.stats.replicates import t_envelope
+
+    gen = np.random.default_rng(3)
+    null = np.vstack([gen.normal(size=999), gen.standard_t(2, size=999)])
+    out = t_envelope(null, np.array([3.0, 3.0]), np.array([True, False]))
+    np.testing.assert_array_equal(out[1], null[1])  # rows not flagged: untouched
+    assert np.array_equal(np.argsort(out[0], kind="stable"), np.argsort(null[0], kind="stable"))
+    q = stats.t.ppf(np.arange(1, 1000) / 1000, 3)
+    srt = np.sort(out[0])
+    assert (srt[q > 0] >= q[q > 0]).all() and (srt[q <= 0] <= q[q <= 0]).all()
+    # a p-value from the widened values is at least the t test's (up to 1/(B+1))
+    for T in (1.5, 2.5, 3.2):
+        p = (1 + (np.abs(out[0]) >= T).sum()) / 1000
+        assert p >= 2 * stats.t.sf(T, 3) - 1e-3
+
+
+def test_three_runs_get_at_least_the_t_tests_pvalue():
+    """Pairs with a system of fewer than 4 runs: the bootstrap p-value is at least the
+    Satterthwaite t test's (up to Monte-Carlo error); with 4 runs it is the bootstrap's."""
+    gen = np.random.default_rng(12)
+    for R, enveloped in ((3, True), (4, False)):
+        for _ in range(5):
+            frame, rep = _crossed(gen, 30, (R, R), 0.03, sd_seed=0.05, sd_int=0.05, sd_e=0.1)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FewReplicatesWarning)
+                b = replicate_tests(frame, rep, n_resamples=1999, rng=1)
+            t = replicate_tests(frame, rep, method="t")
+            if enveloped:
+                assert b.pvalue[0] >= t.pvalue[0] - 2e-3
+    raw = _crossed(np.random.default_rng(1), 30, (4, 4), 0.03)
+    from mrrstats.stats.replicates import T_ENVELOPE_BELOW
+
+    assert T_ENVELOPE_BELOW == 4 and len(raw[1]["A"]) == 4
 
 
 def test_parametric_stage_written_out():
