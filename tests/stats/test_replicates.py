@@ -315,3 +315,13 @@ def test_default_bootstrap_holds_its_level_with_three_runs():
                                    rng=int(gen.integers(2**31))).pvalue[0] <= 0.05
     se = np.sqrt(0.05 * 0.95 / n_sim)
     assert rej / n_sim < 0.05 + 2.5 * se
+
+
+def test_cli_replicate_draws_option(capsys):
+    from mrrstats.cli import main
+
+    assert main(["replicates", "--example", "--n-resamples", "99", "--seed", "1",
+                 "--replicate-draws", "resample"]) == 0
+    assert "(resample replicate draws)" in capsys.readouterr().out
+    assert main(["replicates", "--example", "--n-resamples", "99", "--seed", "1"]) == 0
+    assert "(parametric replicate draws)" in capsys.readouterr().out
