@@ -510,7 +510,7 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
         run-level variance and its variance estimate as a chi-square with
         :math:`R_s - 1` degrees of freedom (a t reference on :math:`R_s - 1`
         df for the seeds); ``"resample"`` draws :math:`R_s` of the runs with
-        replacement (the earlier default, liberal with 3-5 runs per system).
+        replacement (the earlier default).
         See Notes.
     measure : str, optional, keyword-only
         Which measure of an Evaluation or mapping.
@@ -600,18 +600,18 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
     with simulated seed effects (``benchmarks/results_replicates.md``; 20
     true-null settings of 3-10 seeds, 50 or 250 topics, 300 experiments
     each (150 with 250 topics), Monte-Carlo SE 0.013, the same experiments
-    for every method): when
-    seeds shift whole runs, averaging the replicates rejects a true null
-    8-81 % of the time at :math:`\alpha = 0.05`, and treating the
-    :math:`nR` cells as queries 18-79 % (also without seed shifts, once the
-    systems differ topic by topic); ``"t"`` stays within 0.020-0.070 (mean
-    0.043), ``"bootstrap"`` within 0.027-0.077 (mean 0.048; every setting
-    within the 99 % Monte-Carlo band) and with ``replicate_draws="resample"``
-    0.027-0.083 (mean 0.051). Power (B's seeds one third further down the
-    ranking): 0.21-0.94 for ``"bootstrap"``, at least the resampled stage's
-    in 5 of 6 settings and well above ``"t"`` with 3 runs (0.45 against
-    0.28). With 2 runs per system both bootstraps reject about 0.11 and
-    ``"t"`` 0.06: use ``"t"`` there.
+    for every method): when seeds shift whole runs, averaging the replicates
+    rejects a true null 8-81 % of the time at :math:`\alpha = 0.05`, and
+    treating the :math:`nR` cells as queries 18-79 % (also without seed
+    shifts, once the systems differ topic by topic); ``"bootstrap"`` stays
+    within 0.013-0.073 (mean 0.045; every setting within the 99 %
+    Monte-Carlo band; 0.013-0.057 with 3 runs), ``"t"`` within 0.020-0.070
+    (mean 0.043), and the earlier default (runs resampled, no envelope)
+    within 0.027-0.083 (mean 0.051). Power (B's seeds rank the first
+    relevant document 1.35 times further down): with 3 runs that of ``"t"``
+    (0.29 and 0.13 at seed sd 0.15 and 0.3), the price of the envelope;
+    with 5 and 10 runs 0.29-0.94, at least the earlier default's and above
+    ``"t"``'s.
 
     Query and seed draws come from counter-based streams keyed by ``rng``
     (queries: sub-stream 0; system :math:`i`: sub-stream :math:`i+1`), so the
