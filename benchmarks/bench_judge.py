@@ -1,4 +1,4 @@
-"""Benchmark: coverage and width of prediction-powered intervals on real runs (issue 23).
+"""Benchmark: coverage and width of prediction-powered intervals on real runs.
 
 Data: the five TREC CAsT 2021 organiser runs and their graded qrels (158 judged
 queries, grades 0-4; ``../shared/data/cast2021``, bundled as
@@ -21,9 +21,13 @@ Each replicate
    proportional allocation);
 3. computes RR and nDCG@10 of every run under the judge's labels (all queries)
    and the human labels (sampled queries), and ``ppi_scores`` (the engine of
-   ``ppi_evaluate``) for both populations;
+   ``ppi_evaluate``) with ``variance="moderated"`` (the default) and
+   ``variance="sample"`` (``--populations``: finite, the default, and/or infinite);
 4. records whether each interval (5 systems, 10 pairs; PPI, human-only,
    judge-only) covers the all-query human value, and its width.
+
+One judge draw serves the three shares (a fresh subset each), so a replicate
+costs about 0.2 s and 600 replicates (the default) about 4 minutes.
 
 The runs are ranked once (trec_eval's order does not depend on the labels) and
 each replicate only re-labels the ranked documents, so a replicate costs
@@ -31,8 +35,9 @@ milliseconds.
 
 Writes ``benchmarks/results_judge.md`` (and ``results_judge.json``).
 
-Usage: python benchmarks/bench_judge.py [--reps 1000] [--flips 0.0833 0.25]
-       [--shares 0.2 0.3 0.5] [--seed 23] [--strata]
+Usage: python benchmarks/bench_judge.py [--reps 600] [--flips 0.0833 0.25]
+       [--shares 0.2 0.3 0.5] [--populations finite infinite]
+       [--variances moderated sample] [--seed 23] [--strata]
 """
 
 from __future__ import annotations
@@ -113,31 +118,43 @@ def _sample(gen, qids, share, strata):
     return np.sort(np.concatenate(chosen))
 
 
-def _replicate(gen, qrels, qids, runs, truth_scores, truth, flip, share, use_strata):
+def _replicate(gen, qrels, qids, runs, truth_scores, truth, flip, shares, use_strata,
+               populations, variances):
+    """One judge draw and, for each share, one human-labelled subset: coverage rows."""
     judge = simulate_judge(qrels, judge_confusion(range(5), flip), rng=gen)
     jscores = _scores(qrels, qids, runs, judge.qrels.grade)
     strata = None
     if use_strata:
-        nrel = pd.Series(judged_from_qrels(judge.qrels).num_rel(1),
-                         index=judged_from_qrels(judge.qrels).query_ids.astype(str)).loc[qids]
+        jq = judged_from_qrels(judge.qrels)
+        nrel = pd.Series(jq.num_rel(1), index=jq.query_ids.astype(str)).loc[qids]
         strata = _strata(nrel, qids)
-    chosen = _sample(gen, qids, share, strata)
-    human = {m: truth_scores[m].loc[chosen] for m in MEASURES}
     rows = []
-    for population in ("finite", "infinite"):
-        res = ppi_scores(human, jscores, population=population, n_resamples=99,
-                         strata=None if strata is None else strata.to_dict(), rng=gen)
-        for kind, frame, key in (("system", res.systems, "estimate"),
-                                 ("pair", res.pairs, "difference")):
-            f = frame
-            target = f["system"] if kind == "system" else f["a"] + " - " + f["b"]
-            value = np.array([truth[(m, t)] for m, t in zip(f.measure, target, strict=True)])
-            rows.append(pd.DataFrame({
-                "population": population, "kind": kind, "target": target.to_numpy(),
-                "measure": f.measure.to_numpy(), "method": f.method.to_numpy(),
-                "covered": ((f.ci_low <= value) & (value <= f.ci_high)).to_numpy(),
-                "width": (f.ci_high - f.ci_low).to_numpy(),
-                "error": (f[key] - value).to_numpy()}))
+    for share in shares:
+        chosen = _sample(gen, qids, share, strata)
+        human = {m: truth_scores[m].loc[chosen] for m in MEASURES}
+        for population in populations:
+            for variance in variances:
+                res = ppi_scores(human, jscores, population=population, variance=variance,
+                                 n_resamples=99, rng=gen,
+                                 strata=None if strata is None else strata.to_dict())
+                for kind, f, key in (("system", res.systems, "estimate"),
+                                     ("pair", res.pairs, "difference")):
+                    if variance != variances[0]:
+                        f = f[f.method == "ppi"]
+                    target = f["system"] if kind == "system" else f["a"] + " - " + f["b"]
+                    value = np.array([truth[(m, t)] for m, t in
+                                      zip(f.measure, target, strict=True)])
+                    method = np.where(f.method == "ppi", "ppi-" + variance, f.method)
+                    rows.append(pd.DataFrame({
+                        "population": population, "share": share, "kind": kind,
+                        "target": target.to_numpy(), "measure": f.measure.to_numpy(),
+                        "method": method,
+                        "covered": ((f.ci_low <= value) & (value <= f.ci_high)).to_numpy(),
+                        "width": (f.ci_high - f.ci_low).to_numpy(),
+                        "error": (f[key] - value).to_numpy(),
+                        "moderated": f.moderated.to_numpy(),
+                        "fallback": f.fallback.to_numpy(),
+                        "n_discordant": f.n_discordant.to_numpy()}))
     return pd.concat(rows, ignore_index=True), judge.flip_rate
 
 
@@ -155,11 +172,13 @@ def _truth(truth_scores):
 
 
 def _summarise(frame, reps):
-    """Per (population, flip, share, kind, measure, method): coverage and widths."""
+    """Per (population, flip, share, kind, measure, method, target): coverage and widths."""
     g = frame.groupby(["population", "flip", "share", "strata", "kind", "measure", "method",
                        "target"], sort=False)
     per_target = g.agg(coverage=("covered", "mean"), width=("width", "median"),
-                       bias=("error", "mean")).reset_index()
+                       bias=("error", "mean"), moderated=("moderated", "mean"),
+                       fallback=("fallback", "mean"),
+                       n_discordant=("n_discordant", "median")).reset_index()
     human = per_target[per_target.method == "human"].set_index(
         ["population", "flip", "share", "strata", "kind", "measure", "target"])["width"]
     per_target["width_ratio"] = per_target.apply(
@@ -172,9 +191,13 @@ def _summarise(frame, reps):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--reps", type=int, default=1000)
+    ap.add_argument("--reps", type=int, default=600)
     ap.add_argument("--flips", type=float, nargs="+", default=[1 / 12, 0.25])
     ap.add_argument("--shares", type=float, nargs="+", default=[0.2, 0.3, 0.5])
+    ap.add_argument("--populations", nargs="+", default=["finite"],
+                    choices=["finite", "infinite"])
+    ap.add_argument("--variances", nargs="+", default=["moderated", "sample"],
+                    choices=["moderated", "sample"])
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--strata", action="store_true", help="also a stratified design")
     ap.add_argument("--results", default=str(HERE / "results_judge.md"))
@@ -187,18 +210,18 @@ def main(argv=None):
     parts, flip_rates = [], {}
     designs = [False, True] if args.strata else [False]
     for flip in args.flips:
-        for share in args.shares:
-            for use_strata in designs:
-                rates = []
-                for _ in range(args.reps):
-                    rows, rate = _replicate(gen, qrels, qids, runs, truth_scores, truth, flip,
-                                            share, use_strata)
-                    rows["flip"], rows["share"], rows["strata"] = flip, share, use_strata
-                    parts.append(rows)
-                    rates.append(rate)
-                flip_rates[flip] = float(np.mean(rates))
-                print(f"flip {flip:.3f} share {share} strata {use_strata}: "
-                      f"{time.perf_counter() - t0:.0f} s", flush=True)
+        for use_strata in designs:
+            rates = []
+            for _ in range(args.reps):
+                rows, rate = _replicate(gen, qrels, qids, runs, truth_scores, truth, flip,
+                                        args.shares, use_strata, args.populations,
+                                        args.variances)
+                rows["flip"], rows["strata"] = flip, use_strata
+                parts.append(rows)
+                rates.append(rate)
+            flip_rates[flip] = float(np.mean(rates))
+            print(f"flip {flip:.3f} strata {use_strata}: {time.perf_counter() - t0:.0f} s",
+                  flush=True)
     frame = pd.concat(parts, ignore_index=True)
     per_target = _summarise(frame, args.reps)
     elapsed = time.perf_counter() - t0
@@ -207,14 +230,24 @@ def main(argv=None):
 
 def _write(per_target, args, flip_rates, elapsed):
     se = math.sqrt(0.95 * 0.05 / args.reps)
-    lines = ["# Prediction-powered intervals on TREC CAsT 2021 (issue 23)", "",
-             f"`python benchmarks/bench_judge.py --reps {args.reps} --seed {args.seed}"
-             f"{' --strata' if args.strata else ''}` ({elapsed / 60:.1f} min on the 2-core "
-             "machine). 5 runs, 158 queries, grades 0-4; human labels = the real qrels; the "
-             "all-query human value is the target. Nominal level 0.95; Monte-Carlo standard "
-             f"error of a coverage {se:.4f} ({args.reps} replicates per cell); 'in band' = "
-             "within 2.576 standard errors (99 %). Widths are medians over replicates; "
-             "'ratio' = median PPI width / median human-only width of the same target.",
+    cmd = (f"python benchmarks/bench_judge.py --reps {args.reps} --seed {args.seed}"
+           f" --populations {' '.join(args.populations)}"
+           f"{' --strata' if args.strata else ''}")
+    lines = ["# Prediction-powered intervals on TREC CAsT 2021", "",
+             f"`{cmd}` ({elapsed / 60:.1f} min on the shared 2-core machine). 5 runs, 158 "
+             "queries, grades 0-4; human labels = the real qrels; the all-query human value "
+             "is the target. Each replicate draws one judge and, for each share, one "
+             "human-labelled subset. Nominal level 0.95; Monte-Carlo standard error of a "
+             f"coverage {se:.4f} ({args.reps} replicates per cell); 'in band' = share of "
+             "the targets (5 systems, or 10 pairs) whose coverage is within 2.576 standard "
+             "errors (99 %) of 0.95; 'min' and 'max' over the targets. Widths are medians "
+             "over replicates; 'ratio' = median width / median human-only width of the "
+             "same target (median and max over the targets). `ppi-moderated` is the default "
+             "(`variance=\"moderated\"`), `ppi-sample` the plain sample variance "
+             "(`variance=\"sample\"`, ppi_py's); 'floored' and 'fallback': share of the "
+             "intervals whose rectifier variance was raised to the pooled floor, or that "
+             "fell back to the human-only estimate; 'disc.': median number of discordant "
+             "labelled queries.",
              "", "Observed judge flip rates: " + ", ".join(
                  f"{k:.4f} -> {v:.4f}" for k, v in flip_rates.items()), ""]
     agg = per_target.groupby(["population", "flip", "share", "strata", "kind", "measure",
@@ -222,20 +255,21 @@ def _write(per_target, args, flip_rates, elapsed):
         coverage=("coverage", "mean"), min_cov=("coverage", "min"),
         max_cov=("coverage", "max"), in_band=("within_mc", "mean"),
         width=("width", "median"), ratio=("width_ratio", "median"),
-        max_ratio=("width_ratio", "max")).reset_index()
-    for population in ("finite", "infinite"):
+        max_ratio=("width_ratio", "max"), floored=("moderated", "mean"),
+        fallback=("fallback", "mean"), disc=("n_discordant", "median")).reset_index()
+    for population in args.populations:
         sub = agg[agg.population == population].drop(columns="population")
         lines += [f"## population = \"{population}\"", "",
-                  "Coverage: mean over the targets (min-max); in band: share of targets "
-                  "whose coverage is within the 99 % Monte-Carlo band.", "",
                   "| flip | share | strata | kind | measure | method | coverage | min | max |"
-                  " in band | median width | ratio (median) | ratio (max) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  " in band | median width | ratio (median) | ratio (max) | floored | "
+                  "fallback | disc. |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in sub.itertuples(index=False):
             lines.append(f"| {r.flip:.3f} | {r.share:.1f} | {'yes' if r.strata else 'no'} | "
                          f"{r.kind} | {r.measure} | {r.method} | {r.coverage:.3f} | "
                          f"{r.min_cov:.3f} | {r.max_cov:.3f} | {r.in_band:.2f} | "
-                         f"{r.width:.4f} | {r.ratio:.3f} | {r.max_ratio:.3f} |")
+                         f"{r.width:.4f} | {r.ratio:.3f} | {r.max_ratio:.3f} | "
+                         f"{r.floored:.2f} | {r.fallback:.3f} | {r.disc:.0f} |")
         lines.append("")
     Path(args.results).write_text("\n".join(lines) + "\n")
     per_target.to_json(Path(args.results).with_suffix(".json"), orient="records", indent=1)

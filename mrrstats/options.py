@@ -10,7 +10,8 @@ that imports nothing, so that the command line builds its parser (``--ties
 from __future__ import annotations
 
 __all__ = ["TIES", "QUERIES", "ENGINES", "EMPTY_TARGET", "BAYES_METHODS", "CALIBRATION_TESTS",
-           "NULLS", "META_TESTS", "EFFECTS", "REPLICATE_METHODS", "POPULATIONS"]
+           "NULLS", "META_TESTS", "EFFECTS", "REPLICATE_METHODS", "POPULATIONS",
+           "PPI_VARIANCES", "REPLICATE_DRAWS"]
 
 #: Tie conventions of ``rank_run`` and ``evaluate`` (:mod:`mrrstats.model.ranking`).
 TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
@@ -34,6 +35,15 @@ META_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
 EFFECTS = ("d_z", "difference")
 #: ``method=`` values of :func:`mrrstats.replicate_tests`.
 REPLICATE_METHODS = ("bootstrap", "t", "mixed")
+#: ``replicate_draws=`` of :func:`mrrstats.replicate_tests`: the second (replicate) stage
+#: of the bootstrap, a normal replicate component with a chi-square variance estimate on
+#: ``R - 1`` degrees of freedom (``"parametric"``), or the replicates resampled with
+#: replacement (``"resample"``).
+REPLICATE_DRAWS = ("parametric", "resample")
 #: ``population=`` of :func:`mrrstats.ppi_evaluate`: the human-label mean of these queries
 #: (``"finite"``), or of the population of queries they were drawn from (``"infinite"``).
 POPULATIONS = ("finite", "infinite")
+#: ``variance=`` of :func:`mrrstats.ppi_evaluate`: the rectifier variance floored by the
+#: judge's error pooled over the systems when few labelled queries show it
+#: (``"moderated"``), or the plain sample variance as ``ppi_py`` computes it (``"sample"``).
+PPI_VARIANCES = ("moderated", "sample")

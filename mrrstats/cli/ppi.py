@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from .. import defaults
-from ..options import POPULATIONS
+from ..options import POPULATIONS, PPI_VARIANCES
 from .common import frame_records, labels_from_spec
 
 HELP = "PPI++: human-label means and differences from judge labels plus a human subset"
@@ -34,6 +34,11 @@ def add_arguments(p) -> None:
     p.add_argument("--population", choices=POPULATIONS, default="finite",
                    help="finite: the human-label mean of these queries (default); infinite: "
                         "of the query population (PPI++ as ppi_py computes it)")
+    p.add_argument("--variance", choices=PPI_VARIANCES, default="moderated",
+                   help="moderated: the judge-error variance floored by the one pooled over "
+                        "the systems when few labelled queries show judge errors, with a "
+                        "human-only fallback (default; holds the level for RR with a good "
+                        "judge); sample: the plain sample variance, as ppi_py")
     p.add_argument("--strata", metavar="SPEC",
                    help="strata of the queries: prefix:SEP (the query id up to SEP) or a "
                         "TSV file query<TAB>stratum")
@@ -71,9 +76,11 @@ def run(args) -> int:
         strata = labels_from_spec(args.strata, queries, "--strata")
     res = ppi_evaluate(runs, judge, human, args.measures or ["RR"],
                        confidence_level=args.confidence_level, population=args.population,
-                       strata=strata, n_resamples=args.n_resamples, rng=args.seed)
+                       variance=args.variance, strata=strata, n_resamples=args.n_resamples,
+                       rng=args.seed)
     if args.format == "json":
         print(json.dumps({"measures": list(res.measures), "population": res.population,
+                          "variance": res.variance,
                           "confidence_level": res.confidence_level,
                           "n_queries": res.n_queries, "n_human": res.n_human,
                           "strata": res.strata, "n_resamples": res.n_resamples,
@@ -88,7 +95,8 @@ def _table(res) -> str:
     from ..formatting import interval_text
 
     cl = f"{res.confidence_level:g}"
-    lines = [f"# PPI++ ({res.population} population): {res.n_human} of {res.n_queries} queries "
+    lines = [f"# PPI++ ({res.population} population, {res.variance} variance): "
+             f"{res.n_human} of {res.n_queries} queries "
              f"labelled by people; {cl} intervals; rank intervals and adjusted p-values "
              f"simultaneous (max-|t|, B = {res.n_resamples}, seed = {res.seed})"]
     for m in res.measures:
@@ -106,6 +114,7 @@ def _table(res) -> str:
                 interval_text(r.ci_low_human, r.ci_high_human, ".4f"),
                 interval_text(r.ci_low_judge, r.ci_high_judge, ".4f"), f"{r.width_ratio:.2f}",
                 f"{rk['rank']} [{rk.rank_low}, {rk.rank_high}]"]))
+        lines += _notes(ranks.reset_index(), "system")
         p = res.pairs[(res.pairs.measure == m) & (res.pairs.method == "ppi")]
         h = res.pairs[(res.pairs.measure == m) & (res.pairs.method == "human")]
         lines += ["", f"## {m}: differences a - b", "a\tb\tPPI\tinterval\tp\tp adjusted\t"
@@ -115,4 +124,16 @@ def _table(res) -> str:
                 r.a, r.b, f"{r.difference:+.4f}", interval_text(r.ci_low, r.ci_high, "+.4f"),
                 f"{r.pvalue:.4g}", f"{r.pvalue_adjusted:.4g}",
                 interval_text(rh.ci_low, rh.ci_high, "+.4f"), f"{rh.pvalue:.4g}"]))
+        lines += _notes(p.assign(pair=p.a + " - " + p.b), "pair")
     return "\n".join(lines)
+
+
+def _notes(rows, key) -> list:
+    """Lines naming the rows whose variance was floored or that fell back to human-only."""
+    out = []
+    for col, what in (("fallback", "too few discordant human-labelled queries: human-only"),
+                      ("moderated", "judge-error variance raised to the pooled floor")):
+        names = [str(v) for v in rows.loc[rows[col].astype(bool), key]]
+        if names:
+            out.append(f"({what}: {', '.join(names)})")
+    return out

@@ -12,7 +12,7 @@ variance that the seeds hold, and each system's seed variance.
 from __future__ import annotations
 
 from .. import defaults
-from ..options import REPLICATE_METHODS
+from ..options import REPLICATE_DRAWS, REPLICATE_METHODS
 from ..stats.registry import CORRECTION_NAMES
 from .common import add_conventions
 
@@ -34,6 +34,10 @@ def add_arguments(p) -> None:
     p.add_argument("--method", choices=REPLICATE_METHODS, default="bootstrap",
                    help="two-stage studentised bootstrap (default), t (ANOVA components, "
                         "Satterthwaite df) or mixed (statsmodels MixedLM; slow)")
+    p.add_argument("--replicate-draws", choices=REPLICATE_DRAWS, default="parametric",
+                   help="the bootstrap's replicate stage: parametric (normal run effects, "
+                        "a t reference on R-1 df; default, holds its level with 3-5 runs) or "
+                        "resample (runs drawn with replacement)")
     p.add_argument("--correction", choices=CORRECTION_NAMES, default=defaults.CORRECTION,
                    help="correction across the pairs of systems (default single-step: max-T "
                         "over the bootstrap, simultaneous intervals; Holm with --method t)")
@@ -100,9 +104,13 @@ def run(args) -> int:
     res = replicate_tests(frame, rep, method=args.method, alternative=args.alternative,
                           correction=args.correction, alpha=args.alpha,
                           confidence_level=args.confidence_level,
-                          n_resamples=args.n_resamples, missing=args.missing, rng=gen)
+                          n_resamples=args.n_resamples,
+                          replicate_draws=args.replicate_draws, missing=args.missing,
+                          rng=gen)
     print(f"# {res.measure}: {len(res.systems)} systems, {res.n_queries} queries; method "
-          f"{res.method}, correction {res.correction}, alpha {res.alpha:g}, seed {seed}")
+          f"{res.method}"
+          f"{f' ({res.replicate_draws} replicate draws)' if res.replicate_draws else ''}, "
+          f"correction {res.correction}, alpha {res.alpha:g}, seed {seed}")
     w = max(4, *(len(s) for s in res.systems))
     print(f"{'a':>{w}} {'b':>{w}} {'a - b':>8} {'interval':>20} {'p':>8} {'p adj':>8} "
           f"{'seeds':>6}")

@@ -24,7 +24,9 @@ the grand means :math:`\hat\delta = \bar y_{a\cdot\cdot} - \bar y_{b\cdot\cdot}`
 
 * ``"bootstrap"`` (default): a two-stage studentised bootstrap that resamples
   the queries (the same ones for every system, keeping the pairing) and,
-  independently per system, its replicates;
+  independently per system, draws its replicate component (normal run
+  effects with a chi-square variance estimate on :math:`R - 1` degrees of
+  freedom, or the runs resampled);
 * ``"t"``: the analytic variance from the ANOVA (method-of-moments) variance
   components with Satterthwaite's degrees of freedom -- the balanced crossed
   mixed model solved in closed form;
@@ -47,20 +49,26 @@ import numpy as np
 import pandas as pd
 
 from ..model.scoretable import as_score_table
-from ..options import REPLICATE_METHODS
+from ..options import REPLICATE_DRAWS, REPLICATE_METHODS
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
 from .corrections import adjust_pvalues
-from .counter import as_key, bootstrap_counts, subkey
+from .counter import as_key, bootstrap_counts, domain_key, subkey, threefry2x32
 from .intervals import ConfidenceInterval
 from .registry import correction_spec
 from .resampling import blas_single_thread, exact_count_products, exact_split
 
 __all__ = ["ReplicateComparison", "FewReplicatesWarning", "replicate_tests",
-           "simulate_replicates", "REPLICATE_METHODS", "MIN_REPLICATES", "replicate_frame"]
+           "simulate_replicates", "REPLICATE_METHODS", "REPLICATE_DRAWS", "MIN_REPLICATES",
+           "T_ENVELOPE_BELOW", "replicate_frame"]
 
 #: Fewer replicates than this per system draws a :class:`FewReplicatesWarning`.
 MIN_REPLICATES = 3
+#: A pair of systems one of which has fewer runs than this gets, with the bootstrap, a
+#: reference at least as wide as Satterthwaite's t (:func:`replicate_tests`, Notes).
+T_ENVELOPE_BELOW = 4
 _ELEMENTS = 1 << 22  # floats per batch of resamples (per system: batch x queries)
+#: Key domain of the normal draws of the replicate stage (XORed into a system's key).
+_NORMAL_DOMAIN = (0x5851F42D, 0x4C957F2D)
 
 
 class FewReplicatesWarning(UserWarning):
@@ -119,6 +127,9 @@ class ReplicateComparison:
     alpha, confidence_level : float
     n_resamples : int or None
         Bootstrap resamples (None for ``"t"`` and ``"mixed"``).
+    replicate_draws : str or None
+        The bootstrap's second stage, ``"parametric"`` or ``"resample"`` (None for
+        ``"t"`` and ``"mixed"``).
     seed : int or None
         Seed of the bootstrap (None for the deterministic methods, or when a
         Generator was passed).
@@ -163,6 +174,7 @@ class ReplicateComparison:
     measure: str = "score"
     null_distribution: np.ndarray | None = field(repr=False, default=None)
     run_means: dict = field(repr=False, default=None)
+    replicate_draws: str | None = None
 
     def __len__(self):
         return len(self.a)
@@ -257,7 +269,52 @@ def _analytic(sa, sb, n):
 # --------------------------------------------------------------------------
 # the two-stage studentised bootstrap
 # --------------------------------------------------------------------------
-def _two_stage_null(systems, pairs, D, V, n_resamples, batch, key, workers):
+def replicate_normals(key, start, r, R):
+    r"""Standard normal draws ``(r, R)`` of resamples ``start .. start + r`` (a pure function).
+
+    Draw ``j`` of resample ``b`` is :math:`\Phi^{-1}((x_0 + 1/2) / 2^{32})`, with
+    :math:`x_0` the first word of Threefry-2x32 of counter ``(b, j)`` under ``key``
+    XOR a fixed domain word, so the draws do not depend on the batch.
+    """
+    from scipy.special import ndtri
+
+    c0 = np.arange(start, start + r, dtype=np.int64)[:, None]
+    c1 = np.arange(R, dtype=np.int64)[None, :]
+    x0, _ = threefry2x32(domain_key(key, _NORMAL_DOMAIN), c0, c1)
+    return ndtri((x0.astype(np.float64) + 0.5) / 4294967296.0)
+
+
+def _replicate_stage(s, W, HL, kk, start, r, n, draws, workers):
+    """One system's resampled grand means, per-query means and seed terms (see below)."""
+    R = s.n_replicates
+    M = exact_count_products(W, HL, R) / n  # (r, R) run means on the resampled queries
+    if draws == "parametric":
+        mq = M.mean(axis=1)  # = the resampled queries' mean of the per-query means
+        rows = np.broadcast_to(s.row_mean, (r, n))
+        if R < 2:
+            return mq, rows, np.zeros(r)
+        # the run-level variance of the mean on these queries, net of the seed-by-query
+        # noise that the per-query means already carry: a2 = max(var_r M - MS_res/n, 0)/R;
+        # the replicate part of the numerator is sqrt(a2) z and its variance estimate
+        # a2 chi2_{R-1}/(R-1), as for R normal run effects: a t reference on R - 1
+        # degrees of freedom for each system's replicate component, inside the bootstrap
+        G = replicate_normals(kk, start, r, R)
+        a2 = np.maximum(M.var(axis=1, ddof=1) - s.ms_res / n, 0.0) / R
+        chi = (G[:, 1:] ** 2).mean(axis=1)
+        return mq + G[:, 0] * np.sqrt(a2), rows, a2 * chi
+    Vr = bootstrap_counts(kk, start, r, R, workers=workers)  # (r, R) run counts
+    m = (Vr * M).sum(axis=1) / R
+    rows = np.zeros((r, n))
+    for j in range(R):  # fixed order: the same sums on any thread count
+        rows += Vr[:, j, None] * s.Y[None, :, j]
+    if R < 2:
+        return m, rows / R, np.zeros(r)
+    var = (Vr * (M - m[:, None]) ** 2).sum(axis=1) / (R - 1)
+    return m, rows / R, np.maximum(var - s.ms_res / n, 0.0) / R
+
+
+def _two_stage_null(systems, pairs, D, V, n_resamples, batch, key, workers,
+                    draws="parametric"):
     """``(pairs, B)`` studentised bootstrap values of every pair (see replicate_tests)."""
     n = systems[0].Y.shape[0]
     k = len(systems)
@@ -273,20 +330,10 @@ def _two_stage_null(systems, pairs, D, V, n_resamples, batch, key, workers):
             W = bootstrap_counts(qkey, start, r, n, workers=workers)  # (r, n) query counts
             means, dq, seed = [], [], []
             for s, HL, kk in zip(systems, splits, keys, strict=True):
-                R = s.n_replicates
-                Vr = bootstrap_counts(kk, start, r, R, workers=workers)  # (r, R) run counts
-                M = exact_count_products(W, HL, R) / n  # (r, R) run means on the queries
-                m = (Vr * M).sum(axis=1) / R
+                m, rows, sd = _replicate_stage(s, W, HL, kk, start, r, n, draws, workers)
                 means.append(m)
-                rows = np.zeros((r, n))
-                for j in range(R):  # fixed order: the same sums on any thread count
-                    rows += Vr[:, j, None] * s.Y[None, :, j]
-                dq.append(rows / R)
-                if R >= 2:
-                    var = (Vr * (M - m[:, None]) ** 2).sum(axis=1) / (R - 1)
-                    seed.append(np.maximum(var - s.ms_res / n, 0.0) / R)
-                else:
-                    seed.append(np.zeros(r))
+                dq.append(rows)
+                seed.append(sd)
             for p, (i, j) in enumerate(pairs):
                 d = dq[i] - dq[j]
                 md = (W * d).sum(axis=1) / n
@@ -299,6 +346,33 @@ def _two_stage_null(systems, pairs, D, V, n_resamples, batch, key, workers):
                                  np.where(np.abs(num) <= 1e-12 * scale, 0.0,
                                           np.copysign(np.inf, num)))
                 out[p, start:start + r] = t
+    return out
+
+
+def t_envelope(null, df, rows):
+    r"""Bootstrap values of the ``rows`` widened to at least Student's t with ``df``.
+
+    The :math:`k`-th smallest of a row's :math:`B` values :math:`t^*_{(k)}` becomes
+    :math:`\max(t^*_{(k)}, q_k)` where :math:`q_k = F^{-1}_{t_{df}}(k/(B+1)) > 0`
+    and :math:`\min(t^*_{(k)}, q_k)` where :math:`q_k \le 0`: each tail at least
+    as far out as the t quantile of the same rank, the order of the values (and so
+    their joint ranks across the pairs, which the max-T uses) unchanged. A p-value
+    from the new values is at least the larger of the bootstrap's and the t test's
+    (up to the Monte-Carlo error of :math:`B`).
+    """
+    from scipy import stats
+
+    rows = np.asarray(rows, dtype=bool)
+    if not rows.any():
+        return null
+    out = null.copy()
+    B = null.shape[1]
+    for p in np.flatnonzero(rows):
+        order = np.argsort(null[p], kind="stable")
+        q = stats.t.ppf(np.arange(1, B + 1) / (B + 1.0), df[p]) if np.isfinite(df[p]) else \
+            stats.norm.ppf(np.arange(1, B + 1) / (B + 1.0))
+        v = null[p, order]
+        out[p, order] = np.where(q > 0, np.maximum(v, q), np.minimum(v, q))
     return out
 
 
@@ -403,8 +477,8 @@ def _mixed_pair(sa, sb, n):
 # --------------------------------------------------------------------------
 def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-sided",
                     correction="single-step", alpha=0.05, confidence_level=0.95,
-                    n_resamples=10000, measure=None, missing="raise", batch=None, workers=-1,
-                    rng=None):
+                    n_resamples=10000, replicate_draws="parametric", measure=None, missing="raise",
+                    batch=None, workers=-1, rng=None):
     r"""Compare systems that have several runs each (seeds, folds), counting both sources.
 
     Parameters
@@ -430,6 +504,14 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
     alpha, confidence_level : float, keyword-only
     n_resamples : int, keyword-only
         Bootstrap resamples (``method="bootstrap"``).
+    replicate_draws : {"parametric", "resample"}, keyword-only
+        The bootstrap's second stage (``method="bootstrap"``): ``"parametric"``
+        (default) draws each system's replicate component as a normal with the
+        run-level variance and its variance estimate as a chi-square with
+        :math:`R_s - 1` degrees of freedom (a t reference on :math:`R_s - 1`
+        df for the seeds); ``"resample"`` draws :math:`R_s` of the runs with
+        replacement (the earlier default).
+        See Notes.
     measure : str, optional, keyword-only
         Which measure of an Evaluation or mapping.
     missing : {"raise", "drop"}, keyword-only
@@ -472,28 +554,64 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
     c_i^2 MS_i^2/\nu_i`.
 
     ``"bootstrap"`` draws, for every resample, :math:`n` queries with
-    replacement (the same for all systems: the pairing is kept) and, for each
-    system independently, :math:`R_s` of its replicates with replacement;
-    recomputes :math:`\hat\delta^*` and :math:`\hat V^*` (with the residual
-    mean squares of the data), and refers :math:`t = \hat\delta/\sqrt{\hat V}`
-    to the values :math:`t^* = (\hat\delta^* - \hat\delta)/\sqrt{\hat V^*}`:
-    :math:`p = (1 + \#\{|t^*| \ge |t|\})/(B + 1)` and the symmetric interval
-    :math:`\hat\delta \pm t^*_{|\cdot|,(1-\alpha)}\sqrt{\hat V}` (two-sided).
-    Resampling both the queries and the replicates of a crossed design (the
-    "pigeonhole" bootstrap, Owen 2007; McCullagh 2000) over-counts the
-    seed-by-query noise a little, and with few replicates the run-level part
-    is under-estimated by :math:`(R-1)/R`: studentising (Hall 1992) corrects
-    both to first order, and with few replicates the resampled :math:`\hat
-    V^*` is often small, which gives the heavy tails of a t with few degrees
-    of freedom. ``benchmarks/bench_replicates.py`` measures the level on TREC-7
-    runs with simulated seed effects (``benchmarks/results_replicates.md``; 20
-    settings of 3-10 seeds, 50 or 250 topics, 500 experiments each, Monte-Carlo
-    SE 0.01): when seeds shift whole runs, averaging the replicates rejects a
-    true null 8-76% of the time at :math:`\alpha = 0.05`, and treating the
-    :math:`nR` cells as queries 18-75% (also without seed shifts, once the
-    systems differ topic by topic); ``"t"`` stays within 0.026-0.066 and
-    ``"bootstrap"`` within 0.032-0.078 (mean 0.051; its two highest cells have
-    3-5 seeds that dominate the variance, where ``"t"`` is the safer choice).
+    replacement (the same for all systems: the pairing is kept), recomputes
+    :math:`\hat\delta^*` and :math:`\hat V^*`, and refers :math:`t =
+    \hat\delta/\sqrt{\hat V}` to the values :math:`t^* = (\hat\delta^* -
+    \hat\delta)/\sqrt{\hat V^*}`: :math:`p = (1 + \#\{|t^*| \ge |t|\})/(B +
+    1)` and the symmetric interval :math:`\hat\delta \pm t^*_{|\cdot|,(1-
+    \alpha)}\sqrt{\hat V}` (two-sided). Its second stage, the replicates,
+    is ``replicate_draws``:
+
+    * ``"parametric"`` (default): with :math:`M_{sr}^*` system :math:`s`'s run
+      means on the resampled queries, :math:`a_s^* = \max(\mathrm{var}_r
+      M_{sr}^* - MS_{res,s}/n, 0)/R_s` is the run-level variance of its
+      grand mean; the resample adds :math:`\sqrt{a_s^*} z_s` to the grand
+      mean and :math:`a_s^* c_s` to :math:`\hat V^*`, with :math:`z_s \sim
+      N(0, 1)` and :math:`c_s \sim \chi^2_{R_s - 1}/(R_s - 1)` independent
+      (per system, shared by its pairs). That is the law of a mean of
+      :math:`R_s` normal run effects and of its variance estimate: when the
+      seeds dominate, :math:`t^*` is Student's t with :math:`R_s - 1`
+      degrees of freedom exactly (whatever the runs' pattern; heavier tails,
+      a conservative reference, when the two systems' seed variances
+      differ), the small-sample reference the replicate component needs;
+      the query part is still resampled, and the pairs share the draws, so
+      the max-T over pairs keeps their dependence.
+    * ``"resample"`` (the default before): :math:`R_s` of the runs drawn
+      with replacement, the "pigeonhole" bootstrap of a crossed design (Owen
+      2007; McCullagh 2000). With few runs its law is coarse (10 distinct
+      draws of 3 runs, one in nine with no spread at all) and its run-level
+      variance is :math:`(R-1)/R` of the data's, which studentising (Hall 1992)
+      corrects only to first order.
+
+    With fewer than 4 runs on a side of a pair (:data:`T_ENVELOPE_BELOW`),
+    a normal reference for the seeds is not enough: RR's seed effects are
+    skewed (a seed moves ranks by a factor), and with 3 runs both second
+    stages rejected a true null about 0.06 of the time where seeds dominate
+    (1,700 experiments: 0.065 parametric, 0.059 resampled), while ``"t"``,
+    whose Satterthwaite degrees of freedom are then small, stayed at 0.036.
+    Such a pair's bootstrap values are widened to at least the
+    :math:`t_{\nu}` quantile of the same rank, :math:`\nu` the
+    Satterthwaite degrees of freedom (:func:`t_envelope`): its p-value is at
+    least the larger of the bootstrap's and the t test's, its interval at
+    least as wide as both, and the joint ranks of the pairs' values, which
+    the max-T uses, are kept.
+
+    ``benchmarks/bench_replicates.py`` measures the level on TREC-7 runs
+    with simulated seed effects (``benchmarks/results_replicates.md``; 20
+    true-null settings of 3-10 seeds, 50 or 250 topics, 300 experiments
+    each (150 with 250 topics), Monte-Carlo SE 0.013, the same experiments
+    for every method): when seeds shift whole runs, averaging the replicates
+    rejects a true null 8-81 % of the time at :math:`\alpha = 0.05`, and
+    treating the :math:`nR` cells as queries 18-79 % (also without seed
+    shifts, once the systems differ topic by topic); ``"bootstrap"`` stays
+    within 0.013-0.073 (mean 0.045; every setting within the 99 %
+    Monte-Carlo band; 0.013-0.057 with 3 runs), ``"t"`` within 0.020-0.070
+    (mean 0.043), and the earlier default (runs resampled, no envelope)
+    within 0.027-0.083 (mean 0.051). Power (B's seeds rank the first
+    relevant document 1.35 times further down): with 3 runs that of ``"t"``
+    (0.29 and 0.13 at seed sd 0.15 and 0.3), the price of the envelope;
+    with 5 and 10 runs 0.29-0.94, at least the earlier default's and above
+    ``"t"``'s.
 
     Query and seed draws come from counter-based streams keyed by ``rng``
     (queries: sub-stream 0; system :math:`i`: sub-stream :math:`i+1`), so the
@@ -503,6 +621,7 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
     ----------
     A. B. Owen, "The pigeonhole bootstrap", Annals of Applied Statistics 1(2), 2007.
     P. McCullagh, "Resampling and exchangeable arrays", Bernoulli 6(2), 2000.
+    P. Hall, The Bootstrap and Edgeworth Expansion, Springer, 1992.
     F. E. Satterthwaite, "An approximate distribution of estimates of variance
     components", Biometrics Bulletin 2(6), 1946.
     X. Bouthillier et al., "Accounting for variance in machine learning
@@ -530,6 +649,9 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
      seed) = _replicate_tests_iv(scores, replicates, method, alternative, correction, alpha,
                                  confidence_level, n_resamples, measure, missing, batch,
                                  workers, rng)
+    if not isinstance(replicate_draws, str) or replicate_draws not in REPLICATE_DRAWS:
+        raise ValueError(f"`replicate_draws` must be one of {REPLICATE_DRAWS}, got "
+                         f"{replicate_draws!r}")
     n = table.n_queries
     systems = [_system(table.values[:, idx]) for idx in cols]
     few = [(s, len(c)) for s, c in zip(names, cols, strict=True) if len(c) < MIN_REPLICATES]
@@ -554,7 +676,11 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
                      np.where(D == 0, 0.0, np.copysign(np.inf, D)))
     null = None
     if method == "bootstrap":
-        null = _two_stage_null(systems, pairs, D, V, B, batch, as_key(gen), workers)
+        null = _two_stage_null(systems, pairs, D, V, B, batch, as_key(gen), workers,
+                               replicate_draws)
+        few_runs = np.array([min(systems[i].n_replicates, systems[j].n_replicates)
+                             < T_ENVELOPE_BELOW for i, j in pairs])
+        null = t_envelope(null, df, few_runs)
         pvalue = _bootstrap_pvalues(null, T, alternative)
     else:
         pvalue = _parametric_pvalues(T, df, method, alternative)
@@ -586,6 +712,7 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
         n_resamples=B if method == "bootstrap" else None,
         seed=seed if method == "bootstrap" else None, n_queries=n, measure=table.measure,
         null_distribution=null,
+        replicate_draws=replicate_draws if method == "bootstrap" else None,
         run_means={s: sy.col_mean.copy() for s, sy in zip(names, systems, strict=True)})
 
 

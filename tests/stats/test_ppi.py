@@ -36,8 +36,8 @@ def _rows(res, method, kind="systems"):
 def cast():
     data = mrrstats.datasets.cast2021_judged()
     res = mrrstats.ppi_evaluate(data.runs, data.judge_qrels, data.human_qrels,
-                                ["RR", "nDCG@10"], population="infinite", n_resamples=999,
-                                rng=5)
+                                ["RR", "nDCG@10"], population="infinite", variance="sample",
+                                n_resamples=999, rng=5)
     ev_h = mrrstats.evaluate(data.human_qrels, data.runs, ["RR", "nDCG@10"], queries="qrels")
     ev_j = mrrstats.evaluate(data.judge_qrels, data.runs, ["RR", "nDCG@10"], queries="qrels")
     return data, res, ev_h, ev_j
@@ -51,7 +51,7 @@ def test_infinite_equals_ppi_py_on_synthetic_scores(cl):
     H, J, lab = _synthetic()
     unl = np.setdiff1d(np.arange(len(J)), lab)
     res = ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, population="infinite",
-                     confidence_level=cl, n_resamples=99, rng=0)
+                     variance="sample", confidence_level=cl, n_resamples=99, rng=0)
     s, p = _rows(res, "ppi"), _rows(res, "ppi", "pairs")
     for i, c in enumerate(H.columns):
         y, yh, yu = H[c].to_numpy()[lab], J[c].to_numpy()[lab], J[c].to_numpy()[unl]
@@ -88,7 +88,7 @@ def test_stratified_infinite_is_ppi_py_per_stratum():
     H, J, lab = _synthetic(seed=4, N=300, n=120)
     strata = {q: ("a" if i % 3 else "b") for i, q in enumerate(J.index)}
     res = ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, population="infinite", strata=strata,
-                     n_resamples=99, rng=0)
+                     variance="sample", n_resamples=99, rng=0)
     s = _rows(res, "ppi")
     z = stats.norm.ppf(0.975)
     labelled = np.zeros(len(J), bool)
@@ -188,6 +188,134 @@ def test_finite_coverage_on_random_subsets():
     assert abs(cover - 0.95) < 3 * se
 
 
+# -- variance="moderated": the pooled floor and the human-only fallback ---------------
+
+def _rare_errors(seed=0, N=150, n=40, k=3, errors=12):
+    """RR-like human values; a judge that agrees except on ``errors`` queries per system."""
+    rng = np.random.default_rng(seed)
+    H = 1.0 / rng.integers(1, 8, size=(N, k))
+    J = H.copy()
+    for c in range(k):
+        bad = rng.choice(N, size=errors, replace=False)
+        J[bad, c] = 1.0 / rng.integers(1, 8, size=errors)
+    cols, idx = [f"s{i}" for i in range(k)], [f"q{i:03d}" for i in range(N)]
+    labelled = np.sort(rng.choice(N, size=n, replace=False))
+    return (pd.DataFrame(H, index=idx, columns=cols), pd.DataFrame(J, index=idx, columns=cols),
+            labelled)
+
+
+def _moderated_by_hand(ys, xs, xall, N):
+    """The moderated finite-population PPI of columns that form one group, written out:
+    lambda the clipped least-squares slope, e = y - lambda x; rho_c = SS_e / SS_y;
+    floor_c = mean(rho) SS_y; where fewer than 20 labelled queries have y != x and the
+    floor exceeds SS_e, SS_e is replaced by it; var = (1/n - 1/N) SS / (n - 1)."""
+    n = ys[0].size
+    out, rho, sse, ssy, disc = [], [], [], [], []
+    for y, x in zip(ys, xs, strict=True):
+        lam = float(np.clip(np.polyfit(x, y, 1)[0], 0, 1)) if np.ptp(x) > 0 else 0.0
+        e = y - lam * x
+        sse.append(((e - e.mean()) ** 2).sum())
+        ssy.append(((y - y.mean()) ** 2).sum())
+        rho.append(sse[-1] / ssy[-1])
+        disc.append(int((y != x).sum()))
+        out.append([lam, e.mean()])
+    rho_bar = float(np.mean(rho))
+    rows = []
+    for c, (lam, ebar) in enumerate(out):
+        floor = rho_bar * ssy[c]
+        floored = bool(disc[c] < 20 and floor > sse[c])
+        ss = floor if floored else sse[c]
+        se = math.sqrt((1 / n - 1 / N) * ss / (n - 1))
+        rows.append((lam * xall[c].mean() + ebar, se, floored, disc[c]))
+    return rows
+
+
+def test_moderated_variance_is_the_pooled_floor_written_out():
+    H, J, lab = _rare_errors()
+    N = len(J)
+    res = ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, n_resamples=99, rng=0)
+    assert res.variance == "moderated"
+    s = _rows(res, "ppi")
+    cols = list(H.columns)
+    ref = _moderated_by_hand([H[c].to_numpy()[lab] for c in cols],
+                             [J[c].to_numpy()[lab] for c in cols],
+                             [J[c].to_numpy() for c in cols], N)
+    assert any(r[2] for r in ref) and not all(r[2] for r in ref)  # the case tests both
+    q = stats.t.ppf(0.975, lab.size - 1)
+    for i, (est, se, floored, disc) in enumerate(ref):
+        assert s.estimate[i] == pytest.approx(est, abs=1e-12)
+        assert s.standard_error[i] == pytest.approx(se, rel=1e-10)
+        assert s.ci_high[i] - s.ci_low[i] == pytest.approx(2 * q * se, rel=1e-10)
+        assert bool(s.moderated[i]) is floored and s.n_discordant[i] == disc
+    assert not s.fallback.any()
+    # the pairs are their own group: the floor pools over the pairs, not the systems
+    p = _rows(res, "ppi", "pairs")
+    ys = [(H[a] - H[b]).to_numpy()[lab] for a, b in zip(p.a, p.b, strict=True)]
+    xs = [(J[a] - J[b]).to_numpy()[lab] for a, b in zip(p.a, p.b, strict=True)]
+    xall = [(J[a] - J[b]).to_numpy() for a, b in zip(p.a, p.b, strict=True)]
+    for i, (est, se, floored, disc) in enumerate(_moderated_by_hand(ys, xs, xall, N)):
+        assert p.difference[i] == pytest.approx(est, abs=1e-12)
+        assert p.standard_error[i] == pytest.approx(se, rel=1e-10)
+        assert bool(p.moderated[i]) is floored and p.n_discordant[i] == disc
+    # the floor only widens: every moderated interval contains the sample-variance one
+    plain = _rows(ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, variance="sample",
+                             n_resamples=99, rng=0), "ppi")
+    assert (plain.estimate == s.estimate).all() and not plain.moderated.any()
+    assert (s.standard_error >= plain.standard_error).all()
+    assert (s.standard_error > plain.standard_error).sum() == s.moderated.sum()
+
+
+def test_many_discordant_queries_leave_the_sample_variance():
+    """A judge that differs on every query (>= 20 discordant): no floor, no fallback."""
+    H, J, lab = _synthetic(seed=1)
+    mod = ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, n_resamples=99, rng=0)
+    plain = ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, variance="sample", n_resamples=99,
+                       rng=0)
+    pd.testing.assert_frame_equal(mod.systems, plain.systems)
+    pd.testing.assert_frame_equal(mod.pairs, plain.pairs)
+    assert (mod.systems.n_discordant == lab.size).all()
+
+
+@pytest.mark.parametrize("population", ["finite", "infinite"])
+def test_too_few_discordant_queries_fall_back_to_human_only(population):
+    H, J, lab = _rare_errors(seed=3, errors=0)
+    J.iloc[lab[0], 0] += 0.25  # one discordant labelled cell among the systems
+    J.iloc[np.setdiff1d(np.arange(len(J)), lab)[:5], 1] += 0.5  # unlabelled errors only
+    res = ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, population=population, n_resamples=99,
+                     rng=0)
+    s, h = _rows(res, "ppi"), _rows(res, "human")
+    assert s.fallback.all() and (s.power_tuning == 0).all()
+    assert list(s.n_discordant) == [1, 0, 0]
+    for col in ("estimate", "standard_error", "ci_low", "ci_high"):
+        np.testing.assert_allclose(s[col], h[col], rtol=0, atol=1e-14)
+    # pairs s0 - s1 and s0 - s2 see the one discordant query twice: 2 < 3, still human-only
+    assert _rows(res, "ppi", "pairs").fallback.all()
+    plain = _rows(ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, population=population,
+                             variance="sample", n_resamples=99, rng=0), "ppi")
+    assert not plain.fallback.any() and (plain.estimate != h.estimate).any()
+
+
+def test_cli_variance_option_is_the_function():
+    from mrrstats.cli import main
+
+    data = mrrstats.datasets.cast2021_judged()
+    import contextlib
+    import io
+    import json
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main(["ppi", "--example", "--variance", "sample", "--n-resamples", "19",
+                   "--seed", "2", "--format", "json"])
+    assert rc == 0
+    out = json.loads(buf.getvalue())
+    res = mrrstats.ppi_evaluate(data.runs, data.judge_qrels, data.human_qrels, "RR",
+                                variance="sample", n_resamples=19, rng=2)
+    assert out["variance"] == "sample"
+    assert [r["ci_low"] for r in out["systems"]] == pytest.approx(
+        res.systems.ci_low.tolist(), abs=1e-12)
+
+
 # -- simultaneous decisions, ranks, seeds ---------------------------------------------
 
 def test_one_pair_adjusted_pvalue_is_the_pvalue():
@@ -208,8 +336,8 @@ def test_ranks_and_seed(cast):
     ri = res.rank_intervals("RR")
     assert list(ri.low) == list(s[(s.measure == "RR") & (s.method == "ppi")].rank_low)
     again = mrrstats.ppi_evaluate(data.runs, data.judge_qrels, data.human_qrels,
-                                  ["RR", "nDCG@10"], population="infinite", n_resamples=999,
-                                  rng=5)
+                                  ["RR", "nDCG@10"], population="infinite",
+                                  variance="sample", n_resamples=999, rng=5)
     pd.testing.assert_frame_equal(res.pairs, again.pairs)
     fresh = mrrstats.ppi_evaluate(data.runs, data.judge_qrels, data.human_qrels, "RR",
                                   n_resamples=99)
@@ -237,6 +365,8 @@ def test_bad_input_is_refused():
     H, J, lab = _synthetic()
     with pytest.raises(ValueError, match="`population`"):
         ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, population="super")
+    with pytest.raises(ValueError, match="`variance` must be one of"):
+        ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, variance="pooled")
     with pytest.raises(ValueError, match="`strata` gives no stratum"):
         ppi_scores({"RR": H.iloc[lab]}, {"RR": J}, strata={"q000": "a"})
     with pytest.raises(ValueError, match="at least 2"):

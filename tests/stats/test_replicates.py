@@ -1,4 +1,4 @@
-"""Several runs per system (issue 24): replicate_tests."""
+"""Several runs per system: replicate_tests."""
 
 from __future__ import annotations
 
@@ -191,3 +191,137 @@ def test_single_step_maxt_over_pairs():
     assert ((res.ci_high - res.ci_low) > (marginal.ci_high - marginal.ci_low)).all()
     # no joint null for the analytic method: Holm, recorded
     assert replicate_tests(frame, rep, method="t").correction == "holm"
+
+
+# -- the parametric second stage (replicate_draws="parametric", the default) ----------
+
+def test_replicate_normals_are_standard_normal_and_batch_free():
+    from mrrstats.stats.replicates import replicate_normals
+
+    key = (12345, 678)
+    whole = replicate_normals(key, 0, 4000, 5)
+    np.testing.assert_array_equal(whole[1000:1010], replicate_normals(key, 1000, 10, 5))
+    assert stats.kstest(whole.ravel(), "norm").pvalue > 1e-3
+    assert abs(whole.mean()) < 4 / np.sqrt(whole.size)
+    assert not np.array_equal(whole, replicate_normals((12345, 679), 0, 4000, 5))
+
+
+@pytest.mark.parametrize("u", [(0.07, -0.07), (0.05, -0.02, 0.10), (0.0, 0.01, 0.3, -0.1)])
+def test_null_is_student_t_with_r_minus_1_df_when_seeds_dominate(u):
+    """Runs that differ by whole-run shifts only (no query variance, no seed-by-query
+    noise), against a constant system: each resample's replicate part is sqrt(a2) z over
+    sqrt(a2 chi2_{R-1}/(R-1)), Student's t with R - 1 degrees of freedom exactly (the t
+    reference of a mean of R normal runs), whatever the shifts. The runs drawn with
+    replacement give a discrete law here (all drawn runs alike: infinite values)."""
+    from mrrstats.stats.replicates import _analytic, _system, _two_stage_null
+
+    n, R = 30, len(u)
+    Y = np.stack([np.full(n, 0.5 + v) for v in u], axis=1)
+    systems = [_system(Y), _system(np.full((n, R), 0.4))]
+    D, V, df, _, _ = _analytic(systems[0], systems[1], n)
+    assert df == pytest.approx(R - 1)
+    null = _two_stage_null(systems, [(0, 1)], [D], [V], 4000, None, (1, 2), 1)[0]
+    assert stats.kstest(null, stats.t(R - 1).cdf).pvalue > 1e-3
+    old = _two_stage_null(systems, [(0, 1)], [D], [V], 4000, None, (1, 2), 1, "resample")[0]
+    assert np.unique(np.abs(old)).size < 40
+    frame = pd.DataFrame({**{f"A{r}": Y[:, r] for r in range(R)},
+                          **{f"B{r}": systems[1].Y[:, r] for r in range(R)}})
+    rep = {"A": [f"A{r}" for r in range(R)], "B": [f"B{r}" for r in range(R)]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewReplicatesWarning)
+        res = replicate_tests(frame, rep, n_resamples=999, rng=1)
+    assert res.replicate_draws == "parametric"
+
+
+def test_t_envelope_widens_to_the_t_quantiles_and_keeps_ranks():
+    from mrrstats.stats.replicates import t_envelope
+
+    gen = np.random.default_rng(3)
+    null = np.vstack([gen.normal(size=999), gen.standard_t(2, size=999)])
+    out = t_envelope(null, np.array([3.0, 3.0]), np.array([True, False]))
+    np.testing.assert_array_equal(out[1], null[1])  # rows not flagged: untouched
+    assert np.array_equal(np.argsort(out[0], kind="stable"), np.argsort(null[0], kind="stable"))
+    q = stats.t.ppf(np.arange(1, 1000) / 1000, 3)
+    srt = np.sort(out[0])
+    assert (srt[q > 0] >= q[q > 0]).all() and (srt[q <= 0] <= q[q <= 0]).all()
+    # a p-value from the widened values is at least the t test's (up to 1/(B+1))
+    for T in (1.5, 2.5, 3.2):
+        p = (1 + (np.abs(out[0]) >= T).sum()) / 1000
+        assert p >= 2 * stats.t.sf(T, 3) - 1e-3
+
+
+def test_three_runs_get_at_least_the_t_tests_pvalue():
+    """Pairs with a system of fewer than 4 runs: the bootstrap p-value is at least the
+    Satterthwaite t test's (up to Monte-Carlo error); with 4 runs it is the bootstrap's."""
+    gen = np.random.default_rng(12)
+    for R, enveloped in ((3, True), (4, False)):
+        for _ in range(5):
+            frame, rep = _crossed(gen, 30, (R, R), 0.03, sd_seed=0.05, sd_int=0.05, sd_e=0.1)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FewReplicatesWarning)
+                b = replicate_tests(frame, rep, n_resamples=1999, rng=1)
+            t = replicate_tests(frame, rep, method="t")
+            if enveloped:
+                assert b.pvalue[0] >= t.pvalue[0] - 2e-3
+    raw = _crossed(np.random.default_rng(1), 30, (4, 4), 0.03)
+    from mrrstats.stats.replicates import T_ENVELOPE_BELOW
+
+    assert T_ENVELOPE_BELOW == 4 and len(raw[1]["A"]) == 4
+
+
+def test_parametric_stage_written_out():
+    """One system, the queries not resampled (counts 1): the grand mean is the mean of the
+    run means plus sqrt(a2) z, a2 = max(var_r(run means) - MS_res/n, 0)/R, the per-query
+    means are the data's, and the seed term is a2 chi2_{R-1}/(R-1) -- written out here
+    with the same normal draws (z the first, the chi-square from the other R - 1)."""
+    from mrrstats.stats.replicates import _replicate_stage, _system, replicate_normals
+    from mrrstats.stats.resampling import exact_split
+
+    gen = np.random.default_rng(8)
+    n, R, r = 25, 4, 6
+    Y = gen.random((n, R)) + gen.normal(0, 0.2, R)
+    s = _system(Y)
+    HL = np.ascontiguousarray(np.vstack(exact_split(Y.T, n)).T)
+    key = (3, 4)
+    m, rows, seed = _replicate_stage(s, np.ones((r, n)), HL, key, 10, r, n, "parametric", 1)
+    g = replicate_normals(key, 10, r, R)
+    M, mbar = Y.mean(axis=0), Y.mean()
+    ms_res = ((Y - Y.mean(1)[:, None] - M[None, :] + mbar) ** 2).sum() / ((n - 1) * (R - 1))
+    a2 = max(M.var(ddof=1) - ms_res / n, 0) / R
+    assert a2 > 0
+    np.testing.assert_allclose(m, mbar + g[:, 0] * np.sqrt(a2), rtol=1e-12)
+    np.testing.assert_allclose(rows, np.broadcast_to(Y.mean(axis=1), (r, n)), rtol=1e-12)
+    np.testing.assert_allclose(seed, a2 * (g[:, 1:] ** 2).sum(axis=1) / (R - 1), rtol=1e-12)
+
+
+def test_replicate_draws_is_checked():
+    frame, rep = _crossed(np.random.default_rng(0), 10, (3, 3))
+    with pytest.raises(ValueError, match="`replicate_draws` must be one of"):
+        replicate_tests(frame, rep, replicate_draws="jackknife")
+    assert replicate_tests(frame, rep, method="t").replicate_draws is None
+
+
+@pytest.mark.slow
+def test_default_bootstrap_holds_its_level_with_three_runs():
+    """A true null where seeds dominate (3 runs per system): the default bootstrap rejects
+    at most at alpha plus Monte-Carlo error (300 experiments, B = 299)."""
+    gen = np.random.default_rng(21)
+    rej, n_sim = 0, 300
+    for _ in range(n_sim):
+        frame, rep = _crossed(gen, 30, (3, 3), 0.0, sd_seed=0.1, sd_int=0.05, sd_e=0.1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewReplicatesWarning)
+            rej += replicate_tests(frame, rep, n_resamples=299,
+                                   rng=int(gen.integers(2**31))).pvalue[0] <= 0.05
+    se = np.sqrt(0.05 * 0.95 / n_sim)
+    assert rej / n_sim < 0.05 + 2.5 * se
+
+
+def test_cli_replicate_draws_option(capsys):
+    from mrrstats.cli import main
+
+    assert main(["replicates", "--example", "--n-resamples", "99", "--seed", "1",
+                 "--replicate-draws", "resample"]) == 0
+    assert "(resample replicate draws)" in capsys.readouterr().out
+    assert main(["replicates", "--example", "--n-resamples", "99", "--seed", "1"]) == 0
+    assert "(parametric replicate draws)" in capsys.readouterr().out
