@@ -25,7 +25,7 @@ from .. import compiled
 from . import tokenizer
 from .hashing import take_strings
 
-__all__ = ["flat_strings", "run_columns", "hash_column", "strings_from_python",
+__all__ = ["flat_strings", "run_columns", "hash_column", "take_column", "strings_from_python",
            "MIN_ROWS"]
 
 #: Runs with fewer rows keep the numpy / pyarrow path (loading numba would cost more).
@@ -65,6 +65,16 @@ def _scan_py(data, offs, score, cuts, change, rise):
         rise[c] = up
 
 
+def _gather_py(data, offs, rows, out_offs, out):
+    """``out[out_offs[i]:out_offs[i + 1]]``: the bytes of row ``rows[i]``."""
+    for i in prange(rows.size):
+        r = rows[i]
+        a = offs[r]
+        o = out_offs[i]
+        for k in range(offs[r + 1] - a):
+            out[o + k] = data[a + k]
+
+
 def _kernels() -> dict:
     """Compile (or load from numba's cache) the column kernels, once per process."""
     global _hash_bytes, prange
@@ -73,7 +83,8 @@ def _kernels() -> dict:
         tk = tokenizer.kernels()
         _hash_bytes = tk["hash"]
         prange = compiled.prange()
-        k = dict(tk, hash_rows=compiled.pair(_hash_rows_py), scan=compiled.pair(_scan_py))
+        k = dict(tk, hash_rows=compiled.pair(_hash_rows_py), scan=compiled.pair(_scan_py),
+                 gather=compiled.pair(_gather_py))
         _KERNELS["k"] = k
     return k
 
@@ -135,6 +146,27 @@ def strings_from_python(ids, total: int) -> pa.Array | None:
                                  [None, pa.py_buffer(offs), pa.py_buffer(data)])
 
 
+def take_column(arr, rows: np.ndarray, workers=-1) -> pa.Array:
+    """``arr.take(rows)`` for a (chunked) Arrow string array, compiled and parallel: one
+    copy of the bytes (Arrow's take combines the chunks first, then copies again)."""
+    k = _kernels()
+    data, offs = flat_strings(arr)
+    rows = np.asarray(rows, dtype=np.int64)
+    lens = np.diff(offs)[rows]
+    out_offs = np.empty(rows.size + 1, np.int64)
+    out_offs[0] = 0
+    np.cumsum(lens, out=out_offs[1:])
+    total = int(out_offs[-1])
+    out = np.empty(max(total, 1), np.uint8)
+    compiled.launch(*k["gather"], workers, data, offs, rows, out_offs, out)
+    if total < (1 << 31) - 1:
+        return pa.Array.from_buffers(pa.string(), rows.size,
+                                     [None, pa.py_buffer(out_offs.astype(np.int32)),
+                                      pa.py_buffer(out)])
+    return pa.Array.from_buffers(pa.large_string(), rows.size,
+                                 [None, pa.py_buffer(out_offs), pa.py_buffer(out)])
+
+
 def hash_column(arr, workers=-1) -> np.ndarray:
     """:func:`mrrstats.io.hashing.hash_strings` of a string column, compiled (parallel)."""
     k = _kernels()
@@ -144,7 +176,8 @@ def hash_column(arr, workers=-1) -> np.ndarray:
     return out
 
 
-def run_columns(query, doc, score, *, doc_hashes=None, workers=-1) -> dict | None:
+def run_columns(query, doc, score, *, doc_hashes=None, query_codes=None, query_dictionary=None,
+                workers=-1) -> dict | None:
     """What the compiled reader gives for a file, for the columns of a run in memory.
 
     ``query`` and ``doc`` are Arrow string arrays (chunked or not, no nulls),
@@ -154,22 +187,50 @@ def run_columns(query, doc, score, *, doc_hashes=None, workers=-1) -> dict | Non
     ``pyarrow.compute.dictionary_encode`` gives), ``query_codes`` (int32),
     ``doc_hashes`` (uint64), ``query_blocks`` (first row of each query's block
     when every query comes in one block of rows with scores descending, else
-    None) and ``repeat`` (whether a query lists a document twice). ``doc_hashes``
+    None) and ``repeat`` (whether a query lists a document twice). ``doc_hashes``,
+    and ``query_codes`` with their ``query_dictionary`` (``query`` is then not read),
     may be given where they are known already (the stream engine's buckets).
     """
     n = int(score.size)
     if n < MIN_ROWS or not compiled.available():
         return None
     k = _kernels()
-    qdata, qoffs = flat_strings(query)
     ddata, doffs = flat_strings(doc)
-    if qoffs.size != n + 1 or doffs.size != n + 1:
+    if doffs.size != n + 1 or (query_codes is None and len(query) != n):
         raise ValueError("query, doc and score columns differ in length")
     if doc_hashes is None:
         dhash = np.empty(n, np.uint64)
         compiled.launch(*k["hash_rows"], workers, ddata, doffs, dhash)
     else:
         dhash = np.ascontiguousarray(doc_hashes, dtype=np.uint64)
+    if query_codes is None:
+        dictionary, codes, blocks, rise = _intern(k, query, score, n, workers)
+    else:  # codes known (the stream engine's buckets): blocks and rises in numpy
+        dictionary, codes = query_dictionary, np.asarray(query_codes, dtype=np.int32)
+        same = codes[1:] == codes[:-1]
+        blocks = np.concatenate(([0], np.flatnonzero(~same) + 1, [n])).astype(np.int64)
+        rise = bool(np.any(same & (score[1:] > score[:-1])))
+    ncodes, nblocks = len(dictionary), blocks.size - 1
+    if nblocks == ncodes:  # each query in one block of rows
+        rows = np.zeros(0, np.int64)
+        bounds = blocks
+    else:
+        rows = np.empty(n, np.int64)
+        bounds = np.empty(ncodes + 1, np.int64)
+        k["group_rows"](codes, ncodes, rows, bounds)
+    zero = np.zeros(1, np.int64)
+    repeat = np.zeros(bounds.size - 1, np.bool_)
+    compiled.launch(*k["repeats"], workers, rows, bounds, dhash, ddata, doffs, zero, zero, zero,
+                    repeat)
+    return {"query_dictionary": dictionary, "query_codes": codes, "doc_hashes": dhash,
+            "query_blocks": blocks[:-1].copy() if nblocks == ncodes and not rise else None,
+            "repeat": bool(repeat.any())}
+
+
+def _intern(k, query, score, n, workers):
+    """Query dictionary (first-appearance order), codes, first row of each block of rows
+    of one query (and ``n`` at the end), and whether a score rises within a block."""
+    qdata, qoffs = flat_strings(query)
     nc = max(1, min(256, n >> 15))
     cuts = np.linspace(0, n, nc + 1).astype(np.int64)
     change = np.empty(n, np.bool_)
@@ -188,20 +249,7 @@ def run_columns(query, doc, score, *, doc_hashes=None, workers=-1) -> dict | Non
     blocks[nblocks] = n
     codes = np.empty(n, np.int32)
     compiled.launch(*k["fill_codes"], workers, run_row, run_code, n, codes)
-    if nblocks == ncodes:  # each query in one block of rows
-        rows = np.zeros(0, np.int64)
-        bounds = blocks[:nblocks + 1]
-    else:
-        rows = np.empty(n, np.int64)
-        bounds = np.empty(ncodes + 1, np.int64)
-        k["group_rows"](codes, ncodes, rows, bounds)
-    repeat = np.zeros(bounds.size - 1, np.bool_)
-    compiled.launch(*k["repeats"], workers, rows, bounds, dhash, ddata, doffs, zero, zero, zero,
-                    repeat)
     dictionary = take_strings(query, first_row[:ncodes])
     if pa.types.is_large_string(dictionary.type):
         dictionary = dictionary.cast(pa.string())
-    return {"query_dictionary": dictionary, "query_codes": codes, "doc_hashes": dhash,
-            "query_blocks": blocks[:nblocks].copy() if nblocks == ncodes and not rise.any()
-            else None,
-            "repeat": bool(repeat.any())}
+    return dictionary, codes, blocks[:nblocks + 1], bool(rise.any())

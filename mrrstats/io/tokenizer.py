@@ -746,7 +746,8 @@ def tokenize_run(path, *, workers=-1):
     ``score`` (float64), ``tag`` (str), ``query_dictionary`` (Arrow strings,
     first-appearance order), ``query_codes`` (int32), ``doc_hashes`` (uint64),
     ``query_blocks`` (first row of each query's block of lines when every query
-    comes in one block with scores descending, else None).
+    comes in one block with scores descending, else None), ``newlines`` (newline
+    characters read).
     """
     try:
         size = os.path.getsize(path)
@@ -860,6 +861,7 @@ def _tokenize(buf: np.ndarray, workers):
         return None  # the line reader raises, or applies duplicates='first' / 'max'
     query = _column(qdata, qoff, cstart, obase, nrows, stats[:, 1])
     return {"query": query, "doc": _column(ddata, doff, cstart, obase, nrows, stats[:, 2]),
+            "newlines": int(nl.sum()),
             "rank": _column(rdata, roff, cstart, obase, nrows, stats[:, 3]), "score": score,
             "tag": tag, "query_dictionary": take_strings(query, first_row[:ncodes]),
             "query_codes": codes, "doc_hashes": dhash,

@@ -23,8 +23,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import compiled
 from ..errors import InputError
-from ..io.columns import run_columns
+from ..io.columns import run_columns, take_column
 from ..io.hashing import duplicate_pairs, encode_strings, hash_strings
 from ..io.tokenizer import tokenize_bytes
 from ..io.trec import Run, read_run
@@ -38,8 +39,12 @@ __all__ = ["iter_query_groups", "is_parquet_source", "run_source_bytes", "run_fr
 BUCKET_BYTES = 1 << 26
 #: Text bytes read per piece.
 BLOCK_BYTES = 1 << 25
-_SCHEMA = pa.schema([("query", pa.string()), ("doc", pa.string()), ("rank", pa.string()),
+# A bucket: the query's number (see _partition), the document, rank, score and the
+# document's hash.
+_SCHEMA = pa.schema([("query", pa.int32()), ("doc", pa.string()), ("rank", pa.string()),
                      ("score", pa.float64()), ("doc_hash", pa.uint64())])
+_TWICE = ("a document is listed twice for the same query (trec_eval refuses such runs; read "
+          "it with mrrstats.read_run(duplicates=...) and evaluate it in memory)")
 
 
 def _progress(total, desc, unit="B", progress=None):
@@ -102,14 +107,13 @@ def _run_name(source, name) -> str:
 
 
 def _text_pieces(path, block_bytes: int):
-    """Pieces of whole lines, read into one refilled buffer: ``(line number before the
-    piece, the piece, bytes read for it)``. A piece is a view of the buffer, valid
-    until the next one is asked for; the part of a line left at the end of the
-    buffer moves to its front (a line longer than the buffer grows it)."""
+    """Pieces of whole lines, read into one refilled buffer: ``(the piece, bytes read
+    for it)``. A piece is a view of the buffer, valid until the next one is asked
+    for; the part of a line left at the end of the buffer moves to its front (a line
+    longer than the buffer grows it)."""
     with open(path, "rb") as probe:
         gz = probe.read(2) == b"\x1f\x8b"
     opener = gzip.open if gz else open
-    line = 0
     buf = bytearray(max(1, block_bytes))
     have = 0  # bytes held at the front of buf
     pending = 0  # bytes read since the last piece
@@ -132,14 +136,13 @@ def _text_pieces(path, block_bytes: int):
                     view.release()
                     buf = bigger
                 continue
-            yield line, view[:cut], pending
+            yield view[:cut], pending
             pending = 0
-            line += buf.count(b"\n", 0, cut)
             rest = have - cut
             buf[:rest] = bytes(view[cut:have])  # part of one line; same length: no resize
             have = rest
         if have:
-            yield line, memoryview(buf)[:have], pending
+            yield memoryview(buf)[:have], pending
 
 
 def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
@@ -150,8 +153,11 @@ def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
     read by :func:`mrrstats.read_run`, which names the problem and the line.
     """
     tags = {}
-    for first_line, piece, nbytes in _text_pieces(path, block_bytes):
+    first_line = 0  # lines before the piece
+    for piece, nbytes in _text_pieces(path, block_bytes):
         tokens = tokenize_bytes(np.frombuffer(piece, dtype=np.uint8))
+        lines = tokens["newlines"] if tokens is not None else piece.obj.count(b"\n", 0,
+                                                                              len(piece))
         if tokens is not None:
             run = Run(name=name, query=tokens["query"], doc=tokens["doc"],
                       score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"],
@@ -161,18 +167,19 @@ def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
             run._meta["doc_hashes"] = tokens["doc_hashes"]
         else:
             run = _read_piece(piece, first_line, src, name, tmpdir)
+        if run is not None:
+            run._meta["checked"] = True  # no document twice for a query within the piece
         piece.release()
-        if run is None:  # only comments or blank lines
-            bar.update(nbytes)
-            continue
-        if run.tag is not None:
+        bar.update(nbytes)
+        if run is not None and run.tag is not None:  # None: only comments or blank lines
             tags.setdefault(run.tag, first_line + 1)
             if len(tags) > 1:
                 (t0, l0), (t1, l1) = list(tags.items())[:2]
                 raise InputError(f"run tag {t1!r} (near line {l1}) differs from {t0!r} "
                                  f"(line {l0}); a run file must hold one run", source=src)
-        bar.update(nbytes)
-        yield run
+        first_line += lines
+        if run is not None:
+            yield run
 
 
 def _read_piece(piece, first_line: int, src: str, name: str, tmpdir: str) -> Run | None:
@@ -215,13 +222,17 @@ def _parquet_pieces(source, src: str, name: str, block_rows: int, bar):
                   source=src)
 
 
-def _partition(run: Run, n_buckets: int) -> tuple[pa.Table, np.ndarray]:
+def _partition(run: Run, n_buckets: int, known: dict, spread: list
+               ) -> tuple[pa.Table, np.ndarray]:
     """The piece's rows as a table in bucket order (file order within a bucket), and
     the bounds of each bucket's rows: a stable radix sort on the bucket numbers.
 
     A row's bucket is the hash of its query id modulo ``n_buckets``, computed once per
-    distinct query of the piece (the codes the tokenizer gave); the documents' hashes
-    go into the bucket with them, so that reading it back hashes nothing again.
+    distinct query of the piece (the codes the tokenizer gave). The bucket holds the
+    query's number in ``known`` (query id -> number, in order of first appearance in
+    the file; grown here) instead of the id, and the documents' hashes: reading the
+    bucket back hashes and interns nothing again. ``spread[0]`` counts the pieces
+    each query number has rows in (grown here).
     """
     codes = run._meta.get("query_codes")
     dictionary = run._meta.get("query_dictionary")
@@ -230,19 +241,68 @@ def _partition(run: Run, n_buckets: int) -> tuple[pa.Table, np.ndarray]:
     doc_hashes = run._meta.get("doc_hashes")
     if doc_hashes is None:
         doc_hashes = hash_strings(run.doc)
+    ids = dictionary.to_pylist()
+    number = np.fromiter((known.setdefault(q, len(known)) for q in ids), np.int32,
+                         count=len(ids))
+    if len(known) > spread[0].size:
+        spread[0] = np.concatenate((spread[0], np.zeros(2 * len(known), np.int32)))
+    # a piece the tokenizer or read_run checked counts once; others (Parquet) twice, so
+    # that every one of their queries is checked in its bucket
+    spread[0][number] += 1 if run._meta.get("checked") else 2
     n = len(run)
-    rank = run.rank if run.rank is not None else pa.nulls(n, pa.string())
-    table = pa.table({"query": run.query, "doc": run.doc, "rank": rank,
-                      "score": pa.array(run.score), "doc_hash": pa.array(doc_hashes)},
-                     schema=_SCHEMA)
-    if n_buckets == 1:
-        return table, np.array([0, n])
     key = np.uint16 if n_buckets <= 1 << 16 else np.int64  # 16 bits: numpy's radix sort
     of_query = (hash_strings(dictionary) % np.uint64(n_buckets)).astype(key)
     bucket = of_query[codes]
     order = np.argsort(bucket, kind="stable")
     bounds = np.concatenate(([0], np.cumsum(np.bincount(bucket, minlength=n_buckets))))
-    return table.take(pa.array(order)), bounds
+    rank = run.rank if run.rank is not None else pa.nulls(n, pa.string())
+    if compiled.available():
+        doc = take_column(run.doc, order)
+        rank = take_column(rank, order) if run.rank is not None else rank
+    else:
+        doc, rank = run.doc.take(pa.array(order)), rank.take(pa.array(order))
+    return pa.table({"query": number[codes[order]], "doc": doc, "rank": rank,
+                     "score": run.score[order], "doc_hash": doc_hashes[order]},
+                    schema=_SCHEMA), bounds
+
+
+def _bucket_run(table: pa.Table, names: pa.Array, spread: np.ndarray, *, name: str, tag,
+                source: str) -> Run:
+    """The Run of a bucket: its query numbers back to ids (the numbers of a bucket, in
+    order, are its queries in order of first appearance: the codes
+    ``dictionary_encode`` gives), its rows checked for a document given twice.
+
+    The tokenizer checked each piece already: only the queries with rows in several
+    pieces (``spread``: pieces per query number) are checked again here.
+    """
+    number = table["query"].to_numpy()
+    present = np.zeros(len(names), np.bool_)
+    present[number] = True
+    dense = np.cumsum(present, dtype=np.int32) - 1
+    codes = dense[number]
+    dictionary = names.take(pa.array(np.flatnonzero(present)))
+    doc_hashes = table["doc_hash"].to_numpy()
+    score = table["score"].to_numpy()
+    rank = table["rank"] if "rank" in table.column_names else None
+    run = Run(name=name, query=dictionary.take(pa.array(codes)), doc=table["doc"],
+              score=score, rank=rank, tag=tag, source=source)
+    run._meta.update(query_dictionary=dictionary, query_codes=codes, doc_hashes=doc_hashes)
+    same = codes[1:] == codes[:-1]
+    if np.count_nonzero(~same) + 1 == len(dictionary) and not np.any(
+            same & (score[1:] > score[:-1])):  # each query one block, scores descending
+        run._meta["score_blocks"] = np.concatenate(([0], np.flatnonzero(~same) + 1))
+    again = spread[number] > 1
+    if again.all():
+        repeat = duplicate_pairs(run.query, run.doc, codes=codes, doc_hashes=doc_hashes)
+    elif again.any():
+        rows = pa.array(np.flatnonzero(again))
+        repeat = duplicate_pairs(run.query.take(rows), run.doc.take(rows),
+                                 codes=codes[again], doc_hashes=doc_hashes[again])
+    else:
+        repeat = False
+    if repeat:
+        raise InputError(_TWICE, source=source)
+    return run
 
 
 def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>") -> Run:
@@ -277,9 +337,7 @@ def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>
         if blocks is not None:
             run._meta["score_blocks"] = blocks
     if repeat:
-        raise InputError("a document is listed twice for the same query (trec_eval refuses "
-                         "such runs; read it with mrrstats.read_run(duplicates=...) and "
-                         "evaluate it in memory)", source=source)
+        raise InputError(_TWICE, source=source)
     return run
 
 
@@ -343,11 +401,13 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
                       if parquet else
                       _trec_pieces(source, src, run_name, block_bytes, work, bar))
             rows = 0
+            known: dict = {}  # query id -> number, in order of first appearance
+            spread = [np.zeros(0, np.int32)]  # pieces holding each query number
             try:
                 for piece in pieces:
                     tag = piece.tag if piece.tag is not None else tag
                     rows += len(piece)
-                    table, bounds = _partition(piece, n_buckets)
+                    table, bounds = _partition(piece, n_buckets, known, spread)
                     for b in np.flatnonzero(np.diff(bounds)):
                         lo, hi = int(bounds[b]), int(bounds[b + 1])
                         if b not in writers:
@@ -359,15 +419,16 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
         if rows == 0:
             raise InputError("no result lines found (empty run)", source=src)
         has_rank = True
+        names = pa.array(list(known), type=pa.string())
         with _progress(len(writers), "evaluating buckets", unit="bucket",
                        progress=progress) as bar:
             for b in sorted(writers):
-                with pa.OSFile(paths[b]) as fh:
+                with pa.memory_map(paths[b]) as fh:  # no copy of the bucket on reading
                     t = pa.ipc.open_stream(fh).read_all()
                 os.remove(paths[b])
                 if has_rank and t["rank"].null_count:
                     has_rank = False
-                run = run_from_table(t if has_rank else t.drop_columns(["rank"]),
-                                     name=run_name, tag=tag, source=src)
+                run = _bucket_run(t if has_rank else t.drop_columns(["rank"]), names,
+                                  spread[0], name=run_name, tag=tag, source=src)
                 yield run
                 bar.update(1)

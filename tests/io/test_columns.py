@@ -57,8 +57,8 @@ def _random_columns(rng, n_queries, depth, *, interleave, repeat, chunks, large)
         q[5], d[5] = q[4], d[4]
     typ = pa.large_string() if large else pa.string()
     cuts = np.linspace(0, q.size, chunks + 1).astype(int)
-    qa = pa.chunked_array([pa.array(q[a:b], type=typ) for a, b in zip(cuts, cuts[1:])])
-    da = pa.chunked_array([pa.array(d[a:b], type=typ) for a, b in zip(cuts, cuts[1:])])
+    qa = pa.chunked_array([pa.array(q[a:b], type=typ) for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
+    da = pa.chunked_array([pa.array(d[a:b], type=typ) for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
     return qa, da, score
 
 
