@@ -213,6 +213,8 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--before", help="directory holding an older mrrstats package")
     p.add_argument("--only", choices=["doors", "stream"])
+    p.add_argument("--orders", default="sorted,shuffled",
+                   help="line orders of the stream rows (sorted, shuffled)")
     p.add_argument("--results", default="results_doors.md")
     p.add_argument("--door-child", nargs=4, help=argparse.SUPPRESS)
     p.add_argument("--stream-child", nargs=4, help=argparse.SUPPRESS)
@@ -240,8 +242,11 @@ def main() -> None:
                             f"{a.repeat} fresh processes\n\n" + doors_table(res, versions))
         if a.only != "doors":
             qrels, sorted_run = make(int(a.stream_lines) // 1000, 1000)
-            for order, run in (("as written (sorted by query)", sorted_run),
-                               ("shuffled", shuffled_run(int(a.stream_lines))[1])):
+            runs = {"sorted": ("as written (sorted by query)", lambda: sorted_run),
+                    "shuffled": ("shuffled", lambda: shuffled_run(int(a.stream_lines))[1])}
+            for key in a.orders.split(","):
+                order, get = runs[key]
+                run = get()
                 res = _rounds("stream", ["memory", "stream"], versions, qrels, run, a.repeat,
                               tmp)
                 sections.append(f"### Stream: {int(a.stream_lines):,}-line run, lines "

@@ -284,8 +284,10 @@ def _bucket_run(table: pa.Table, names: pa.Array, spread: np.ndarray, *, name: s
     doc_hashes = table["doc_hash"].to_numpy()
     score = table["score"].to_numpy()
     rank = table["rank"] if "rank" in table.column_names else None
-    run = Run(name=name, query=dictionary.take(pa.array(codes)), doc=table["doc"],
-              score=score, rank=rank, tag=tag, source=source)
+    query = (take_column(dictionary, codes) if compiled.available() and codes.size
+             else dictionary.take(pa.array(codes)))
+    run = Run(name=name, query=query, doc=table["doc"], score=score, rank=rank, tag=tag,
+              source=source)
     run._meta.update(query_dictionary=dictionary, query_codes=codes, doc_hashes=doc_hashes)
     same = codes[1:] == codes[:-1]
     if np.count_nonzero(~same) + 1 == len(dictionary) and not np.any(
@@ -309,9 +311,7 @@ def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>
     """A validated :class:`Run` from an Arrow table ``query, doc, score[, rank]``.
 
     Refuses non-finite or missing scores and a document listed twice for the
-    same query, as :func:`mrrstats.read_run` does. A ``doc_hash`` column (the
-    stream engine's buckets) holds the documents' hashes, which are then not
-    computed again.
+    same query, as :func:`mrrstats.read_run` does.
     """
     score = pc.cast(table["score"], pa.float64()).to_numpy()
     bad = ~np.isfinite(score)
@@ -320,16 +320,12 @@ def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>
         raise InputError(f"query {table['query'][i]}: score {score[i]} is not finite (or "
                          "missing)", source=source)
     rank = (pc.cast(table["rank"], pa.string()) if "rank" in table.column_names else None)
-    doc_hashes = (table["doc_hash"].to_numpy() if "doc_hash" in table.column_names
-                  else None)
     run = Run(name=name, query=pc.cast(table["query"], pa.string()),
               doc=pc.cast(table["doc"], pa.string()), score=score, rank=rank, tag=tag,
               source=source)
-    meta = run_columns(run.query, run.doc, score, doc_hashes=doc_hashes)
+    meta = run_columns(run.query, run.doc, score)
     if meta is None:
-        repeat = duplicate_pairs(run.query, run.doc, doc_hashes=doc_hashes)
-        if doc_hashes is not None:
-            run._meta["doc_hashes"] = doc_hashes
+        repeat = duplicate_pairs(run.query, run.doc)
     else:
         repeat = meta.pop("repeat")
         blocks = meta.pop("query_blocks")
