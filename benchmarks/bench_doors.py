@@ -42,9 +42,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 MEASURES = ["RR", "RR@10", "AP", "nDCG@10", "P@10", "R@100"]
 SHAPES = ["file", "pandas", "arrow", "polars", "dict", "lists"]
-LABELS = {"file": "TREC file", "pandas": "pandas DataFrame", "arrow": "Arrow table",
-          "polars": "polars DataFrame", "dict": "dict {query: {doc: score}}",
-          "lists": "dict of lists {query: [doc, ...]}"}
+LABELS = {
+    "file": "TREC file",
+    "pandas": "pandas DataFrame",
+    "arrow": "Arrow table",
+    "polars": "polars DataFrame",
+    "dict": "dict {query: {doc: score}}",
+    "lists": "dict of lists {query: [doc, ...]}",
+}
 
 
 def peak_rss() -> int:
@@ -76,13 +81,13 @@ def _shape(qrels, run, shape):
         return pl.from_pandas(q), pl.from_pandas(frame)
     if shape == "dict":
         d = {}
-        for qq, dd, ss in zip(frame["query"].tolist(), frame["doc"].tolist(),
-                              frame["score"].tolist(), strict=True):
+        for qq, dd, ss in zip(
+            frame["query"].tolist(), frame["doc"].tolist(), frame["score"].tolist(), strict=True
+        ):
             d.setdefault(qq, {})[dd] = ss
         return q, d
     ranked = mrrstats.rank_run(mrrstats.read_qrels(qrels), r)  # lists in trec_eval's order
-    return q, {str(k): list(v) for k, v in zip(ranked.query_ids, ranked.doc_ids(),
-                                               strict=True)}
+    return q, {str(k): list(v) for k, v in zip(ranked.query_ids, ranked.doc_ids(), strict=True)}
 
 
 def door_child(shape: str, qrels: str, run: str, out: str) -> None:
@@ -141,7 +146,7 @@ def shuffled_run(lines: int) -> tuple[Path, Path]:
         order = np.random.default_rng(0).permutation(ends.size)
         with open(out, "wb") as fh:
             for block in np.array_split(order, 64):
-                fh.write(b"".join(data[starts[i]:ends[i]].tobytes() for i in block))
+                fh.write(b"".join(data[starts[i] : ends[i]].tobytes() for i in block))
     return qrels, out
 
 
@@ -150,8 +155,11 @@ def _same(a: Path, b: Path) -> bool:
     import pandas as pd
 
     x, y = pd.read_pickle(a), pd.read_pickle(b)
-    return bool(x.index.equals(y.index) and list(x.columns) == list(y.columns)
-                and np.array_equal(x.to_numpy().view(np.int64), y.to_numpy().view(np.int64)))
+    return bool(
+        x.index.equals(y.index)
+        and list(x.columns) == list(y.columns)
+        and np.array_equal(x.to_numpy().view(np.int64), y.to_numpy().view(np.int64))
+    )
 
 
 def _rounds(kind, items, versions, qrels, run, repeat, tmp):
@@ -164,8 +172,11 @@ def _rounds(kind, items, versions, qrels, run, repeat, tmp):
                 r = _measure(kind, version, package, item, qrels, run, out)
                 r["values"] = out
                 res.setdefault((version, item), []).append(r)
-                print(f"  {kind} {version:6s} {item:8s} {r['seconds']:7.3f} s "
-                      f"{r['rss'] / 2**30:5.2f} GiB", flush=True)
+                print(
+                    f"  {kind} {version:6s} {item:8s} {r['seconds']:7.3f} s "
+                    f"{r['rss'] / 2**30:5.2f} GiB",
+                    flush=True,
+                )
     return res
 
 
@@ -174,8 +185,12 @@ def _med(rows, key="seconds"):
 
 
 def doors_table(res, versions):
-    lines = ["| input | " + " | ".join(f"{v}: s (x file)" for v in versions)
-             + " | identical to the file path |", "|---|" + "---:|" * len(versions) + "---|"]
+    lines = [
+        "| input | "
+        + " | ".join(f"{v}: s (x file)" for v in versions)
+        + " | identical to the file path |",
+        "|---|" + "---:|" * len(versions) + "---|",
+    ]
     for shape in SHAPES:
         cells, same = [], []
         for v in versions:
@@ -188,21 +203,29 @@ def doors_table(res, versions):
             cells.append(f"{t:.3f} ({t / base:.2f}x)")
             ref = res[(v, "file")][0]["values"]
             same.append(all(_same(Path(r["values"]), Path(ref)) for r in rows))
-        lines.append(f"| {LABELS[shape]} | " + " | ".join(cells) + " | "
-                     + ("reference" if shape == "file" else
-                        "yes" if all(same) else "NO") + " |")
+        lines.append(
+            f"| {LABELS[shape]} | "
+            + " | ".join(cells)
+            + " | "
+            + ("reference" if shape == "file" else "yes" if all(same) else "NO")
+            + " |"
+        )
     return "\n".join(lines)
 
 
 def stream_table(res, versions):
-    lines = ["| version | memory: s, peak | stream: s, peak | stream / memory | identical |",
-             "|---|---:|---:|---:|---|"]
+    lines = [
+        "| version | memory: s, peak | stream: s, peak | stream / memory | identical |",
+        "|---|---:|---:|---:|---|",
+    ]
     for v in versions:
         mem, st = res[(v, "memory")], res[(v, "stream")]
         same = all(_same(Path(r["values"]), Path(mem[0]["values"])) for r in st)
-        lines.append(f"| {v} | {_med(mem):.2f} s, {_med(mem, 'rss') / 2**30:.2f} GiB | "
-                     f"{_med(st):.2f} s, {_med(st, 'rss') / 2**30:.2f} GiB | "
-                     f"{_med(st) / _med(mem):.2f} | {'yes' if same else 'NO'} |")
+        lines.append(
+            f"| {v} | {_med(mem):.2f} s, {_med(mem, 'rss') / 2**30:.2f} GiB | "
+            f"{_med(st):.2f} s, {_med(st, 'rss') / 2**30:.2f} GiB | "
+            f"{_med(st) / _med(mem):.2f} | {'yes' if same else 'NO'} |"
+        )
     return "\n".join(lines)
 
 
@@ -213,8 +236,11 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--before", help="directory holding an older mrrstats package")
     p.add_argument("--only", choices=["doors", "stream"])
-    p.add_argument("--orders", default="sorted,shuffled",
-                   help="line orders of the stream rows (sorted, shuffled)")
+    p.add_argument(
+        "--orders",
+        default="sorted,shuffled",
+        help="line orders of the stream rows (sorted, shuffled)",
+    )
     p.add_argument("--results", default="results_doors.md")
     p.add_argument("--door-child", nargs=4, help=argparse.SUPPRESS)
     p.add_argument("--stream-child", nargs=4, help=argparse.SUPPRESS)
@@ -237,31 +263,37 @@ def main() -> None:
         if a.only != "stream":
             qrels, run = make(a.queries, 1000)
             res = _rounds("door", SHAPES, versions, qrels, run, a.repeat, tmp)
-            sections.append(f"### Doors: {a.queries * 1000:,} lines ({run.name}, "
-                            f"{run.stat().st_size / 2**20:.0f} MiB), 6 measures, median of "
-                            f"{a.repeat} fresh processes\n\n" + doors_table(res, versions))
+            sections.append(
+                f"### Doors: {a.queries * 1000:,} lines ({run.name}, "
+                f"{run.stat().st_size / 2**20:.0f} MiB), 6 measures, median of "
+                f"{a.repeat} fresh processes\n\n" + doors_table(res, versions)
+            )
         if a.only != "doors":
             qrels, sorted_run = make(int(a.stream_lines) // 1000, 1000)
-            runs = {"sorted": ("as written (sorted by query)", lambda: sorted_run),
-                    "shuffled": ("shuffled", lambda: shuffled_run(int(a.stream_lines))[1])}
+            runs = {
+                "sorted": ("as written (sorted by query)", lambda: sorted_run),
+                "shuffled": ("shuffled", lambda: shuffled_run(int(a.stream_lines))[1]),
+            }
             for key in a.orders.split(","):
                 order, get = runs[key]
                 run = get()
-                res = _rounds("stream", ["memory", "stream"], versions, qrels, run, a.repeat,
-                              tmp)
-                sections.append(f"### Stream: {int(a.stream_lines):,}-line run, lines "
-                                f"{order} ({run.name}, {run.stat().st_size / 2**20:.0f} MiB), "
-                                f"median of {a.repeat} fresh processes\n\n"
-                                + stream_table(res, versions))
+                res = _rounds("stream", ["memory", "stream"], versions, qrels, run, a.repeat, tmp)
+                sections.append(
+                    f"### Stream: {int(a.stream_lines):,}-line run, lines "
+                    f"{order} ({run.name}, {run.stat().st_size / 2**20:.0f} MiB), "
+                    f"median of {a.repeat} fresh processes\n\n" + stream_table(res, versions)
+                )
     load.append(os.getloadavg())
     import platform
 
-    header = (f"# bench_doors: in-memory doors and the stream engine\n\n"
-              f"`python benchmarks/bench_doors.py {' '.join(sys.argv[1:])}`\n\n"
-              f"Machine: {os.cpu_count()} cores shared with other jobs; load average "
-              f"(1/5/15 min) {'/'.join(f'{x:.1f}' for x in load[0])} at the start, "
-              f"{'/'.join(f'{x:.1f}' for x in load[1])} at the end; Python "
-              f"{platform.python_version()}.\n\n")
+    header = (
+        f"# bench_doors: in-memory doors and the stream engine\n\n"
+        f"`python benchmarks/bench_doors.py {' '.join(sys.argv[1:])}`\n\n"
+        f"Machine: {os.cpu_count()} cores shared with other jobs; load average "
+        f"(1/5/15 min) {'/'.join(f'{x:.1f}' for x in load[0])} at the start, "
+        f"{'/'.join(f'{x:.1f}' for x in load[1])} at the end; Python "
+        f"{platform.python_version()}.\n\n"
+    )
     text = header + "\n\n".join(sections) + "\n"
     print(text)
     (HERE / a.results).write_text(text)

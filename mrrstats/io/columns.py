@@ -25,8 +25,7 @@ from .. import compiled
 from . import tokenizer
 from .hashing import take_strings
 
-__all__ = ["flat_strings", "run_columns", "hash_column", "take_column", "strings_from_python",
-           "MIN_ROWS"]
+__all__ = ["flat_strings", "run_columns", "take_column", "strings_from_python", "MIN_ROWS"]
 
 #: Runs with fewer rows keep the numpy / pyarrow path (loading numba would cost more).
 MIN_ROWS = 1 << 16
@@ -83,8 +82,12 @@ def _kernels() -> dict:
         tk = tokenizer.kernels()
         _hash_bytes = tk["hash"]
         prange = compiled.prange()
-        k = dict(tk, hash_rows=compiled.pair(_hash_rows_py), scan=compiled.pair(_scan_py),
-                 gather=compiled.pair(_gather_py))
+        k = dict(
+            tk,
+            hash_rows=compiled.pair(_hash_rows_py),
+            scan=compiled.pair(_scan_py),
+            gather=compiled.pair(_gather_py),
+        )
         _KERNELS["k"] = k
     return k
 
@@ -100,14 +103,18 @@ def flat_strings(arr) -> tuple[np.ndarray, np.ndarray]:
         n = len(chunk)
         otype = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
         bufs = chunk.buffers()
-        offs = np.frombuffer(bufs[1], dtype=otype, count=n + 1,
-                             offset=chunk.offset * np.dtype(otype).itemsize)
+        offs = np.frombuffer(
+            bufs[1], dtype=otype, count=n + 1, offset=chunk.offset * np.dtype(otype).itemsize
+        )
         lo, hi = int(offs[0]), int(offs[-1])
-        data = (np.frombuffer(bufs[2], dtype=np.uint8, count=hi - lo, offset=lo) if hi > lo
-                else np.zeros(1, np.uint8))  # numba wants a buffer even for empty strings
+        data = (
+            np.frombuffer(bufs[2], dtype=np.uint8, count=hi - lo, offset=lo)
+            if hi > lo
+            else np.zeros(1, np.uint8)
+        )  # numba wants a buffer even for empty strings
         if len(chunks) == 1:
             return data, offs if lo == 0 else offs - otype(lo)
-        datas.append(data[:hi - lo])
+        datas.append(data[: hi - lo])
         shifted = offs.astype(np.int64)
         shifted += base - lo
         offsets.append(shifted if not offsets else shifted[1:])
@@ -142,8 +149,11 @@ def strings_from_python(ids, total: int) -> pa.Array | None:
     offs[0] = 0
     offs[1:-1] = seps - np.arange(total - 1)
     offs[-1] = data.size
-    return pa.Array.from_buffers(pa.large_string() if large else pa.string(), total,
-                                 [None, pa.py_buffer(offs), pa.py_buffer(data)])
+    return pa.Array.from_buffers(
+        pa.large_string() if large else pa.string(),
+        total,
+        [None, pa.py_buffer(offs), pa.py_buffer(data)],
+    )
 
 
 def take_column(arr, rows: np.ndarray, workers=-1) -> pa.Array:
@@ -160,24 +170,19 @@ def take_column(arr, rows: np.ndarray, workers=-1) -> pa.Array:
     out = np.empty(max(total, 1), np.uint8)
     compiled.launch(*k["gather"], workers, data, offs, rows, out_offs, out)
     if total < (1 << 31) - 1:
-        return pa.Array.from_buffers(pa.string(), rows.size,
-                                     [None, pa.py_buffer(out_offs.astype(np.int32)),
-                                      pa.py_buffer(out)])
-    return pa.Array.from_buffers(pa.large_string(), rows.size,
-                                 [None, pa.py_buffer(out_offs), pa.py_buffer(out)])
+        return pa.Array.from_buffers(
+            pa.string(),
+            rows.size,
+            [None, pa.py_buffer(out_offs.astype(np.int32)), pa.py_buffer(out)],
+        )
+    return pa.Array.from_buffers(
+        pa.large_string(), rows.size, [None, pa.py_buffer(out_offs), pa.py_buffer(out)]
+    )
 
 
-def hash_column(arr, workers=-1) -> np.ndarray:
-    """:func:`mrrstats.io.hashing.hash_strings` of a string column, compiled (parallel)."""
-    k = _kernels()
-    data, offs = flat_strings(arr)
-    out = np.empty(offs.size - 1, np.uint64)
-    compiled.launch(*k["hash_rows"], workers, data, offs, out)
-    return out
-
-
-def run_columns(query, doc, score, *, doc_hashes=None, query_codes=None, query_dictionary=None,
-                workers=-1) -> dict | None:
+def run_columns(
+    query, doc, score, *, doc_hashes=None, query_codes=None, query_dictionary=None, workers=-1
+) -> dict | None:
     """What the compiled reader gives for a file, for the columns of a run in memory.
 
     ``query`` and ``doc`` are Arrow string arrays (chunked or not, no nulls),
@@ -220,11 +225,16 @@ def run_columns(query, doc, score, *, doc_hashes=None, query_codes=None, query_d
         k["group_rows"](codes, ncodes, rows, bounds)
     zero = np.zeros(1, np.int64)
     repeat = np.zeros(bounds.size - 1, np.bool_)
-    compiled.launch(*k["repeats"], workers, rows, bounds, dhash, ddata, doffs, zero, zero, zero,
-                    repeat)
-    return {"query_dictionary": dictionary, "query_codes": codes, "doc_hashes": dhash,
-            "query_blocks": blocks[:-1].copy() if nblocks == ncodes and not rise else None,
-            "repeat": bool(repeat.any())}
+    compiled.launch(
+        *k["repeats"], workers, rows, bounds, dhash, ddata, doffs, zero, zero, zero, repeat
+    )
+    return {
+        "query_dictionary": dictionary,
+        "query_codes": codes,
+        "doc_hashes": dhash,
+        "query_blocks": blocks[:-1].copy() if nblocks == ncodes and not rise else None,
+        "repeat": bool(repeat.any()),
+    }
 
 
 def _intern(k, query, score, n, workers):
@@ -243,13 +253,25 @@ def _intern(k, query, score, n, workers):
     run_code = np.empty(nruns, np.int32)
     first_row = np.empty(nruns, np.int64)
     blocks = np.empty(nruns + 1, np.int64)
-    ncodes, nblocks, _ = k["intern"](qdata, qoffs, zero, zero, zero, starts, zero,
-                                     np.array([nruns], np.int64), score, run_row, run_code,
-                                     first_row, blocks)
+    ncodes, nblocks, _ = k["intern"](
+        qdata,
+        qoffs,
+        zero,
+        zero,
+        zero,
+        starts,
+        zero,
+        np.array([nruns], np.int64),
+        score,
+        run_row,
+        run_code,
+        first_row,
+        blocks,
+    )
     blocks[nblocks] = n
     codes = np.empty(n, np.int32)
     compiled.launch(*k["fill_codes"], workers, run_row, run_code, n, codes)
     dictionary = take_strings(query, first_row[:ncodes])
     if pa.types.is_large_string(dictionary.type):
         dictionary = dictionary.cast(pa.string())
-    return dictionary, codes, blocks[:nblocks + 1], bool(rise.any())
+    return dictionary, codes, blocks[: nblocks + 1], bool(rise.any())

@@ -36,8 +36,15 @@ from .records import (
     qrels_from_arrays,
 )
 
-__all__ = ["run_from_arrays", "run_from_frame", "run_from_dict", "qrels_from_frame",
-           "qrels_from_dict", "foreign_table", "pick_column"]
+__all__ = [
+    "run_from_arrays",
+    "run_from_frame",
+    "run_from_dict",
+    "qrels_from_frame",
+    "qrels_from_dict",
+    "foreign_table",
+    "pick_column",
+]
 
 
 def pick_column(frame: pd.DataFrame, aliases, what: str, source: str) -> str:
@@ -45,26 +52,38 @@ def pick_column(frame: pd.DataFrame, aliases, what: str, source: str) -> str:
     for alias in aliases:
         if alias in lower:
             return lower[alias]
-    raise InputError(f"no {what} column; expected one of {', '.join(aliases)}, "
-                     f"found {', '.join(map(str, frame.columns))}", source=source)
+    raise InputError(
+        f"no {what} column; expected one of {', '.join(aliases)}, "
+        f"found {', '.join(map(str, frame.columns))}",
+        source=source,
+    )
 
 
 def qrels_from_frame(frame: pd.DataFrame, duplicates: str) -> Qrels:
     source = frame.attrs.get("source", "<DataFrame qrels>")
     qcol = pick_column(frame, QUERY_ALIASES, "query", source)
     dcol = pick_column(frame, DOC_ALIASES, "document", source)
-    gcol = pick_column(frame, [a for a in GRADE_ALIASES if a not in (str(qcol).lower(),
-                                                                      str(dcol).lower())],
-                        "grade", source)
+    gcol = pick_column(
+        frame,
+        [a for a in GRADE_ALIASES if a not in (str(qcol).lower(), str(dcol).lower())],
+        "grade",
+        source,
+    )
     grades = pd.to_numeric(frame[gcol], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(grades) | (grades != np.round(grades))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"row {i}: grade {frame[gcol].iloc[i]!r} is not an integer",
-                         source=source)
-    return qrels_from_arrays(frame[qcol].astype(str).to_numpy(object),
-                              frame[dcol].astype(str).to_numpy(object),
-                              grades.astype(np.int64), source, None, duplicates)
+        raise InputError(
+            f"row {i}: grade {frame[gcol].iloc[i]!r} is not an integer", source=source
+        )
+    return qrels_from_arrays(
+        frame[qcol].astype(str).to_numpy(object),
+        frame[dcol].astype(str).to_numpy(object),
+        grades.astype(np.int64),
+        source,
+        None,
+        duplicates,
+    )
 
 
 _ID_COLLECTIONS = (set, frozenset, list, tuple)
@@ -78,34 +97,44 @@ def qrels_from_dict(mapping: dict, duplicates: str) -> Qrels:
     queries, docs, grades, empty = [], [], [], []
     for q, judged in mapping.items():
         if isinstance(judged, _ID_COLLECTIONS) or (
-                isinstance(judged, np.ndarray) and judged.ndim == 1):
+            isinstance(judged, np.ndarray) and judged.ndim == 1
+        ):
             if len(judged) == 0:
                 empty.append(str(q))
             for d in judged:
                 if isinstance(d, (dict, list, set, tuple)):
-                    raise InputError(f"query {q!r}: expected document ids, got a "
-                                     f"{type(d).__name__} in the collection", source=source)
+                    raise InputError(
+                        f"query {q!r}: expected document ids, got a "
+                        f"{type(d).__name__} in the collection",
+                        source=source,
+                    )
                 queries.append(str(q))
                 docs.append(str(d))
                 grades.append(1)
             continue
         if not isinstance(judged, Mapping):
-            raise InputError(f"query {q!r}: expected a dict {{doc: grade}} or a set/list of "
-                             f"relevant documents, got {type(judged).__name__}", source=source)
+            raise InputError(
+                f"query {q!r}: expected a dict {{doc: grade}} or a set/list of "
+                f"relevant documents, got {type(judged).__name__}",
+                source=source,
+            )
         if len(judged) == 0:
             empty.append(str(q))
         for d, g in judged.items():
             if isinstance(g, bool) or not isinstance(g, (int, np.integer, float, np.floating)):
-                raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not a number",
-                                 source=source)
+                raise InputError(
+                    f"query {q!r}, document {d!r}: grade {g!r} is not a number", source=source
+                )
             if not math.isfinite(g) or g != int(g):
-                raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not an integer",
-                                 source=source)
+                raise InputError(
+                    f"query {q!r}, document {d!r}: grade {g!r} is not an integer", source=source
+                )
             queries.append(str(q))
             docs.append(str(d))
             grades.append(int(g))
-    return qrels_from_arrays(queries, docs, grades, source, None, duplicates,
-                              empty_queries=tuple(empty))
+    return qrels_from_arrays(
+        queries, docs, grades, source, None, duplicates, empty_queries=tuple(empty)
+    )
 
 
 def run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
@@ -127,8 +156,11 @@ def run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"query {q_arr[i].as_py()!r}, document {d_arr[i].as_py()!r}: score "
-                         f"{score[i]} is not finite", source=source)
+        raise InputError(
+            f"query {q_arr[i].as_py()!r}, document {d_arr[i].as_py()!r}: score "
+            f"{score[i]} is not finite",
+            source=source,
+        )
     rank_arr = None if rank is None else as_string_array(rank)
     meta = run_columns(q_arr, d_arr, score)
     if meta is None:  # small run or no numba: Arrow's dictionary encoding, numpy hashes
@@ -137,8 +169,12 @@ def run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
             doc_hashes = hash_strings(d_arr)
             dictionary, codes = encoded.result()
         repeat = duplicate_pairs(q_arr, d_arr, codes=codes, doc_hashes=doc_hashes)
-        meta = {"query_dictionary": dictionary, "query_codes": codes,
-                "doc_hashes": doc_hashes, "query_blocks": None}
+        meta = {
+            "query_dictionary": dictionary,
+            "query_codes": codes,
+            "doc_hashes": doc_hashes,
+            "query_blocks": None,
+        }
     else:
         repeat = meta.pop("repeat")
     if repeat:  # the exact pandas path, only when some pair is there twice
@@ -146,11 +182,18 @@ def run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
         do = d_arr.to_numpy(zero_copy_only=False)
         keep = dedupe_pairs(qo, do, score, None, duplicates, source, "run")
         take = pa.array(keep)
-        return Run(name=name, query=q_arr.take(take), doc=d_arr.take(take), score=score[keep],
-                   rank=None if rank_arr is None else rank_arr.take(take), tag=None,
-                   source=source)
-    run = Run(name=name, query=q_arr, doc=d_arr, score=score, rank=rank_arr, tag=None,
-              source=source)
+        return Run(
+            name=name,
+            query=q_arr.take(take),
+            doc=d_arr.take(take),
+            score=score[keep],
+            rank=None if rank_arr is None else rank_arr.take(take),
+            tag=None,
+            source=source,
+        )
+    run = Run(
+        name=name, query=q_arr, doc=d_arr, score=score, rank=rank_arr, tag=None, source=source
+    )
     run._meta["query_dictionary"] = meta["query_dictionary"]
     run._meta["query_codes"] = meta["query_codes"]
     run._meta["doc_hashes"] = meta["doc_hashes"]
@@ -172,8 +215,9 @@ def run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
         nan_in = np.isnan(scores) & frame[scol].notna().to_numpy()
         if nan_in.any():
             i = int(np.flatnonzero(nan_in)[0])
-            raise InputError(f"row {i}: score {frame[scol].iloc[i]!r} is not a number",
-                             source=source)
+            raise InputError(
+                f"row {i}: score {frame[scol].iloc[i]!r} is not a number", source=source
+            )
     elif rank is not None:
         # Rank-only data: the ranks define the order; the score is minus the rank,
         # so that every convention ordering by score orders by rank.
@@ -181,15 +225,20 @@ def run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
         bad = ~np.isfinite(ranks)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"row {i}: rank {frame[lower['rank']].iloc[i]!r} is not a "
-                             "number", source=source)
+            raise InputError(
+                f"row {i}: rank {frame[lower['rank']].iloc[i]!r} is not a number", source=source
+            )
         scores = -ranks
     else:
-        raise InputError(f"no score column (and no rank column); expected one of "
-                         f"{', '.join(SCORE_ALIASES + ('rank',))}, found "
-                         f"{', '.join(map(str, frame.columns))}", source=source)
-    return run_from_arrays(frame[qcol], frame[dcol], scores, rank, name or "run", source,
-                            duplicates)
+        raise InputError(
+            f"no score column (and no rank column); expected one of "
+            f"{', '.join(SCORE_ALIASES + ('rank',))}, found "
+            f"{', '.join(map(str, frame.columns))}",
+            source=source,
+        )
+    return run_from_arrays(
+        frame[qcol], frame[dcol], scores, rank, name or "run", source, duplicates
+    )
 
 
 def foreign_table(obj):
@@ -218,21 +267,30 @@ def run_from_dict(mapping: dict, name, duplicates) -> Run:
     source = "<dict run>"
     keys = list(mapping.keys())
     values = list(mapping.values())
-    is_list = [isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim == 1)
-               for v in values]
+    is_list = [
+        isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim == 1) for v in values
+    ]
     for q, v, lst in zip(keys, values, is_list, strict=True):
         if lst:
             continue
         if isinstance(v, (set, frozenset)):
-            raise InputError(f"query {q!r}: a set has no order; give the retrieved documents "
-                             "as a list in rank order, or a dict {doc: score}", source=source)
+            raise InputError(
+                f"query {q!r}: a set has no order; give the retrieved documents "
+                "as a list in rank order, or a dict {doc: score}",
+                source=source,
+            )
         if not isinstance(v, Mapping):
-            raise InputError(f"query {q!r}: expected a dict {{doc: score}} or a list of "
-                             f"documents in rank order, got {type(v).__name__}",
-                             source=source)
+            raise InputError(
+                f"query {q!r}: expected a dict {{doc: score}} or a list of "
+                f"documents in rank order, got {type(v).__name__}",
+                source=source,
+            )
     if any(is_list) and not all(is_list):
-        raise InputError("mixes queries given as ranked lists and as {doc: score} dicts; use "
-                         "one shape for the whole run", source=source)
+        raise InputError(
+            "mixes queries given as ranked lists and as {doc: score} dicts; use "
+            "one shape for the whole run",
+            source=source,
+        )
     lens = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
     total = int(lens.sum())
     qkeys = as_string_array(np.asarray([str(q) for q in keys], dtype=object))
@@ -242,17 +300,22 @@ def run_from_dict(mapping: dict, name, duplicates) -> Run:
         docs = None if doc is not None else list(chain.from_iterable(values))
         try:
             doc = doc if doc is not None else pa.array(docs)
-            ok = pa.types.is_string(doc.type) or pa.types.is_integer(doc.type) or \
-                pa.types.is_large_string(doc.type)
+            ok = (
+                pa.types.is_string(doc.type)
+                or pa.types.is_integer(doc.type)
+                or pa.types.is_large_string(doc.type)
+            )
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
             ok = False
         if not ok:
             for q, v in zip(keys, values, strict=True):
                 for i, d in enumerate(v):
                     if isinstance(d, (dict, list, set, tuple)):
-                        raise InputError(f"query {q!r}: expected document ids in rank order, "
-                                         f"got a {type(d).__name__} at position {i}",
-                                         source=source)
+                        raise InputError(
+                            f"query {q!r}: expected document ids in rank order, "
+                            f"got a {type(d).__name__} at position {i}",
+                            source=source,
+                        )
             doc = pa.array([str(d) for d in docs], type=pa.string())
         starts = np.repeat(np.cumsum(lens) - lens, lens)
         position = np.arange(total) - starts  # 0-based position in its list
@@ -260,24 +323,27 @@ def run_from_dict(mapping: dict, name, duplicates) -> Run:
         # ranks as strings, as a file gives them: "1".."n" taken from one small dictionary
         longest = int(lens.max()) if lens.size else 0
         rank = pa.array(np.arange(1, longest + 1).astype(str), type=pa.string()).take(
-            pa.array(position))
+            pa.array(position)
+        )
         kind = "list"
     else:
         doc = strings_from_python(chain.from_iterable(v.keys() for v in values), total)
         raw = list(chain.from_iterable(v.values() for v in values))
         try:
             scores_pa = pa.array(raw)
-            numeric = pa.types.is_integer(scores_pa.type) or pa.types.is_floating(
-                scores_pa.type)
+            numeric = pa.types.is_integer(scores_pa.type) or pa.types.is_floating(scores_pa.type)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
             numeric = False
         if not numeric or scores_pa.null_count:
             for q, v in zip(keys, values, strict=True):
                 for d, sc in v.items():
                     if isinstance(sc, bool) or not isinstance(
-                            sc, (int, float, np.integer, np.floating)):
-                        raise InputError(f"query {q!r}, document {d!r}: score {sc!r} is not "
-                                         "a number", source=source)
+                        sc, (int, float, np.integer, np.floating)
+                    ):
+                        raise InputError(
+                            f"query {q!r}, document {d!r}: score {sc!r} is not a number",
+                            source=source,
+                        )
             score = np.asarray(raw, dtype=np.float64)
         else:
             score = scores_pa.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)

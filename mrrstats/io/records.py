@@ -17,8 +17,19 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 
-__all__ = ["Qrels", "Run", "as_string_array", "dedupe_pairs", "qrels_from_arrays", "pair_order",
-           "QUERY_ALIASES", "DOC_ALIASES", "GRADE_ALIASES", "SCORE_ALIASES", "DUPLICATES"]
+__all__ = [
+    "Qrels",
+    "Run",
+    "as_string_array",
+    "dedupe_pairs",
+    "qrels_from_arrays",
+    "pair_order",
+    "QUERY_ALIASES",
+    "DOC_ALIASES",
+    "GRADE_ALIASES",
+    "SCORE_ALIASES",
+    "DUPLICATES",
+]
 
 QUERY_ALIASES = ("query", "query_id", "q_id", "qid", "topic", "topic_id")
 DOC_ALIASES = ("doc", "doc_id", "docno", "docid", "document", "pid")
@@ -58,8 +69,11 @@ class Qrels:
     @property
     def query_ids(self) -> np.ndarray:
         """Unique query ids (those with an empty judgement set included)."""
-        return pd.unique(np.concatenate((self.query.astype(object),
-                                         np.asarray(self.empty_queries, dtype=object))))
+        return pd.unique(
+            np.concatenate(
+                (self.query.astype(object), np.asarray(self.empty_queries, dtype=object))
+            )
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Columns ``query, doc, grade``."""
@@ -105,8 +119,12 @@ class Run:
 
     def to_frame(self) -> pd.DataFrame:
         """Columns ``query, doc, rank, score`` in file order."""
-        frame = pd.DataFrame({"query": self.query.to_numpy(zero_copy_only=False),
-                              "doc": self.doc.to_numpy(zero_copy_only=False)})
+        frame = pd.DataFrame(
+            {
+                "query": self.query.to_numpy(zero_copy_only=False),
+                "doc": self.doc.to_numpy(zero_copy_only=False),
+            }
+        )
         if self.rank is not None:
             frame["rank"] = self.rank.to_numpy(zero_copy_only=False)
         frame["score"] = self.score
@@ -125,7 +143,10 @@ def dedupe_pairs(query, doc, value, lines, duplicates, source, what):
         line = None if lines is None else int(lines[first_dup])
         raise InputError(
             f"{what} lists query {q!r}, document {d!r} more than once (pass "
-            "duplicates='first' or duplicates='max' to keep one)", source=source, line=line)
+            "duplicates='first' or duplicates='max' to keep one)",
+            source=source,
+            line=line,
+        )
     if duplicates == "first":
         keep = ~frame.duplicated(keep="first").to_numpy()
         return np.flatnonzero(keep)
@@ -136,8 +157,7 @@ def dedupe_pairs(query, doc, value, lines, duplicates, source, what):
     return np.sort(order[keep_sorted])
 
 
-def qrels_from_arrays(query, doc, grade, source, lines, duplicates,
-                      empty_queries=()) -> Qrels:
+def qrels_from_arrays(query, doc, grade, source, lines, duplicates, empty_queries=()) -> Qrels:
     query = np.asarray(query, dtype=object)
     doc = np.asarray(doc, dtype=object)
     grade = np.asarray(grade, dtype=np.int64)
@@ -186,8 +206,11 @@ def as_string_array(values) -> pa.Array | pa.ChunkedArray:
         if isinstance(values, pd.Series) and values.dtype.kind in "fc":
             values = values.astype(str)
         try:
-            arr = pa.array(values, from_pandas=True) if isinstance(values, pd.Series) \
+            arr = (
+                pa.array(values, from_pandas=True)
+                if isinstance(values, pd.Series)
                 else pa.array(values)
+            )
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
             arr = pa.array([str(v) for v in values], type=pa.string())
     if pa.types.is_dictionary(arr.type):
@@ -199,4 +222,3 @@ def as_string_array(values) -> pa.Array | pa.ChunkedArray:
     if pa.types.is_integer(arr.type):
         return arr.cast(pa.string())
     return pa.array([str(v) for v in arr.to_pylist()], type=pa.string())
-

@@ -43,8 +43,6 @@ BLOCK_BYTES = 1 << 25
 # document's hash.
 _SCHEMA = pa.schema([("query", pa.int32()), ("doc", pa.string()), ("rank", pa.string()),
                      ("score", pa.float64()), ("doc_hash", pa.uint64())])
-_TWICE = ("a document is listed twice for the same query (trec_eval refuses such runs; read "
-          "it with mrrstats.read_run(duplicates=...) and evaluate it in memory)")
 
 
 def _progress(total, desc, unit="B", progress=None):
@@ -303,7 +301,9 @@ def _bucket_run(table: pa.Table, names: pa.Array, spread: np.ndarray, *, name: s
     else:
         repeat = False
     if repeat:
-        raise InputError(_TWICE, source=source)
+        raise InputError("a document is listed twice for the same query (trec_eval refuses "
+                         "such runs; read it with mrrstats.read_run(duplicates=...) and "
+                         "evaluate it in memory)", source=source)
     return run
 
 
@@ -333,7 +333,9 @@ def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>
         if blocks is not None:
             run._meta["score_blocks"] = blocks
     if repeat:
-        raise InputError(_TWICE, source=source)
+        raise InputError("a document is listed twice for the same query (trec_eval refuses "
+                         "such runs; read it with mrrstats.read_run(duplicates=...) and "
+                         "evaluate it in memory)", source=source)
     return run
 
 

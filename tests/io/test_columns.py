@@ -38,11 +38,17 @@ def compiled_doors(monkeypatch):
 def _random_columns(rng, n_queries, depth, *, interleave, repeat, chunks, large):
     qids = np.array([f"q{i}" for i in rng.permutation(n_queries)] + [""], dtype=object)
     q = np.repeat(qids[:n_queries], depth)
-    d = np.array([f"doc{x}" if x % 7 else "é" * int(x % 5) + "x" * int(x % 40)
-                  for x in rng.integers(0, 10**6, q.size)], dtype=object)
+    d = np.array(
+        [
+            f"doc{x}" if x % 7 else "é" * int(x % 5) + "x" * int(x % 40)
+            for x in rng.integers(0, 10**6, q.size)
+        ],
+        dtype=object,
+    )
     for i in range(n_queries):  # distinct documents within a query
-        d[i * depth:(i + 1) * depth] = [f"{s}#{j}" for j, s in
-                                        enumerate(d[i * depth:(i + 1) * depth])]
+        d[i * depth : (i + 1) * depth] = [
+            f"{s}#{j}" for j, s in enumerate(d[i * depth : (i + 1) * depth])
+        ]
     d[::depth] = ""  # empty ids are ids too (one per query)
     score = np.round(rng.normal(size=q.size), 1)
     if interleave:
@@ -57,8 +63,12 @@ def _random_columns(rng, n_queries, depth, *, interleave, repeat, chunks, large)
         q[5], d[5] = q[4], d[4]
     typ = pa.large_string() if large else pa.string()
     cuts = np.linspace(0, q.size, chunks + 1).astype(int)
-    qa = pa.chunked_array([pa.array(q[a:b], type=typ) for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
-    da = pa.chunked_array([pa.array(d[a:b], type=typ) for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
+    qa = pa.chunked_array(
+        [pa.array(q[a:b], type=typ) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    )
+    da = pa.chunked_array(
+        [pa.array(d[a:b], type=typ) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    )
     return qa, da, score
 
 
@@ -68,8 +78,9 @@ def _random_columns(rng, n_queries, depth, *, interleave, repeat, chunks, large)
 def test_run_columns_equal_the_numpy_path(monkeypatch, interleave, repeat, chunks, large):
     monkeypatch.setattr(columns, "MIN_ROWS", 0)
     rng = np.random.default_rng(7)
-    qa, da, score = _random_columns(rng, 37, 29, interleave=interleave, repeat=repeat,
-                                    chunks=chunks, large=large)
+    qa, da, score = _random_columns(
+        rng, 37, 29, interleave=interleave, repeat=repeat, chunks=chunks, large=large
+    )
     got = columns.run_columns(qa, da, score)
     dictionary, codes = encode_strings(qa)
     assert got["query_dictionary"].to_pylist() == dictionary.to_pylist()
@@ -96,8 +107,12 @@ def test_run_columns_sees_a_rising_score_and_sliced_arrays(monkeypatch):
     assert got["query_codes"].tolist() == [0, 0, 1, 1, 2]
     np.testing.assert_array_equal(got["doc_hashes"], hash_strings(d.slice(1)))
     assert columns.run_columns(q.slice(1), d.slice(1), falling[1:])["repeat"] is False
-    assert columns.run_columns(pa.array(["a", "b", "a"]), pa.array(["x", "x", "x"]),
-                               np.zeros(3))["repeat"] is True
+    assert (
+        columns.run_columns(pa.array(["a", "b", "a"]), pa.array(["x", "x", "x"]), np.zeros(3))[
+            "repeat"
+        ]
+        is True
+    )
 
 
 def test_small_runs_keep_the_numpy_path():
@@ -105,8 +120,9 @@ def test_small_runs_keep_the_numpy_path():
     assert columns.run_columns(q, q, np.zeros(2)) is None  # under MIN_ROWS
 
 
-@pytest.mark.parametrize("ids", [["a", "bb", "", "é", "x"], ["one"], ["", ""],
-                                 [np.str_("np"), "str"]])
+@pytest.mark.parametrize(
+    "ids", [["a", "bb", "", "é", "x"], ["one"], ["", ""], [np.str_("np"), "str"]]
+)
 def test_strings_from_python(ids):
     got = columns.strings_from_python(iter(ids), len(ids))
     assert got.to_pylist() == [str(i) for i in ids]
@@ -128,12 +144,13 @@ def _shapes(qrels, run):
     shapes = {
         "pandas": frame,
         "pandas (object columns)": obj,
-        "pandas (ArrowDtype)": pa.Table.from_pandas(frame).to_pandas(
-            types_mapper=pd.ArrowDtype),
+        "pandas (ArrowDtype)": pa.Table.from_pandas(frame).to_pandas(types_mapper=pd.ArrowDtype),
         "arrow": pa.Table.from_pandas(frame),
         "dict": rdict,
-        "lists": {str(q): [str(d) for d in docs]
-                  for q, docs in zip(ranked.query_ids, ranked.doc_ids(), strict=True)},
+        "lists": {
+            str(q): [str(d) for d in docs]
+            for q, docs in zip(ranked.query_ids, ranked.doc_ids(), strict=True)
+        },
     }
     try:
         import polars as pl
@@ -150,17 +167,21 @@ def test_every_door_equals_the_file_path_on_cast(compiled_doors):
     qframe = qrels.to_frame()
     for k, path in enumerate(data.runs[:2]):
         ref = mrrstats.evaluate(data.qrels, {"r": path}, MEASURES)
-        for ties in ("trec_eval", "expected")[:2 - k]:
-            want = ref if ties == "trec_eval" else mrrstats.evaluate(
-                data.qrels, {"r": path}, MEASURES, ties=ties)
+        for ties in ("trec_eval", "expected")[: 2 - k]:
+            want = (
+                ref
+                if ties == "trec_eval"
+                else mrrstats.evaluate(data.qrels, {"r": path}, MEASURES, ties=ties)
+            )
             for shape, obj in _shapes(qrels, read_run(path)).items():
                 if shape == "lists" and ties != "trec_eval":
                     continue  # a list is its own order under every convention
                 compiled_doors.clear()
                 ev = mrrstats.evaluate(qframe, {"r": obj}, MEASURES, ties=ties)
                 assert compiled_doors == [True], shape
-                pd.testing.assert_frame_equal(ev.values["r"], want.values["r"],
-                                              check_exact=True, obj=f"{path} {shape}")
+                pd.testing.assert_frame_equal(
+                    ev.values["r"], want.values["r"], check_exact=True, obj=f"{path} {shape}"
+                )
 
 
 def test_every_door_equals_the_file_path_on_trec_eval_fixtures(compiled_doors):
@@ -172,14 +193,14 @@ def test_every_door_equals_the_file_path_on_trec_eval_fixtures(compiled_doors):
     qrels = read_qrels(qpath)
     for shape, obj in _shapes(qrels, read_run(rpath)).items():
         ev = mrrstats.evaluate(qrels.to_frame(), {"r": obj}, MEASURES)
-        pd.testing.assert_frame_equal(ev.values["r"], ref.values["r"], check_exact=True,
-                                      obj=shape)
+        pd.testing.assert_frame_equal(ev.values["r"], ref.values["r"], check_exact=True, obj=shape)
     assert all(compiled_doors)
 
 
 def test_doors_keep_their_checks_on_the_compiled_path(compiled_doors):
-    frame = pd.DataFrame({"query": ["a", "a", "b"], "doc": ["x", "x", "y"],
-                          "score": [1.0, 0.5, 0.2]})
+    frame = pd.DataFrame(
+        {"query": ["a", "a", "b"], "doc": ["x", "x", "y"], "score": [1.0, 0.5, 0.2]}
+    )
     with pytest.raises(mrrstats.InputError, match="more than once"):
         read_run(frame)
     kept = read_run(frame, duplicates="max")

@@ -29,8 +29,13 @@ def compiled_buckets(monkeypatch):
 @pytest.mark.parametrize("block", [1, 7, 100, 1 << 12])
 @pytest.mark.parametrize("gz", [False, True])
 def test_pieces_are_whole_lines_and_cover_the_file(tmp_path, block, gz):
-    lines = [b"q1 Q0 d1 1 2.5 t\n", b"q2 Q0 " + b"x" * 300 + b" 1 1 t\n", b"\n", b"# c\n",
-             b"q3 Q0 d9 1 0.5 t"]  # no newline at the end
+    lines = [
+        b"q1 Q0 d1 1 2.5 t\n",
+        b"q2 Q0 " + b"x" * 300 + b" 1 1 t\n",
+        b"\n",
+        b"# c\n",
+        b"q3 Q0 d9 1 0.5 t",
+    ]  # no newline at the end
     text = b"".join(lines * 5)
     path = tmp_path / ("r.run.gz" if gz else "r.run")
     path.write_bytes(gzip.compress(text) if gz else text)
@@ -50,8 +55,10 @@ def test_stream_matches_memory_with_compiled_buckets(compiled_buckets, tmp_path)
     assert_same(a, b)
     path = shuffled_copy(DATA.runs[3], tmp_path / "shuffled.run", 5)
     for kw in ({}, {"ties": "rank", "max_depth": 20}):
-        assert_same(evaluate(DATA.qrels, path, MEASURES, **kw),
-                    evaluate(DATA.qrels, path, MEASURES, engine="stream", **kw))
+        assert_same(
+            evaluate(DATA.qrels, path, MEASURES, **kw),
+            evaluate(DATA.qrels, path, MEASURES, engine="stream", **kw),
+        )
 
 
 def test_stream_matches_memory_on_trec_eval_fixtures(compiled_buckets, monkeypatch):
@@ -60,8 +67,7 @@ def test_stream_matches_memory_on_trec_eval_fixtures(compiled_buckets, monkeypat
     qrels = shared_path("trec_eval_test", "qrels.test")
     run = shared_path("trec_eval_test", "results.test")
     monkeypatch.setattr(stream, "BLOCK_BYTES", 5000)
-    assert_same(evaluate(qrels, run, MEASURES), evaluate(qrels, run, MEASURES,
-                                                         engine="stream"))
+    assert_same(evaluate(qrels, run, MEASURES), evaluate(qrels, run, MEASURES, engine="stream"))
 
 
 def test_pieces_go_to_the_tokenizer_and_fall_back(compiled_buckets, monkeypatch):
