@@ -14,7 +14,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError
-from .trec import Qrels, Run, _qrels_from_arrays, _run_from_arrays
+from .doors import run_from_arrays
+from .records import Qrels, Run, qrels_from_arrays
 
 __all__ = ["as_host_array", "flat_to_qrels_run"]
 
@@ -100,7 +101,7 @@ def flat_to_qrels_run(preds, target, indexes, *, name: str = "run") -> tuple[Qre
                          "integers)", source="<target>")
     query = pa.array(i).cast(pa.string()).to_numpy(zero_copy_only=False)
     doc = pa.array(np.arange(p.size)).cast(pa.string()).to_numpy(zero_copy_only=False)
-    qrels = _qrels_from_arrays(query, doc, t64.astype(np.int64), "<target>", None, "raise")
-    run = _run_from_arrays(query, doc, p.astype(np.float64, copy=False), None, name,
+    qrels = qrels_from_arrays(query, doc, t64.astype(np.int64), "<target>", None, "raise")
+    run = run_from_arrays(query, doc, p.astype(np.float64, copy=False), None, name,
                            "<preds>", "raise")
     return qrels, run

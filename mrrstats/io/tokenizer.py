@@ -42,7 +42,7 @@ from .. import compiled
 from .hashing import _ABSENT as _HASH_ABSENT
 from .hashing import take_strings
 
-__all__ = ["tokenize_run", "kernels"]
+__all__ = ["tokenize_run", "tokenize_bytes", "kernels"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -746,7 +746,8 @@ def tokenize_run(path, *, workers=-1):
     ``score`` (float64), ``tag`` (str), ``query_dictionary`` (Arrow strings,
     first-appearance order), ``query_codes`` (int32), ``doc_hashes`` (uint64),
     ``query_blocks`` (first row of each query's block of lines when every query
-    comes in one block with scores descending, else None).
+    comes in one block with scores descending, else None), ``newlines`` (newline
+    characters read).
     """
     try:
         size = os.path.getsize(path)
@@ -760,6 +761,30 @@ def tokenize_run(path, *, workers=-1):
     buf = _read_bytes(path)
     if buf is None or buf.size == 0:
         return None
+    return _tokenize(buf, workers)
+
+
+def tokenize_bytes(data, *, workers=-1):
+    """:func:`tokenize_run` of text already in memory (``bytes`` or a uint8 array of whole
+    lines, as the stream engine reads a file piece by piece): the same dict, or None
+    (numba missing, or anything irregular). A UTF-8 byte-order mark at the start is
+    dropped, as for a file."""
+    if not compiled.available():
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
+    if buf.size >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF:
+        buf = buf[3:]
+    if buf.size == 0:
+        return None
+    if buf[-1] != 10:  # the chunk kernel needs a newline at the end
+        if buf[-1] == 13:
+            return None  # a carriage return ending the text: the readers decide
+        buf = np.concatenate((buf, np.array([10], np.uint8)))
+    return _tokenize(buf, workers)
+
+
+def _tokenize(buf: np.ndarray, workers):
+    """The tokenizer on ``buf`` (ending with a newline, no byte-order mark)."""
     k = kernels()
     cstart, cend = _chunks(buf, compiled.threads(workers))
     nchunk = cstart.size
@@ -836,6 +861,7 @@ def tokenize_run(path, *, workers=-1):
         return None  # the line reader raises, or applies duplicates='first' / 'max'
     query = _column(qdata, qoff, cstart, obase, nrows, stats[:, 1])
     return {"query": query, "doc": _column(ddata, doff, cstart, obase, nrows, stats[:, 2]),
+            "newlines": int(nl.sum()),
             "rank": _column(rdata, roff, cstart, obase, nrows, stats[:, 3]), "score": score,
             "tag": tag, "query_dictionary": take_strings(query, first_row[:ncodes]),
             "query_codes": codes, "doc_hashes": dhash,

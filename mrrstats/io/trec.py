@@ -15,8 +15,6 @@ import re
 import zlib
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +25,24 @@ import pyarrow.csv as pacsv
 
 from ..errors import InputError
 from ..numerics import no_hugepage_madvise
+from .doors import (
+    foreign_table,
+    qrels_from_dict,
+    qrels_from_frame,
+    run_from_arrays,
+    run_from_dict,
+    run_from_frame,
+)
 from .hashing import duplicate_pairs, encode_strings, hash_strings
+from .records import (
+    DUPLICATES,
+    Qrels,
+    Run,
+    as_string_array,
+    dedupe_pairs,
+    pair_order,
+    qrels_from_arrays,
+)
 from .tokenizer import tokenize_run
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array"]
@@ -219,101 +234,8 @@ def _read_long_scores(text: str, source: str, missing: str, measure) -> pd.DataF
 
 
 # ---------------------------------------------------------------------------
-# Qrels and runs
+# Qrels and runs (the records are in records.py, the in-memory doors in doors.py)
 # ---------------------------------------------------------------------------
-
-_QUERY_ALIASES = ("query", "query_id", "q_id", "qid", "topic", "topic_id")
-_DOC_ALIASES = ("doc", "doc_id", "docno", "docid", "document", "pid")
-_GRADE_ALIASES = ("grade", "relevance", "rel", "label", "score", "judgement", "judgment")
-_SCORE_ALIASES = ("score", "sim", "similarity")
-_DUPLICATES = ("raise", "first", "max")
-
-
-@dataclass(frozen=True, eq=False)
-class Qrels:
-    """Relevance judgements, sorted by query then document id.
-
-    Attributes
-    ----------
-    query, doc : numpy.ndarray of str
-        Query and document ids, one entry per judgement.
-    grade : numpy.ndarray of int64
-        The judged grade; ``>= rel`` (and ``> 0``) is relevant. Negative grades
-        are kept (non-relevant; trec_eval treats them as judged but unusable).
-    source : str
-        File name, or a description of the in-memory object it came from.
-    empty_queries : tuple of str
-        Queries given with an empty set of judgements (``{query: set()}``):
-        judged queries without any relevant document, not unknown queries.
-    """
-
-    query: np.ndarray
-    doc: np.ndarray
-    grade: np.ndarray
-    source: str = "<qrels>"
-    empty_queries: tuple = ()
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    def __len__(self) -> int:
-        return int(self.grade.size)
-
-    @property
-    def query_ids(self) -> np.ndarray:
-        """Unique query ids (those with an empty judgement set included)."""
-        return pd.unique(np.concatenate((self.query.astype(object),
-                                         np.asarray(self.empty_queries, dtype=object))))
-
-    def to_frame(self) -> pd.DataFrame:
-        """Columns ``query, doc, grade``."""
-        return pd.DataFrame({"query": self.query, "doc": self.doc, "grade": self.grade})
-
-
-@dataclass(frozen=True, eq=False)
-class Run:
-    """A retrieval run: for each query, scored documents.
-
-    Rows are kept in file order; ranking conventions are applied later
-    (:func:`mrrstats.rank_run`). String columns are pyarrow arrays so that runs
-    of millions of rows stay cheap.
-
-    Attributes
-    ----------
-    name : str
-        The run's name: the file name without directories and ``.gz`` (or the
-        ``name`` given to the reader).
-    query, doc : pyarrow.StringArray or pyarrow.ChunkedArray
-        Query and document id of each row.
-    score : numpy.ndarray of float64
-        Retrieval score (higher is better).
-    rank : pyarrow.StringArray, pyarrow.ChunkedArray or None
-        The run's own rank column, unparsed (only ``ties="rank"`` reads it).
-    tag : str or None
-        The run tag of the last column (one per file).
-    source : str
-        File name or a description of the object the run came from.
-    """
-
-    name: str
-    query: pa.Array | pa.ChunkedArray
-    doc: pa.Array | pa.ChunkedArray
-    score: np.ndarray
-    rank: pa.Array | pa.ChunkedArray | None = None
-    tag: str | None = None
-    source: str = "<run>"
-    _meta: dict = field(default_factory=dict, repr=False)
-
-    def __len__(self) -> int:
-        return int(self.score.size)
-
-    def to_frame(self) -> pd.DataFrame:
-        """Columns ``query, doc, rank, score`` in file order."""
-        frame = pd.DataFrame({"query": self.query.to_numpy(zero_copy_only=False),
-                              "doc": self.doc.to_numpy(zero_copy_only=False)})
-        if self.rank is not None:
-            frame["rank"] = self.rank.to_numpy(zero_copy_only=False)
-        frame["score"] = self.score
-        return frame
-
 
 def _open_text(path, source: str):
     """Open a plain or gzipped text file (decided by its first two bytes)."""
@@ -378,8 +300,8 @@ def _is_pathlike(obj) -> bool:
 
 
 def _check_duplicates_option(duplicates: str) -> None:
-    if duplicates not in _DUPLICATES:
-        raise ValueError(f"`duplicates` must be one of {_DUPLICATES}, got {duplicates!r}")
+    if duplicates not in DUPLICATES:
+        raise ValueError(f"`duplicates` must be one of {DUPLICATES}, got {duplicates!r}")
 
 
 def _parse_grade(text: str, source: str, line: int) -> int:
@@ -403,66 +325,6 @@ def _parse_score(text: str, source: str, line: int) -> float:
     if not math.isfinite(score):
         raise InputError(f"score {text!r} is not finite", source=source, line=line)
     return score
-
-
-def _dedupe_pairs(query, doc, value, lines, duplicates, source, what):
-    """Find repeated (query, doc) pairs; raise or keep the first / highest."""
-    frame = pd.DataFrame({"q": query, "d": doc})
-    dup = frame.duplicated(keep=False).to_numpy()
-    if not dup.any():
-        return np.arange(len(query))
-    if duplicates == "raise":
-        first_dup = np.flatnonzero(frame.duplicated(keep="first").to_numpy())[0]
-        q, d = query[first_dup], doc[first_dup]
-        line = None if lines is None else int(lines[first_dup])
-        raise InputError(
-            f"{what} lists query {q!r}, document {d!r} more than once (pass "
-            "duplicates='first' or duplicates='max' to keep one)", source=source, line=line)
-    if duplicates == "first":
-        keep = ~frame.duplicated(keep="first").to_numpy()
-        return np.flatnonzero(keep)
-    # "max": highest value, ties -> first occurrence
-    order = np.lexsort((np.arange(len(query)), -np.asarray(value, dtype=np.float64)))
-    sub = frame.iloc[order]
-    keep_sorted = ~sub.duplicated(keep="first").to_numpy()
-    return np.sort(order[keep_sorted])
-
-
-def _qrels_from_arrays(query, doc, grade, source, lines, duplicates,
-                      empty_queries=()) -> Qrels:
-    query = np.asarray(query, dtype=object)
-    doc = np.asarray(doc, dtype=object)
-    grade = np.asarray(grade, dtype=np.int64)
-    if grade.size == 0 and not empty_queries:
-        raise InputError("no judgements found (empty qrels)", source=source)
-    keep = _dedupe_pairs(query, doc, grade, lines, duplicates, source, "qrels")
-    query, doc, grade = query[keep], doc[keep], grade[keep]
-    order = _pair_order(query, doc)
-    empty = tuple(sorted(set(empty_queries) - set(query.tolist())))
-    return Qrels(query[order], doc[order], grade[order], source, empty)
-
-
-def _pair_order(query, doc) -> np.ndarray:
-    """Order by query then document id (byte order), for pairs without duplicates.
-
-    Variable-width strings throughout (numpy's fixed-width ``astype(str)`` costs
-    the longest id times the rows), and one-key sorts only: Arrow's two-key
-    string sort is several times slower.
-    """
-    q = as_string_array(query)
-    d = as_string_array(doc)
-    # Query: dense rank (equal ids must get equal keys); few distinct values.
-    enc = pc.dictionary_encode(q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q)
-    order = pc.sort_indices(enc.dictionary).to_numpy()
-    dict_rank = np.empty(order.size, dtype=np.int64)
-    dict_rank[order] = np.arange(order.size)
-    q_key = dict_rank[enc.indices.to_numpy(zero_copy_only=False)]
-    # Document: its position in sorted order is enough, as a query never lists a
-    # document twice here.
-    d_order = pc.sort_indices(d).to_numpy()
-    d_key = np.empty(d_order.size, dtype=np.int64)
-    d_key[d_order] = np.arange(d_order.size)
-    return np.lexsort((d_key, q_key))
 
 
 def _irregular(column) -> bool:
@@ -534,7 +396,7 @@ def _read_qrels_fast(path, source: str) -> Qrels | None:
         return None  # out of int64 range
     if duplicate_pairs(table["query"], table["doc"]):
         return None  # the line reader raises or applies the policy, with line numbers
-    order = _pair_order(table["query"], table["doc"])
+    order = pair_order(table["query"], table["doc"])
     sorted_table = table.select(["query", "doc"]).take(pa.array(order))
     return Qrels(sorted_table["query"].to_numpy(), sorted_table["doc"].to_numpy(),
                  grade[order], source)
@@ -574,13 +436,13 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     _check_duplicates_option(duplicates)
     if isinstance(source, Qrels):
         return source
-    foreign = _foreign_table(source)
+    foreign = foreign_table(source)
     if foreign is not None:
         source = foreign
     if isinstance(source, pd.DataFrame):
-        return _qrels_from_frame(source, duplicates)
+        return qrels_from_frame(source, duplicates)
     if isinstance(source, Mapping):
-        return _qrels_from_dict(source, duplicates)
+        return qrels_from_dict(source, duplicates)
     if not _is_pathlike(source):
         raise TypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
                         f"got {type(source).__name__}")
@@ -596,75 +458,7 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
             docs.append(parts[2])
             grades.append(_parse_grade(parts[3], name, lineno))
             lines.append(lineno)
-    return _qrels_from_arrays(queries, docs, grades, name, np.asarray(lines), duplicates)
-
-
-def _pick_column(frame: pd.DataFrame, aliases, what: str, source: str) -> str:
-    lower = {str(c).lower(): c for c in frame.columns}
-    for alias in aliases:
-        if alias in lower:
-            return lower[alias]
-    raise InputError(f"no {what} column; expected one of {', '.join(aliases)}, "
-                     f"found {', '.join(map(str, frame.columns))}", source=source)
-
-
-def _qrels_from_frame(frame: pd.DataFrame, duplicates: str) -> Qrels:
-    source = frame.attrs.get("source", "<DataFrame qrels>")
-    qcol = _pick_column(frame, _QUERY_ALIASES, "query", source)
-    dcol = _pick_column(frame, _DOC_ALIASES, "document", source)
-    gcol = _pick_column(frame, [a for a in _GRADE_ALIASES if a not in (str(qcol).lower(),
-                                                                      str(dcol).lower())],
-                        "grade", source)
-    grades = pd.to_numeric(frame[gcol], errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~np.isfinite(grades) | (grades != np.round(grades))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"row {i}: grade {frame[gcol].iloc[i]!r} is not an integer",
-                         source=source)
-    return _qrels_from_arrays(frame[qcol].astype(str).to_numpy(object),
-                              frame[dcol].astype(str).to_numpy(object),
-                              grades.astype(np.int64), source, None, duplicates)
-
-
-_ID_COLLECTIONS = (set, frozenset, list, tuple)
-
-
-def _qrels_from_dict(mapping: dict, duplicates: str) -> Qrels:
-    """``{query: {doc: grade}}``, or ``{query: {doc, ...}}`` / ``{query: [doc, ...]}``
-    (every listed document relevant, grade 1; an empty collection: a judged query
-    without any relevant document)."""
-    source = "<dict qrels>"
-    queries, docs, grades, empty = [], [], [], []
-    for q, judged in mapping.items():
-        if isinstance(judged, _ID_COLLECTIONS) or (
-                isinstance(judged, np.ndarray) and judged.ndim == 1):
-            if len(judged) == 0:
-                empty.append(str(q))
-            for d in judged:
-                if isinstance(d, (dict, list, set, tuple)):
-                    raise InputError(f"query {q!r}: expected document ids, got a "
-                                     f"{type(d).__name__} in the collection", source=source)
-                queries.append(str(q))
-                docs.append(str(d))
-                grades.append(1)
-            continue
-        if not isinstance(judged, Mapping):
-            raise InputError(f"query {q!r}: expected a dict {{doc: grade}} or a set/list of "
-                             f"relevant documents, got {type(judged).__name__}", source=source)
-        if len(judged) == 0:
-            empty.append(str(q))
-        for d, g in judged.items():
-            if isinstance(g, bool) or not isinstance(g, (int, np.integer, float, np.floating)):
-                raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not a number",
-                                 source=source)
-            if not math.isfinite(g) or g != int(g):
-                raise InputError(f"query {q!r}, document {d!r}: grade {g!r} is not an integer",
-                                 source=source)
-            queries.append(str(q))
-            docs.append(str(d))
-            grades.append(int(g))
-    return _qrels_from_arrays(queries, docs, grades, source, None, duplicates,
-                              empty_queries=tuple(empty))
+    return qrels_from_arrays(queries, docs, grades, name, np.asarray(lines), duplicates)
 
 
 # -- runs --------------------------------------------------------------------
@@ -748,13 +542,13 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
             return source
         return Run(name, source.query, source.doc, source.score, source.rank, source.tag,
                    source.source, source._meta)
-    foreign = _foreign_table(source)
+    foreign = foreign_table(source)
     if foreign is not None:
         source = foreign
     if isinstance(source, pd.DataFrame):
-        return _run_from_frame(source, name, duplicates)
+        return run_from_frame(source, name, duplicates)
     if isinstance(source, Mapping):
-        return _run_from_dict(source, name, duplicates)
+        return run_from_dict(source, name, duplicates)
     if not _is_pathlike(source):
         raise TypeError("`run` must be a file path, a DataFrame, a dict or Run, "
                         f"got {type(source).__name__}")
@@ -789,7 +583,7 @@ def _read_rank_only_file(path, source: str, name: str, duplicates: str) -> Run:
             ranks.append(int(parts[2]))
             lines.append(lineno)
     rank = np.asarray(ranks, dtype=np.int64)
-    run = _run_from_arrays(np.asarray(queries, dtype=object), np.asarray(docs, dtype=object),
+    run = run_from_arrays(np.asarray(queries, dtype=object), np.asarray(docs, dtype=object),
                            -rank.astype(np.float64), rank, name, source, duplicates)
     run._meta["rank_only"] = True
     return run
@@ -937,7 +731,7 @@ def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: s
     if not queries:
         raise InputError("no result lines found (empty run)", source=source)
     scores_arr = np.asarray(scores, dtype=np.float64)
-    keep = _dedupe_pairs(np.asarray(queries, dtype=object), np.asarray(docs, dtype=object),
+    keep = dedupe_pairs(np.asarray(queries, dtype=object), np.asarray(docs, dtype=object),
                          scores_arr, np.asarray(lines), duplicates, source,
                          "run")
     q = np.asarray(queries, dtype=object)[keep]
@@ -949,192 +743,3 @@ def _read_run_lines(path, source: str, name: str, duplicates: str, mixed_tags: s
     return run
 
 
-def as_string_array(values) -> pa.Array | pa.ChunkedArray:
-    """Ids as a variable-width Arrow string array, without copying where possible.
-
-    Arrow-backed pandas columns, Arrow arrays and polars columns pass through;
-    object arrays of ``str`` are converted in C; integers are cast; anything
-    else is converted with ``str()`` value by value.
-    """
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        arr = values
-    else:
-        if isinstance(values, pd.Series) and values.dtype.kind in "fc":
-            values = values.astype(str)
-        try:
-            arr = pa.array(values, from_pandas=True) if isinstance(values, pd.Series) \
-                else pa.array(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-            arr = pa.array([str(v) for v in values], type=pa.string())
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.cast(arr.type.value_type)
-    if pa.types.is_string_view(arr.type):  # polars' strings
-        return arr.cast(pa.large_string())
-    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-        return arr
-    if pa.types.is_integer(arr.type):
-        return arr.cast(pa.string())
-    return pa.array([str(v) for v in arr.to_pylist()], type=pa.string())
-
-
-def _run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
-    score = np.asarray(score, dtype=np.float64)
-    if score.size == 0:
-        raise InputError("no results found (empty run)", source=source)
-    q_arr, d_arr = as_string_array(query), as_string_array(doc)
-    if q_arr.null_count or d_arr.null_count:
-        which, arr = ("query", q_arr) if q_arr.null_count else ("document", d_arr)
-        i = int(np.flatnonzero(pc.is_null(arr).to_numpy(zero_copy_only=False))[0])
-        raise InputError(f"row {i}: missing {which} id", source=source)
-    bad = ~np.isfinite(score)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"query {q_arr[i].as_py()!r}, document {d_arr[i].as_py()!r}: score "
-                         f"{score[i]} is not finite", source=source)
-    rank_arr = None if rank is None else as_string_array(
-        rank if isinstance(rank, (pa.Array, pa.ChunkedArray)) else np.asarray(rank))
-    # Duplicates by hashes (as for files); the exact pandas path only when some exist.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        encoded = pool.submit(encode_strings, q_arr)
-        doc_hashes = hash_strings(d_arr)
-        dictionary, codes = encoded.result()
-    if duplicate_pairs(q_arr, d_arr, codes=codes, doc_hashes=doc_hashes):
-        qo = q_arr.to_numpy(zero_copy_only=False)
-        do = d_arr.to_numpy(zero_copy_only=False)
-        keep = _dedupe_pairs(qo, do, score, None, duplicates, source, "run")
-        take = pa.array(keep)
-        return Run(name=name, query=q_arr.take(take), doc=d_arr.take(take), score=score[keep],
-                   rank=None if rank_arr is None else rank_arr.take(take), tag=None,
-                   source=source)
-    run = Run(name=name, query=q_arr, doc=d_arr, score=score, rank=rank_arr, tag=None,
-              source=source)
-    run._meta["query_dictionary"] = dictionary
-    run._meta["query_codes"] = codes
-    run._meta["doc_hashes"] = doc_hashes
-    return run
-
-
-def _run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:
-    source = frame.attrs.get("source", "<DataFrame run>")
-    qcol = _pick_column(frame, _QUERY_ALIASES, "query", source)
-    dcol = _pick_column(frame, _DOC_ALIASES, "document", source)
-    lower = {str(c).lower(): c for c in frame.columns}
-    has_score = any(a in lower for a in _SCORE_ALIASES)
-    rank = frame[lower["rank"]] if "rank" in lower else None
-    if has_score:
-        scol = _pick_column(frame, _SCORE_ALIASES, "score", source)
-        scores = pd.to_numeric(frame[scol], errors="coerce").to_numpy(dtype=np.float64)
-        nan_in = np.isnan(scores) & frame[scol].notna().to_numpy()
-        if nan_in.any():
-            i = int(np.flatnonzero(nan_in)[0])
-            raise InputError(f"row {i}: score {frame[scol].iloc[i]!r} is not a number",
-                             source=source)
-    elif rank is not None:
-        # Rank-only data: the ranks define the order; the score is minus the rank,
-        # so that every convention ordering by score orders by rank.
-        ranks = pd.to_numeric(frame[lower["rank"]], errors="coerce").to_numpy(np.float64)
-        bad = ~np.isfinite(ranks)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"row {i}: rank {frame[lower['rank']].iloc[i]!r} is not a "
-                             "number", source=source)
-        scores = -ranks
-    else:
-        raise InputError(f"no score column (and no rank column); expected one of "
-                         f"{', '.join(_SCORE_ALIASES + ('rank',))}, found "
-                         f"{', '.join(map(str, frame.columns))}", source=source)
-    return _run_from_arrays(frame[qcol], frame[dcol], scores, rank, name or "run", source,
-                            duplicates)
-
-
-def _foreign_table(obj):
-    """An Arrow table/batch, a polars frame or a ranx Run/Qrels as a pandas frame or
-    dict; ``None`` for anything else. The packages are never imported here: the
-    object is recognised by its type's module and attributes."""
-    module = type(obj).__module__ or ""
-    # types_mapper: the columns stay Arrow arrays inside the frame (no copy of the ids
-    # into Python strings); the run reader takes them as they are.
-    if isinstance(obj, (pa.Table, pa.RecordBatch)):
-        return obj.to_pandas(types_mapper=pd.ArrowDtype)
-    if module.startswith("polars") and hasattr(obj, "to_arrow"):
-        return obj.to_arrow().to_pandas(types_mapper=pd.ArrowDtype)
-    if module.startswith("ranx") and hasattr(obj, "to_dict"):
-        return obj.to_dict()
-    return None
-
-
-def _run_from_dict(mapping: dict, name, duplicates) -> Run:
-    """``{query: {doc: score}}``, or ``{query: [doc, ...]}`` in rank order.
-
-    A list (or tuple, or 1-d array) is a ranking: its order is the run's order
-    under every tie convention (scores ``n, n-1, ..., 1`` and ranks ``1..n`` are
-    attached, all distinct, so no tie rule can reorder them).
-    """
-    source = "<dict run>"
-    keys = list(mapping.keys())
-    values = list(mapping.values())
-    is_list = [isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim == 1)
-               for v in values]
-    for q, v, lst in zip(keys, values, is_list, strict=True):
-        if lst:
-            continue
-        if isinstance(v, (set, frozenset)):
-            raise InputError(f"query {q!r}: a set has no order; give the retrieved documents "
-                             "as a list in rank order, or a dict {doc: score}", source=source)
-        if not isinstance(v, Mapping):
-            raise InputError(f"query {q!r}: expected a dict {{doc: score}} or a list of "
-                             f"documents in rank order, got {type(v).__name__}",
-                             source=source)
-    if any(is_list) and not all(is_list):
-        raise InputError("mixes queries given as ranked lists and as {doc: score} dicts; use "
-                         "one shape for the whole run", source=source)
-    lens = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
-    total = int(lens.sum())
-    qkeys = as_string_array(np.asarray([str(q) for q in keys], dtype=object))
-    query = qkeys.take(pa.array(np.repeat(np.arange(len(keys)), lens)))
-    if all(is_list) and values:
-        docs = list(chain.from_iterable(values))
-        try:
-            doc = pa.array(docs)
-            ok = pa.types.is_string(doc.type) or pa.types.is_integer(doc.type) or \
-                pa.types.is_large_string(doc.type)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-            ok = False
-        if not ok:
-            for q, v in zip(keys, values, strict=True):
-                for i, d in enumerate(v):
-                    if isinstance(d, (dict, list, set, tuple)):
-                        raise InputError(f"query {q!r}: expected document ids in rank order, "
-                                         f"got a {type(d).__name__} at position {i}",
-                                         source=source)
-            doc = pa.array([str(d) for d in docs], type=pa.string())
-        starts = np.repeat(np.cumsum(lens) - lens, lens)
-        position = np.arange(total) - starts  # 0-based position in its list
-        score = (np.repeat(lens, lens) - position).astype(np.float64)
-        rank = position + 1
-        kind = "list"
-    else:
-        docs = list(chain.from_iterable(v.keys() for v in values))
-        raw = list(chain.from_iterable(v.values() for v in values))
-        try:
-            scores_pa = pa.array(raw)
-            numeric = pa.types.is_integer(scores_pa.type) or pa.types.is_floating(
-                scores_pa.type)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-            numeric = False
-        if not numeric or scores_pa.null_count:
-            for q, v in zip(keys, values, strict=True):
-                for d, sc in v.items():
-                    if isinstance(sc, bool) or not isinstance(
-                            sc, (int, float, np.integer, np.floating)):
-                        raise InputError(f"query {q!r}, document {d!r}: score {sc!r} is not "
-                                         "a number", source=source)
-            score = np.asarray(raw, dtype=np.float64)
-        else:
-            score = scores_pa.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-        doc = as_string_array(docs) if docs else pa.array([], type=pa.string())
-        rank = None
-        kind = "dict"
-    run = _run_from_arrays(query, doc, score, rank, name or "run", source, duplicates)
-    run._meta["from_dict"] = kind
-    return run

@@ -36,6 +36,7 @@ from ..defaults import REL, default_ties
 from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
 from ..errors import InputError
 from ..io.flat import flat_to_qrels_run
+from ..io.hashing import encode_strings
 from ..io.trec import Qrels, Run, read_qrels, read_run
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
@@ -596,15 +597,37 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
 def _warn_equal_scores(run: Run, ties: str) -> None:
     if ties != "trec_eval" or run._meta.get("from_dict") != "dict" or len(run) < 2:
         return
-    frame = pd.DataFrame({"q": run.query.to_numpy(zero_copy_only=False), "s": run.score})
-    grouped = frame.groupby("q", sort=False)["s"]
-    size, distinct = grouped.size(), grouped.nunique()
-    if (size > 1).any() and (distinct[size > 1] == 1).all():
+    if _every_query_one_score(run):
         warnings.warn(
             f"run {run.name!r}: every query's documents have the same score, so under "
             "ties='trec_eval' the document ids decide the order; give each query's documents "
             "as a list in rank order ({query: [doc, ...]}) if that order is the ranking",
             UserWarning, stacklevel=4)
+
+
+def _every_query_one_score(run: Run) -> bool:
+    """Whether some query has several documents and every such query one score only
+    (on the query codes: no Python object per row)."""
+    codes = run._meta.get("query_codes")
+    if codes is None:
+        codes = encode_strings(run.query)[1]
+    codes = np.asarray(codes, dtype=np.int64)
+    size = np.bincount(codes)
+    if not (size > 1).any():
+        return False
+    starts = np.flatnonzero(np.diff(codes)) + 1
+    if starts.size + 1 == size.size:  # each query in one block of rows (a dict's layout)
+        starts = np.concatenate(([0], starts))
+        low = np.minimum.reduceat(run.score, starts)
+        high = np.maximum.reduceat(run.score, starts)
+        size = size[codes[starts]]
+    else:
+        low = np.full(size.size, np.inf)
+        high = np.full(size.size, -np.inf)
+        np.minimum.at(low, codes, run.score)
+        np.maximum.at(high, codes, run.score)
+    several = size > 1
+    return bool((low[several] == high[several]).all())
 
 
 def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, rel, queries,

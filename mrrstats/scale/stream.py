@@ -23,8 +23,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import compiled
 from ..errors import InputError
-from ..io.hashing import duplicate_pairs, hash_strings
+from ..io.columns import run_columns, take_column
+from ..io.hashing import duplicate_pairs, encode_strings, hash_strings
+from ..io.tokenizer import tokenize_bytes
 from ..io.trec import Run, read_run
 from ..validation import int_iv
 
@@ -36,8 +39,10 @@ __all__ = ["iter_query_groups", "is_parquet_source", "run_source_bytes", "run_fr
 BUCKET_BYTES = 1 << 26
 #: Text bytes read per piece.
 BLOCK_BYTES = 1 << 25
-_SCHEMA = pa.schema([("query", pa.string()), ("doc", pa.string()), ("rank", pa.string()),
-                     ("score", pa.float64())])
+# A bucket: the query's number (see _partition), the document, rank, score and the
+# document's hash.
+_SCHEMA = pa.schema([("query", pa.int32()), ("doc", pa.string()), ("rank", pa.string()),
+                     ("score", pa.float64()), ("doc_hash", pa.uint64())])
 
 
 def _progress(total, desc, unit="B", progress=None):
@@ -100,58 +105,97 @@ def _run_name(source, name) -> str:
 
 
 def _text_pieces(path, block_bytes: int):
-    """Pieces of whole lines, with the line number before each piece."""
+    """Pieces of whole lines, read into one refilled buffer: ``(the piece, bytes read
+    for it)``. A piece is a view of the buffer, valid until the next one is asked
+    for; the part of a line left at the end of the buffer moves to its front (a line
+    longer than the buffer grows it)."""
     with open(path, "rb") as probe:
         gz = probe.read(2) == b"\x1f\x8b"
     opener = gzip.open if gz else open
-    line = 0
+    buf = bytearray(max(1, block_bytes))
+    have = 0  # bytes held at the front of buf
+    pending = 0  # bytes read since the last piece
     with opener(path, "rb") as fh:
-        rest = b""
-        while True:
-            data = fh.read(block_bytes)
-            if not data:
-                break
-            data = rest + data
-            cut = data.rfind(b"\n") + 1
+        eof = False
+        while not eof:
+            view = memoryview(buf)
+            while have < len(buf):  # fill the buffer (gzip gives a block at a time)
+                n = fh.readinto(view[have:])
+                if not n:
+                    eof = True
+                    break
+                have += n
+                pending += n
+            cut = buf.rfind(b"\n", 0, have) + 1
             if cut == 0:
-                rest = data
+                if have == len(buf):  # no newline in a full buffer: a longer one
+                    bigger = bytearray(2 * len(buf))
+                    bigger[:have] = view[:have]
+                    view.release()
+                    buf = bigger
                 continue
-            yield line, data[:cut], len(data) - len(rest)
-            line += data.count(b"\n", 0, cut)
-            rest = data[cut:]
-        if rest:
-            yield line, rest, 0
+            yield view[:cut], pending
+            pending = 0
+            rest = have - cut
+            buf[:rest] = bytes(view[cut:have])  # part of one line; same length: no resize
+            have = rest
+        if have:
+            yield memoryview(buf)[:have], pending
 
 
-def _trec_tables(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
-    """Tables (query, doc, rank, score) of a TREC run file, piece by piece, in file order."""
+def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
+    """Runs of the pieces of a TREC run file, in file order.
+
+    Each piece goes from the read buffer straight into the compiled tokenizer; a
+    piece it does not accept (or no numba) is written to a temporary file and
+    read by :func:`mrrstats.read_run`, which names the problem and the line.
+    """
     tags = {}
-    piece_path = os.path.join(tmpdir, "piece.txt")
-    for first_line, piece, nbytes in _text_pieces(path, block_bytes):
-        with open(piece_path, "wb") as out:
-            out.write(piece)
-        try:
-            run = read_run(piece_path, name=name)
-        except InputError as exc:
-            if exc.problem.startswith("no result lines"):  # only comments / blank lines
-                bar.update(nbytes)
-                continue
-            raise InputError(exc.problem, source=src,
-                             line=None if exc.line is None else exc.line + first_line) from None
-        if run.tag is not None:
+    first_line = 0  # lines before the piece
+    for piece, nbytes in _text_pieces(path, block_bytes):
+        tokens = tokenize_bytes(np.frombuffer(piece, dtype=np.uint8))
+        lines = tokens["newlines"] if tokens is not None else piece.obj.count(b"\n", 0,
+                                                                              len(piece))
+        if tokens is not None:
+            run = Run(name=name, query=tokens["query"], doc=tokens["doc"],
+                      score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"],
+                      source=src)
+            run._meta["query_dictionary"] = tokens["query_dictionary"]
+            run._meta["query_codes"] = tokens["query_codes"]
+            run._meta["doc_hashes"] = tokens["doc_hashes"]
+        else:
+            run = _read_piece(piece, first_line, src, name, tmpdir)
+        if run is not None:
+            run._meta["checked"] = True  # no document twice for a query within the piece
+        piece.release()
+        bar.update(nbytes)
+        if run is not None and run.tag is not None:  # None: only comments or blank lines
             tags.setdefault(run.tag, first_line + 1)
             if len(tags) > 1:
                 (t0, l0), (t1, l1) = list(tags.items())[:2]
                 raise InputError(f"run tag {t1!r} (near line {l1}) differs from {t0!r} "
                                  f"(line {l0}); a run file must hold one run", source=src)
-        bar.update(nbytes)
-        yield pa.table({"query": run.query, "doc": run.doc,
-                        "rank": run.rank if run.rank is not None
-                        else pa.nulls(len(run), pa.string()),
-                        "score": pa.array(run.score)}, schema=_SCHEMA), run.tag
+        first_line += lines
+        if run is not None:
+            yield run
 
 
-def _parquet_tables(source, src: str, block_rows: int, bar):
+def _read_piece(piece, first_line: int, src: str, name: str, tmpdir: str) -> Run | None:
+    """A piece the tokenizer did not take, by :func:`mrrstats.read_run` (via a file)."""
+    piece_path = os.path.join(tmpdir, "piece.txt")
+    with open(piece_path, "wb") as out:
+        out.write(piece)
+    try:
+        return read_run(piece_path, name=name)
+    except InputError as exc:
+        if exc.problem.startswith("no result lines"):
+            return None
+        raise InputError(exc.problem, source=src,
+                         line=None if exc.line is None else exc.line + first_line) from None
+
+
+def _parquet_pieces(source, src: str, name: str, block_rows: int, bar):
+    """Runs of the record batches of Parquet files, in file order."""
     import pyarrow.dataset as ds
 
     dataset = ds.dataset(_parquet_files(source), format="parquet")
@@ -169,12 +213,98 @@ def _parquet_tables(source, src: str, block_rows: int, bar):
             i = int(np.flatnonzero(bad)[0])
             raise InputError(f"query {batch.column('query')[i]}: score {values[i]} is not "
                              "finite (or missing)", source=src)
-        rank = (pc.cast(batch.column("rank"), pa.string()) if "rank" in cols
-                else pa.nulls(batch.num_rows, pa.string()))
+        rank = pc.cast(batch.column("rank"), pa.string()) if "rank" in cols else None
         bar.update(batch.num_rows * 50)
-        yield pa.table({"query": pc.cast(batch.column("query"), pa.string()),
-                        "doc": pc.cast(batch.column("doc"), pa.string()),
-                        "rank": rank, "score": score}, schema=_SCHEMA), None
+        yield Run(name=name, query=pc.cast(batch.column("query"), pa.string()),
+                  doc=pc.cast(batch.column("doc"), pa.string()), score=values, rank=rank,
+                  source=src)
+
+
+def _partition(run: Run, n_buckets: int, known: dict, spread: list
+               ) -> tuple[pa.Table, np.ndarray]:
+    """The piece's rows as a table in bucket order (file order within a bucket), and
+    the bounds of each bucket's rows: a stable radix sort on the bucket numbers.
+
+    A row's bucket is the hash of its query id modulo ``n_buckets``, computed once per
+    distinct query of the piece (the codes the tokenizer gave). The bucket holds the
+    query's number in ``known`` (query id -> number, in order of first appearance in
+    the file; grown here) instead of the id, and the documents' hashes: reading the
+    bucket back hashes and interns nothing again. ``spread[0]`` counts the pieces
+    each query number has rows in (grown here).
+    """
+    codes = run._meta.get("query_codes")
+    dictionary = run._meta.get("query_dictionary")
+    if codes is None:
+        dictionary, codes = encode_strings(run.query)
+    doc_hashes = run._meta.get("doc_hashes")
+    if doc_hashes is None:
+        doc_hashes = hash_strings(run.doc)
+    ids = dictionary.to_pylist()
+    number = np.fromiter((known.setdefault(q, len(known)) for q in ids), np.int32,
+                         count=len(ids))
+    if len(known) > spread[0].size:
+        spread[0] = np.concatenate((spread[0], np.zeros(2 * len(known), np.int32)))
+    # a piece the tokenizer or read_run checked counts once; others (Parquet) twice, so
+    # that every one of their queries is checked in its bucket
+    spread[0][number] += 1 if run._meta.get("checked") else 2
+    n = len(run)
+    key = np.uint16 if n_buckets <= 1 << 16 else np.int64  # 16 bits: numpy's radix sort
+    of_query = (hash_strings(dictionary) % np.uint64(n_buckets)).astype(key)
+    bucket = of_query[codes]
+    order = np.argsort(bucket, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(bucket, minlength=n_buckets))))
+    rank = run.rank if run.rank is not None else pa.nulls(n, pa.string())
+    if compiled.available():
+        doc = take_column(run.doc, order)
+        rank = take_column(rank, order) if run.rank is not None else rank
+    else:
+        doc, rank = run.doc.take(pa.array(order)), rank.take(pa.array(order))
+    return pa.table({"query": number[codes[order]], "doc": doc, "rank": rank,
+                     "score": run.score[order], "doc_hash": doc_hashes[order]},
+                    schema=_SCHEMA), bounds
+
+
+def _bucket_run(table: pa.Table, names: pa.Array, spread: np.ndarray, *, name: str, tag,
+                source: str) -> Run:
+    """The Run of a bucket: its query numbers back to ids (the numbers of a bucket, in
+    order, are its queries in order of first appearance: the codes
+    ``dictionary_encode`` gives), its rows checked for a document given twice.
+
+    The tokenizer checked each piece already: only the queries with rows in several
+    pieces (``spread``: pieces per query number) are checked again here.
+    """
+    number = table["query"].to_numpy()
+    present = np.zeros(len(names), np.bool_)
+    present[number] = True
+    dense = np.cumsum(present, dtype=np.int32) - 1
+    codes = dense[number]
+    dictionary = names.take(pa.array(np.flatnonzero(present)))
+    doc_hashes = table["doc_hash"].to_numpy()
+    score = table["score"].to_numpy()
+    rank = table["rank"] if "rank" in table.column_names else None
+    query = (take_column(dictionary, codes) if compiled.available() and codes.size
+             else dictionary.take(pa.array(codes)))
+    run = Run(name=name, query=query, doc=table["doc"], score=score, rank=rank, tag=tag,
+              source=source)
+    run._meta.update(query_dictionary=dictionary, query_codes=codes, doc_hashes=doc_hashes)
+    same = codes[1:] == codes[:-1]
+    if np.count_nonzero(~same) + 1 == len(dictionary) and not np.any(
+            same & (score[1:] > score[:-1])):  # each query one block, scores descending
+        run._meta["score_blocks"] = np.concatenate(([0], np.flatnonzero(~same) + 1))
+    again = spread[number] > 1
+    if again.all():
+        repeat = duplicate_pairs(run.query, run.doc, codes=codes, doc_hashes=doc_hashes)
+    elif again.any():
+        rows = pa.array(np.flatnonzero(again))
+        repeat = duplicate_pairs(run.query.take(rows), run.doc.take(rows),
+                                 codes=codes[again], doc_hashes=doc_hashes[again])
+    else:
+        repeat = False
+    if repeat:
+        raise InputError("a document is listed twice for the same query (trec_eval refuses "
+                         "such runs; read it with mrrstats.read_run(duplicates=...) and "
+                         "evaluate it in memory)", source=source)
+    return run
 
 
 def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>") -> Run:
@@ -193,7 +323,16 @@ def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>
     run = Run(name=name, query=pc.cast(table["query"], pa.string()),
               doc=pc.cast(table["doc"], pa.string()), score=score, rank=rank, tag=tag,
               source=source)
-    if duplicate_pairs(run.query, run.doc):
+    meta = run_columns(run.query, run.doc, score)
+    if meta is None:
+        repeat = duplicate_pairs(run.query, run.doc)
+    else:
+        repeat = meta.pop("repeat")
+        blocks = meta.pop("query_blocks")
+        run._meta.update(meta)
+        if blocks is not None:
+            run._meta["score_blocks"] = blocks
+    if repeat:
         raise InputError("a document is listed twice for the same query (trec_eval refuses "
                          "such runs; read it with mrrstats.read_run(duplicates=...) and "
                          "evaluate it in memory)", source=source)
@@ -256,18 +395,17 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
         writers: dict[int, pa.ipc.RecordBatchStreamWriter] = {}
         tag = None
         with _progress(total, "partitioning by query", progress=progress) as bar:
-            tables = (_parquet_tables(source, src, max(1, block_bytes // 50), bar) if parquet
-                      else _trec_tables(source, src, run_name, block_bytes, work, bar))
+            pieces = (_parquet_pieces(source, src, run_name, max(1, block_bytes // 50), bar)
+                      if parquet else
+                      _trec_pieces(source, src, run_name, block_bytes, work, bar))
             rows = 0
+            known: dict = {}  # query id -> number, in order of first appearance
+            spread = [np.zeros(0, np.int32)]  # pieces holding each query number
             try:
-                for table, tag_ in tables:
-                    tag = tag_ if tag_ is not None else tag
-                    rows += table.num_rows
-                    bucket = hash_strings(table["query"]) % np.uint64(n_buckets)
-                    order = np.argsort(bucket, kind="stable")  # file order within a bucket
-                    sorted_b = bucket[order]
-                    bounds = np.searchsorted(sorted_b, np.arange(n_buckets + 1))
-                    table = table.take(pa.array(order))
+                for piece in pieces:
+                    tag = piece.tag if piece.tag is not None else tag
+                    rows += len(piece)
+                    table, bounds = _partition(piece, n_buckets, known, spread)
                     for b in np.flatnonzero(np.diff(bounds)):
                         lo, hi = int(bounds[b]), int(bounds[b + 1])
                         if b not in writers:
@@ -279,15 +417,16 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
         if rows == 0:
             raise InputError("no result lines found (empty run)", source=src)
         has_rank = True
+        names = pa.array(list(known), type=pa.string())
         with _progress(len(writers), "evaluating buckets", unit="bucket",
                        progress=progress) as bar:
             for b in sorted(writers):
-                with pa.OSFile(paths[b]) as fh:
+                with pa.memory_map(paths[b]) as fh:  # no copy of the bucket on reading
                     t = pa.ipc.open_stream(fh).read_all()
                 os.remove(paths[b])
                 if has_rank and t["rank"].null_count:
                     has_rank = False
-                run = run_from_table(t if has_rank else t.drop_columns(["rank"]),
-                                     name=run_name, tag=tag, source=src)
+                run = _bucket_run(t if has_rank else t.drop_columns(["rank"]), names,
+                                  spread[0], name=run_name, tag=tag, source=src)
                 yield run
                 bar.update(1)

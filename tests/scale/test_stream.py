@@ -1,0 +1,107 @@
+"""The stream engine's reading: pieces from one refilled buffer straight into the
+compiled tokenizer, buckets carrying the documents' hashes, whole-bucket columns through
+the compiled column kernels; the values stay those of the in-memory engine, bit for bit."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+import mrrstats
+from mrrstats import evaluate
+from mrrstats.io import columns
+from mrrstats.scale import iter_query_groups, stream
+from tests.scale.test_engines import MEASURES, assert_same, shuffled_copy
+
+DATA = mrrstats.datasets.cast2021()
+
+
+@pytest.fixture
+def compiled_buckets(monkeypatch):
+    """Small pieces and buckets, every bucket through the compiled column kernels."""
+    monkeypatch.setattr(stream, "BUCKET_BYTES", 1 << 17)
+    monkeypatch.setattr(stream, "BLOCK_BYTES", 1 << 16)
+    monkeypatch.setattr(columns, "MIN_ROWS", 0)
+
+
+@pytest.mark.parametrize("block", [1, 7, 100, 1 << 12])
+@pytest.mark.parametrize("gz", [False, True])
+def test_pieces_are_whole_lines_and_cover_the_file(tmp_path, block, gz):
+    lines = [
+        b"q1 Q0 d1 1 2.5 t\n",
+        b"q2 Q0 " + b"x" * 300 + b" 1 1 t\n",
+        b"\n",
+        b"# c\n",
+        b"q3 Q0 d9 1 0.5 t",
+    ]  # no newline at the end
+    text = b"".join(lines * 5)
+    path = tmp_path / ("r.run.gz" if gz else "r.run")
+    path.write_bytes(gzip.compress(text) if gz else text)
+    got, read = [], 0
+    for piece, nbytes in stream._text_pieces(path, block):
+        data = bytes(piece)
+        assert data.endswith(b"\n") or b"".join(got) + data == text  # the last one
+        read += nbytes
+        got.append(data)
+    assert b"".join(got) == text
+    assert read == len(text)
+
+
+def test_stream_matches_memory_with_compiled_buckets(compiled_buckets, tmp_path):
+    a = evaluate(DATA.qrels, DATA.runs[:2], MEASURES)
+    b = evaluate(DATA.qrels, DATA.runs[:2], MEASURES, engine="stream")
+    assert_same(a, b)
+    path = shuffled_copy(DATA.runs[3], tmp_path / "shuffled.run", 5)
+    for kw in ({}, {"ties": "rank", "max_depth": 20}):
+        assert_same(
+            evaluate(DATA.qrels, path, MEASURES, **kw),
+            evaluate(DATA.qrels, path, MEASURES, engine="stream", **kw),
+        )
+
+
+def test_stream_matches_memory_on_trec_eval_fixtures(compiled_buckets, monkeypatch):
+    from tests.conftest import shared_path
+
+    qrels = shared_path("trec_eval_test", "qrels.test")
+    run = shared_path("trec_eval_test", "results.test")
+    monkeypatch.setattr(stream, "BLOCK_BYTES", 5000)
+    assert_same(evaluate(qrels, run, MEASURES), evaluate(qrels, run, MEASURES, engine="stream"))
+
+
+def test_pieces_go_to_the_tokenizer_and_fall_back(compiled_buckets, monkeypatch):
+    """Every piece reaches the compiled tokenizer; one it refuses is read by read_run."""
+    calls = []
+    real = stream.tokenize_bytes
+
+    def some_refused(buf, **kwargs):
+        calls.append(buf.size)
+        return None if len(calls) % 2 else real(buf, **kwargs)
+
+    monkeypatch.setattr(stream, "tokenize_bytes", some_refused)
+    a = evaluate(DATA.qrels, DATA.runs[1], MEASURES)
+    b = evaluate(DATA.qrels, DATA.runs[1], MEASURES, engine="stream")
+    assert_same(a, b)
+    assert len(calls) > 2
+
+
+def test_buckets_carry_the_document_hashes(compiled_buckets):
+    from mrrstats.io.hashing import encode_strings, hash_strings
+
+    groups = list(iter_query_groups(DATA.runs[0], n_buckets=3, block_bytes=20_000))
+    assert len(groups) == 3
+    for g in groups:
+        np.testing.assert_array_equal(g._meta["doc_hashes"], hash_strings(g.doc))
+        dictionary, codes = encode_strings(g.query)
+        np.testing.assert_array_equal(g._meta["query_codes"], codes)
+        assert g._meta["query_dictionary"].to_pylist() == dictionary.to_pylist()
+
+
+def test_duplicate_across_pieces_is_refused(compiled_buckets, tmp_path):
+    with gzip.open(DATA.runs[0], "rt") as fh:
+        lines = fh.readlines()[:5000]
+    path = tmp_path / "dup.run"
+    path.write_text("".join(lines + [lines[10]]))
+    with pytest.raises(mrrstats.InputError, match="twice"):
+        evaluate(DATA.qrels, path, engine="stream")
