@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import ALPHA, N_RESAMPLES, WORKERS
+from ..errors import ParameterError
 from ..io import read_qrels, read_run
 from ..metrics import evaluate, parse_measure
 from ..metrics.evaluation import empty_target_iv
@@ -208,14 +209,14 @@ def multiverse(qrels, runs, measures=("RR",), *,
     empty_targets = list(dict.fromkeys(empty_targets))
     for e in empty_targets:
         if empty_target_iv(e) == "error":
-            raise ValueError("`empty_targets` cannot hold 'error': it changes no number (it "
+            raise ParameterError("`empty_targets` cannot hold 'error': it changes no number (it "
                              "stops the evaluation); use 'neg', 'pos' or 'skip'")
     unjudged = [unjudged] if isinstance(unjudged, str) else list(dict.fromkeys(unjudged))
     for u in unjudged:
         if u not in UNJUDGED:
-            raise ValueError(f"`unjudged` values must be in {UNJUDGED}, got {u!r}")
+            raise ParameterError(f"`unjudged` values must be in {UNJUDGED}, got {u!r}")
     if not (ties and queries and rels and cutoffs and measures and empty_targets and unjudged):
-        raise ValueError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
+        raise ParameterError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
                          "`empty_targets`, `unjudged`, `measures`) needs at least one value")
     run_objs = _read_runs(runs)
     sys_rows, pair_rows = [], []

@@ -47,6 +47,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..io.trec import read_run
 from ..metrics.kernels import score_rankings
 from ..metrics.measures import parse_measures
@@ -79,10 +80,10 @@ def _named_runs(runs) -> list[tuple[str, object]]:
             run = read_run(r)
             items.append((str(run.name), run))
     if not items:
-        raise ValueError("`runs` holds no run")
+        raise ParameterError("`runs` holds no run")
     names = [n for n, _ in items]
     if len(set(names)) != len(names):
-        raise ValueError(f"`runs` has duplicate run names {names}; pass a dict "
+        raise ParameterError(f"`runs` has duplicate run names {names}; pass a dict "
                          "{name: run} to name them")
     return items
 
@@ -95,7 +96,7 @@ def _measure_names(measures) -> list[str]:
 
 def _check_rel(rel):
     if isinstance(rel, bool) or not isinstance(rel, numbers.Integral) or rel < 1:
-        raise ValueError(f"`rel` must be an integer >= 1, got {rel!r}")
+        raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
     return int(rel)
 
 
@@ -105,14 +106,15 @@ def _check_steps(values, param, minimum):
     try:
         values = list(values)
     except TypeError:
-        raise TypeError(f"`{param}` must be an integer or a sequence of integers") from None
+        raise ParameterTypeError(
+            f"`{param}` must be an integer or a sequence of integers") from None
     if not values:
-        raise ValueError(f"`{param}` is empty")
+        raise ParameterError(f"`{param}` is empty")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
-            raise ValueError(f"`{param}` must hold integers >= {minimum}, got {v!r}")
+            raise ParameterError(f"`{param}` must hold integers >= {minimum}, got {v!r}")
     if len(set(values)) != len(values):
-        raise ValueError(f"`{param}` has duplicates: {values}")
+        raise ParameterError(f"`{param}` has duplicates: {values}")
     return [int(v) for v in values]
 
 
@@ -263,9 +265,9 @@ def _swap_relevant_iv(which, rel):
     try:
         which = tuple(which)
     except TypeError:
-        raise TypeError("`which` must be a pair of integers, e.g. (2, 3)") from None
+        raise ParameterTypeError("`which` must be a pair of integers, e.g. (2, 3)") from None
     if len(which) != 2:
-        raise ValueError(f"`which` must be a pair of integers, got {which!r}")
+        raise ParameterError(f"`which` must be a pair of integers, got {which!r}")
     return tuple(_check_steps(which, "which", 2)), _check_rel(rel)
 
 
@@ -408,11 +410,11 @@ def add_relevant(qrels, runs, *, n=(1, 2, 5), measures=_DEFAULT_MEASURES, rel: i
 
 def _perturbation_summary_iv(frame):
     if not isinstance(frame, pd.DataFrame) or not set(_COMMON) <= set(frame.columns):
-        raise TypeError("`frame` must be a frame returned by move_first_relevant, "
+        raise ParameterTypeError("`frame` must be a frame returned by move_first_relevant, "
                         "swap_relevant or add_relevant")
     setting = [c for c in frame.columns if c not in _COMMON]
     if len(setting) != 1:
-        raise ValueError("`frame` must have exactly one setting column (r, pair or n)")
+        raise ParameterError("`frame` must have exactly one setting column (r, pair or n)")
     return frame, setting[0]
 
 

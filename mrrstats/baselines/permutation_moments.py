@@ -20,6 +20,7 @@ from scipy import special
 
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..deprecation import renamed_attribute
+from ..errors import ParameterError
 from ..metrics.kernels import compute_measures
 from ..metrics.measures import parse_measures
 from ..model.ranking import Judged
@@ -147,23 +148,23 @@ def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
                               max_arrangements, batch):
     g = np.asarray(grades, dtype=np.float64).ravel()
     if g.size == 0:
-        raise ValueError("`grades` must hold at least one candidate")
+        raise ParameterError("`grades` must hold at least one candidate")
     g = np.where(np.isnan(g), 0.0, g)  # unjudged: no gain, not relevant
     if not np.all(np.isfinite(g)) or np.any(g != np.round(g)):
-        raise ValueError("`grades` must be whole numbers (NaN means unjudged)")
+        raise ParameterError("`grades` must be whole numbers (NaN means unjudged)")
     ms = parse_measures(measure)
     if len(ms) != 1:
-        raise ValueError(f"`measure` must name one measure, got {measure!r}")
+        raise ParameterError(f"`measure` must name one measure, got {measure!r}")
     if ms[0].name == "Rank":
-        raise ValueError("`measure` 'Rank' has closed forms: use expected_rank/variance_rank")
+        raise ParameterError("`measure` 'Rank' has closed forms: use expected_rank/variance_rank")
     if judged is None:
         j = g.copy()
     else:
         j = np.asarray(judged, dtype=np.float64).ravel()
         if not np.all(np.isfinite(j)) or np.any(j != np.round(j)):
-            raise ValueError("`judged` grades must be whole numbers")
+            raise ParameterError("`judged` grades must be whole numbers")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise ValueError(f"`rel` must be an integer >= 1, got {rel!r}")
+        raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
     method = method_iv(method)
     int_iv(n_resamples, "n_resamples", minimum=2)
     int_iv(max_arrangements, "max_arrangements", minimum=1)
@@ -252,7 +253,7 @@ def random_metric_moments(grades, measure="AP", *, judged=None, rel=1, method="a
     n_arr = _n_arrangements(g)
     if method == "exact" or (method == "auto" and n_arr <= max_arrangements):
         if n_arr > max(max_arrangements, 1_000_000):
-            raise ValueError(f"{n_arr} arrangements are too many to enumerate; use "
+            raise ParameterError(f"{n_arr} arrangements are too many to enumerate; use "
                              "method='monte-carlo'")
         vals = _score_permuted(_multiset_arrangements(g), m, judged_g, rel)
         mean = float(np.mean(vals))

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ..deprecation import renamed_value
+from ..errors import ParameterError, ParameterTypeError
 from ..glossary import term_of
 from ..numerics import harmonic, harmonic2
 
@@ -42,20 +43,20 @@ BLOCK = 1 << 16  # pmf evaluated in blocks of this many ranks
 def _int_array(x, name: str, *, minimum: int) -> np.ndarray:
     """An integer-valued array >= minimum (floats with integral values accepted)."""
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"`{name}` must be integers, got a boolean")
+        raise ParameterTypeError(f"`{name}` must be integers, got a boolean")
     try:
         a = np.asarray(x)
     except Exception as exc:  # pragma: no cover - exotic inputs
-        raise TypeError(f"`{name}` must be array-like of integers") from exc
+        raise ParameterTypeError(f"`{name}` must be array-like of integers") from exc
     if a.dtype == bool or not (np.issubdtype(a.dtype, np.integer)
                                or np.issubdtype(a.dtype, np.floating)):
-        raise TypeError(f"`{name}` must be integers, got dtype {a.dtype}")
+        raise ParameterTypeError(f"`{name}` must be integers, got dtype {a.dtype}")
     if np.issubdtype(a.dtype, np.floating):
         if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
-            raise ValueError(f"`{name}` must be whole numbers")
+            raise ParameterError(f"`{name}` must be whole numbers")
     a = a.astype(np.int64)
     if a.size and a.min() < minimum:
-        raise ValueError(f"`{name}` must be >= {minimum}, got {a.min()}")
+        raise ParameterError(f"`{name}` must be >= {minimum}, got {a.min()}")
     return a
 
 
@@ -66,22 +67,22 @@ def counts_iv(n_candidates, n_relevant, k, *, k_required: bool = False):
     try:
         N, R = np.broadcast_arrays(N, R)
     except ValueError:
-        raise ValueError(f"`n_relevant` (shape {np.shape(n_relevant)}) does not broadcast "
+        raise ParameterError(f"`n_relevant` (shape {np.shape(n_relevant)}) does not broadcast "
                          f"with `n_candidates` (shape {np.shape(n_candidates)})") from None
     if np.any(R > N):
         i = np.flatnonzero((R > N).ravel())[0]
-        raise ValueError(f"`n_relevant` must be <= `n_candidates`, got {R.ravel()[i]} "
+        raise ParameterError(f"`n_relevant` must be <= `n_candidates`, got {R.ravel()[i]} "
                          f"relevant among {N.ravel()[i]} candidates")
     if k is None:
         if k_required:
-            raise ValueError("`k` (the cutoff) is required")
+            raise ParameterError("`k` (the cutoff) is required")
         K = None
     else:
         K = _int_array(k, "k", minimum=1)
         try:
             N, R, K = np.broadcast_arrays(N, R, K)
         except ValueError:
-            raise ValueError("`k` does not broadcast with `n_candidates`") from None
+            raise ParameterError("`k` does not broadcast with `n_candidates`") from None
     shape = N.shape
     return (N.ravel().copy(), R.ravel().copy(),
             None if K is None else K.ravel().copy(), shape)
@@ -93,11 +94,11 @@ def weights_iv(weights, n: int) -> np.ndarray | None:
         return None
     w = np.asarray(weights, dtype=np.float64).ravel()
     if w.size != n:
-        raise ValueError(f"`weights` must have one entry per query ({n}), got {w.size}")
+        raise ParameterError(f"`weights` must have one entry per query ({n}), got {w.size}")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("`weights` must be finite and non-negative")
+        raise ParameterError("`weights` must be finite and non-negative")
     if w.sum() <= 0:
-        raise ValueError("`weights` must not all be zero")
+        raise ParameterError("`weights` must not all be zero")
     return w / w.sum()
 
 
@@ -105,7 +106,7 @@ def method_iv(method) -> str:
     """``method`` in :data:`METHODS` (retired spellings such as ``"monte carlo"`` warn)."""
     method = renamed_value(method, _RETIRED_METHODS, "method")
     if method not in METHODS:
-        raise ValueError(f"`method` must be 'auto', 'exact' or 'monte-carlo', got {method!r}")
+        raise ParameterError(f"`method` must be 'auto', 'exact' or 'monte-carlo', got {method!r}")
     return method
 
 

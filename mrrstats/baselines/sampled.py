@@ -28,6 +28,7 @@ import pandas as pd
 
 from .. import compiled
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
+from ..errors import ParameterError, ParameterTypeError
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.intervals import ConfidenceInterval
 from ..validation import confidence_level_iv, int_iv, rng_iv, workers_iv
@@ -61,7 +62,7 @@ def _metric_fn(measure):
     if hit:
         k = int(hit.group(1))
         return lambda r: (np.asarray(r) <= k).astype(float)
-    raise ValueError(f"`measure` must be 'RR', 'nDCG' or 'Hits@k' (one relevant item), "
+    raise ParameterError(f"`measure` must be 'RR', 'nDCG' or 'Hits@k' (one relevant item), "
                      f"got {measure!r}")
 
 
@@ -351,7 +352,7 @@ def sampled_metric_mapping(measure, n_candidates, n_negatives, *, method="bias-v
     ((101,), [0.66, -0.531, 0.269])
     """
     if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}")
+        raise ParameterError(f"`method` must be one of {_METHODS}, got {method!r}")
     _metric_fn(measure)
     n, m = _sizes_iv(n_candidates, n_negatives)
     lam = _regularization_iv(regularization) if method == "bias-variance" else 0.0
@@ -362,10 +363,10 @@ def _regularization_iv(regularization):
     try:
         lam = float(regularization)
     except (TypeError, ValueError):
-        raise TypeError(f"`regularization` must be a number in [0, 1], got "
+        raise ParameterTypeError(f"`regularization` must be a number in [0, 1], got "
                         f"{regularization!r}") from None
     if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"`regularization` must be in [0, 1], got {regularization!r}")
+        raise ParameterError(f"`regularization` must be in [0, 1], got {regularization!r}")
     return lam
 
 
@@ -524,23 +525,23 @@ def correct_sampled_metric(sampled_ranks, n_negatives, n_candidates, measure="RR
     0.006 0.056 0.014
     """
     if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}")
+        raise ParameterError(f"`method` must be one of {_METHODS}, got {method!r}")
     _metric_fn(measure)
     m = int_iv(n_negatives, "n_negatives")
     try:
         r = np.asarray(sampled_ranks, dtype=float).ravel()
     except (TypeError, ValueError):
-        raise TypeError("`sampled_ranks` must be an array of integers") from None
+        raise ParameterTypeError("`sampled_ranks` must be an array of integers") from None
     if r.size == 0:
-        raise ValueError("`sampled_ranks` is empty")
+        raise ParameterError("`sampled_ranks` is empty")
     if np.any(r != np.round(r)) or np.any(r < 1) or np.any(r > m + 1):
-        raise ValueError(f"`sampled_ranks` must be integers in [1, n_negatives + 1 = {m + 1}]")
+        raise ParameterError(f"`sampled_ranks` must be integers in [1, n_negatives + 1 = {m + 1}]")
     try:
         n_c = np.broadcast_to(np.asarray(n_candidates, dtype=float), r.shape)
     except (TypeError, ValueError):
-        raise ValueError("`n_candidates` must be one integer or one per query") from None
+        raise ParameterError("`n_candidates` must be one integer or one per query") from None
     if np.any(n_c != np.round(n_c)) or np.any(n_c < m + 1):
-        raise ValueError(f"`n_candidates` must be integers >= n_negatives + 1 = {m + 1}")
+        raise ParameterError(f"`n_candidates` must be integers >= n_negatives + 1 = {m + 1}")
     lam = _regularization_iv(regularization) if method == "bias-variance" else 0.0
     cl = confidence_level_iv(confidence_level)
     n_resamples = int_iv(n_resamples, "n_resamples")

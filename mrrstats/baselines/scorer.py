@@ -7,6 +7,7 @@ import numpy as np
 from ..defaults import WORKERS
 from ..deprecation import renamed_parameters
 from ..devices import rows_per_chunk
+from ..errors import ParameterError, ParameterTypeError
 from ..validation import int_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from .linkpred import LinkPredictionRanks
@@ -37,7 +38,7 @@ def _to_numpy(a) -> np.ndarray:
 def _ranks_from_scorer_iv(score_fn, queries, true_index, n_candidates, exclude, nonfinite,
                           candidate_batch, batch, workers):
     if not callable(score_fn):
-        raise TypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
+        raise ParameterTypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
     m = int_iv(n_candidates, "n_candidates", minimum=1)
     candidate_batch = int_iv(candidate_batch, "candidate_batch", minimum=1, allow_none=True)
     batch = int_iv(batch, "batch", minimum=1)
@@ -45,12 +46,12 @@ def _ranks_from_scorer_iv(score_fn, queries, true_index, n_candidates, exclude, 
     workers = workers_iv(workers)
     idx = np.asarray(true_index)
     if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError("`true_index` must be a 1-D integer array")
+        raise ParameterError("`true_index` must be a 1-D integer array")
     n = idx.size
     if len(queries) != n:
-        raise ValueError(f"`queries` has {len(queries)} entries and `true_index` {n}")
+        raise ParameterError(f"`queries` has {len(queries)} entries and `true_index` {n}")
     if n and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"`true_index` must lie in 0 .. {m - 1}")
+        raise ParameterError(f"`true_index` must lie in 0 .. {m - 1}")
     idx = idx.astype(np.int64)
     pairs = exclude_pairs(exclude, (n, m), idx, matrix="(queries x candidates) matrix")
     fr, fc = pairs if pairs is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -155,13 +156,13 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, exclu
             c1 = min(c0 + cb, m)
             C = score_fn(q, np.arange(c0, c1, dtype=np.int64))
             if tuple(C.shape) != (e - s, c1 - c0):
-                raise ValueError(f"`score_fn` returned shape {tuple(C.shape)}, expected "
+                raise ParameterError(f"`score_fn` returned shape {tuple(C.shape)}, expected "
                                  f"{(e - s, c1 - c0)}")
             g, lo, bad = _count_candidates(C, t_raw, bf_r, bf_c, c0, c1, ti, workers)
             if bad is not None and bad.any():
                 if nonfinite == "raise":
                     i = int(np.flatnonzero(bad)[0])
-                    raise ValueError(f"query {s + i}: a candidate in {c0} .. {c1 - 1} scores "
+                    raise ParameterError(f"query {s + i}: a candidate in {c0} .. {c1 - 1} scores "
                                      "NaN or -inf (pass nonfinite='exclude' to remove such "
                                      "candidates)")
                 removed[s:e] += bad
@@ -187,7 +188,7 @@ def _true_scores(score_fn, q, ti, cb: int, m: int, start: int) -> np.ndarray:
     bad_t = ~(t_raw.astype(np.float64) > -np.inf)
     if bad_t.any():
         i = int(np.flatnonzero(bad_t)[0])
-        raise ValueError(f"query {start + i}: the score of the true candidate is "
+        raise ParameterError(f"query {start + i}: the score of the true candidate is "
                          f"{t_raw[i]} (NaN or -inf)")
     return t_raw
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from .trec import Qrels, Run, _qrels_from_arrays, _run_from_arrays
 
 __all__ = ["as_host_array", "flat_to_qrels_run"]
@@ -40,7 +40,7 @@ def as_host_array(x, name: str) -> np.ndarray:
     if arr.dtype.kind == "f" and arr.dtype != np.float64:
         arr = arr.astype(np.float64)  # exact widening
     if arr.dtype.kind not in "fiub" and name != "indexes":
-        raise TypeError(f"`{name}` must be a numeric array, got dtype {arr.dtype}")
+        raise ParameterTypeError(f"`{name}` must be a numeric array, got dtype {arr.dtype}")
     return arr
 
 
@@ -82,12 +82,12 @@ def flat_to_qrels_run(preds, target, indexes, *, name: str = "run") -> tuple[Qre
     t = as_host_array(target, "target")
     i = as_host_array(indexes, "indexes")
     if not (p.size == t.size == i.size):
-        raise ValueError("`preds`, `target` and `indexes` must have the same number of "
+        raise ParameterError("`preds`, `target` and `indexes` must have the same number of "
                          f"elements, got {p.size}, {t.size} and {i.size}")
     if p.size == 0:
-        raise ValueError("`preds` is empty")
+        raise ParameterError("`preds` is empty")
     if p.dtype.kind not in "fiu":
-        raise TypeError(f"`preds` must be a numeric array, got dtype {p.dtype}")
+        raise ParameterTypeError(f"`preds` must be a numeric array, got dtype {p.dtype}")
     bad = ~np.isfinite(p.astype(np.float64, copy=False))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 
 __all__ = ["KGFilter", "kg_filter", "read_triples"]
 
@@ -80,7 +80,7 @@ def read_triples(source, *, name: str = "triples") -> np.ndarray:
     else:
         arr = np.asarray(source)
     if arr.ndim != 2 or arr.shape[1] != 3:
-        raise ValueError(f"`{name}` must have shape (n, 3) (head, relation, tail), "
+        raise ParameterError(f"`{name}` must have shape (n, 3) (head, relation, tail), "
                          f"got {arr.shape}")
     return arr
 
@@ -118,7 +118,7 @@ def kg_filter(train, valid, test, *, side: str = "tail") -> KGFilter:
     [1.0]
     """
     if side not in ("tail", "head"):
-        raise ValueError(f"`side` must be 'tail' or 'head', got {side!r}")
+        raise ParameterError(f"`side` must be 'tail' or 'head', got {side!r}")
     parts = {"train": read_triples(train, name="train"),
              "valid": None if valid is None else read_triples(valid, name="valid"),
              "test": read_triples(test, name="test")}
@@ -128,7 +128,7 @@ def kg_filter(train, valid, test, *, side: str = "tail") -> KGFilter:
     if numeric:
         ids = {k: v.astype(np.int64) for k, v in given.items()}
         if any((v < 0).any() for v in ids.values()):
-            raise ValueError("triple ids must be non-negative integers")
+            raise ParameterError("triple ids must be non-negative integers")
     else:
         stacked = np.concatenate([v.astype(str) for v in given.values()])
         entities = tuple(np.unique(np.concatenate((stacked[:, 0], stacked[:, 2]))).tolist())

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from ..numerics import no_hugepage_madvise
 from .hashing import duplicate_pairs, encode_strings, hash_strings
 from .tokenizer import tokenize_run
@@ -89,7 +89,7 @@ def read_score_matrix(path, *, missing: str = "raise", measure: str | None = Non
         missing cell. The message names the file and the line.
     """
     if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+        raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     source = _source_name(path)
     text = read_text(path, source)
     if text.lstrip("\ufeff").startswith("run\tquery\tmeasure\tvalue"):
@@ -379,7 +379,7 @@ def _is_pathlike(obj) -> bool:
 
 def _check_duplicates_option(duplicates: str) -> None:
     if duplicates not in _DUPLICATES:
-        raise ValueError(f"`duplicates` must be one of {_DUPLICATES}, got {duplicates!r}")
+        raise ParameterError(f"`duplicates` must be one of {_DUPLICATES}, got {duplicates!r}")
 
 
 def _parse_grade(text: str, source: str, line: int) -> int:
@@ -582,7 +582,7 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     if isinstance(source, Mapping):
         return _qrels_from_dict(source, duplicates)
     if not _is_pathlike(source):
-        raise TypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
+        raise ParameterTypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
                         f"got {type(source).__name__}")
     name = os.fspath(source)
     with no_hugepage_madvise():
@@ -742,7 +742,7 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     """
     _check_duplicates_option(duplicates)
     if mixed_tags not in ("raise", "allow"):
-        raise ValueError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
+        raise ParameterError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
     if isinstance(source, Run):
         if name is None or name == source.name:
             return source
@@ -756,7 +756,7 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     if isinstance(source, Mapping):
         return _run_from_dict(source, name, duplicates)
     if not _is_pathlike(source):
-        raise TypeError("`run` must be a file path, a DataFrame, a dict or Run, "
+        raise ParameterTypeError("`run` must be a file path, a DataFrame, a dict or Run, "
                         f"got {type(source).__name__}")
     src = os.fspath(source)
     run_name = name if name is not None else _run_name(source)

@@ -34,7 +34,7 @@ from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
 from ..defaults import QUERIES as QUERIES_DEFAULT
 from ..defaults import REL, default_ties
 from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.flat import flat_to_qrels_run
 from ..io.trec import Qrels, Run, read_qrels, read_run
 from ..model.ranking import TIES, judged_from_qrels, rank_run
@@ -185,7 +185,7 @@ class Evaluation:
         (e.g. median RR).
         """
         if stat not in ("mean", "median"):
-            raise ValueError(f"`stat` must be 'mean' or 'median', got {stat!r}")
+            raise ParameterError(f"`stat` must be 'mean' or 'median', got {stat!r}")
         rows = {}
         for run in self.runs:
             v = self.values[run]
@@ -295,32 +295,34 @@ def _runs_iv(runs) -> list:
         return [(str(k), v) for k, v in runs.items()]
     if isinstance(runs, (list, tuple)):
         if not runs:
-            raise ValueError("`runs` is empty")
+            raise ParameterError("`runs` is empty")
         return [(None, r) for r in runs]
     if type(runs).__module__.split(".")[0] in ("pyarrow", "polars", "ranx"):
         return [(None, runs)]
-    raise TypeError("`runs` must be a run (path, DataFrame, dict or Run), a list of runs or a "
-                    f"dict of name -> run; got {type(runs).__name__}")
+    raise ParameterTypeError(
+        "`runs` must be a run (path, DataFrame, dict or Run), a list of runs or a "
+        f"dict of name -> run; got {type(runs).__name__}")
 
 
 def empty_target_iv(empty_target: str) -> str:
     """Validate ``empty_target`` (shared by every entry point)."""
     if empty_target not in EMPTY_TARGET:
-        raise ValueError(f"`empty_target` must be one of {', '.join(map(repr, EMPTY_TARGET))}, "
-                         f"got {empty_target!r}")
+        raise ParameterError(
+            f"`empty_target` must be one of {', '.join(map(repr, EMPTY_TARGET))}, "
+            f"got {empty_target!r}")
     return empty_target
 
 
 def _evaluate_iv(ties, rel, queries, max_depth, measures):
     if queries not in QUERIES:
-        raise ValueError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
+        raise ParameterError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
                          f"got {queries!r}")
     if ties is None:
         ties = default_ties(queries)
     if ties not in TIES:
-        raise ValueError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
+        raise ParameterError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise ValueError(f"`rel` must be an integer >= 1 (grades <= 0 are never relevant), "
+        raise ParameterError(f"`rel` must be an integer >= 1 (grades <= 0 are never relevant), "
                          f"got {rel!r}")
     if measures is None:
         measures = ("RR@10",) if queries == "msmarco" else ("RR",)
@@ -425,10 +427,10 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     ties, rel, measures = _evaluate_iv(ties, rel, queries, max_depth, measures)
     empty_target = empty_target_iv(empty_target)
     if engine not in ENGINES:
-        raise ValueError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
+        raise ParameterError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
                          f"got {engine!r}")
     if unjudged not in UNJUDGED:
-        raise ValueError(f"`unjudged` must be one of {', '.join(map(repr, UNJUDGED))}, "
+        raise ParameterError(f"`unjudged` must be one of {', '.join(map(repr, UNJUDGED))}, "
                          f"got {unjudged!r}")
     with no_hugepage_madvise():
         return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, empty_target,
@@ -459,10 +461,10 @@ def _combine_groups(parts) -> tuple:
     if len(parts) == 1:
         return parts[0]
     if not parts:
-        raise ValueError("the run has no rows")
+        raise ParameterError("the run has no rows")
     run_ids = np.concatenate([p[1] for p in parts])
     if np.unique(run_ids).size != run_ids.size:
-        raise ValueError("a query was split across groups (internal error)")
+        raise ParameterError("a query was split across groups (internal error)")
     order = np.argsort(run_ids, kind="stable")
     per_q = pd.concat([p[0] for p in parts]).iloc[order]
     return (per_q, run_ids[order], np.concatenate([p[2] for p in parts])[order],
@@ -494,7 +496,7 @@ def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
                                                                partial(group, qrels), engine,
                                                                ties)
         if name in values:
-            raise ValueError(f"two runs are named {name!r}; pass a dict {{name: run}} to name "
+            raise ParameterError(f"two runs are named {name!r}; pass a dict {{name: run}} to name "
                              "them apart")
         names.append(name)
         values[name], counts[name], st = _finish_run(
@@ -575,7 +577,7 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
     ties, rel, measures = _evaluate_iv(ties, rel, "both", max_depth, measures)
     empty_target = empty_target_iv(empty_target)
     if not isinstance(name, str):
-        raise TypeError(f"`name` must be a str, got {type(name).__name__}")
+        raise ParameterTypeError(f"`name` must be a str, got {type(name).__name__}")
     with no_hugepage_madvise():
         xp = flat_namespace(preds, target, indexes)
         if xp is not None:  # torch, CuPy, ... arrays: ranked where they are (metrics.flat_xp)

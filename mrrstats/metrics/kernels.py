@@ -29,6 +29,7 @@ import pandas as pd
 from scipy import special
 
 from .. import compiled
+from ..errors import ParameterError
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
 from .judged import judged_at_k
@@ -182,7 +183,7 @@ def _first_group(L: _Layout, t: int):
 
 def _realistic(m: Measure, L: _Layout, t: int) -> np.ndarray:
     if m.name not in ("RR", "Rank", "Success"):
-        raise ValueError(
+        raise ParameterError(
             f"ties='realistic' defines the rank of the first relevant document only; {m} is "
             "not a function of that rank. Use ties='expected' (exact expectation over random "
             "tie-breaking), 'optimistic' or 'pessimistic'.")
@@ -216,7 +217,7 @@ def _expected(m: Measure, L: _Layout, t: int) -> np.ndarray:
     out = np.zeros(L.n_q)
     if m.name == "Rank":
         if m.k is not None or L.max_depth != _INF_DEPTH:
-            raise ValueError("Rank with a cutoff is not defined under ties='expected' "
+            raise ParameterError("Rank with a cutoff is not defined under ties='expected' "
                              "(the expectation would mix finite and infinite ranks)")
         out[:] = np.inf
         # E[first success among r in m random positions] = (m + 1) / (r + 1)
@@ -371,7 +372,7 @@ def score_rankings(rankings: Sequence, measures, *, judged: Sequence, rel: int =
     0        0.5  0.50  0.5
     """
     if len(rankings) != len(judged):
-        raise ValueError(f"`rankings` has {len(rankings)} queries but `judged` {len(judged)}")
+        raise ParameterError(f"`rankings` has {len(rankings)} queries but `judged` {len(judged)}")
     lens = np.array([len(r) for r in rankings], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(lens)))
     grades = np.concatenate([np.asarray(r, dtype=np.float64) for r in rankings]) \

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..errors import ParameterError
 from .judged import UNJUDGED, condense, fill_unjudged
 from .kernels import score_ranked_run
 from .measures import parse_measures
@@ -35,7 +36,7 @@ def score_with_unjudged(ranked, measures, *, rel: int, unjudged: str):
     """
     measures = parse_measures(measures)
     if unjudged not in UNJUDGED:
-        raise ValueError(f"`unjudged` must be one of {UNJUDGED}, got {unjudged!r}")
+        raise ParameterError(f"`unjudged` must be one of {UNJUDGED}, got {unjudged!r}")
     judged = [m for m in measures if m.name == "Judged"]
     rest = [m for m in measures if m.name != "Judged"]
     parts = [score_ranked_run(ranked, judged, rel=rel)] if judged else []

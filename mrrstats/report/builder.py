@@ -80,6 +80,7 @@ import pandas as pd
 from .. import defaults
 from ..defaults import default_ties
 from ..deprecation import renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..io.trec import read_score_matrix
 from ..metrics.evaluation import evaluate
 from ..model.scoretable import score_sources
@@ -272,7 +273,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         inputs = _read_score_matrices(o.items, o.measures)
     systems = list(inputs.frames[inputs.measures[0]].columns)
     if o.control is not None and o.control not in systems:
-        raise ValueError(f"`control` {o.control!r} is not a system; have {systems}")
+        raise ParameterError(f"`control` {o.control!r} is not a system; have {systems}")
     queries_all = inputs.frames[inputs.measures[0]].index
     mv, mv_settings, mv_note = _multiverse(qrels, runs, inputs, o, multiverse, progress)
     settings = _settings(o, inputs, systems, title=title, seed=seed,
@@ -290,7 +291,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
             ties=o.ties, rel=o.rel)
         settings.update(judged_settings)  # "judge", "bounds": only where they apply
     elif judge_qrels is not None:
-        raise ValueError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
+        raise ParameterError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
     data, written = _write_analysis(o.out, settings, inputs, mv, progress, o.workers,
                                     judged)
     seconds = {"analysis": time.perf_counter() - t0}
@@ -358,7 +359,7 @@ def _read_score_matrices(items, measures):
         measures = list(names)
     unknown = [m for m in measures if m not in frames]
     if unknown:
-        raise ValueError(f"`measures` {unknown} not among the score matrices {names}")
+        raise ParameterError(f"`measures` {unknown} not among the score matrices {names}")
     return _Inputs(frames=frames, measures=list(measures),
                    rr_measure=next((m for m in names if is_rr(m)), None), query_stats=None,
                    record={"kind": "scores", "scores": records}, evaluation=None, random=None)
@@ -483,13 +484,14 @@ def _score_inputs(scores):
     elif isinstance(scores, (list, tuple)):
         items = score_sources(scores)  # the NAME=PATH rule lives in model.scoretable
     else:
-        raise TypeError("`scores` must be a path, a list of paths (NAME=PATH allowed), or "
-                        "a dict measure -> path or DataFrame")
+        raise ParameterTypeError(
+            "`scores` must be a path, a list of paths (NAME=PATH allowed), or "
+            "a dict measure -> path or DataFrame")
     if not items:
-        raise ValueError("`scores` is empty")
+        raise ParameterError("`scores` is empty")
     names = [n for n, _ in items]
     if len(set(names)) != len(names):
-        raise ValueError(f"`scores` gives measure names {names}: each must be unique")
+        raise ParameterError(f"`scores` gives measure names {names}: each must be unique")
     return items
 
 
@@ -498,21 +500,21 @@ def _make_report_iv(qrels, runs, scores, out, measures, control, test, correctio
                     missing, rng, timeout, equivalence_margin, workers):
     """Every argument of :func:`make_report` checked and normalised, as one namespace."""
     if out is None or not isinstance(out, (str, os.PathLike)):
-        raise TypeError("`out` must be a folder path")
+        raise ParameterTypeError("`out` must be a folder path")
     if scores is not None:
         if qrels is not None or runs is not None:
-            raise ValueError("give either `qrels` and `runs`, or `scores`, not both")
+            raise ParameterError("give either `qrels` and `runs`, or `scores`, not both")
         items = _score_inputs(scores)
     else:
         if qrels is None or runs is None:
-            raise ValueError("`qrels` and `runs` are required (or pass `scores`)")
+            raise ParameterError("`qrels` and `runs` are required (or pass `scores`)")
         items = None
     if isinstance(measures, str):
         measures = [measures]
     if measures is not None:
         measures = list(measures)
         if not measures or not all(isinstance(m, str) for m in measures):
-            raise TypeError("`measures` must be a measure name or a list of them")
+            raise ParameterTypeError("`measures` must be a measure name or a list of them")
     test = test_spec(test).name
     correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
@@ -522,21 +524,22 @@ def _make_report_iv(qrels, runs, scores, out, measures, control, test, correctio
     if ties is None:
         ties = default_ties(queries)
     if random not in RANDOM_MODELS:
-        raise ValueError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
+        raise ParameterError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
     if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+        raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     if rng is not None and (isinstance(rng, bool) or not isinstance(rng, numbers.Integral)
                             or rng < 0):
-        raise TypeError("`rng` must be None or a non-negative integer seed (a report must "
-                        f"record the seed that regenerates it), got {rng!r}")
+        raise ParameterTypeError(
+            "`rng` must be None or a non-negative integer seed (a report must "
+            f"record the seed that regenerates it), got {rng!r}")
     if control is not None and not isinstance(control, str):
-        raise TypeError(f"`control` must be a system name, got {control!r}")
+        raise ParameterTypeError(f"`control` must be a system name, got {control!r}")
     timeout = int_iv(timeout, "timeout")
     if equivalence_margin is not None:
         if isinstance(equivalence_margin, bool) or not isinstance(equivalence_margin,
                                                                   numbers.Real) \
                 or not (math.isfinite(equivalence_margin) and equivalence_margin > 0):
-            raise ValueError("`equivalence_margin` must be None or a positive number, got "
+            raise ParameterError("`equivalence_margin` must be None or a positive number, got "
                              f"{equivalence_margin!r}")
         equivalence_margin = float(equivalence_margin)
     return SimpleNamespace(
@@ -558,20 +561,21 @@ def _segment_settings(segment_by, queries):
     elif isinstance(segment_by, Mapping):
         missing = [str(q) for q in queries if q not in segment_by and str(q) not in segment_by]
         if missing:
-            raise ValueError(f"`segment_by` gives no segment for {len(missing)} queries, "
+            raise ParameterError(f"`segment_by` gives no segment for {len(missing)} queries, "
                              f"e.g. {missing[:3]}")
         labels = {str(q): segment_by[q] if q in segment_by else segment_by[str(q)]
                   for q in queries}
         how = "segments given by a mapping query -> segment"
     else:
-        raise TypeError("`segment_by` must be a mapping query -> segment or a function of "
-                        f"the query id, not {type(segment_by).__name__}")
+        raise ParameterTypeError(
+            "`segment_by` must be a mapping query -> segment or a function of "
+            f"the query id, not {type(segment_by).__name__}")
     bad = [q for q, v in labels.items() if v is None or (isinstance(v, float) and v != v)]
     if bad:
-        raise ValueError(f"`segment_by` gives no segment (None/NaN) for queries {bad[:3]}")
+        raise ParameterError(f"`segment_by` gives no segment (None/NaN) for queries {bad[:3]}")
     labels = {q: str(v) for q, v in labels.items()}
     segs = list(dict.fromkeys(labels.values()))
     if len(segs) < 2:
-        raise ValueError(f"`segment_by` gives {len(segs)} segment; need at least two")
+        raise ParameterError(f"`segment_by` gives {len(segs)} segment; need at least two")
     return {"description": how, "segments": segs, "segment_correction": "holm",
             "labels": labels}

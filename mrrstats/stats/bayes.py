@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..options import BAYES_METHODS
 from ..validation import confidence_level_iv, int_iv, missing_iv, rng_iv
 from .intervals import ConfidenceInterval
@@ -280,27 +281,27 @@ def _bayesian_comparison_iv(a, b, rope, method, confidence_level, n_resamples, m
         x = np.asarray(a, dtype=float)
         y = None if b is None else np.asarray(b, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError("`a` and `b` must be 1-D sequences of numbers") from None
+        raise ParameterTypeError("`a` and `b` must be 1-D sequences of numbers") from None
     if x.ndim != 1 or (y is not None and y.shape != x.shape):
-        raise ValueError("`a` and `b` must be 1-D and of the same length")
+        raise ParameterError("`a` and `b` must be 1-D and of the same length")
     d = x if y is None else x - y
     bad = np.isnan(d)
     if bad.any():
         if missing == "raise":
-            raise ValueError("`a` or `b` has a missing value (NaN); pass missing='drop'")
+            raise ParameterError("`a` or `b` has a missing value (NaN); pass missing='drop'")
         d = d[~bad]
     if d.size < 2:
-        raise ValueError(f"need at least 2 queries, got {d.size}")
+        raise ParameterError(f"need at least 2 queries, got {d.size}")
     if not np.isfinite(d).all():
-        raise ValueError("`a` and `b` must be finite")
+        raise ParameterError("`a` and `b` must be finite")
     if rope is not None:
         if isinstance(rope, bool) or not isinstance(rope, numbers.Real):
-            raise TypeError(f"`rope` must be a positive number or None, got {rope!r}")
+            raise ParameterTypeError(f"`rope` must be a positive number or None, got {rope!r}")
         rope = float(rope)
         if not (rope > 0 and math.isfinite(rope)):
-            raise ValueError(f"`rope` must be a positive finite number, got {rope!r}")
+            raise ParameterError(f"`rope` must be a positive finite number, got {rope!r}")
     if method not in BAYES_METHODS:
-        raise ValueError(f"`method` must be one of {BAYES_METHODS}, got {method!r}")
+        raise ParameterError(f"`method` must be one of {BAYES_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     B = int_iv(n_resamples, "n_resamples")
     gen, seed = rng_iv(rng)
@@ -365,12 +366,12 @@ def bayesian_hierarchical(effects, standard_errors, *, rope=None, confidence_lev
     y = np.asarray(effects, dtype=float)
     s = np.asarray(standard_errors, dtype=float)
     if y.ndim != 1 or y.shape != s.shape or y.size < 2:
-        raise ValueError("`effects` and `standard_errors` must be 1-D, same length, >= 2")
+        raise ParameterError("`effects` and `standard_errors` must be 1-D, same length, >= 2")
     if not (np.isfinite(y).all() and np.isfinite(s).all() and (s > 0).all()):
-        raise ValueError("`effects` must be finite and `standard_errors` finite and positive")
+        raise ParameterError("`effects` must be finite and `standard_errors` finite and positive")
     if rope is not None:
         if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not rope > 0:
-            raise ValueError(f"`rope` must be a positive number or None, got {rope!r}")
+            raise ParameterError(f"`rope` must be a positive number or None, got {rope!r}")
         rope = float(rope)
     cl = confidence_level_iv(confidence_level)
     n_grid = int_iv(n_grid, "n_grid", minimum=50)

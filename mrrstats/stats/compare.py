@@ -58,6 +58,7 @@ from ..defaults import (
     WORKERS,
 )
 from ..deprecation import renamed_attribute, renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..formatting import fixed, json_number, latex_escape, pvalue_text
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
@@ -203,7 +204,7 @@ class Comparison:
         or none). Not available with ``control`` (only :math:`k - 1` pairs).
         """
         if self.control is not None:
-            raise ValueError("a leaderboard needs all pairs; this comparison has only the "
+            raise ParameterError("a leaderboard needs all pairs; this comparison has only the "
                              f"pairs with the control {self.control!r}")
         m = self.measures[0] if measure is None else measure
         f = leaderboard_frame(self.results[m], higher_is_better=higher_is_better(m))
@@ -713,7 +714,7 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
     if replicates is not None:
         method = {"randomization": "bootstrap"}.get(test, test)
         if method not in ("bootstrap", "t", "mixed"):
-            raise ValueError("with `replicates`, `test` must be 'randomization' or "
+            raise ParameterError("with `replicates`, `test` must be 'randomization' or "
                              f"'bootstrap' (two-stage bootstrap), 't' or 'mixed'; got {test!r}")
         return replicate_tests(scores, replicates, method=method, alternative=alternative,
                                correction=correction, alpha=alpha,
@@ -761,7 +762,7 @@ def _measure_results(frames, opts, family, cluster_labels, gen, seed):
     first = next(iter(results))
     for m, r in results.items():
         if tuple(r.systems) != tuple(results[first].systems):
-            raise ValueError(f"measure {m!r} has systems {list(r.systems)}, but {first!r} has "
+            raise ParameterError(f"measure {m!r} has systems {list(r.systems)}, but {first!r} has "
                              f"{list(results[first].systems)}: every measure must compare the "
                              "same systems")
     return {m: dataclasses.replace(r, measure=m, seed=seed) for m, r in results.items()}
@@ -803,26 +804,26 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
     if alternative not in spec.alternatives:
-        raise ValueError(f"`alternative` must be 'two-sided' for test={test!r}")
+        raise ParameterError(f"`alternative` must be 'two-sided' for test={test!r}")
     if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+        raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     if measure is not None and not isinstance(measure, str):
         if not all(isinstance(m, str) for m in measure):
-            raise TypeError("`measure` must be a string or a list of strings")
+            raise ParameterTypeError("`measure` must be a string or a list of strings")
     if isinstance(scores, pd.DataFrame) and measure is not None and not isinstance(measure,
                                                                                  str):
-        raise TypeError("`measure` must be a single name when `scores` is a DataFrame")
+        raise ParameterTypeError("`measure` must be a single name when `scores` is a DataFrame")
     if family not in ("pairs", "measures"):
-        raise ValueError(f"`family` must be 'pairs' or 'measures', got {family!r}")
+        raise ParameterError(f"`family` must be 'pairs' or 'measures', got {family!r}")
     if family == "measures" and spec.family:
-        raise ValueError(f"family='measures' needs a per-pair test and a correction; "
+        raise ParameterError(f"family='measures' needs a per-pair test and a correction; "
                          f"test={test!r} controls the error within each measure")
     # label columns of a frame (clusters='conversation') leave the score columns
     frame = scores if isinstance(scores, pd.DataFrame) else None
     drop = [c for c in (clusters, segment_by) if isinstance(c, str)]
     if drop:
         if frame is None or any(c not in frame.columns for c in drop):
-            raise ValueError(f"`clusters`/`segment_by` {drop} name no column of `scores` "
+            raise ParameterError(f"`clusters`/`segment_by` {drop} name no column of `scores` "
                              "(a column name needs a DataFrame)")
         scores = frame.drop(columns=drop)
     tables = as_score_tables(scores, measures=measure, missing=missing, min_systems=2,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..deprecation import renamed_attribute, renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import tolerance_iv
 from .pairs import pair_iv
@@ -158,9 +159,10 @@ def _effect_sizes_iv(a, b, atol, residual_variance, missing):
         try:
             v_e = float(residual_variance)
         except (TypeError, ValueError):
-            raise TypeError("`residual_variance` must be a positive number") from None
+            raise ParameterTypeError("`residual_variance` must be a positive number") from None
         if not (v_e > 0 and math.isfinite(v_e)):
-            raise ValueError(f"`residual_variance` must be positive, got {residual_variance!r}")
+            raise ParameterError(
+                f"`residual_variance` must be positive, got {residual_variance!r}")
     else:
         v_e = None
     a, b = pair_iv(a, b, missing, min_n=1)

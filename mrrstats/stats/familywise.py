@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..errors import ParameterError
 from .manyone import dunnett_critical_value, dunnett_sf
 from .resampling import blas_single_thread, mc_se, permutation_batches, query_means
 from .studentized_range import studentized_range_sf
@@ -383,7 +384,7 @@ def maxt_step_down_fit(X, I, J, *, statistic, n_resamples, confidence_level, ci,
     them); ``"consistent"``: the Strassburger-Bretz construction for the step-down.
     """
     if statistic not in ("t", "mean"):
-        raise ValueError(f"`statistic` must be 't' or 'mean', got {statistic!r}")
+        raise ParameterError(f"`statistic` must be 't' or 'mean', got {statistic!r}")
     stat, se, md = pair_statistics(X, I, J, statistic, clusters)
     obs = np.abs(stat)
     thr = _threshold(obs) if statistic == "t" else obs - 1e-10 * (np.abs(X).mean() + 1e-300)
@@ -552,4 +553,4 @@ def simultaneous_critical_value(method, confidence_level, *, null=None, k=None, 
             return float(stats.studentized_range.ppf(confidence_level, k, df))
     if method == "dunnett-simultaneous":
         return dunnett_critical_value(confidence_level, m, df, alternative)
-    raise ValueError(f"no critical value for ci_method {method!r}")
+    raise ParameterError(f"no critical value for ci_method {method!r}")

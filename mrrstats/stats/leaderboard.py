@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import CONFIDENCE_LEVEL, MISSING, N_RESAMPLES, WORKERS
+from ..errors import ParameterError
 from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv, int_iv, rng_iv, workers_iv
@@ -53,10 +54,11 @@ def _decision_matrix(decisions, systems):
         m = np.asarray(decisions, dtype=bool)
         names = list(systems) if systems is not None else [str(i) for i in range(m.shape[0])]
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] != len(names):
-        raise ValueError("`decisions` must be a PairwiseResult or a square (k, k) boolean "
+        raise ParameterError("`decisions` must be a PairwiseResult or a square (k, k) boolean "
                          "matrix with one row and column per system")
     if not np.array_equal(m, m.T):
-        raise ValueError("`decisions` must be symmetric (significantly different is symmetric)")
+        raise ParameterError(
+            "`decisions` must be symmetric (significantly different is symmetric)")
     return m, names
 
 
@@ -120,7 +122,7 @@ def compact_letter_display(decisions, *, systems=None, means=None, higher_is_bet
     else:
         means = np.asarray(means, dtype=float)
         if means.shape != (k,):
-            raise ValueError(f"`means` must have one value per system ({k})")
+            raise ParameterError(f"`means` must have one value per system ({k})")
         order = list(np.argsort(-means if higher_is_better else means, kind="stable"))
     pos = {s: r for r, s in enumerate(order)}  # rank position of each system index
     columns = [frozenset(range(k))]

@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from ..deprecation import renamed_attribute, renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
 from .counter import stream_key
@@ -170,7 +171,7 @@ def _ttest_power_iv(difference, std, n_queries, power, alpha, alternative):
     given = {"difference": difference, "std": std, "n_queries": n_queries, "power": power}
     missing = [k for k, v in given.items() if v is None]
     if len(missing) != 1:
-        raise ValueError("exactly one of `difference`, `std`, `n_queries` and `power` must be "
+        raise ParameterError("exactly one of `difference`, `std`, `n_queries` and `power` must be "
                          f"None (it is solved for); got {len(missing)} missing")
     missing = missing[0]
     alpha = alpha_iv(alpha)
@@ -181,26 +182,26 @@ def _ttest_power_iv(difference, std, n_queries, power, alpha, alternative):
             out[name] = None
             continue
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"`{name}` must be a number, got {value!r}")
+            raise ParameterTypeError(f"`{name}` must be a number, got {value!r}")
         value = float(value)
         if not math.isfinite(value):
-            raise ValueError(f"`{name}` must be finite, got {value!r}")
+            raise ParameterError(f"`{name}` must be finite, got {value!r}")
         out[name] = value
     if out["std"] is not None and out["std"] <= 0:
-        raise ValueError(f"`std` must be positive, got {std!r}")
+        raise ParameterError(f"`std` must be positive, got {std!r}")
     if out["n_queries"] is not None and out["n_queries"] < 2:
-        raise ValueError(f"`n_queries` must be at least 2, got {n_queries!r}")
+        raise ParameterError(f"`n_queries` must be at least 2, got {n_queries!r}")
     if out["power"] is not None and not 0 < out["power"] < 1:
-        raise ValueError(f"`power` must be in (0, 1), got {power!r}")
+        raise ParameterError(f"`power` must be in (0, 1), got {power!r}")
     if out["power"] is not None and out["power"] <= alpha and missing != "power":
-        raise ValueError(f"`power` must exceed `alpha` ({alpha}) to be attainable")
+        raise ParameterError(f"`power` must exceed `alpha` ({alpha}) to be attainable")
     if out["difference"] is not None and missing in ("n_queries", "std"):
         d = out["difference"]
         if d == 0:
-            raise ValueError("`difference` must be non-zero to solve for "
+            raise ParameterError("`difference` must be non-zero to solve for "
                              f"`{missing}`")
         if (alternative == "greater" and d < 0) or (alternative == "less" and d > 0):
-            raise ValueError(f"`difference` {d} points against alternative={alternative!r}")
+            raise ParameterError(f"`difference` {d} points against alternative={alternative!r}")
     return (out["difference"], out["std"], out["n_queries"], out["power"], alpha,
             alternative, missing)
 
@@ -349,20 +350,20 @@ def _randomization_power_iv(differences, n_queries, difference, alpha, alternati
                             n_simulations, n_resamples, batch, rng):
     d = vector_iv(differences, "differences")
     if d.size < 2:
-        raise ValueError(f"`differences` needs at least 2 values, got {d.size}")
+        raise ParameterError(f"`differences` needs at least 2 values, got {d.size}")
     if not np.isfinite(d).all():
-        raise ValueError("`differences` must be finite (no NaN)")
+        raise ParameterError("`differences` must be finite (no NaN)")
     n = d.size if n_queries is None else int_iv(n_queries, "n_queries", minimum=2)
     if difference is None:
         delta = float(d.mean())
     else:
         if isinstance(difference, bool) or not isinstance(difference, numbers.Real):
-            raise TypeError(f"`difference` must be a number, got {difference!r}")
+            raise ParameterTypeError(f"`difference` must be a number, got {difference!r}")
         delta = float(difference)
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
     if test not in ("randomization", "t"):
-        raise ValueError(f"`test` must be 'randomization' or 't', got {test!r}")
+        raise ParameterError(f"`test` must be 'randomization' or 't', got {test!r}")
     n_sim = int_iv(n_simulations, "n_simulations")
     B = int_iv(n_resamples, "n_resamples")
     batch = int_iv(batch, "batch", allow_none=True)
@@ -467,21 +468,22 @@ def _topic_set_size_iv(pilot, difference, power, alpha, alternative):
     if isinstance(pilot, numbers.Real) and not isinstance(pilot, bool):
         sd = float(pilot)
         if not (sd > 0 and math.isfinite(sd)):
-            raise ValueError(f"`pilot` as a standard deviation must be positive, got {pilot!r}")
+            raise ParameterError(
+                f"`pilot` as a standard deviation must be positive, got {pilot!r}")
         v_e = math.nan
     else:
         v_e = residual_variance(as_score_table(pilot, min_systems=2, min_queries=2,
                                                name="pilot"))
         if not v_e > 0:
-            raise ValueError("`pilot` has no residual variance (all differences constant)")
+            raise ParameterError("`pilot` has no residual variance (all differences constant)")
         sd = math.sqrt(2.0 * v_e)
     if isinstance(difference, bool) or not isinstance(difference, numbers.Real):
-        raise TypeError(f"`difference` must be a number, got {difference!r}")
+        raise ParameterTypeError(f"`difference` must be a number, got {difference!r}")
     difference = float(difference)
     if difference == 0 or not math.isfinite(difference):
-        raise ValueError(f"`difference` must be finite and non-zero, got {difference!r}")
+        raise ParameterError(f"`difference` must be finite and non-zero, got {difference!r}")
     if isinstance(power, bool) or not isinstance(power, numbers.Real) or not 0 < power < 1:
-        raise ValueError(f"`power` must be in (0, 1), got {power!r}")
+        raise ParameterError(f"`power` must be in (0, 1), got {power!r}")
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
     if alternative == "less" and difference > 0:

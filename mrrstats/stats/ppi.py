@@ -34,7 +34,7 @@ import pandas as pd
 from scipy import stats
 
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.trec import read_qrels
 from ..metrics.evaluation import evaluate
 from ..metrics.measures import higher_is_better, parse_measure
@@ -135,7 +135,7 @@ class PPIResult:
         cl = confidence_level_iv(confidence_level)
         m = self._measure(measure)
         if method not in PPI_METHODS:
-            raise ValueError(f"`method` must be one of {PPI_METHODS}, got {method!r}")
+            raise ParameterError(f"`method` must be one of {PPI_METHODS}, got {method!r}")
         if b is None:
             f = self.systems
             row = f[(f.system == a) & (f.measure == m) & (f.method == method)]
@@ -149,7 +149,7 @@ class PPIResult:
                 sign = -1.0
             value = "difference"
         if row.empty:
-            raise ValueError(f"no row for `a`={a!r}, `b`={b!r}; systems: "
+            raise ParameterError(f"no row for `a`={a!r}, `b`={b!r}; systems: "
                              f"{list(self.system_names)}")
         r = row.iloc[0]
         est = float(r[value]) * (sign if b is not None else 1.0)
@@ -176,7 +176,7 @@ class PPIResult:
             return self.measures[0]
         name = str(parse_measure(measure))
         if name not in self.measures:
-            raise ValueError(f"`measure` {name!r} is not in the result; have "
+            raise ParameterError(f"`measure` {name!r} is not in the result; have "
                              f"{list(self.measures)}")
         return name
 
@@ -353,7 +353,7 @@ def _frames(scores, name):
     if isinstance(scores, Mapping) and scores and all(
             isinstance(v, pd.DataFrame) for v in scores.values()):
         return {str(parse_measure(k)): v for k, v in scores.items()}
-    raise TypeError(f"`{name}` must be an Evaluation or a mapping {{measure: DataFrame}} "
+    raise ParameterTypeError(f"`{name}` must be an Evaluation or a mapping {{measure: DataFrame}} "
                     f"(rows: queries, columns: systems), got {type(scores).__name__}")
 
 
@@ -363,12 +363,12 @@ def _strata_codes(strata, queries):
     if isinstance(strata, pd.Series):
         strata = strata.to_dict()
     if not isinstance(strata, Mapping):
-        raise TypeError("`strata` must be a mapping {query: stratum} or a pandas Series "
+        raise ParameterTypeError("`strata` must be a mapping {query: stratum} or a pandas Series "
                         f"indexed by query, got {type(strata).__name__}")
     strata = {str(k): v for k, v in strata.items()}
     missing = [q for q in queries if q not in strata]
     if missing:
-        raise ValueError(f"`strata` gives no stratum for {len(missing)} queries, e.g. "
+        raise ParameterError(f"`strata` gives no stratum for {len(missing)} queries, e.g. "
                          f"{missing[:3]}")
     labels = [str(strata[q]) for q in queries]
     names, codes = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
@@ -378,21 +378,21 @@ def _strata_codes(strata, queries):
 def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resamples):
     cl = confidence_level_iv(confidence_level)
     if population not in POPULATIONS:
-        raise ValueError(f"`population` must be one of {POPULATIONS}, got {population!r}")
+        raise ParameterError(f"`population` must be one of {POPULATIONS}, got {population!r}")
     n_resamples = int_iv(n_resamples, "n_resamples")
     H, J = _frames(human, "human"), _frames(judge, "judge")
     missing = [m for m in J if m not in H]
     if missing:
-        raise ValueError(f"`human` lacks the measures {missing} of `judge`")
+        raise ParameterError(f"`human` lacks the measures {missing} of `judge`")
     for m in J:
         if not math.isfinite(parse_measure(m).spec.bounds[1]):
-            raise ValueError(f"measure {m!r} can be infinite; PPI needs a mean of finite "
+            raise ParameterError(f"measure {m!r} can be infinite; PPI needs a mean of finite "
                              "values (use RR rather than Rank)")
     first = next(iter(J.values()))
     systems = [str(s) for s in first.columns]
     queries = [str(q) for q in first.index]
     if len(systems) < 1 or len(queries) < 2:
-        raise ValueError("`judge` needs at least one system and two queries")
+        raise ParameterError("`judge` needs at least one system and two queries")
     codes, names = _strata_codes(strata, queries)
     out = {}
     for m, jf in J.items():
@@ -401,28 +401,28 @@ def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resampl
         hf = H[m].copy()
         hf.index, hf.columns = hf.index.astype(str), hf.columns.astype(str)
         if list(jf.columns) != systems or sorted(jf.index) != sorted(queries):
-            raise ValueError(f"`judge`: measure {m!r} has other systems or queries than the "
+            raise ParameterError(f"`judge`: measure {m!r} has other systems or queries than the "
                              "first measure")
         if set(hf.columns) != set(systems):
-            raise ValueError(f"`human`: measure {m!r} has other systems than `judge`")
+            raise ParameterError(f"`human`: measure {m!r} has other systems than `judge`")
         hf = hf.dropna(how="all")
         extra = sorted(set(hf.index) - set(queries))
         if extra:
             raise InputError(f"{len(extra)} human-labelled queries have no judge labels "
                              f"(every query needs the judge's), e.g. {extra[:3]}")
         if hf.isna().any().any():
-            raise ValueError(f"`human`: measure {m!r} has missing values on labelled queries")
+            raise ParameterError(f"`human`: measure {m!r} has missing values on labelled queries")
         jv = jf.loc[queries, systems].to_numpy(np.float64)
         hv = hf.reindex(index=queries, columns=systems).to_numpy(np.float64)
         if not np.isfinite(jv).all():
-            raise ValueError(f"`judge`: measure {m!r} has missing or infinite values")
+            raise ParameterError(f"`judge`: measure {m!r} has missing or infinite values")
         out[m] = (hv, jv)
     labelled = ~np.isnan(next(iter(out.values()))[0][:, 0])
     for h in range(int(codes.max()) + 1):
         nh = int((labelled & (codes == h)).sum())
         if nh < 2:
             where = "" if names is None else f" in stratum {names[h]!r}"
-            raise ValueError(f"{nh} human-labelled queries{where}; PPI needs at least 2 "
+            raise ParameterError(f"{nh} human-labelled queries{where}; PPI needs at least 2 "
                              "(in every stratum)")
     return cl, population, n_resamples, out, systems, queries, labelled, codes, names
 

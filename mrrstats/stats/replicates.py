@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..options import REPLICATE_METHODS
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
@@ -645,34 +646,35 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
                         confidence_level, n_resamples, measure, missing, batch, workers, rng):
     table = as_score_table(scores, measure=measure, missing=missing, min_queries=3)
     if not isinstance(replicates, Mapping):
-        raise TypeError("`replicates` must be a mapping {system: [run, ...]}, got "
+        raise ParameterTypeError("`replicates` must be a mapping {system: [run, ...]}, got "
                         f"{type(replicates).__name__}")
     if len(replicates) < 2:
-        raise ValueError(f"`replicates` needs at least 2 systems, got {len(replicates)}")
+        raise ParameterError(f"`replicates` needs at least 2 systems, got {len(replicates)}")
     names, cols, seen = [], [], {}
     for system, runs in replicates.items():
         if not isinstance(system, str) or not system:
-            raise TypeError(f"`replicates` keys must be non-empty system names, got {system!r}")
+            raise ParameterTypeError(
+                f"`replicates` keys must be non-empty system names, got {system!r}")
         if isinstance(runs, str) or not hasattr(runs, "__iter__"):
-            raise TypeError(f"`replicates[{system!r}]` must be a list of run names, got "
+            raise ParameterTypeError(f"`replicates[{system!r}]` must be a list of run names, got "
                             f"{runs!r}")
         runs = [str(r) for r in runs]
         if not runs:
-            raise ValueError(f"`replicates[{system!r}]` is empty")
+            raise ParameterError(f"`replicates[{system!r}]` is empty")
         idx = []
         for r in runs:
             if r not in table.systems:
-                raise ValueError(f"`replicates[{system!r}]` names run {r!r}, which is not a "
+                raise ParameterError(f"`replicates[{system!r}]` names run {r!r}, which is not a "
                                  f"column of `scores` (have {list(table.systems)[:10]}...)")
             if r in seen:
-                raise ValueError(f"run {r!r} is listed under both {seen[r]!r} and "
+                raise ParameterError(f"run {r!r} is listed under both {seen[r]!r} and "
                                  f"{system!r} in `replicates`")
             seen[r] = system
             idx.append(table.systems.index(r))
         names.append(system)
         cols.append(idx)
     if method not in REPLICATE_METHODS:
-        raise ValueError(f"`method` must be one of {REPLICATE_METHODS}, got {method!r}")
+        raise ParameterError(f"`method` must be one of {REPLICATE_METHODS}, got {method!r}")
     alternative_iv(alternative)
     corr = correction_spec(correction).name
     alpha = alpha_iv(alpha)
@@ -681,7 +683,8 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
     batch = int_iv(batch, "batch", allow_none=True)
     workers = workers_iv(workers)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     return (table, names, cols, method, alternative, corr, alpha, cl, B, batch, workers, gen,
             seed)
@@ -737,10 +740,11 @@ def simulate_replicates(scores, *, n_replicates=5, seed_std=0.2, query_std=0.5, 
     sds = []
     for name, v in (("seed_std", seed_std), ("query_std", query_std)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
-            raise ValueError(f"`{name}` must be a non-negative number, got {v!r}")
+            raise ParameterError(f"`{name}` must be a non-negative number, got {v!r}")
         sds.append(float(v))
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     X = table.values
     pos = X[X > 0]

@@ -59,6 +59,7 @@ from itertools import combinations
 import numpy as np
 
 from ..devices import rows_per_chunk
+from ..errors import ParameterError
 from ..progress import resampling_ticker
 from . import counter
 from .counter import as_key
@@ -280,7 +281,7 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     """
     P, n = D.shape
     if keep and P != 1:
-        raise ValueError("keep=True stores the null distribution of one pair only")
+        raise ParameterError("keep=True stores the null distribution of one pair only")
     S, hi, lo, thresh, margin = _signflip_setup(D, alternative)
     D32 = D.T.astype(np.float32)  # (n, P)
     total = (1 << n) if exact else n_resamples
@@ -667,7 +668,7 @@ def signflip_counts_xp(D, alternative, *, n_resamples, batch, gen, keep=False, x
     """
     P, n = D.shape
     if keep and P != 1:
-        raise ValueError("keep=True stores the null distribution of one pair only")
+        raise ParameterError("keep=True stores the null distribution of one pair only")
     dev = device_of(D)
     hi, lo = _split_xp(D, xp)
     S = to_host(xp.sum(hi, axis=1) + xp.sum(lo, axis=1))
@@ -790,7 +791,7 @@ class PairwiseSum:
         if not blk.size:
             return
         if self._end + blk.size > self.n:
-            raise ValueError(f"more than the {self.n} values announced")
+            raise ParameterError(f"more than the {self.n} values announced")
         self._buf = np.concatenate([self._buf, blk]) if self._buf.size else blk
         self._end += blk.size
         try:
@@ -801,7 +802,7 @@ class PairwiseSum:
     def value(self):
         """The sum, equal to ``numpy.sum`` of the whole vector (after all ``n`` values)."""
         if self._result is None:
-            raise ValueError(f"only {self._end} of the {self.n} values were fed")
+            raise ParameterError(f"only {self._end} of the {self.n} values were fed")
         return 0.0 + self._result  # numpy starts from the identity 0.0
 
 
@@ -818,20 +819,21 @@ def _block_max(source):
     for blk in source():
         blk = np.asarray(blk, dtype=np.float64)
         if blk.ndim != 1:
-            raise ValueError("every block must be 1-D (per-query values of consecutive queries)")
+            raise ParameterError(
+                "every block must be 1-D (per-query values of consecutive queries)")
         if not np.isfinite(blk).all():
-            raise ValueError("the per-query values must be finite")
+            raise ParameterError("the per-query values must be finite")
         n += blk.size
         if blk.size:
             amax = max(amax, float(np.abs(blk).max()))
     if n == 0:
-        raise ValueError("the blocks hold no query")
+        raise ParameterError("the blocks hold no query")
     return n, amax
 
 
 def _blocks_seen(n, seen):
     if seen != n:
-        raise ValueError(f"the blocks changed between passes: {n} queries, then {seen}; the "
+        raise ParameterError(f"the blocks changed between passes: {n} queries, then {seen}; the "
                          "source must give the same blocks every time it is read")
 
 

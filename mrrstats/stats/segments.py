@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..validation import confidence_level_iv, missing_iv
 from .corrections import adjust_pvalues
 from .designs import query_labels
@@ -269,15 +270,16 @@ def by_segment(evaluation, segment_by, *, measure=None, confidence_level=0.95,
             if isinstance(lab, pd.Series):
                 lab = lab.to_dict()
             if not isinstance(lab, Mapping):
-                raise TypeError("`segment_by` must be a mapping query -> segment, a Series "
-                                f"or a callable, got {type(segment_by).__name__}")
+                raise ParameterTypeError(
+                    "`segment_by` must be a mapping query -> segment, a Series "
+                    f"or a callable, got {type(segment_by).__name__}")
             lab = {str(k): v for k, v in lab.items()}
             labels = np.array([lab.get(q) for q in queries], dtype=object)
         absent = pd.isna(labels)
         if absent.any():
             if missing == "raise":
                 few = [q for q, a in zip(queries, absent, strict=True) if a][:3]
-                raise ValueError(f"`segment_by` has no segment for {int(absent.sum())} of "
+                raise ParameterError(f"`segment_by` has no segment for {int(absent.sum())} of "
                                  f"{len(queries)} queries of run {run!r} (e.g. {few}); give "
                                  "every query one or pass missing='drop'")
         segs = list(dict.fromkeys(labels[~absent].tolist()))

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..options import CALIBRATION_TESTS, NULLS
 from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv, workers_iv
@@ -109,7 +110,7 @@ def _indices(x, support, name):
         idx = np.zeros_like(pos)
     if (np.abs(support[idx] - x) > 1e-4).any():
         bad = x[np.abs(support[idx] - x) > 1e-4][0]
-        raise ValueError(f"`scores` of {name!r} has the value {bad!r}, not on the support of "
+        raise ParameterError(f"`scores` of {name!r} has the value {bad!r}, not on the support of "
                          "its measure; pass support= explicitly")
     return idx
 
@@ -142,7 +143,7 @@ class _Margin:
 
         lo, hi = float(self.support[0]), float(self.support[-1])
         if not lo < target < hi:
-            raise ValueError(f"cannot give a margin on [{lo:g}, {hi:g}] the mean {target:g}")
+            raise ParameterError(f"cannot give a margin on [{lo:g}, {hi:g}] the mean {target:g}")
         m0 = self.mean
         if abs(target - m0) < 1e-14:
             return self
@@ -159,7 +160,7 @@ class _Margin:
         while mean_at(top) * mean_at(0.0) > 0:
             top *= 2.0
             if top > 700:
-                raise ValueError(f"cannot reach the mean {target:g} from {m0:g}")
+                raise ParameterError(f"cannot reach the mean {target:g} from {m0:g}")
         la = optimize.brentq(mean_at, 0.0, top, xtol=1e-14)
         a = math.exp(la)
         G = F ** a if up else 1.0 - (1.0 - F) ** a
@@ -419,7 +420,8 @@ def simulate_collection(scores, *, n_queries, means=None, measure=None, support=
     """
     n = int_iv(n_queries, "n_queries")
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     model = fit_collection(scores, measure=measure, support=support)
     targets = _means_iv(means, model)
@@ -440,14 +442,14 @@ def _means_iv(means, model):
         out = model.observed_means.copy()
         for s, v in means.items():
             if s not in model.systems:
-                raise ValueError(f"`means` names {s!r}, not a system of `scores`")
+                raise ParameterError(f"`means` names {s!r}, not a system of `scores`")
             out[model.systems.index(s)] = float(v)
         return out
     arr = np.asarray(means, dtype=float)
     if arr.ndim == 0:
         return np.full(k, float(arr))
     if arr.shape != (k,):
-        raise ValueError(f"`means` must be one number, {k} numbers or a mapping; got shape "
+        raise ParameterError(f"`means` must be one number, {k} numbers or a mapping; got shape "
                          f"{arr.shape}")
     return arr
 
@@ -768,7 +770,7 @@ def _calibrate_tests_iv(scores, n_queries, tests, corrections, alpha, difference
     for t in tests:
         name = test_spec(t).name
         if name not in CALIBRATION_TESTS:
-            raise ValueError(f"`tests` must name tests among {CALIBRATION_TESTS}, got {t!r}")
+            raise ParameterError(f"`tests` must name tests among {CALIBRATION_TESTS}, got {t!r}")
         if name not in names:
             names.append(name)
     max_k = int_iv(max_systems, "max_systems", minimum=2)
@@ -785,17 +787,18 @@ def _calibrate_tests_iv(scores, n_queries, tests, corrections, alpha, difference
     try:
         diffs = tuple(float(d) for d in differences)
     except (TypeError, ValueError):
-        raise TypeError("`differences` must be a sequence of numbers") from None
+        raise ParameterTypeError("`differences` must be a sequence of numbers") from None
     if any(not (d > 0 and math.isfinite(d)) for d in diffs):
-        raise ValueError(f"`differences` must be positive and finite, got {differences!r}")
+        raise ParameterError(f"`differences` must be positive and finite, got {differences!r}")
     alternative_iv(alternative)
     if null_hypothesis not in NULLS:
-        raise ValueError(f"`null_hypothesis` must be one of {NULLS}, got {null_hypothesis!r}")
+        raise ParameterError(f"`null_hypothesis` must be one of {NULLS}, got {null_hypothesis!r}")
     n_sim = int_iv(n_simulations, "n_simulations")
     B = int_iv(n_resamples, "n_resamples")
     workers = workers_iv(workers)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     return (table, n_q, tuple(names), corrections, alpha, diffs, alternative, null_hypothesis,
             n_sim, B, max_k, workers, gen, seed)
