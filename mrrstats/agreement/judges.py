@@ -29,7 +29,7 @@ from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, REL, TEST
 from ..errors import ParameterError, ParameterTypeError
 from ..io.trec import Qrels, read_qrels
 from ..metrics.evaluation import evaluate
-from ..validation import alpha_iv, int_iv, rng_iv
+from ..validation import alpha_iv, n_resamples_iv, rng_iv
 from .decisions import decision_agreement
 from .measures import ranking_agreement
 
@@ -507,7 +507,7 @@ def judge_agreement(judge_qrels, human_qrels, runs=None, measures=("RR",), *, re
     the human labels is not under the judge's (``ag.pairs`` names it).
     """
     alpha = alpha_iv(alpha)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
         raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
     judge, human = read_qrels(judge_qrels), read_qrels(human_qrels)

@@ -141,8 +141,9 @@ def _check_atol(atol):
 
 def measure_name_iv(frames, name, param):
     """``name`` if it is one of the measures of ``frames`` (the ``param`` in messages)."""
-    if name not in frames:
-        raise ParameterError(f"`{param}` must be one of {list(frames)}, got {name!r}")
+    if not isinstance(name, str) or name not in frames:
+        raise ParameterError(f"`{param}` must be one of {list(frames)}, got {name!r}",
+                             name=param)
     return name
 
 
@@ -662,9 +663,12 @@ def _perfect_rr_disagreement_iv(scores, rr, others, atol):
         others = [m for m in frames if m != rr]
     elif isinstance(others, str):
         others = [others]
+    if not isinstance(others, list | tuple):
+        raise ParameterTypeError(f"`others` must be a measure name or a list of them, got "
+                                 f"{type(others).__name__}", name="others")
     others = list(others)
     for m in others:
-        if m not in frames or m == rr:
+        if not isinstance(m, str) or m not in frames or m == rr:
             raise ParameterError(f"`others` must name measures of `scores` other than {rr!r}, "
                              f"got {m!r}")
     if not others:

@@ -24,7 +24,7 @@ from ..io import read_qrels, read_run
 from ..metrics import evaluate, parse_measure
 from ..metrics.evaluation import empty_target_iv
 from ..metrics.judged import UNJUDGED
-from ..metrics.measures import higher_is_better
+from ..metrics.measures import higher_is_better, measures_iv
 from ..stats import pairwise_tests
 from ..validation import alpha_iv, rng_iv
 
@@ -197,7 +197,7 @@ def multiverse(qrels, runs, measures=("RR",), *,
     gen, seed = rng_iv(rng)
     if isinstance(measures, str):
         measures = (measures,)
-    measures = [str(parse_measure(m)) for m in measures]
+    measures = [str(m) for m in measures_iv(measures)]
     qrels = read_qrels(qrels)
     if rels is None:
         grades = np.unique(qrels.grade)

@@ -50,7 +50,7 @@ import pandas as pd
 from ..errors import ParameterError, ParameterTypeError
 from ..io.trec import read_run
 from ..metrics.kernels import score_rankings
-from ..metrics.measures import parse_measures
+from ..metrics.measures import measures_iv
 from ..model.ranking import rank_run
 
 __all__ = ["move_first_relevant", "swap_relevant", "add_relevant", "perturbation_summary"]
@@ -91,7 +91,7 @@ def _named_runs(runs) -> list[tuple[str, object]]:
 def _measure_names(measures) -> list[str]:
     if isinstance(measures, str):
         measures = [measures]
-    return [str(m) for m in parse_measures(measures)]
+    return [str(m) for m in measures_iv(measures)]
 
 
 def _check_rel(rel):

@@ -22,10 +22,10 @@ from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..deprecation import renamed_attribute
 from ..errors import ParameterError
 from ..metrics.kernels import compute_measures
-from ..metrics.measures import parse_measures
+from ..metrics.measures import measures_iv
 from ..model.ranking import Judged
 from ..stats import ConfidenceInterval
-from ..validation import confidence_level_iv, int_iv, rng_iv
+from ..validation import confidence_level_iv, int_iv, resource_iv, rng_iv
 from .rank_law import method_iv
 
 __all__ = ["RandomMetricMoments", "random_metric_moments"]
@@ -152,7 +152,7 @@ def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
     g = np.where(np.isnan(g), 0.0, g)  # unjudged: no gain, not relevant
     if not np.all(np.isfinite(g)) or np.any(g != np.round(g)):
         raise ParameterError("`grades` must be whole numbers (NaN means unjudged)")
-    ms = parse_measures(measure)
+    ms = measures_iv(measure, "measure")
     if len(ms) != 1:
         raise ParameterError(f"`measure` must name one measure, got {measure!r}")
     if ms[0].name == "Rank":
@@ -261,6 +261,7 @@ def random_metric_moments(grades, measure="AP", *, judged=None, rel=1, method="a
         return RandomMetricMoments(str(m), mean, var, _EXACT, n_arr, None, 0.0, None)
     B = int(n_resamples)
     b = int(batch) if batch is not None else max(1, min(B, (1 << 20) // N))
+    resource_iv(8 * B, "n_resamples", what=f"{B:,} resamples")
     vals = np.empty(B)
     for done in range(0, B, b):
         nb = min(b, B - done)

@@ -31,10 +31,17 @@ from scipy import special
 
 from ..defaults import BASELINE_ALTERNATIVE, CONFIDENCE_LEVEL, N_RESAMPLES, RANDOM
 from ..errors import ParameterError, ParameterTypeError
-from ..metrics.measures import parse_measures
+from ..metrics.measures import measures_iv
 from ..progress import progress_bar
 from ..stats import ConfidenceInterval
-from ..validation import alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .rank_law import counts_iv, log_sf, method_iv, pmf_blocks, rr_moments, weights_iv
 
 __all__ = ["RandomBaselineResult", "random_baseline_test", "random_baseline_counts",
@@ -286,6 +293,7 @@ def _monte_carlo_null(N, R, K, w, B: int, batch, gen) -> np.ndarray:
     groups = [(np.flatnonzero(inv == g),
                _rr_sampler(int(n), int(r), None if K is None else int(kk)))
               for g, (n, r, kk) in enumerate(uniq.tolist())]
+    resource_iv(8 * B, "n_resamples", what=f"{B:,} resamples")
     null = np.empty(B)
     for done in range(0, B, b):
         nb = min(b, B - done)
@@ -318,7 +326,7 @@ def _random_baseline_test_iv(reciprocal_ranks, n_candidates, n_relevant, k, weig
         raise ParameterError("`reciprocal_ranks` must lie in [0, 1]")
     alternative_iv(alternative)
     method = method_iv(method)
-    int_iv(n_resamples, "n_resamples")
+    n_resamples_iv(n_resamples)
     int_iv(batch, "batch", allow_none=True)
     int_iv(max_support, "max_support")
     return rr, N, R, K, w, method
@@ -500,7 +508,7 @@ def random_baseline_counts(evaluation, *, random) -> pd.DataFrame:
 def _evaluation_baseline_iv(evaluation, random, measure):
     _random_baseline_counts_iv(evaluation, random)
 
-    ms = parse_measures(measure)
+    ms = measures_iv(measure, "measure")
     if len(ms) != 1 or ms[0].name != "RR":
         raise ParameterError(f"`measure` must be 'RR' or 'RR@k', got {measure!r}")
     name = str(ms[0])

@@ -26,6 +26,7 @@ from ..deprecation import renamed_value
 from ..errors import ParameterError, ParameterTypeError
 from ..glossary import term_of
 from ..numerics import harmonic, harmonic2
+from ..validation import array_iv
 
 __all__ = ["counts_iv", "weights_iv", "shaped", "method_iv", "METHODS", "log_sf", "pmf_blocks",
            "rr_moments", "BLOCK"]
@@ -54,6 +55,8 @@ def _int_array(x, name: str, *, minimum: int) -> np.ndarray:
     if np.issubdtype(a.dtype, np.floating):
         if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
             raise ParameterError(f"`{name}` must be whole numbers")
+        if a.size and np.abs(a).max() >= 2.0**62:
+            raise ParameterError(f"`{name}` must be below 2**62, got {np.abs(a).max():g}")
     a = a.astype(np.int64)
     if a.size and a.min() < minimum:
         raise ParameterError(f"`{name}` must be >= {minimum}, got {a.min()}")
@@ -79,6 +82,8 @@ def counts_iv(n_candidates, n_relevant, k, *, k_required: bool = False):
         K = None
     else:
         K = _int_array(k, "k", minimum=1)
+        if K.size == 0:
+            raise ParameterError("`k` is empty: give one cutoff, or one per query", name="k")
         try:
             N, R, K = np.broadcast_arrays(N, R, K)
         except ValueError:
@@ -92,7 +97,7 @@ def weights_iv(weights, n: int) -> np.ndarray | None:
     """Query weights normalised to sum to 1 (None: the plain mean), one per query."""
     if weights is None:
         return None
-    w = np.asarray(weights, dtype=np.float64).ravel()
+    w = array_iv(weights, "weights", ndim=(0, 1), low=0.0).ravel()
     if w.size != n:
         raise ParameterError(f"`weights` must have one entry per query ({n}), got {w.size}")
     if not np.all(np.isfinite(w)) or np.any(w < 0):

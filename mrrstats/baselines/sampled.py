@@ -31,7 +31,7 @@ from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
 from ..errors import ParameterError, ParameterTypeError
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.intervals import ConfidenceInterval
-from ..validation import confidence_level_iv, int_iv, rng_iv, workers_iv
+from ..validation import confidence_level_iv, int_iv, n_resamples_iv, rng_iv, workers_iv
 
 __all__ = ["SampledMetricResult", "correct_sampled_metric", "sampled_rank_matrix",
            "sampled_metric_mapping"]
@@ -544,7 +544,7 @@ def correct_sampled_metric(sampled_ranks, n_negatives, n_candidates, measure="RR
         raise ParameterError(f"`n_candidates` must be integers >= n_negatives + 1 = {m + 1}")
     lam = _regularization_iv(regularization) if method == "bias-variance" else 0.0
     cl = confidence_level_iv(confidence_level)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     ri = r.astype(np.int64) - 1

@@ -98,6 +98,16 @@ def flat_to_qrels_run(preds, target, indexes, *, name: str = "run") -> tuple[Qre
         k = int(np.flatnonzero(nonint)[0])
         raise InputError(f"target[{k}] = {t[k]} is not an integer grade (use 0/1 or graded "
                          "integers)", source="<target>")
+    if i.dtype.kind == "f":
+        wrong = ~np.isfinite(i) | (i != np.round(i))
+        if wrong.any():
+            k = int(np.flatnonzero(wrong)[0])
+            raise ParameterError(f"`indexes` must hold whole-number query ids, got indexes[{k}] "
+                                 f"= {i[k]}", name="indexes")
+        i = i.astype(np.int64)
+    elif i.dtype.kind not in "iuUSO":
+        raise ParameterTypeError(f"`indexes` must hold integer query ids, got dtype {i.dtype}",
+                                 name="indexes")
     query = pa.array(i).cast(pa.string()).to_numpy(zero_copy_only=False)
     doc = pa.array(np.arange(p.size)).cast(pa.string()).to_numpy(zero_copy_only=False)
     qrels = _qrels_from_arrays(query, doc, t64.astype(np.int64), "<target>", None, "raise")

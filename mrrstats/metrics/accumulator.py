@@ -49,7 +49,7 @@ from ..io.flat import as_host_array
 from ..model.ranking import TIES
 from .evaluation import Evaluation, QueryCounts, empty_target_iv, evaluate_flat
 from .flat_xp import flat_namespace
-from .measures import parse_measures
+from .measures import measures_iv
 
 __all__ = ["Accumulator"]
 
@@ -156,7 +156,7 @@ class Accumulator:
         if not isinstance(split_queries, bool):
             raise ParameterTypeError(
                 f"`split_queries` must be True or False, got {split_queries!r}")
-        self.measures = tuple(parse_measures(("RR",) if measures is None else measures))
+        self.measures = tuple(measures_iv(("RR",) if measures is None else measures))
         self.empty_target = empty_target_iv(empty_target)
         self.ties = ties
         self.rel = int(rel)

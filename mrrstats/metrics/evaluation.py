@@ -41,9 +41,10 @@ from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..options import EMPTY_TARGET, ENGINES, QUERIES
 from ..scale.engines import evaluate_groups  # dask/duckdb are optional
+from ..validation import int_iv
 from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
-from .measures import parse_measures
+from .measures import measures_iv, parse_measures
 from .unjudged import UNJUDGED, score_with_unjudged
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
@@ -306,7 +307,7 @@ def _runs_iv(runs) -> list:
 
 def empty_target_iv(empty_target: str) -> str:
     """Validate ``empty_target`` (shared by every entry point)."""
-    if empty_target not in EMPTY_TARGET:
+    if not isinstance(empty_target, str) or empty_target not in EMPTY_TARGET:
         raise ParameterError(
             f"`empty_target` must be one of {', '.join(map(repr, EMPTY_TARGET))}, "
             f"got {empty_target!r}")
@@ -314,19 +315,20 @@ def empty_target_iv(empty_target: str) -> str:
 
 
 def _evaluate_iv(ties, rel, queries, max_depth, measures):
-    if queries not in QUERIES:
+    if not isinstance(queries, str) or queries not in QUERIES:
         raise ParameterError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
                          f"got {queries!r}")
     if ties is None:
         ties = default_ties(queries)
-    if ties not in TIES:
+    if not isinstance(ties, str) or ties not in TIES:
         raise ParameterError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
         raise ParameterError(f"`rel` must be an integer >= 1 (grades <= 0 are never relevant), "
                          f"got {rel!r}")
+    int_iv(max_depth, "max_depth", allow_none=True)
     if measures is None:
         measures = ("RR@10",) if queries == "msmarco" else ("RR",)
-    return ties, int(rel), parse_measures(measures)
+    return ties, int(rel), measures_iv(measures)
 
 
 def _msmarco_qrels(qrels: Qrels) -> Qrels:

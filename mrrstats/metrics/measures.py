@@ -32,11 +32,13 @@ grades themselves as gains, whatever ``rel``, exactly as trec_eval does.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import ParameterError, ParameterTypeError
 
-__all__ = ["Measure", "MeasureSpec", "SPECS", "parse_measure", "parse_measures",
+__all__ = ["Measure", "MeasureSpec", "SPECS", "parse_measure", "parse_measures", "measure_iv",
+           "measures_iv",
            "higher_is_better", "mean_label"]
 
 
@@ -191,6 +193,10 @@ def parse_measure(spec) -> Measure:
     >>> [str(parse_measure(s)) for s in ("MRR@10", "HitRate@5", "P_10", "ndcg_cut_10")]
     ['RR@10', 'Success@5', 'P@10', 'nDCG@10']
     """
+    return measure_iv(spec, "spec")
+
+
+def _parse_one(spec) -> Measure:
     if isinstance(spec, Measure):
         return spec
     if not isinstance(spec, str):
@@ -230,15 +236,33 @@ def parse_measure(spec) -> Measure:
 
 def parse_measures(specs) -> tuple[Measure, ...]:
     """Parse one measure or a sequence of them; duplicates are removed, order kept."""
+    return measures_iv(specs, "specs")
+
+
+def measure_iv(spec, name="measure") -> Measure:
+    """One measure, parsed; a refusal names the parameter ``name``."""
+    try:
+        return _parse_one(spec)
+    except ParameterTypeError as exc:
+        raise ParameterTypeError(f"`{name}`: {exc}", name=name) from None
+    except ParameterError as exc:
+        raise ParameterError(f"`{name}`: {exc}", name=name) from None
+
+
+def measures_iv(specs, name="measures") -> tuple[Measure, ...]:
+    """One measure or a sequence of them, parsed; duplicates removed, order kept."""
     if isinstance(specs, (str, Measure)):
         specs = [specs]
+    if not isinstance(specs, Iterable) or isinstance(specs, Mapping):
+        raise ParameterTypeError(f"`{name}` must be a measure name such as 'RR@10' or a list "
+                                 f"of them, got {type(specs).__name__}", name=name)
     out: list[Measure] = []
     for spec in specs:
-        m = parse_measure(spec)
+        m = measure_iv(spec, name)
         if m not in out:
             out.append(m)
     if not out:
-        raise ParameterError("`measures` is empty")
+        raise ParameterError(f"`{name}` is empty", name=name)
     return tuple(out)
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 from ..errors import ParameterError
 from .judged import UNJUDGED, condense, fill_unjudged
 from .kernels import score_ranked_run
-from .measures import parse_measures
+from .measures import measures_iv
 
 __all__ = ["score_with_unjudged", "UNJUDGED"]
 
@@ -34,7 +34,7 @@ def score_with_unjudged(ranked, measures, *, rel: int, unjudged: str):
     makes it relevant for each measure (``rel``, or the measure's own; 1 for
     nDCG's gain).
     """
-    measures = parse_measures(measures)
+    measures = measures_iv(measures)
     if unjudged not in UNJUDGED:
         raise ParameterError(f"`unjudged` must be one of {UNJUDGED}, got {unjudged!r}")
     judged = [m for m in measures if m.name == "Judged"]

@@ -91,6 +91,7 @@ from ..validation import (
     alternative_iv,
     confidence_level_iv,
     int_iv,
+    n_resamples_iv,
     rng_iv,
     workers_iv,
 )
@@ -519,7 +520,7 @@ def _make_report_iv(qrels, runs, scores, out, measures, control, test, correctio
     correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     confidence_level = confidence_level_iv(confidence_level)
     if ties is None:
         ties = default_ties(queries)

@@ -31,7 +31,15 @@ import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
 from ..options import BAYES_METHODS
-from ..validation import confidence_level_iv, int_iv, missing_iv, rng_iv
+from ..validation import (
+    array_iv,
+    confidence_level_iv,
+    int_iv,
+    missing_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .intervals import ConfidenceInterval
 
 __all__ = ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical",
@@ -267,6 +275,7 @@ def bayesian_comparison(a, b=None, *, rope=None, method="t", confidence_level=0.
 def _bayesian_bootstrap(d, B, gen):
     n = d.size
     batch = max(1, _BATCH_ELEMENTS // n)
+    resource_iv(8 * B, "n_resamples", what=f"{B:,} resamples")
     out = np.empty(B)
     for start in range(0, B, batch):
         r = min(batch, B - start)
@@ -303,7 +312,7 @@ def _bayesian_comparison_iv(a, b, rope, method, confidence_level, n_resamples, m
     if method not in BAYES_METHODS:
         raise ParameterError(f"`method` must be one of {BAYES_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
-    B = int_iv(n_resamples, "n_resamples")
+    B = n_resamples_iv(n_resamples)
     gen, seed = rng_iv(rng)
     return d, rope, method, cl, B, gen, seed
 
@@ -363,8 +372,9 @@ def bayesian_hierarchical(effects, standard_errors, *, rope=None, confidence_lev
     """
     from scipy import stats
 
-    y = np.asarray(effects, dtype=float)
-    s = np.asarray(standard_errors, dtype=float)
+    y = array_iv(effects, "effects", finite=False)
+    s = array_iv(standard_errors, "standard_errors", finite=False)
+    n_grid = int_iv(n_grid, "n_grid", minimum=50, maximum=10**7)
     if y.ndim != 1 or y.shape != s.shape or y.size < 2:
         raise ParameterError("`effects` and `standard_errors` must be 1-D, same length, >= 2")
     if not (np.isfinite(y).all() and np.isfinite(s).all() and (s > 0).all()):
@@ -374,7 +384,6 @@ def bayesian_hierarchical(effects, standard_errors, *, rope=None, confidence_lev
             raise ParameterError(f"`rope` must be a positive number or None, got {rope!r}")
         rope = float(rope)
     cl = confidence_level_iv(confidence_level)
-    n_grid = int_iv(n_grid, "n_grid", minimum=50)
     spread = max(float(np.ptp(y)), float(s.max()))
     tau = np.linspace(0.0, 10.0 * spread, n_grid)
     w = 1.0 / (s[None, :] ** 2 + tau[:, None] ** 2)  # (grid, k)

@@ -55,6 +55,7 @@ from ..validation import (
     confidence_level_iv,
     int_iv,
     missing_iv,
+    n_resamples_iv,
     rng_iv,
     workers_iv,
 )
@@ -362,8 +363,8 @@ def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_re
     (True, True)
     """
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
-    if exact not in (None, True, False):
+    n_resamples = n_resamples_iv(n_resamples)
+    if exact is not None and not isinstance(exact, bool | np.bool_):
         raise ParameterTypeError(f"`exact` must be None, True or False, got {exact!r}")
     batch = BATCH if batch is None else int_iv(batch, "batch")
     missing_iv(missing)
@@ -422,7 +423,7 @@ def bootstrap_ci(a, b=None, *, columns=None, method=BOOTSTRAP_METHOD, confidence
         raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     if scheme != "poisson":
         raise ParameterError(
             f"scheme={scheme!r} cannot run in blocks: a multinomial draw can land "

@@ -28,6 +28,7 @@ from ..validation import (
     confidence_level_iv,
     int_iv,
     missing_iv,
+    n_resamples_iv,
     rng_iv,
     scheme_iv,
     workers_iv,
@@ -314,7 +315,7 @@ def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, c
         raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     if b is None:
         missing_iv(missing)
@@ -643,7 +644,7 @@ def _bootstrap_test_iv(a, b, method, alternative, n_resamples, clusters, batch, 
     if method not in _BOOT_TESTS:
         raise ParameterError(f"`method` must be one of {_BOOT_TESTS}, got {method!r}")
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     n_raw = None if clusters is None else vector_iv(a, "a").size
     a, b, keep = pair_iv(a, b, missing, min_n=2, return_keep=True)

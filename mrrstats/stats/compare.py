@@ -63,7 +63,13 @@ from ..formatting import fixed, json_number, latex_escape, pvalue_text
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
 from ..progress import tracked
-from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    confidence_level_iv,
+    n_resamples_iv,
+    rng_iv,
+)
 from .corrections import adjust_pvalues
 from .designs import query_labels
 from .leaderboard import leaderboard_frame
@@ -800,7 +806,7 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
     test = spec.name
     correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
     if alternative not in spec.alternatives:

@@ -35,8 +35,8 @@ from ..model.scoretable import as_score_table
 from ..validation import (
     alternative_iv,
     confidence_level_iv,
-    int_iv,
     missing_iv,
+    n_resamples_iv,
     rng_iv,
     tolerance_iv,
     workers_iv,
@@ -616,7 +616,7 @@ def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="rais
         se = float(d.std(ddof=1) / math.sqrt(n))
         return EquivalenceResult(max(p_lo, p_hi), p_lo, p_hi, float(t_lo[0]), float(t_hi[0]),
                                  diff, (low, high), "t", n, 0, None, se)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     lo = randomization_test(a - low, b, alternative="greater", n_resamples=n_resamples,
@@ -782,7 +782,7 @@ def effect_size_intervals(a, b, *, confidence_level=0.95, atol=0.0, n_resamples=
     a, b = _paired_iv(a, b, missing)
     cl = confidence_level_iv(confidence_level)
     tol = tolerance_iv(atol, "atol")
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     d = a - b

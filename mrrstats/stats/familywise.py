@@ -34,6 +34,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import ParameterError
+from ..validation import resource_iv
 from .manyone import dunnett_critical_value, dunnett_sf
 from .resampling import blas_single_thread, mc_se, permutation_batches, query_means
 from .studentized_range import studentized_range_sf
@@ -309,6 +310,7 @@ def maxt_single_step_fit(X, I, J, *, alternative, n_resamples, confidence_level,
     thr = _threshold(obs)
     thr_v = _to_scale(thr, alternative)
     count_raw = np.zeros(t.size, dtype=np.int64)
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     null = np.empty(n_resamples)
     pos = 0
     with blas_single_thread():
@@ -349,6 +351,7 @@ def tukey_fit(X, *, n_resamples, confidence_level, ci, batch, gen, clusters=None
     thr = obs - 1e-10 * (np.abs(X).mean() + 1e-300)
     count_max = np.zeros(I.size, dtype=np.int64)
     count_raw = np.zeros(I.size, dtype=np.int64)
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     null = np.empty(n_resamples)
     pos = 0
     for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
@@ -393,6 +396,7 @@ def maxt_step_down_fit(X, I, J, *, statistic, n_resamples, confidence_level, ci,
     replay = (type(gen.bit_generator), gen.bit_generator.state)
     count_sd = np.zeros(I.size, dtype=np.int64)
     count_raw = np.zeros(I.size, dtype=np.int64)
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     null = np.empty(n_resamples)
     pos = 0
     with blas_single_thread():
@@ -454,6 +458,7 @@ def _step_down_intervals(X, I, J, md, se, tolx, p_adj, null, statistic, alpha, n
     cls, state = replay
     gen = np.random.Generator(cls())
     gen.bit_generator.state = state
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     sub = np.empty(n_resamples)
     pos = 0
     with blas_single_thread():

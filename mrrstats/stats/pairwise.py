@@ -43,6 +43,7 @@ from ..validation import (
     alternative_iv,
     confidence_level_iv,
     int_iv,
+    n_resamples_iv,
     rng_iv,
     tolerance_iv,
     workers_iv,
@@ -693,7 +694,7 @@ def _ci_iv(ci, test, correction):
     spec, corr = TESTS[test], CORRECTIONS[correction]
     if ci is None:
         ci = _default_ci(test, correction)
-    if ci not in CI_CHOICES:
+    if not isinstance(ci, str) or ci not in CI_CHOICES:
         raise ParameterError(f"`ci` must be one of {CI_CHOICES} or None, got {ci!r}")
     if spec.family and ci not in ("consistent", "simultaneous", "none"):
         raise ParameterError(f"`ci` must be 'consistent', 'simultaneous' or 'none' for "
@@ -737,7 +738,7 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
     correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     cl = confidence_level_iv(confidence_level)
     if spec.family:
         if alternative not in spec.alternatives:

@@ -26,7 +26,14 @@ from scipy import stats
 from ..deprecation import renamed_attribute, renamed_parameters
 from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
-from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    rng_iv,
+)
 from .counter import stream_key
 from .effects import residual_variance
 from .intervals import ConfidenceInterval
@@ -364,8 +371,8 @@ def _randomization_power_iv(differences, n_queries, difference, alpha, alternati
     alternative_iv(alternative)
     if test not in ("randomization", "t"):
         raise ParameterError(f"`test` must be 'randomization' or 't', got {test!r}")
-    n_sim = int_iv(n_simulations, "n_simulations")
-    B = int_iv(n_resamples, "n_resamples")
+    n_sim = n_resamples_iv(n_simulations, "n_simulations")
+    B = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     gen, seed = rng_iv(rng)
     return d, n, delta, alpha, alternative, test, n_sim, B, batch, gen, seed

@@ -37,9 +37,9 @@ from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.trec import read_qrels
 from ..metrics.evaluation import evaluate
-from ..metrics.measures import higher_is_better, parse_measure
+from ..metrics.measures import higher_is_better, measure_iv, parse_measure
 from ..options import POPULATIONS
-from ..validation import confidence_level_iv, int_iv, rng_iv
+from ..validation import confidence_level_iv, n_resamples_iv, resource_iv, rng_iv
 from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
 
@@ -174,7 +174,7 @@ class PPIResult:
     def _measure(self, measure):
         if measure is None:
             return self.measures[0]
-        name = str(parse_measure(measure))
+        name = str(measure_iv(measure))
         if name not in self.measures:
             raise ParameterError(f"`measure` {name!r} is not in the result; have "
                              f"{list(self.measures)}")
@@ -299,6 +299,7 @@ def _max_t(phi, se, t_obs, df, n_resamples, gen, cl):
         return math.nan, np.where(np.abs(t_obs) > 0, 0.0, 1.0)
     phi = phi[:, ok] / se[ok]
     dfc = float(np.min(df[ok]))
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     maxt = np.empty(n_resamples)
     for start in range(0, n_resamples, _CHUNK):
         b = min(_CHUNK, n_resamples - start)
@@ -379,7 +380,7 @@ def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resampl
     cl = confidence_level_iv(confidence_level)
     if population not in POPULATIONS:
         raise ParameterError(f"`population` must be one of {POPULATIONS}, got {population!r}")
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     H, J = _frames(human, "human"), _frames(judge, "judge")
     missing = [m for m in J if m not in H]
     if missing:

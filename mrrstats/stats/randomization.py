@@ -20,7 +20,14 @@ import pandas as pd
 
 from ..deprecation import renamed_attribute
 from ..errors import ParameterError, ParameterTypeError
-from ..validation import alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
+from ..validation import (
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    rng_iv,
+    workers_iv,
+)
 from .designs import design_iv
 from .intervals import ConfidenceInterval, signflip_interval
 from .pairs import device_pair, pair_iv, vector_iv
@@ -281,7 +288,7 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
 def _randomization_test_iv(a, b, alternative, n_resamples, exact, clusters, batch, missing,
                            rng):
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     if exact not in (None, True, False):
         raise ParameterTypeError(f"`exact` must be None, True or False, got {exact!r}")
     batch = int_iv(batch, "batch", allow_none=True)

@@ -49,7 +49,15 @@ import pandas as pd
 from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..options import REPLICATE_METHODS
-from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    rng_iv,
+    workers_iv,
+)
 from .corrections import adjust_pvalues
 from .counter import as_key, bootstrap_counts, subkey
 from .intervals import ConfidenceInterval
@@ -679,7 +687,7 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
     corr = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     cl = confidence_level_iv(confidence_level)
-    B = int_iv(n_resamples, "n_resamples")
+    B = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     workers = workers_iv(workers)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):

@@ -61,6 +61,7 @@ import numpy as np
 from ..devices import rows_per_chunk
 from ..errors import ParameterError
 from ..progress import resampling_ticker
+from ..validation import resource_iv
 from . import counter
 from .counter import as_key
 
@@ -489,6 +490,7 @@ def _bootstrap_sums_impl(X, n_resamples, batch, gen, workers=-1):
     m, n = X.shape
     key = as_key(gen)
     batch = bootstrap_batch(batch, n, m)
+    resource_iv(8 * m * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     out = np.empty((m, n_resamples))
     hi, lo = exact_split(X, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
@@ -713,6 +715,7 @@ def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
     hi, lo = _split_xp(X, xp)
     key = as_key(gen)
     batch = xp_batch(batch, n, X, n_resamples)
+    resource_iv(8 * m * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     out = np.empty((m, n_resamples))
     tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
@@ -880,6 +883,7 @@ def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1
     q1, q2 = float(q1[0, 0]), float(q2[0, 0])
     key = as_key(gen)
     B = n_resamples
+    resource_iv(8 * 3 * B, "n_resamples", what=f"{B:,} resamples")
     g_hi = np.zeros(B)
     g_lo = np.zeros(B)
     kept = np.zeros(B, dtype=np.int64)
@@ -927,6 +931,7 @@ def poisson_bootstrap_sums(X, n_resamples, gen, *, offset=0, key=None, workers=-
     q1, q2 = grid
     hi = np.rint(X / q1) * q1
     lo = np.rint((X - hi) / q2) * q2
+    resource_iv(8 * (m + 3) * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     sums = np.empty((m, n_resamples))
     tick = resampling_ticker(n_resamples)
     for j in range(m):
@@ -953,6 +958,7 @@ def poisson_bootstrap_blocked(blocks, n_resamples, gen, *, workers=-1, size=None
     grid = _poisson_grid(amax, n)
     q1, q2 = float(grid[0][0, 0]), float(grid[1][0, 0])
     key = as_key(gen)
+    resource_iv(8 * 3 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     s_hi = np.zeros(n_resamples)
     s_lo = np.zeros(n_resamples)
     wsum = np.zeros(n_resamples)

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
+from ..metrics.evaluation import Evaluation
+from ..metrics.measures import measures_iv
 from ..validation import confidence_level_iv, missing_iv
 from .corrections import adjust_pvalues
 from .designs import query_labels
@@ -253,15 +255,18 @@ def by_segment(evaluation, segment_by, *, measure=None, confidence_level=0.95,
     """
     cl = confidence_level_iv(confidence_level)
     missing = missing_iv(missing)
+    if not isinstance(evaluation, Evaluation):
+        raise ParameterTypeError(f"`evaluation` must be an Evaluation (from mrrstats.evaluate), "
+                                 f"got {type(evaluation).__name__}", name="evaluation")
     names = list(evaluation.measure_names) if measure is None else \
-        [str(m) for m in ([measure] if isinstance(measure, str) else measure)]
+        [str(m) for m in measures_iv(measure, "measure")]
     rows = []
     for run in evaluation.runs:
         values = evaluation.values[run]
         unknown = [m for m in names if m not in values.columns]
         if unknown:
-            raise KeyError(f"`measure`: {unknown} not evaluated; have "
-                           f"{evaluation.measure_names}")
+            raise ParameterError(f"`measure`: {unknown} not evaluated; have "
+                                 f"{evaluation.measure_names}", name="measure")
         queries = [str(q) for q in values.index]
         if callable(segment_by) and not isinstance(segment_by, (Mapping, pd.Series)):
             labels = np.array([segment_by(q) for q in queries], dtype=object)

@@ -37,7 +37,7 @@ import pandas as pd
 from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..options import CALIBRATION_TESTS, NULLS
-from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv, workers_iv
+from ..validation import alpha_iv, alternative_iv, int_iv, n_resamples_iv, rng_iv, workers_iv
 from .corrections import adjust_pvalues
 from .counter import as_key, subkey
 from .registry import correction_spec, test_label, test_spec
@@ -793,8 +793,8 @@ def _calibrate_tests_iv(scores, n_queries, tests, corrections, alpha, difference
     alternative_iv(alternative)
     if null_hypothesis not in NULLS:
         raise ParameterError(f"`null_hypothesis` must be one of {NULLS}, got {null_hypothesis!r}")
-    n_sim = int_iv(n_simulations, "n_simulations")
-    B = int_iv(n_resamples, "n_resamples")
+    n_sim = n_resamples_iv(n_simulations, "n_simulations")
+    B = n_resamples_iv(n_resamples)
     workers = workers_iv(workers)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
         raise ParameterTypeError(

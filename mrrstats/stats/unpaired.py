@@ -26,6 +26,8 @@ from ..validation import (
     alternative_iv,
     confidence_level_iv,
     int_iv,
+    n_resamples_iv,
+    resource_iv,
     rng_iv,
     workers_iv,
 )
@@ -247,7 +249,7 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
     a = _sample_iv(a, "a", 1)
     b = _sample_iv(b, "b", 1)
     alternative = alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     if exact is not None and not isinstance(exact, bool):
         raise ParameterTypeError(f"`exact` must be True, False or None, got {exact!r}")
     x = np.concatenate([a, b])
@@ -268,6 +270,7 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
         denom, add = n_splits, 0
     else:
         key = stream_key(gen)
+        resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
         null = np.empty(n_resamples)
         for start in range(0, n_resamples, batch):
             r = min(batch, n_resamples - start)
@@ -332,7 +335,7 @@ def unpaired_bootstrap_ci(a, b, *, confidence_level=0.95, method=BOOTSTRAP_METHO
     cl = confidence_level_iv(confidence_level)
     if method not in CI_METHODS:
         raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
