@@ -27,6 +27,7 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import tempfile
 import time
@@ -346,9 +347,11 @@ def bad_values(kind, profile="fast"):
                 Bad("huge", HUGE, False)]
     elif kind == "progress":
         vals = [Bad("string", "yes", True)]
-    elif kind in ("path", "out"):
-        vals = [Bad("missing", "/nonexistent/mrrfuzz/x.txt", kind == "path"),
-                Bad("number", 3, True), Bad("binary", _BIN, kind == "path")]
+    elif kind == "path":
+        vals = [Bad("missing", "/nonexistent/mrrfuzz/x.txt", True), Bad("number", 3, True),
+                Bad("binary", _BIN, True)]
+    elif kind == "out":  # a folder written: a missing one is created
+        vals = [Bad("number", 3, True), Bad("binary", _BIN, False)]
     else:  # data
         vals = [Bad("none", None, False), Bad("empty", [], False), Bad("string", "abc", False),
                 Bad("nan", np.array([np.nan, 0.5, 1.0]), False),
@@ -366,7 +369,7 @@ FREE = {"by_segment.segment_by", "make_report.title", "compare.segment_by",
         "make_report.segment_by", "evaluate_flat.name", "read_run.name"}
 #: (parameter, label) pairs where the "bad" value is in fact allowed
 ALLOWED = {("workers", "negative"), ("decimals", "negative"), ("difference", "negative"),
-           ("effects", "negative"), ("mrr", "negative")}
+           ("effects", "negative"), ("mrr", "negative"), ("unretrieved", "number")}
 
 
 @dataclass(frozen=True)
@@ -466,21 +469,26 @@ def run(case_list, *, profile="fast", timeout=10.0, progress=None):
     for c in case_list:
         by_fn.setdefault(c.function, []).append(c)
     results = {}
-    for name, todo in by_fn.items():
-        while todo:
-            done = _run_child(todo, profile, timeout, results)
-            todo = todo[done:]
-        if progress:
-            progress(name)
+    scratch = tempfile.mkdtemp(prefix="mrrfuzz")  # every file the calls write, removed after
+    try:
+        for name, todo in by_fn.items():
+            while todo:
+                done = _run_child(todo, profile, timeout, results, scratch)
+                todo = todo[done:]
+            if progress:
+                progress(name)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return results
 
 
-def _run_child(todo, profile, timeout, results):
+def _run_child(todo, profile, timeout, results, scratch):
     """Run ``todo`` in one child until one hangs; return how many were settled."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child
         os.close(r)
+        tempfile.tempdir = scratch
         code = 0
         try:
             with os.fdopen(w, "w") as out:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
+from ..metrics.measures import measure_iv
 
 __all__ = ["rr_diagnostics", "mrr_vs_map"]
 
@@ -48,6 +49,9 @@ def _rr_frame(scores, measure, param="scores") -> pd.DataFrame:
 def _rr_diagnostics_iv(scores, measure, unretrieved, atol):
     if not isinstance(measure, str):
         raise ParameterTypeError(f"`measure` must be a measure name (str), got {measure!r}")
+    if measure_iv(measure).name != "RR":
+        raise ParameterError(f"`measure` must name a reciprocal-rank measure (RR, RR@k), got "
+                             f"{measure!r}", name="measure")
     frame = _rr_frame(scores, measure)
     if isinstance(unretrieved, str):
         if unretrieved not in _UNRETRIEVED:

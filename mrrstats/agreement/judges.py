@@ -19,6 +19,7 @@ human-labelled queries), so both rankings are made on the same queries.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -27,9 +28,9 @@ import pandas as pd
 
 from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, REL, TEST
 from ..errors import ParameterError, ParameterTypeError
-from ..io.trec import Qrels, read_qrels
+from ..io.trec import Qrels, qrels_iv
 from ..metrics.evaluation import evaluate
-from ..validation import alpha_iv, n_resamples_iv, rng_iv
+from ..validation import alpha_iv, float_iv, n_resamples_iv, rng_iv
 from .decisions import decision_agreement
 from .measures import ranking_agreement
 
@@ -180,8 +181,7 @@ def judge_confusion(grades, flip=1 / 12, *, lenient=LENIENT_SHARE) -> pd.DataFra
     g = np.unique(np.asarray(grades, dtype=np.int64))
     if g.size < 2:
         raise ParameterError("`grades` must hold at least two grades")
-    if not 0.0 <= float(flip) <= 1.0:
-        raise ParameterError(f"`flip` must be a probability in [0, 1], got {flip!r}")
+    flip = float_iv(flip, "flip", low=0.0, high=1.0)
     if not 0.0 <= float(lenient) <= 1.0:
         raise ParameterError(f"`lenient` must be in [0, 1], got {lenient!r}")
     K = g.size
@@ -225,8 +225,9 @@ class SimulatedJudge:
 
 
 def _confusion_iv(confusion, grades):
-    if isinstance(confusion, (int, float)) and not isinstance(confusion, bool):
-        return judge_confusion(np.union1d(grades, [0, 1]), float(confusion))
+    if isinstance(confusion, numbers.Real) and not isinstance(confusion, bool | np.bool_):
+        flip = float_iv(confusion, "confusion", low=0.0, high=1.0)
+        return judge_confusion(np.union1d(grades, [0, 1]), flip)
     if isinstance(confusion, Mapping):
         confusion = pd.DataFrame(confusion).T
     if not isinstance(confusion, pd.DataFrame):
@@ -282,7 +283,7 @@ def simulate_judge(qrels, confusion=1 / 12, *, rng=None) -> SimulatedJudge:
     >>> judge.qrels.grade.tolist(), judge.seed
     ([0, 1, 1], 1)
     """
-    q = read_qrels(qrels)
+    q = qrels_iv(qrels)
     M = _confusion_iv(confusion, np.unique(q.grade))
     gen, seed = rng_iv(rng)
     out = q.grade.copy()
@@ -510,7 +511,7 @@ def judge_agreement(judge_qrels, human_qrels, runs=None, measures=("RR",), *, re
     n_resamples = n_resamples_iv(n_resamples)
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
         raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
-    judge, human = read_qrels(judge_qrels), read_qrels(human_qrels)
+    judge, human = qrels_iv(judge_qrels, "judge_qrels"), qrels_iv(human_qrels, "human_qrels")
     queries = np.asarray(human.query_ids, dtype=str)
     missing = np.setdiff1d(queries, np.asarray(judge.query_ids, dtype=str))
     if missing.size == queries.size:

@@ -129,6 +129,9 @@ def _check_decimals(decimals):
     if decimals is not None and (isinstance(decimals, bool)
                                  or not isinstance(decimals, (int, np.integer))):
         raise ParameterTypeError(f"`decimals` must be an int or None, got {decimals!r}")
+    if decimals is not None and not -300 <= decimals <= 300:
+        raise ParameterError(f"`decimals` must be in [-300, 300] or None, got {decimals!r}",
+                             name="decimals")
     return decimals
 
 

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
-from ..io.trec import read_run
+from ..io.trec import run_iv
 from ..metrics.kernels import score_rankings
 from ..metrics.measures import measures_iv
 from ..model.ranking import rank_run
@@ -70,14 +70,14 @@ def _named_runs(runs) -> list[tuple[str, object]]:
     if isinstance(runs, Mapping) and not (isinstance(first, Mapping) and not any(
             isinstance(v, Mapping) for v in first.values())):
         # {name: run}; a {query: {doc: score}} dict is one run (handled below)
-        items = [(str(k), read_run(v, name=str(k))) for k, v in runs.items()]
+        items = [(str(k), run_iv(v, run_name=str(k))) for k, v in runs.items()]
     elif isinstance(runs, (str, os.PathLike, Mapping)) or not isinstance(runs, Sequence):
-        run = read_run(runs)
+        run = run_iv(runs)
         items = [(str(run.name), run)]
     else:
         items = []
         for r in runs:
-            run = read_run(r)
+            run = run_iv(r)
             items.append((str(run.name), run))
     if not items:
         raise ParameterError("`runs` holds no run")

@@ -43,6 +43,7 @@ import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
 from ..numerics import harmonic
+from ..validation import array_iv
 from .rank_law import counts_iv, log_sf, rr_moments, shaped, weights_iv
 
 __all__ = [
@@ -353,7 +354,7 @@ def variance_mrr(n_candidates, n_relevant=1, *, k=None, weights=None) -> float:
 
 
 def _observed_mrr(mrr, n: int, w):
-    m = np.asarray(mrr, dtype=np.float64)
+    m = array_iv(mrr, "mrr", ndim=(0, 1), finite=False)
     if m.ndim == 0:
         value = float(m)
     else:

@@ -25,7 +25,15 @@ from ..metrics.kernels import compute_measures
 from ..metrics.measures import measures_iv
 from ..model.ranking import Judged
 from ..stats import ConfidenceInterval
-from ..validation import confidence_level_iv, int_iv, resource_iv, rng_iv
+from ..validation import (
+    MAX_RESAMPLES,
+    array_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .rank_law import method_iv
 
 __all__ = ["RandomMetricMoments", "random_metric_moments"]
@@ -146,7 +154,7 @@ def _n_arrangements(g: np.ndarray):
 
 def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
                               max_arrangements, batch):
-    g = np.asarray(grades, dtype=np.float64).ravel()
+    g = array_iv(grades, "grades", finite=False, min_size=0)
     if g.size == 0:
         raise ParameterError("`grades` must hold at least one candidate")
     g = np.where(np.isnan(g), 0.0, g)  # unjudged: no gain, not relevant
@@ -160,14 +168,14 @@ def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
     if judged is None:
         j = g.copy()
     else:
-        j = np.asarray(judged, dtype=np.float64).ravel()
+        j = array_iv(judged, "judged", finite=False, min_size=0)
         if not np.all(np.isfinite(j)) or np.any(j != np.round(j)):
             raise ParameterError("`judged` grades must be whole numbers")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
         raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
     method = method_iv(method)
-    int_iv(n_resamples, "n_resamples", minimum=2)
-    int_iv(max_arrangements, "max_arrangements", minimum=1)
+    n_resamples_iv(n_resamples, minimum=2)
+    int_iv(max_arrangements, "max_arrangements", minimum=1, maximum=MAX_RESAMPLES)
     int_iv(batch, "batch", minimum=1, allow_none=True)
     return g, ms[0], j, int(rel), method
 

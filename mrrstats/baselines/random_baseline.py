@@ -36,6 +36,7 @@ from ..progress import progress_bar
 from ..stats import ConfidenceInterval
 from ..validation import (
     alternative_iv,
+    array_iv,
     confidence_level_iv,
     int_iv,
     n_resamples_iv,
@@ -46,6 +47,9 @@ from .rank_law import counts_iv, log_sf, method_iv, pmf_blocks, rr_moments, weig
 
 __all__ = ["RandomBaselineResult", "random_baseline_test", "random_baseline_counts",
            "evaluation_baseline", "RANDOM_MODELS"]
+
+#: the largest ``max_support`` accepted (atoms of the exact null: 512 MiB per array)
+MAX_SUPPORT = 1 << 26
 
 #: The two documented meanings of "random ranker" for a TREC run.
 RANDOM_MODELS = ("retrieved", "judged")
@@ -315,20 +319,20 @@ def _random_baseline_test_iv(reciprocal_ranks, n_candidates, n_relevant, k, weig
     if N.size == 0:
         raise ParameterError("`n_candidates` must hold at least one query")
     w = weights_iv(weights, N.size)
-    rr = np.asarray(reciprocal_ranks, dtype=np.float64)
+    rr = array_iv(reciprocal_ranks, "reciprocal_ranks", ndim=(0, 1), finite=False)
     if rr.ndim == 0:
         rr = np.full(N.size, float(rr))
     rr = rr.ravel()
     if rr.size != N.size:
-        raise ParameterError(f"`reciprocal_ranks` must have one value per query ({N.size}), "
-                         f"got {rr.size}")
+        raise ParameterError(f"`reciprocal_ranks` must have one value per query (`n_candidates` "
+                             f"gives {N.size}), got {rr.size}", name="reciprocal_ranks")
     if not np.all(np.isfinite(rr)) or np.any((rr < 0) | (rr > 1)):
         raise ParameterError("`reciprocal_ranks` must lie in [0, 1]")
     alternative_iv(alternative)
     method = method_iv(method)
     n_resamples_iv(n_resamples)
     int_iv(batch, "batch", allow_none=True)
-    int_iv(max_support, "max_support")
+    int_iv(max_support, "max_support", maximum=MAX_SUPPORT)
     return rr, N, R, K, w, method
 
 

@@ -30,7 +30,8 @@ from ..numerics import no_hugepage_madvise
 from .hashing import duplicate_pairs, encode_strings, hash_strings
 from .tokenizer import tokenize_run
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array"]
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array",
+           "qrels_iv", "run_iv"]
 
 _QUERY_COLUMN_NAMES = ("query", "topic", "qid", "query_id", "topic_id")
 
@@ -88,8 +89,14 @@ def read_score_matrix(path, *, missing: str = "raise", measure: str | None = Non
         fields, a non-numeric or infinite cell, or (``missing="raise"``) a
         missing cell. The message names the file and the line.
     """
-    if missing not in ("raise", "drop"):
+    if not isinstance(missing, str) or missing not in ("raise", "drop"):
         raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+    if not isinstance(path, str | os.PathLike):
+        raise ParameterTypeError(f"`path` must be a file path, got {type(path).__name__}",
+                                 name="path")
+    if measure is not None and not isinstance(measure, str):
+        raise ParameterTypeError(f"`measure` must be a measure name or None, got "
+                                 f"{type(measure).__name__}", name="measure")
     source = _source_name(path)
     text = read_text(path, source)
     if text.lstrip("\ufeff").startswith("run\tquery\tmeasure\tvalue"):
@@ -540,6 +547,16 @@ def _read_qrels_fast(path, source: str) -> Qrels | None:
                  grade[order], source)
 
 
+def qrels_iv(source, name="qrels", *, duplicates="raise") -> Qrels:
+    """:func:`read_qrels` for a parameter ``name`` of another function (named in refusals)."""
+    return _read_qrels(source, duplicates, name)
+
+
+def run_iv(source, name="runs", *, run_name=None) -> Run:
+    """:func:`read_run` for a parameter ``name`` of another function (named in refusals)."""
+    return _read_run(source, run_name, "raise", "raise", name)
+
+
 def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     """Read relevance judgements: a TREC qrels file, a DataFrame or a nested dict.
 
@@ -571,6 +588,10 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
         With the file, line and problem: too few or too many fields, a grade
         that is not an integer, a duplicate pair, an empty file.
     """
+    return _read_qrels(source, duplicates, "source")
+
+
+def _read_qrels(source, duplicates, _param):
     _check_duplicates_option(duplicates)
     if isinstance(source, Qrels):
         return source
@@ -582,8 +603,8 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     if isinstance(source, Mapping):
         return _qrels_from_dict(source, duplicates)
     if not _is_pathlike(source):
-        raise ParameterTypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
-                        f"got {type(source).__name__}")
+        raise ParameterTypeError(f"`{_param}` must be a file path, a DataFrame, a dict or "
+                                 f"Qrels, got {type(source).__name__}", name=_param)
     name = os.fspath(source)
     with no_hugepage_madvise():
         fast = _read_qrels_fast(source, name)
@@ -740,6 +761,10 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     accept. Files under a few megabytes skip the tokenizer (loading numba would
     cost more than it saves).
     """
+    return _read_run(source, name, duplicates, mixed_tags, "source")
+
+
+def _read_run(source, name, duplicates, mixed_tags, _param):
     _check_duplicates_option(duplicates)
     if mixed_tags not in ("raise", "allow"):
         raise ParameterError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
@@ -756,8 +781,8 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     if isinstance(source, Mapping):
         return _run_from_dict(source, name, duplicates)
     if not _is_pathlike(source):
-        raise ParameterTypeError("`run` must be a file path, a DataFrame, a dict or Run, "
-                        f"got {type(source).__name__}")
+        raise ParameterTypeError(f"`{_param}` must be a file path, a DataFrame, a dict or "
+                                 f"Run, got {type(source).__name__}", name=_param)
     src = os.fspath(source)
     run_name = name if name is not None else _run_name(source)
     with no_hugepage_madvise():

@@ -36,7 +36,7 @@ from ..defaults import REL, default_ties
 from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
 from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.flat import flat_to_qrels_run
-from ..io.trec import Qrels, Run, read_qrels, read_run
+from ..io.trec import Qrels, Run, qrels_iv, run_iv
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..options import EMPTY_TARGET, ENGINES, QUERIES
@@ -479,14 +479,14 @@ def _evaluate_run(given_name, source, group, engine, ties) -> tuple:
         name, parts = evaluate_groups(source, group, engine=engine, name=given_name)
         if parts is not None:
             return (name, *_combine_groups(parts), str(source))
-    run = read_run(source, name=given_name) if given_name is not None else read_run(source)
+    run = run_iv(source, run_name=given_name)
     _warn_equal_scores(run, ties)
     return (run.name, *group(run), run.source)
 
 
 def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
               empty_target="neg", engine="memory", unjudged=UNJUDGED_DEFAULT) -> Evaluation:
-    qrels = read_qrels(qrels)
+    qrels = qrels_iv(qrels)
     if queries == "msmarco":
         qrels = _msmarco_qrels(qrels)
     items = _runs_iv(runs)

@@ -43,7 +43,7 @@ import pyarrow.compute as pc
 from .. import compiled
 from ..errors import InputError, ParameterError
 from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
-from ..io.trec import Qrels, Run, as_string_array, read_qrels, read_run
+from ..io.trec import Qrels, Run, as_string_array, qrels_iv, run_iv
 from ..numerics import no_hugepage_madvise
 from ..options import TIES
 
@@ -483,7 +483,7 @@ def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = Non
     ties = _ties_iv(ties)
     max_depth = _max_depth_iv(max_depth)
     with no_hugepage_madvise():
-        return _rank_run(read_qrels(qrels), read_run(run), ties, max_depth)
+        return _rank_run(qrels_iv(qrels), run_iv(run, "run"), ties, max_depth)
 
 
 def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:

@@ -167,6 +167,10 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
     (('0', '1'), ('0', '1', '2'), (3, 2))
     """
     missing_iv(missing)
+    if measure is not None and not isinstance(measure, str) and type(measure).__name__ != \
+            "Measure":
+        raise ParameterTypeError(f"`measure` must be a measure name or None, got "
+                                 f"{type(measure).__name__}", name="measure")
     if isinstance(scores, ScoreTable):
         frame_measure = scores.measure if measure is None else str(measure)
         X, systems, queries = scores.values, scores.systems, scores.queries

@@ -89,6 +89,7 @@ from ..stats.registry import correction_spec, test_spec
 from ..validation import (
     alpha_iv,
     alternative_iv,
+    bool_iv,
     confidence_level_iv,
     int_iv,
     n_resamples_iv,
@@ -262,6 +263,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...     print(res.files[:3])
     ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
     """
+    _flags_iv(notebook=notebook, show_code=show_code, multiverse=multiverse, bayesian=bayesian,
+              calibration=calibration, clusters=clusters, title=title)
     o = _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                         alternative, n_resamples, confidence_level, random, ties, rel,
                         queries, missing, rng, timeout, equivalence_margin, workers)
@@ -496,6 +499,22 @@ def _score_inputs(scores):
     return items
 
 
+def _flags_iv(*, notebook, show_code, multiverse, bayesian, calibration, clusters, title):
+    """The switches of :func:`make_report`: True/False, and their few other forms."""
+    for name, value in (("notebook", notebook), ("show_code", show_code),
+                        ("multiverse", multiverse), ("bayesian", bayesian)):
+        bool_iv(value, name)
+    if not isinstance(calibration, bool):
+        int_iv(calibration, "calibration")
+    if not (clusters is None or clusters == "auto" if isinstance(clusters, str | type(None))
+            else isinstance(clusters, Mapping | pd.Series) or callable(clusters)):
+        raise ParameterTypeError(f"`clusters` must be 'auto', None, a mapping or a callable, "
+                                 f"got {clusters!r:.60}", name="clusters")
+    if title is not None and not isinstance(title, str):
+        raise ParameterTypeError(f"`title` must be a string or None, got {title!r:.60}",
+                                 name="title")
+
+
 def _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                     alternative, n_resamples, confidence_level, random, ties, rel, queries,
                     missing, rng, timeout, equivalence_margin, workers):
@@ -513,6 +532,9 @@ def _make_report_iv(qrels, runs, scores, out, measures, control, test, correctio
     if isinstance(measures, str):
         measures = [measures]
     if measures is not None:
+        if not isinstance(measures, list | tuple):
+            raise ParameterTypeError("`measures` must be a measure name or a list of them",
+                                     name="measures")
         measures = list(measures)
         if not measures or not all(isinstance(m, str) for m in measures):
             raise ParameterTypeError("`measures` must be a measure name or a list of them")

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import MultiverseResult
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError
 from ..version import __version__
 from .data import STAT_COLUMNS, ReportData
 from .judged_section import JUDGED_TABLES, load_judged
@@ -213,7 +213,16 @@ def load_report(path, *, progress=False) -> ReportData:
         analysis (``results/``); ``comparison`` is None (its tables are the
         files in ``tables/``).
     """
+    if not isinstance(path, str | os.PathLike):
+        raise ParameterTypeError(f"`path` must be a report folder, got {type(path).__name__}",
+                                 name="path")
+    if progress is not None and not isinstance(progress, bool):
+        raise ParameterTypeError(f"`progress` must be True or False, got {progress!r:.60}",
+                                 name="progress")
     path = Path(path)
+    if not path.is_dir():
+        raise ParameterError(f"`path` must be a folder written by make_report, got {path} "
+                             f"(not a folder)", name="path")
     settings = read_settings(path)
     if not (path / "results" / "results.json").is_file():
         raise ParameterError(f"{path}: no saved results (results/results.json); make the report "

@@ -731,6 +731,10 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
      cluster_labels, segment_labels) = _compare_iv(
         scores, test, correction, alpha, n_resamples, confidence_level, alternative, rng,
         measure, missing, family, clusters, segment_by)
+    try:
+        segment_correction = correction_spec(segment_correction).name
+    except (ParameterError, ParameterTypeError) as exc:
+        raise type(exc)(f"`segment_correction`: {exc}", name="segment_correction") from None
     opts = dict(test=test, correction=correction, alpha=alpha, alternative=alternative,
                 n_resamples=n_resamples, confidence_level=cl, ci=ci, atol=atol,
                 control=control, batch=batch, missing=missing, test_options=test_options,
@@ -814,7 +818,7 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
     if missing not in ("raise", "drop"):
         raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     if measure is not None and not isinstance(measure, str):
-        if not all(isinstance(m, str) for m in measure):
+        if not isinstance(measure, list | tuple) or not all(isinstance(m, str) for m in measure):
             raise ParameterTypeError("`measure` must be a string or a list of strings")
     if isinstance(scores, pd.DataFrame) and measure is not None and not isinstance(measure,
                                                                                  str):

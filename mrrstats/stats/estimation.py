@@ -34,6 +34,8 @@ from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import (
     alternative_iv,
+    array_iv,
+    choice_iv,
     confidence_level_iv,
     missing_iv,
     n_resamples_iv,
@@ -534,10 +536,7 @@ class EquivalenceResult:
 
 
 def _margin_iv(margin):
-    try:
-        m = np.asarray(margin, dtype=float)
-    except (TypeError, ValueError):
-        raise ParameterTypeError("`margin` must be a number or a pair (low, high)") from None
+    m = array_iv(margin, "margin", ndim=(0, 1), finite=False)
     if m.ndim == 0:
         if not (m > 0 and np.isfinite(m)):
             raise ParameterError(f"`margin` must be a positive finite number, got {margin!r}")
@@ -603,8 +602,10 @@ def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="rais
     """
     a, b = _paired_iv(a, b, missing)
     low, high = _margin_iv(margin)
-    if test not in ("t", "randomization"):
-        raise ParameterError(f"`test` must be 't' or 'randomization', got {test!r}")
+    choice_iv(test, "test", ("t", "randomization"))
+    n_resamples = n_resamples_iv(n_resamples)
+    workers = workers_iv(workers)
+    gen, seed = rng_iv(rng)
     d = a - b
     n = d.size
     diff = float(d.mean())
@@ -616,9 +617,6 @@ def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="rais
         se = float(d.std(ddof=1) / math.sqrt(n))
         return EquivalenceResult(max(p_lo, p_hi), p_lo, p_hi, float(t_lo[0]), float(t_hi[0]),
                                  diff, (low, high), "t", n, 0, None, se)
-    n_resamples = n_resamples_iv(n_resamples)
-    workers = workers_iv(workers)
-    gen, seed = rng_iv(rng)
     lo = randomization_test(a - low, b, alternative="greater", n_resamples=n_resamples,
                             workers=workers, rng=gen)
     hi = randomization_test(a - high, b, alternative="less", n_resamples=n_resamples,

@@ -30,8 +30,10 @@ from ..validation import (
     alpha_iv,
     alternative_iv,
     confidence_level_iv,
+    float_iv,
     int_iv,
     n_resamples_iv,
+    resource_iv,
     rng_iv,
 )
 from .counter import stream_key
@@ -169,6 +171,11 @@ def ttest_power(*, difference=None, std=None, n_queries=None, power=None, alpha=
         else:
             std = abs(difference / effect)
             effect = difference / std
+    if not all(math.isfinite(v) for v in (power, difference, std, n_queries, effect)):
+        raise ParameterError(
+            f"no finite `{missing}` fits `difference`={difference!r}, `std`={std!r}, "
+            f"`n_queries`={n_queries!r}, `power`={power!r}: the effect is out of range",
+            name=missing)
     n_req = int(math.ceil(n_queries - 1e-9))
     return PowerResult(float(power), float(difference), float(std), float(n_queries), n_req,
                        float(effect), alpha, alternative, missing)
@@ -198,6 +205,9 @@ def _ttest_power_iv(difference, std, n_queries, power, alpha, alternative):
         raise ParameterError(f"`std` must be positive, got {std!r}")
     if out["n_queries"] is not None and out["n_queries"] < 2:
         raise ParameterError(f"`n_queries` must be at least 2, got {n_queries!r}")
+    if out["n_queries"] is not None and out["n_queries"] != round(out["n_queries"]):
+        raise ParameterError(f"`n_queries` must be a whole number, got {n_queries!r}",
+                             name="n_queries")
     if out["power"] is not None and not 0 < out["power"] < 1:
         raise ParameterError(f"`power` must be in (0, 1), got {power!r}")
     if out["power"] is not None and out["power"] <= alpha and missing != "power":
@@ -361,12 +371,8 @@ def _randomization_power_iv(differences, n_queries, difference, alpha, alternati
     if not np.isfinite(d).all():
         raise ParameterError("`differences` must be finite (no NaN)")
     n = d.size if n_queries is None else int_iv(n_queries, "n_queries", minimum=2)
-    if difference is None:
-        delta = float(d.mean())
-    else:
-        if isinstance(difference, bool) or not isinstance(difference, numbers.Real):
-            raise ParameterTypeError(f"`difference` must be a number, got {difference!r}")
-        delta = float(difference)
+    resource_iv(8 * 4 * n, "n_queries", what=f"simulated collections of {n:,} queries")
+    delta = float(d.mean()) if difference is None else float_iv(difference, "difference")
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
     if test not in ("randomization", "t"):

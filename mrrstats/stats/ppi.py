@@ -35,7 +35,7 @@ from scipy import stats
 
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..errors import InputError, ParameterError, ParameterTypeError
-from ..io.trec import read_qrels
+from ..io.trec import qrels_iv
 from ..metrics.evaluation import evaluate
 from ..metrics.measures import higher_is_better, measure_iv, parse_measure
 from ..options import POPULATIONS
@@ -658,8 +658,8 @@ def ppi_evaluate(runs, judge_qrels, human_qrels, measures=None, *,
     org_manual_ance_bert.run          0.85        0.83         0.88         0.41
          org_manual_bm25.run          0.70        0.68         0.72         0.29
     """
-    judge = read_qrels(judge_qrels)
-    human = read_qrels(human_qrels)
+    judge = qrels_iv(judge_qrels, "judge_qrels")
+    human = qrels_iv(human_qrels, "human_qrels")
     extra = np.setdiff1d(np.asarray(human.query_ids, dtype=str),
                          np.asarray(judge.query_ids, dtype=str))
     if extra.size:

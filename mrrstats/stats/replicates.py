@@ -53,8 +53,10 @@ from ..validation import (
     alpha_iv,
     alternative_iv,
     confidence_level_iv,
+    float_iv,
     int_iv,
     n_resamples_iv,
+    resource_iv,
     rng_iv,
     workers_iv,
 )
@@ -745,11 +747,11 @@ def simulate_replicates(scores, *, n_replicates=5, seed_std=0.2, query_std=0.5, 
     """
     table = as_score_table(scores, measure=measure, min_queries=1)
     R = int_iv(n_replicates, "n_replicates")
+    resource_iv(8 * 4 * R * table.values.size, "n_replicates",
+                what=f"{R:,} replicates of {table.n_systems} systems")
     sds = []
     for name, v in (("seed_std", seed_std), ("query_std", query_std)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
-            raise ParameterError(f"`{name}` must be a non-negative number, got {v!r}")
-        sds.append(float(v))
+        sds.append(float_iv(v, name, low=0.0))
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
         raise ParameterTypeError(
             f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
