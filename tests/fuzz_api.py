@@ -22,6 +22,7 @@ is classified as
 
 from __future__ import annotations
 
+import gzip
 import inspect
 import json
 import os
@@ -251,10 +252,26 @@ def _load_report_call():
     return (_REPORT[0],), {}
 
 
-def valid_call(name):
+def valid_call(name, profile="fast"):
     if name == "load_report":
+        if profile == "quick":  # every quick case is refused before the folder is read
+            return (Path(tempfile.mkdtemp(prefix="mrrfuzz")),), {}
         return _load_report_call()
     return VALID[name]()
+
+
+def warm_up():
+    """Import here, once, what the calls would import lazily in every forked child."""
+    import importlib
+
+    for mod in ("scipy.stats", "scipy.optimize", "scipy.special", "scipy.interpolate",
+                "statsmodels.api", "statsmodels.stats.power", "statsmodels.stats.multitest",
+                "statsmodels.regression.mixed_linear_model",
+                "statsmodels.distributions.copula.api", "numba", "matplotlib.pyplot"):
+        try:
+            importlib.import_module(mod)
+        except ImportError:  # pragma: no cover - an optional extra
+            pass
 
 
 def function(name):
@@ -312,7 +329,8 @@ class Bad:
     must_refuse: bool  # a value no parameter of this kind may accept
 
 
-_BIN = object()  # placeholder: a binary file is written in the child
+_BIN = object()  # placeholders: a binary (gzip + noise) or an empty file, written in the child
+_EMPTY = object()
 
 
 def bad_values(kind, profile="fast"):
@@ -355,7 +373,8 @@ def bad_values(kind, profile="fast"):
     else:  # data
         vals = [Bad("none", None, False), Bad("empty", [], False), Bad("string", "abc", False),
                 Bad("nan", np.array([np.nan, 0.5, 1.0]), False),
-                Bad("2d", np.ones((3, 3)), False), Bad("3d", np.ones((2, 2, 2)), False)]
+                Bad("2d", np.ones((3, 3)), False), Bad("3d", np.ones((2, 2, 2)), False),
+                Bad("binary", _BIN, False), Bad("emptyfile", _EMPTY, False)]
         if profile == "slow":
             vals += [Bad("inf", np.array([np.inf, 0.5, 1.0]), False),
                      Bad("strings", np.array(["x", "y", "z"]), False),
@@ -387,39 +406,78 @@ SLOW_FUNCTIONS = {"make_report", "load_report"}
 
 
 def cases(profile="fast", functions=None):
+    """The calls of a profile: ``"quick"`` (the valid call and every value that must be
+    refused: the default test run), ``"fast"`` (every bad value of its kind) or ``"slow"``
+    (more values per kind)."""
+    values = "fast" if profile == "quick" else profile
     out = []
     for name in functions or public_functions():
         fn = function(name)
         doc = doc_types(fn)
-        out.append(Case(name, None, "valid", "", False))
+        if not (profile == "quick" and name in SLOW_FUNCTIONS):
+            out.append(Case(name, None, "valid", "", False))
         for p in inspect.signature(fn).parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 continue
             kind = kind_of(p, doc)
-            for bad in bad_values(kind, profile):
+            picked = []
+            for bad in bad_values(kind, values):
                 must = (bad.must_refuse and f"{name}.{p.name}" not in FREE
                         and (p.name, bad.label) not in ALLOWED)
-                if profile == "fast" and name in SLOW_FUNCTIONS and not must:
+                if not must and profile == "fast" and name in SLOW_FUNCTIONS:
                     continue
-                out.append(Case(name, p.name, bad.label, kind, must))
+                picked.append(Case(name, p.name, bad.label, kind, must))
+            if profile == "quick":  # one value that must be refused, in turn, and a huge one
+                must = [c for c in picked if c.must_refuse]
+                picked = [c for c in picked if c.label == "huge" and name not in SLOW_FUNCTIONS]
+                if must:
+                    picked.insert(0, must[len(out) % len(must)])
+            out += picked
     return out
 
 
+#: explicit values of cases labelled ``"value:<i>"`` (set before the children fork)
+EXPLICIT: list = []
+
+
+def slots(functions=None):
+    """``(function, parameter, kind)`` of every parameter of every public function."""
+    out = []
+    for name in functions or public_functions():
+        fn = function(name)
+        doc = doc_types(fn)
+        for p in inspect.signature(fn).parameters.values():
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                out.append((name, p.name, kind_of(p, doc)))
+    return out
+
+
+def run_values(calls, *, timeout=10.0):
+    """Outcomes of ``[(function, parameter, value)]``: the values drawn by hypothesis."""
+    EXPLICIT[:] = [v for _, _, v in calls]
+    todo = [Case(f, p, f"value:{i}", "", False) for i, (f, p, _) in enumerate(calls)]
+    return run(todo, profile="fast", timeout=timeout)
+
+
 def _value(case, profile):
-    for bad in bad_values(case.kind, profile):
+    if case.label.startswith("value:"):
+        return EXPLICIT[int(case.label[6:])]
+    for bad in bad_values(case.kind, "slow" if profile == "slow" else "fast"):
         if bad.label == case.label:
             if bad.value is _BIN:
                 p = Path(tempfile.mkdtemp(prefix="mrrfuzz")) / "binary.gz"
-                import gzip
-
-                p.write_bytes(gzip.compress(b"q1 0 d1 1\n") + bytes(range(256)))
+                p.write_bytes(gzip.compress(bytes(range(256)) * 4) + bytes(range(256)))
+                return p
+            if bad.value is _EMPTY:
+                p = Path(tempfile.mkdtemp(prefix="mrrfuzz")) / "empty.txt"
+                p.write_bytes(b"")
                 return p
             return bad.value
     raise KeyError(case.label)
 
 
 def _call(case, profile):
-    args, kwargs = valid_call(case.function)
+    args, kwargs = valid_call(case.function, profile)
     fn = function(case.function)
     if case.param is not None:
         sig = inspect.signature(fn)
@@ -463,20 +521,21 @@ def classify(case, profile):
 # -- running cases in forked children with a time limit ------------------------------
 
 
-def run(case_list, *, profile="fast", timeout=10.0, progress=None):
-    """Outcomes ``{case: (outcome, detail, seconds)}``; each function in a forked child."""
-    by_fn: dict[str, list[Case]] = {}
-    for c in case_list:
-        by_fn.setdefault(c.function, []).append(c)
+def run(case_list, *, profile="fast", timeout=10.0):
+    """Outcomes ``{case: (outcome, detail, seconds)}``.
+
+    The calls run one after another in a forked child (so that what one call loads, the
+    next reuses); a call over ``timeout`` seconds is killed with its child, recorded as a
+    hang, and a new child takes the calls after it.
+    """
+    warm_up()
     results = {}
+    todo = list(case_list)
     scratch = tempfile.mkdtemp(prefix="mrrfuzz")  # every file the calls write, removed after
     try:
-        for name, todo in by_fn.items():
-            while todo:
-                done = _run_child(todo, profile, timeout, results, scratch)
-                todo = todo[done:]
-            if progress:
-                progress(name)
+        while todo:
+            done = _run_child(todo, profile, timeout, results, scratch)
+            todo = todo[done:]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return results

@@ -75,13 +75,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 
 from .. import defaults
 from ..defaults import default_ties
 from ..deprecation import renamed_parameters
 from ..errors import ParameterError, ParameterTypeError
-from ..io.trec import read_score_matrix
+from ..io.trec import qrels_iv, read_score_matrix
 from ..metrics.evaluation import evaluate
 from ..model.scoretable import score_sources
 from ..progress import progress_enabled
@@ -332,6 +333,11 @@ def _evaluate_runs(qrels, runs, o, progress):
         eval_measures.append("RR")
     say(progress, f"evaluating {len(runs) if hasattr(runs, '__len__') else '?'} runs "
         f"({', '.join(eval_measures)}) ...")
+    qrels = qrels_iv(qrels)
+    top = int(np.max(qrels.grade)) if len(qrels.grade) else 0
+    if o.rel > top:
+        raise ParameterError(f"`rel` = {o.rel} is above every grade of the qrels (at most "
+                             f"{top}): no document would be relevant", name="rel")
     ev = evaluate(qrels, runs, eval_measures, ties=o.ties, rel=o.rel, queries=o.queries)
     names = ev.measure_names
     rr_measure = next(m for m in names if is_rr(m))

@@ -157,6 +157,8 @@ def ttest_power(*, difference=None, std=None, n_queries=None, power=None, alpha=
         effect = difference / std
         power = float(sm.power(effect_size=effect, nobs=n_queries, alpha=alpha,
                                alternative=alt))
+        if not math.isfinite(power):  # statsmodels' two-sided sum can be NaN near power 1
+            power = _nct_power(effect, n_queries, alpha, alternative)
     elif missing == "n_queries":
         effect = difference / std
         n_queries = float(sm.solve_power(effect_size=effect, nobs=None, alpha=alpha,
@@ -179,6 +181,19 @@ def ttest_power(*, difference=None, std=None, n_queries=None, power=None, alpha=
     n_req = int(math.ceil(n_queries - 1e-9))
     return PowerResult(float(power), float(difference), float(std), float(n_queries), n_req,
                        float(effect), alpha, alternative, missing)
+
+
+def _nct_power(effect, n, alpha, alternative):
+    """Power of the paired t test from the noncentral t directly (scipy)."""
+    from scipy import stats
+
+    df, nc = n - 1.0, effect * math.sqrt(n)
+    if alternative == "two-sided":
+        crit = stats.t.isf(alpha / 2, df)
+        return float(min(1.0, stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc)))
+    crit = stats.t.isf(alpha, df)
+    return float(stats.nct.sf(crit, df, nc) if alternative == "greater"
+                 else stats.nct.cdf(-crit, df, nc))
 
 
 def _ttest_power_iv(difference, std, n_queries, power, alpha, alternative):
@@ -471,8 +486,12 @@ def topic_set_size(pilot, *, difference, power=0.8, alpha=0.05, alternative="two
     """
     sd, v_e, difference, power, alpha, alternative = _topic_set_size_iv(
         pilot, difference, power, alpha, alternative)
-    res = ttest_power(difference=difference, std=sd, power=power, alpha=alpha,
-                      alternative=alternative)
+    try:
+        res = ttest_power(difference=difference, std=sd, power=power, alpha=alpha,
+                          alternative=alternative)
+    except ParameterError as exc:
+        raise ParameterError(f"no topic set size for `difference` = {difference!r} and the "
+                             f"`pilot` standard deviation {sd!r}: {exc}", name="pilot") from None
     return TopicSetSizeResult(res.n_queries_required, res.n_queries, sd, v_e, difference,
                               power, alpha, alternative)
 
