@@ -23,7 +23,8 @@ from .errors import ParameterError, ParameterTypeError, ResourceError
 __all__ = ["ALTERNATIVES", "MISSING", "alternative_iv", "missing_iv", "confidence_level_iv",
            "alpha_iv", "int_iv", "tolerance_iv", "rng_iv", "workers_iv", "BOOTSTRAP_SCHEMES",
            "scheme_iv", "float_iv", "choice_iv", "array_iv", "bool_iv", "resource_iv",
-           "n_resamples_iv", "available_memory", "MAX_RESAMPLES", "MEMORY_FRACTION"]
+           "n_resamples_iv", "available_memory", "MAX_RESAMPLES", "MEMORY_FRACTION",
+           "asarray_iv"]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 MISSING = ("raise", "drop")
@@ -103,7 +104,8 @@ def alpha_iv(alpha):
 
 
 def int_iv(value, name, minimum=1, allow_none=False, maximum=None):
-    """An integer (Python or numpy, not bool, not a float) in ``[minimum, maximum]``."""
+    """An integer (Python or numpy, not bool, not a float) in ``[minimum, maximum]``
+    (``maximum`` None: below 2**62, the most any count, size or depth may be)."""
     if value is None and allow_none:
         return None
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
@@ -111,6 +113,8 @@ def int_iv(value, name, minimum=1, allow_none=False, maximum=None):
     value = int(value)
     if value < minimum:
         raise ParameterError(f"`{name}` must be >= {minimum}, got {value}", name=name)
+    if maximum is None and value >= 2**62:
+        raise ParameterError(f"`{name}` must be below 2**62, got {value:,}", name=name)
     if maximum is not None and value > maximum:
         raise ParameterError(f"`{name}` must be <= {maximum:,}, got {value:,}", name=name)
     return value
@@ -148,6 +152,16 @@ def tolerance_iv(value, name="atol"):
     return v
 
 
+def asarray_iv(value, name, dtype=None):
+    """``numpy.asarray(value, dtype)``, a ragged or unconvertible value refused by name."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ParameterError(f"`{name}` must be a rectangular array"
+                             f"{'' if dtype is None else ' of ' + np.dtype(dtype).name} "
+                             f"({str(exc)[:80]})", name=name) from None
+
+
 def array_iv(value, name, *, ndim=(1,), dtype=np.float64, finite=True, min_size=1,
              low=None, high=None, integer=False):
     """A numeric array of one of the allowed ``ndim``, converted to ``dtype``.
@@ -160,12 +174,8 @@ def array_iv(value, name, *, ndim=(1,), dtype=np.float64, finite=True, min_size=
     if isinstance(value, str | bytes | dict | set) or value is None:
         raise ParameterTypeError(f"`{name}` must be an array of numbers, got "
                                  f"{type(value).__name__}", name=name)
-    try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise ParameterTypeError(f"`{name}` must be an array of numbers ({exc})",
-                                 name=name) from None
-    if arr.dtype.kind not in "biuf":
+    arr = asarray_iv(value, name)
+    if arr.dtype.kind not in "iuf":
         raise ParameterTypeError(f"`{name}` must hold numbers, got dtype {arr.dtype}",
                                  name=name)
     if arr.ndim not in ndim:

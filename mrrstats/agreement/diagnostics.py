@@ -212,7 +212,7 @@ def _mrr_vs_map_iv(evaluation, rr, ap):
             f"per-query stats, got {type(evaluation).__name__}")
     measures = set(evaluation.per_query["measure"].astype(str))
     for name, value in (("rr", rr), ("ap", ap)):
-        if value not in measures:
+        if not isinstance(value, str) or value not in measures:
             raise ParameterError(f"`{name}` measure {value!r} is not in the evaluation; it has "
                              f"{sorted(measures)}")
     return evaluation, rr, ap

@@ -122,7 +122,8 @@ def _options_iv(values, name, check):
     """One option value or a list of them, each checked; duplicates dropped, order kept."""
     if values is None or isinstance(values, str | int | np.integer):
         values = [values]
-    if not isinstance(values, list | tuple | np.ndarray) or np.ndim(values) != 1:
+    if not isinstance(values, list | tuple | np.ndarray) or (isinstance(values, np.ndarray)
+                                                            and values.ndim != 1):
         raise ParameterTypeError(f"`{name}` must be a list of values, got "
                                  f"{type(values).__name__}", name=name)
     return list(dict.fromkeys(check(v) for v in values))

@@ -57,7 +57,7 @@ import pandas as pd
 from ..defaults import N_RESAMPLES
 from ..errors import ParameterError, ParameterTypeError
 from ..numerics import expected_inverse_uniform
-from ..validation import workers_iv
+from ..validation import asarray_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from ._rank_xp import (
     array_namespace_or_none,
@@ -374,7 +374,7 @@ def _batch_iv(batch, width: int) -> int:
 
 
 def _scores_iv(scores, name: str) -> np.ndarray:
-    S = np.asarray(scores)
+    S = asarray_iv(scores, name)
     if S.ndim != 2:
         raise ParameterError(f"`{name}` must be a 2-D array (queries x candidates), got "
                          f"{S.ndim} dimension(s)")
@@ -416,7 +416,7 @@ def _run_chunks(n_rows, batch, workers, process):
 def _ranks_from_scores_iv(scores, true_index, exclude, nonfinite, batch, workers):
     S = _scores_iv(scores, "scores")
     n, m = S.shape
-    idx = true_index_iv(np.asarray(true_index), n, m)
+    idx = true_index_iv(asarray_iv(true_index, "true_index"), n, m)
     kind, ex = exclude_iv(exclude, (n, m), idx)
     return (S, idx, kind, ex, nonfinite_iv(nonfinite), _batch_iv(batch, m),
             workers_iv(workers))
@@ -664,7 +664,7 @@ def _positive_iv(pos, n):
 def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
     S = _scores_iv(negatives, "negatives")
     n, m = S.shape
-    pos = _positive_iv(np.asarray(positive), n)
+    pos = _positive_iv(asarray_iv(positive, "positive"), n)
     return S, pos, nonfinite_iv(nonfinite), _batch_iv(batch, m), workers_iv(workers)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError, ParameterTypeError
+from ..validation import asarray_iv
 
 __all__ = ["NONFINITE", "nonfinite_iv", "exclude_iv", "exclude_pairs", "true_index_iv"]
 
@@ -42,7 +43,7 @@ def exclude_iv(exclude, shape, true_index, *, matrix="`scores`"):
         nz = coo.data != 0
         pairs = np.stack([coo.row[nz], coo.col[nz]], axis=1)
     else:
-        arr = np.asarray(exclude)
+        arr = asarray_iv(exclude, "exclude")
         if arr.dtype == bool:
             if arr.shape != (n, m):
                 raise ParameterError(

@@ -8,7 +8,7 @@ from ..defaults import WORKERS
 from ..deprecation import renamed_parameters
 from ..devices import rows_per_chunk
 from ..errors import ParameterError, ParameterTypeError
-from ..validation import int_iv, workers_iv
+from ..validation import asarray_iv, int_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from .linkpred import LinkPredictionRanks
 from .rank_inputs import exclude_pairs, nonfinite_iv
@@ -44,7 +44,7 @@ def _ranks_from_scorer_iv(score_fn, queries, true_index, n_candidates, exclude, 
     batch = int_iv(batch, "batch", minimum=1)
     nonfinite = nonfinite_iv(nonfinite)
     workers = workers_iv(workers)
-    idx = np.asarray(true_index)
+    idx = asarray_iv(true_index, "true_index")
     if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
         raise ParameterError("`true_index` must be a 1-D integer array")
     n = idx.size

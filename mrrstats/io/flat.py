@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError, ParameterError, ParameterTypeError
+from ..validation import asarray_iv
 from .trec import Qrels, Run, _qrels_from_arrays, _run_from_arrays
 
 __all__ = ["as_host_array", "flat_to_qrels_run"]
@@ -30,7 +31,7 @@ def as_host_array(x, name: str) -> np.ndarray:
         The parameter name, for error messages.
     """
     if isinstance(x, np.ndarray) or isinstance(x, (list, tuple)):
-        arr = np.asarray(x)
+        arr = asarray_iv(x, name)
     else:
         if callable(getattr(x, "detach", None)):  # torch: requires_grad tensors
             x = x.detach()

@@ -322,7 +322,7 @@ def _evaluate_iv(ties, rel, queries, max_depth, measures):
         ties = default_ties(queries)
     if not isinstance(ties, str) or ties not in TIES:
         raise ParameterError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or not 1 <= rel < 2**62:
         raise ParameterError(f"`rel` must be an integer >= 1 (grades <= 0 are never relevant), "
                          f"got {rel!r}")
     int_iv(max_depth, "max_depth", allow_none=True)

@@ -32,7 +32,7 @@ from .. import compiled
 from ..errors import ParameterError, ParameterTypeError
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
-from ..validation import int_iv
+from ..validation import asarray_iv, int_iv
 from .judged import judged_at_k
 from .measures import Measure, measures_iv
 
@@ -407,7 +407,7 @@ def score_rankings(rankings: Sequence, measures, *, judged: Sequence, rel: int =
         if isinstance(query_ids, str | bytes) or not isinstance(query_ids, Sequence | np.ndarray):
             raise ParameterTypeError("`query_ids` must be a sequence of labels, one per ranking",
                                      name="query_ids")
-        if np.ndim(query_ids) != 1 or len(query_ids) != len(rankings):
+        if asarray_iv(query_ids, "query_ids").ndim != 1 or len(query_ids) != len(rankings):
             raise ParameterError(f"`query_ids` must hold one label per ranking "
                                  f"({len(rankings)}), got shape {np.shape(query_ids)}",
                                  name="query_ids")

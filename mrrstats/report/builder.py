@@ -92,6 +92,7 @@ from ..validation import (
     alternative_iv,
     bool_iv,
     confidence_level_iv,
+    float_iv,
     int_iv,
     n_resamples_iv,
     rng_iv,
@@ -265,7 +266,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
     """
     _flags_iv(notebook=notebook, show_code=show_code, multiverse=multiverse, bayesian=bayesian,
-              calibration=calibration, clusters=clusters, title=title)
+              calibration=calibration, clusters=clusters, title=title, rope=rope, out=out)
     o = _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                         alternative, n_resamples, confidence_level, random, ties, rel,
                         queries, missing, rng, timeout, equivalence_margin, workers)
@@ -335,7 +336,7 @@ def _evaluate_runs(qrels, runs, o, progress):
         f"({', '.join(eval_measures)}) ...")
     qrels = qrels_iv(qrels)
     top = int(np.max(qrels.grade)) if len(qrels.grade) else 0
-    if o.rel > top:
+    if int_iv(o.rel, "rel") > top:
         raise ParameterError(f"`rel` = {o.rel} is above every grade of the qrels (at most "
                              f"{top}): no document would be relevant", name="rel")
     ev = evaluate(qrels, runs, eval_measures, ties=o.ties, rel=o.rel, queries=o.queries)
@@ -505,7 +506,8 @@ def _score_inputs(scores):
     return items
 
 
-def _flags_iv(*, notebook, show_code, multiverse, bayesian, calibration, clusters, title):
+def _flags_iv(*, notebook, show_code, multiverse, bayesian, calibration, clusters, title,
+              rope, out):
     """The switches of :func:`make_report`: True/False, and their few other forms."""
     for name, value in (("notebook", notebook), ("show_code", show_code),
                         ("multiverse", multiverse), ("bayesian", bayesian)):
@@ -516,6 +518,10 @@ def _flags_iv(*, notebook, show_code, multiverse, bayesian, calibration, cluster
             else isinstance(clusters, Mapping | pd.Series) or callable(clusters)):
         raise ParameterTypeError(f"`clusters` must be 'auto', None, a mapping or a callable, "
                                  f"got {clusters!r:.60}", name="clusters")
+    if rope is not None:
+        float_iv(rope, "rope", low=0.0)
+    if isinstance(out, str | os.PathLike) and Path(out).exists() and not Path(out).is_dir():
+        raise ParameterError(f"`out` must be a folder, got the file {out}", name="out")
     if title is not None and not isinstance(title, str):
         raise ParameterTypeError(f"`title` must be a string or None, got {title!r:.60}",
                                  name="title")

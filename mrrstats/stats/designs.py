@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from ..validation import asarray_iv
 from .intervals import jackknife_acceleration
 from .resampling import bootstrap_sums, mc_se
 from .rows import signed_inf
@@ -58,7 +59,7 @@ class Design:
 
 def label_codes(labels, n, name):
     """Integer codes (first appearance) of one label per query; a clear error otherwise."""
-    lab = labels.to_numpy() if hasattr(labels, "to_numpy") else np.asarray(labels)
+    lab = labels.to_numpy() if hasattr(labels, "to_numpy") else asarray_iv(labels, name)
     if lab.ndim != 1 or lab.size != n:
         raise ParameterError(f"`{name}` must be 1-D with one label per query ({n}), got shape "
                          f"{lab.shape}")

@@ -24,6 +24,7 @@ from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
 from ..validation import (
     array_iv,
+    asarray_iv,
     bool_iv,
     confidence_level_iv,
     int_iv,
@@ -53,7 +54,7 @@ def _bool_matrix(decisions):
         raise ParameterTypeError("`decisions` must be a PairwiseResult or a square (k, k) "
                                  f"boolean matrix, got {type(decisions).__name__}",
                                  name="decisions")
-    m = np.asarray(decisions)
+    m = asarray_iv(decisions, "decisions")
     if m.dtype.kind == "b":
         return m
     if m.dtype.kind not in "iuf":
