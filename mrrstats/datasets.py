@@ -142,7 +142,7 @@ def _kg_graph_iv(name):
     if not isinstance(name, str):
         raise ParameterTypeError(f"`name` must be a string, got {type(name).__name__}")
     key = name.strip().lower()
-    if key not in KG_GRAPHS:
+    if not isinstance(key, str | None) or key not in KG_GRAPHS:
         raise ParameterError(f"`name` must be one of {list(KG_GRAPHS)}, got {name!r}")
     return key
 

@@ -54,7 +54,7 @@ def _rr_diagnostics_iv(scores, measure, unretrieved, atol):
                              f"{measure!r}", name="measure")
     frame = _rr_frame(scores, measure)
     if isinstance(unretrieved, str):
-        if unretrieved not in _UNRETRIEVED:
+        if not isinstance(unretrieved, str | None) or unretrieved not in _UNRETRIEVED:
             raise ParameterError(f"`unretrieved` must be 'exclude', 'inf' or a rank >= 1, got "
                              f"{unretrieved!r}")
     elif isinstance(unretrieved, numbers.Real) and not isinstance(unretrieved, bool):

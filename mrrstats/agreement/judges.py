@@ -74,7 +74,7 @@ def cohen_kappa(table, *, weights=None) -> float:
     O = np.asarray(table, dtype=np.float64)
     if O.ndim != 2 or O.shape[0] != O.shape[1]:
         raise ParameterError("`table` must be a square (K, K) table of counts")
-    if weights not in _WEIGHTS:
+    if not isinstance(weights, str | None) or weights not in _WEIGHTS:
         raise ParameterError(f"`weights` must be one of {_WEIGHTS}, got {weights!r}")
     total = O.sum()
     if total <= 0:
@@ -120,7 +120,7 @@ def krippendorff_alpha(a, b, *, level="ordinal", values=None) -> float:
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise ParameterError("`a` and `b` must be 1-D arrays of the same length")
-    if level not in _LEVELS:
+    if not isinstance(level, str | None) or level not in _LEVELS:
         raise ParameterError(f"`level` must be one of {_LEVELS}, got {level!r}")
     dom = np.unique(np.concatenate([a, b])) if values is None else np.asarray(values, float)
     ia, ib = np.searchsorted(dom, a), np.searchsorted(dom, b)

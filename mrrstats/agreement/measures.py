@@ -172,7 +172,7 @@ def _tau_ap_iv(truth, estimate, ties, symmetric):
                          f"and {e.size}")
     if t.size < 2:
         raise ParameterError(f"`truth` and `estimate` need at least 2 items, got {t.size}")
-    if ties not in _TAU_AP_TIES:
+    if not isinstance(ties, str | None) or ties not in _TAU_AP_TIES:
         raise ParameterError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
     if not isinstance(symmetric, (bool, np.bool_)):
         raise ParameterTypeError(f"`symmetric` must be True or False, got {symmetric!r}")
@@ -312,7 +312,7 @@ def tau_ap(truth, estimate, *, ties: str = "agreement", symmetric: bool = False)
 
 def _ranking_agreement_iv(scores, ties, decimals):
     frames = aligned_score_frames(scores)
-    if ties not in _TAU_AP_TIES:
+    if not isinstance(ties, str | None) or ties not in _TAU_AP_TIES:
         raise ParameterError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
     return frames, ties, _check_decimals(decimals)
 
@@ -448,7 +448,8 @@ def _agreement_matrix_iv(agreement, value):
     if not isinstance(agreement, pd.DataFrame) or not {"measure_a", "measure_b"} <= set(
             agreement.columns):
         raise ParameterTypeError("`agreement` must be the DataFrame returned by ranking_agreement")
-    if value not in _MATRIX_VALUES or value not in agreement.columns:
+    if not isinstance(value, str) or value not in _MATRIX_VALUES or \
+            value not in agreement.columns:
         raise ParameterError(f"`value` must be one of {_MATRIX_VALUES}, got {value!r}")
     return agreement, value
 
@@ -600,7 +601,7 @@ def _corr(x: np.ndarray, y: np.ndarray) -> float:
 
 def _per_query_correlation_iv(scores, by):
     frames = aligned_score_frames(scores)
-    if by not in ("system", "pooled"):
+    if not isinstance(by, str) or by not in ("system", "pooled"):
         raise ParameterError(f"`by` must be 'system' or 'pooled', got {by!r}")
     return frames, by
 

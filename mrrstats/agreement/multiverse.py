@@ -227,7 +227,7 @@ def multiverse(qrels, runs, measures=("RR",), *,
                              "stops the evaluation); use 'neg', 'pos' or 'skip'")
     unjudged = [unjudged] if isinstance(unjudged, str) else list(dict.fromkeys(unjudged))
     for u in unjudged:
-        if u not in UNJUDGED:
+        if not isinstance(u, str | None) or u not in UNJUDGED:
             raise ParameterError(f"`unjudged` values must be in {UNJUDGED}, got {u!r}")
     if not (ties and queries and rels and cutoffs and measures and empty_targets and unjudged):
         raise ParameterError("every option (`ties`, `queries`, `rels`, `cutoffs`, "

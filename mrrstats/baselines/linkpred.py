@@ -80,7 +80,7 @@ _BATCH_ELEMENTS = 1 << 18  # default batch: rows of 262,144 scores (1 MB of floa
 
 
 def _ties_iv(ties) -> str:
-    if ties not in TIES:
+    if not isinstance(ties, str | None) or ties not in TIES:
         raise ParameterError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
     return ties
 

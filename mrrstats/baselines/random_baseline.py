@@ -457,7 +457,7 @@ def random_baseline_test(reciprocal_ranks, n_candidates, n_relevant=1, *, k=None
 # --------------------------------------------------------------------------
 
 def _random_baseline_counts_iv(evaluation, random):
-    if random not in RANDOM_MODELS:
+    if not isinstance(random, str | None) or random not in RANDOM_MODELS:
         raise ParameterError(f"`random` must be 'retrieved' (a random permutation of the "
                          f"retrieved list) or 'judged' (a random ranking of the judged "
                          f"pool), got {random!r}")

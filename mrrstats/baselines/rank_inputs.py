@@ -20,7 +20,7 @@ NONFINITE = ("raise", "exclude")
 
 def nonfinite_iv(nonfinite):
     """``nonfinite`` in :data:`NONFINITE`."""
-    if nonfinite not in NONFINITE:
+    if not isinstance(nonfinite, str | None) or nonfinite not in NONFINITE:
         raise ParameterError(f"`nonfinite` must be 'raise' or 'exclude', got {nonfinite!r}")
     return nonfinite
 

@@ -110,7 +110,7 @@ def weights_iv(weights, n: int) -> np.ndarray | None:
 def method_iv(method) -> str:
     """``method`` in :data:`METHODS` (retired spellings such as ``"monte carlo"`` warn)."""
     method = renamed_value(method, _RETIRED_METHODS, "method")
-    if method not in METHODS:
+    if not isinstance(method, str | None) or method not in METHODS:
         raise ParameterError(f"`method` must be 'auto', 'exact' or 'monte-carlo', got {method!r}")
     return method
 

@@ -364,7 +364,7 @@ def sampled_metric_mapping(measure, n_candidates, n_negatives, *, method="bias-v
     >>> f.shape, f[:3].round(3).tolist()
     ((101,), [0.66, -0.531, 0.269])
     """
-    if method not in _METHODS:
+    if not isinstance(method, str | None) or method not in _METHODS:
         raise ParameterError(f"`method` must be one of {_METHODS}, got {method!r}")
     _metric_fn(measure)
     n, m = _sizes_iv(n_candidates, n_negatives)

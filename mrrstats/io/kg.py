@@ -139,7 +139,7 @@ def kg_filter(train, valid, test, *, side: str = "tail") -> KGFilter:
     >>> ranks_from_scores(scores, f.true_index, exclude=f.exclude).optimistic.tolist()
     [1.0]
     """
-    if side not in ("tail", "head"):
+    if not isinstance(side, str) or side not in ("tail", "head"):
         raise ParameterError(f"`side` must be 'tail' or 'head', got {side!r}")
     parts = {"train": read_triples(train, name="train"),
              "valid": None if valid is None else read_triples(valid, name="valid"),

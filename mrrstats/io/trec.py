@@ -385,7 +385,7 @@ def _is_pathlike(obj) -> bool:
 
 
 def _check_duplicates_option(duplicates: str) -> None:
-    if duplicates not in _DUPLICATES:
+    if not isinstance(duplicates, str | None) or duplicates not in _DUPLICATES:
         raise ParameterError(f"`duplicates` must be one of {_DUPLICATES}, got {duplicates!r}")
 
 
@@ -766,7 +766,7 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
 
 def _read_run(source, name, duplicates, mixed_tags, _param):
     _check_duplicates_option(duplicates)
-    if mixed_tags not in ("raise", "allow"):
+    if not isinstance(mixed_tags, str) or mixed_tags not in ("raise", "allow"):
         raise ParameterError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
     if isinstance(source, Run):
         if name is None or name == source.name:

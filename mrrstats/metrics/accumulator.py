@@ -142,7 +142,7 @@ class Accumulator:
     def __init__(self, measures=None, *, empty_target: str = _EMPTY_TARGET, ties: str = _TIES,
                  rel: int = REL, max_depth: int | None = None, name: str = "run",
                  split_queries: bool = False):
-        if ties not in TIES or ties == "rank":
+        if not isinstance(ties, str | None) or ties not in TIES or ties == "rank":
             allowed = ", ".join(repr(t) for t in TIES if t != "rank")
             raise ParameterError(f"`ties` must be one of {allowed} (flat rows have no rank "
                              f"column), got {ties!r}")

@@ -185,7 +185,7 @@ class Evaluation:
         no relevant document. ``stat="median"`` gives medians throughout
         (e.g. median RR).
         """
-        if stat not in ("mean", "median"):
+        if not isinstance(stat, str) or stat not in ("mean", "median"):
             raise ParameterError(f"`stat` must be 'mean' or 'median', got {stat!r}")
         rows = {}
         for run in self.runs:
@@ -307,7 +307,7 @@ def _runs_iv(runs) -> list:
 
 def empty_target_iv(empty_target: str) -> str:
     """Validate ``empty_target`` (shared by every entry point)."""
-    if not isinstance(empty_target, str) or empty_target not in EMPTY_TARGET:
+    if not isinstance(empty_target, str | None) or empty_target not in EMPTY_TARGET:
         raise ParameterError(
             f"`empty_target` must be one of {', '.join(map(repr, EMPTY_TARGET))}, "
             f"got {empty_target!r}")
@@ -315,12 +315,12 @@ def empty_target_iv(empty_target: str) -> str:
 
 
 def _evaluate_iv(ties, rel, queries, max_depth, measures):
-    if not isinstance(queries, str) or queries not in QUERIES:
+    if not isinstance(queries, str | None) or queries not in QUERIES:
         raise ParameterError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
                          f"got {queries!r}")
     if ties is None:
         ties = default_ties(queries)
-    if not isinstance(ties, str) or ties not in TIES:
+    if not isinstance(ties, str | None) or ties not in TIES:
         raise ParameterError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or not 1 <= rel < 2**62:
         raise ParameterError(f"`rel` must be an integer >= 1 (grades <= 0 are never relevant), "
@@ -428,10 +428,10 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     """
     ties, rel, measures = _evaluate_iv(ties, rel, queries, max_depth, measures)
     empty_target = empty_target_iv(empty_target)
-    if engine not in ENGINES:
+    if not isinstance(engine, str | None) or engine not in ENGINES:
         raise ParameterError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
                          f"got {engine!r}")
-    if unjudged not in UNJUDGED:
+    if not isinstance(unjudged, str | None) or unjudged not in UNJUDGED:
         raise ParameterError(f"`unjudged` must be one of {', '.join(map(repr, UNJUDGED))}, "
                          f"got {unjudged!r}")
     with no_hugepage_madvise():

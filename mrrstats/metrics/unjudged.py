@@ -35,7 +35,7 @@ def score_with_unjudged(ranked, measures, *, rel: int, unjudged: str):
     nDCG's gain).
     """
     measures = measures_iv(measures)
-    if unjudged not in UNJUDGED:
+    if not isinstance(unjudged, str | None) or unjudged not in UNJUDGED:
         raise ParameterError(f"`unjudged` must be one of {UNJUDGED}, got {unjudged!r}")
     judged = [m for m in measures if m.name == "Judged"]
     rest = [m for m in measures if m.name != "Judged"]

@@ -205,7 +205,7 @@ class RankedRun:
 
 
 def _ties_iv(ties: str) -> str:
-    if ties not in TIES:
+    if not isinstance(ties, str | None) or ties not in TIES:
         raise ParameterError(f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, "
                          f"got {ties!r}")
     return ties

@@ -558,9 +558,9 @@ def _make_report_iv(qrels, runs, scores, out, measures, control, test, correctio
     confidence_level = confidence_level_iv(confidence_level)
     if ties is None:
         ties = default_ties(queries)
-    if random not in RANDOM_MODELS:
+    if not isinstance(random, str | None) or random not in RANDOM_MODELS:
         raise ParameterError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
-    if missing not in ("raise", "drop"):
+    if not isinstance(missing, str) or missing not in ("raise", "drop"):
         raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     if rng is not None and (isinstance(rng, bool) or not isinstance(rng, numbers.Integral)
                             or rng < 0):

@@ -309,7 +309,7 @@ def _bayesian_comparison_iv(a, b, rope, method, confidence_level, n_resamples, m
         rope = float(rope)
         if not (rope > 0 and math.isfinite(rope)):
             raise ParameterError(f"`rope` must be a positive finite number, got {rope!r}")
-    if method not in BAYES_METHODS:
+    if not isinstance(method, str | None) or method not in BAYES_METHODS:
         raise ParameterError(f"`method` must be one of {BAYES_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     B = n_resamples_iv(n_resamples)

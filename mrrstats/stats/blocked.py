@@ -419,7 +419,7 @@ def bootstrap_ci(a, b=None, *, columns=None, method=BOOTSTRAP_METHOD, confidence
     >>> res.confidence_interval() == ref.confidence_interval()
     True
     """
-    if method not in CI_METHODS:
+    if not isinstance(method, str | None) or method not in CI_METHODS:
         raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)

@@ -129,7 +129,7 @@ class BootstrapCIResult:
         """
         cl = level_iv(confidence_level, self.confidence_level)
         method = self.method if method is None else method
-        if method not in CI_METHODS:
+        if not isinstance(method, str | None) or method not in CI_METHODS:
             raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
         low, high = bootstrap_interval(np.array([self.statistic]),
                                         self.bootstrap_distribution[None, :],
@@ -311,7 +311,7 @@ def bootstrap_ci(a, b=None, *, method=BOOTSTRAP_METHOD, confidence_level=0.95,
 
 def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, clusters,
                      strata, batch, missing, rng):
-    if method not in CI_METHODS:
+    if not isinstance(method, str | None) or method not in CI_METHODS:
         raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
@@ -641,7 +641,7 @@ def _cluster_bootstrap_test(d, design, alternative, method, n_resamples, batch, 
 
 
 def _bootstrap_test_iv(a, b, method, alternative, n_resamples, clusters, batch, missing, rng):
-    if method not in _BOOT_TESTS:
+    if not isinstance(method, str | None) or method not in _BOOT_TESTS:
         raise ParameterError(f"`method` must be one of {_BOOT_TESTS}, got {method!r}")
     alternative_iv(alternative)
     n_resamples = n_resamples_iv(n_resamples)

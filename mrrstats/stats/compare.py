@@ -719,7 +719,7 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
     """
     if replicates is not None:
         method = {"randomization": "bootstrap"}.get(test, test)
-        if method not in ("bootstrap", "t", "mixed"):
+        if not isinstance(method, str) or method not in ("bootstrap", "t", "mixed"):
             raise ParameterError("with `replicates`, `test` must be 'randomization' or "
                              f"'bootstrap' (two-stage bootstrap), 't' or 'mixed'; got {test!r}")
         return replicate_tests(scores, replicates, method=method, alternative=alternative,
@@ -815,7 +815,7 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
     alternative_iv(alternative)
     if alternative not in spec.alternatives:
         raise ParameterError(f"`alternative` must be 'two-sided' for test={test!r}")
-    if missing not in ("raise", "drop"):
+    if not isinstance(missing, str) or missing not in ("raise", "drop"):
         raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     if measure is not None and not isinstance(measure, str):
         if not isinstance(measure, list | tuple) or not all(isinstance(m, str) for m in measure):
@@ -823,7 +823,7 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
     if isinstance(scores, pd.DataFrame) and measure is not None and not isinstance(measure,
                                                                                  str):
         raise ParameterTypeError("`measure` must be a single name when `scores` is a DataFrame")
-    if family not in ("pairs", "measures"):
+    if not isinstance(family, str) or family not in ("pairs", "measures"):
         raise ParameterError(f"`family` must be 'pairs' or 'measures', got {family!r}")
     if family == "measures" and spec.family:
         raise ParameterError(f"family='measures' needs a per-pair test and a correction; "

@@ -389,7 +389,7 @@ def hodges_lehmann(a, b, *, confidence_level=0.95, alternative="two-sided", meth
     cl = confidence_level_iv(confidence_level)
     alternative = alternative_iv(alternative)
     method = renamed_value(_exact_to_method(method), WILCOXON_METHOD_RENAMES, "method")
-    if method not in ("auto", "exact", "asymptotic"):
+    if not isinstance(method, str) or method not in ("auto", "exact", "asymptotic"):
         raise ParameterError(f"`method` must be 'auto', 'exact' or 'asymptotic', got {method!r}")
     if not isinstance(continuity, bool | np.bool_):
         raise ParameterTypeError(f"`continuity` must be True or False, got {continuity!r}")
@@ -677,7 +677,7 @@ class EffectSizeIntervals:
 
     def confidence_interval(self, confidence_level=None, *, effect="d_z"):
         """The interval of ``effect`` (``"d_z"`` or ``"prob_superiority"``)."""
-        if effect not in ("d_z", "prob_superiority"):
+        if not isinstance(effect, str) or effect not in ("d_z", "prob_superiority"):
             raise ParameterError(f"`effect` must be 'd_z' or 'prob_superiority', got {effect!r}")
         cl = level_iv(confidence_level, self.confidence_level)
         if cl == self.confidence_level:

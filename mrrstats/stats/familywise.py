@@ -386,7 +386,7 @@ def maxt_step_down_fit(X, I, J, *, statistic, n_resamples, confidence_level, ci,
     null (:math:`\bar d \pm c\,\mathrm{se}`, finite; the step-down may reject beyond
     them); ``"consistent"``: the Strassburger-Bretz construction for the step-down.
     """
-    if statistic not in ("t", "mean"):
+    if not isinstance(statistic, str) or statistic not in ("t", "mean"):
         raise ParameterError(f"`statistic` must be 't' or 'mean', got {statistic!r}")
     stat, se, md = pair_statistics(X, I, J, statistic, clusters)
     obs = np.abs(stat)

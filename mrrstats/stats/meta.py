@@ -505,11 +505,11 @@ def _across_collections_iv(data, test, alternative, alpha, effect, confidence_le
     if len(data) < 2:
         raise ParameterError(f"`data` needs at least 2 collections, got {len(data)}")
     test = test_spec(test).name
-    if test not in META_TESTS:
+    if not isinstance(test, str | None) or test not in META_TESTS:
         raise ParameterError(f"`test` must be one of {META_TESTS}, got {test!r}")
     alternative_iv(alternative)
     alpha = alpha_iv(alpha)
-    if effect not in EFFECTS:
+    if not isinstance(effect, str | None) or effect not in EFFECTS:
         raise ParameterError(f"`effect` must be one of {EFFECTS}, got {effect!r}")
     cl = confidence_level_iv(confidence_level)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):

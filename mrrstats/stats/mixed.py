@@ -170,7 +170,7 @@ def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
     (3, 4) 0.221
     """
     cl = confidence_level_iv(confidence_level)
-    if missing not in ("drop", "raise", "keep"):
+    if not isinstance(missing, str) or missing not in ("drop", "raise", "keep"):
         raise ParameterError(f"`missing` must be 'drop', 'raise' or 'keep', got {missing!r}")
     if missing == "keep":
         table = as_score_table(scores, measure=measure, missing="drop", min_systems=2,
@@ -247,7 +247,7 @@ def mixed_vs_anova(scores, *, measure=None, confidence_level=0.95, missing="rais
     >>> print(np.allclose(f["se_mixed"], f["se_anova"], rtol=1e-3))
     True
     """
-    if missing not in ("drop", "raise"):
+    if not isinstance(missing, str) or missing not in ("drop", "raise"):
         raise ParameterError(f"`missing` must be 'drop' or 'raise', got {missing!r}")
     cl = confidence_level_iv(confidence_level)
     table = as_score_table(scores, measure=measure, missing=missing, min_systems=2,

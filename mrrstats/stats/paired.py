@@ -386,10 +386,10 @@ def _wilcoxon_z(d, zero_method, continuity, alternative):
 def _wilcoxon_test_iv(a, b, alternative, method, zero_method, continuity, missing):
     alternative_iv(alternative)
     method = renamed_value(method, WILCOXON_METHOD_RENAMES, "method")
-    if method not in ("auto", "exact", "asymptotic", "R"):
+    if not isinstance(method, str) or method not in ("auto", "exact", "asymptotic", "R"):
         raise ParameterError("`method` must be 'auto', 'exact', 'asymptotic' or 'R', "
                          f"got {method!r}")
-    if zero_method not in ("wilcox", "pratt", "zsplit"):
+    if not isinstance(zero_method, str) or zero_method not in ("wilcox", "pratt", "zsplit"):
         raise ParameterError("`zero_method` must be 'wilcox', 'pratt' or 'zsplit', "
                          f"got {zero_method!r}")
     if method == "R":

@@ -390,7 +390,7 @@ def _randomization_power_iv(differences, n_queries, difference, alpha, alternati
     delta = float(d.mean()) if difference is None else float_iv(difference, "difference")
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
-    if test not in ("randomization", "t"):
+    if not isinstance(test, str) or test not in ("randomization", "t"):
         raise ParameterError(f"`test` must be 'randomization' or 't', got {test!r}")
     n_sim = n_resamples_iv(n_simulations, "n_simulations")
     B = n_resamples_iv(n_resamples)

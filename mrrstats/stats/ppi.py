@@ -134,7 +134,7 @@ class PPIResult:
         """
         cl = confidence_level_iv(confidence_level)
         m = self._measure(measure)
-        if method not in PPI_METHODS:
+        if not isinstance(method, str | None) or method not in PPI_METHODS:
             raise ParameterError(f"`method` must be one of {PPI_METHODS}, got {method!r}")
         if b is None:
             f = self.systems
@@ -378,7 +378,7 @@ def _strata_codes(strata, queries):
 
 def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resamples):
     cl = confidence_level_iv(confidence_level)
-    if population not in POPULATIONS:
+    if not isinstance(population, str | None) or population not in POPULATIONS:
         raise ParameterError(f"`population` must be one of {POPULATIONS}, got {population!r}")
     n_resamples = n_resamples_iv(n_resamples)
     H, J = _frames(human, "human"), _frames(judge, "judge")

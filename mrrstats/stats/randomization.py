@@ -289,7 +289,7 @@ def _randomization_test_iv(a, b, alternative, n_resamples, exact, clusters, batc
                            rng):
     alternative_iv(alternative)
     n_resamples = n_resamples_iv(n_resamples)
-    if exact not in (None, True, False):
+    if exact is not None and not isinstance(exact, bool | np.bool_):
         raise ParameterTypeError(f"`exact` must be None, True or False, got {exact!r}")
     batch = int_iv(batch, "batch", allow_none=True)
     n_raw = None if clusters is None else vector_iv(a, "a").size

@@ -683,7 +683,7 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
             idx.append(table.systems.index(r))
         names.append(system)
         cols.append(idx)
-    if method not in REPLICATE_METHODS:
+    if not isinstance(method, str | None) or method not in REPLICATE_METHODS:
         raise ParameterError(f"`method` must be one of {REPLICATE_METHODS}, got {method!r}")
     alternative_iv(alternative)
     corr = correction_spec(correction).name

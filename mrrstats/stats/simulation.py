@@ -800,7 +800,7 @@ def _calibrate_tests_iv(scores, n_queries, tests, corrections, alpha, difference
     names = []
     for t in _names_iv(tests, "tests"):
         name = _named("tests", test_spec, t).name
-        if name not in CALIBRATION_TESTS:
+        if not isinstance(name, str | None) or name not in CALIBRATION_TESTS:
             raise ParameterError(f"`tests` must name tests among {CALIBRATION_TESTS}, got {t!r}")
         if name not in names:
             names.append(name)
@@ -821,7 +821,7 @@ def _calibrate_tests_iv(scores, n_queries, tests, corrections, alpha, difference
     if any(not (d > 0 and math.isfinite(d)) for d in diffs):
         raise ParameterError(f"`differences` must be positive and finite, got {differences!r}")
     alternative_iv(alternative)
-    if null_hypothesis not in NULLS:
+    if not isinstance(null_hypothesis, str | None) or null_hypothesis not in NULLS:
         raise ParameterError(f"`null_hypothesis` must be one of {NULLS}, got {null_hypothesis!r}")
     n_sim = n_resamples_iv(n_simulations, "n_simulations")
     B = n_resamples_iv(n_resamples)

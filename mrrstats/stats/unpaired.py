@@ -333,7 +333,7 @@ def unpaired_bootstrap_ci(a, b, *, confidence_level=0.95, method=BOOTSTRAP_METHO
     a = _sample_iv(a, "a", 1)
     b = _sample_iv(b, "b", 1)
     cl = confidence_level_iv(confidence_level)
-    if method not in CI_METHODS:
+    if not isinstance(method, str | None) or method not in CI_METHODS:
         raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)

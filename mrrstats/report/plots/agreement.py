@@ -234,7 +234,7 @@ def multiverse_plot(systems, reference, *, measure=None, value="rank", ax=None):
         One line per system across the conventions that change one option
         (the reference first); lines that cross are systems whose order flips.
     """
-    if value not in ("rank", "mean"):
+    if not isinstance(value, str) or value not in ("rank", "mean"):
         raise ParameterError(f"`value` must be 'rank' or 'mean', got {value!r}")
     frame = pd.DataFrame(systems)
     if measure is None:

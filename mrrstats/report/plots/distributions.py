@@ -292,7 +292,7 @@ def _null_distribution_iv(distribution, observed, kind, alternative, pvalue, int
         raise ParameterError(
             "`distribution` must be a 1-D array of at least 2 finite values (or a "
             "BootstrapCIResult)")
-    if kind not in ("null", "bootstrap"):
+    if not isinstance(kind, str) or kind not in ("null", "bootstrap"):
         raise ParameterError(f"`kind` must be 'null' or 'bootstrap', got {kind!r}")
     alternative_iv(alternative)
     if observed is not None:
