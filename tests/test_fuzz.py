@@ -36,7 +36,7 @@ def test_quick_profile_every_function_refuses_what_it_must():
     counts = _check(fuzz_api.run(cases, profile="quick", timeout=TIMEOUT))
     names = fuzz_api.public_functions()
     assert counts["functions"] == len(names) >= 85
-    assert counts["refused"] > 1000  # the must-refuse values of every parameter
+    assert counts["refused"] > 600  # one must-refuse value of every parameter, and more
 
 
 @pytest.mark.slow
