@@ -253,6 +253,13 @@ def _load_report_call():
 
 
 def valid_call(name, profile="fast"):
+    head, _, _ = name.partition(".")
+    if head in METHOD_OF:  # the result of its function, then the method's own arguments
+        args, kwargs = VALID[METHOD_OF[head]]()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = function(METHOD_OF[head])(*args, **kwargs)
+        return (result,), dict(METHOD_ARGS.get(name, {}))
     if name == "load_report":
         if profile == "quick":  # every quick case is refused before the folder is read
             return (Path(tempfile.mkdtemp(prefix="mrrfuzz")),), {}
@@ -274,19 +281,59 @@ def warm_up():
             pass
 
 
+#: result class -> the function of :data:`VALID` whose result it is (its methods are fuzzed
+#: on that result)
+METHOD_OF = {
+    "Evaluation": "evaluate", "Measure": "parse_measure",
+    "RandomBaselineResult": "random_baseline_test",
+    "RandomMetricMoments": "random_metric_moments", "LinkPredictionRanks": "ranks_from_scores",
+    "SampledMetricResult": "correct_sampled_metric", "PairwiseResult": "pairwise_tests",
+    "Comparison": "compare", "ReplicateComparison": "replicate_tests",
+    "AcrossCollectionsResult": "across_collections", "BayesianComparison": "bayesian_comparison",
+    "EffectSizeIntervals": "effect_size_intervals", "EquivalenceResult": "equivalence_test",
+    "HodgesLehmannResult": "hodges_lehmann", "UnpairedResult": "unpaired_ttest",
+    "MixedModelResult": "mixed_model", "TTestResult": "paired_ttest",
+    "WilcoxonResult": "wilcoxon_test", "SignTestResult": "sign_test",
+    "RandomizationTestResult": "randomization_test", "BootstrapTestResult": "bootstrap_test",
+    "BootstrapCIResult": "bootstrap_ci", "SimulatedPowerResult": "randomization_power",
+    "PPIResult": "ppi_evaluate",
+}
+#: arguments a method needs for its valid call
+METHOD_ARGS = {"Evaluation.scores": {"measure": "RR"}, "LinkPredictionRanks.hits": {"k": 1},
+               "LinkPredictionRanks.hits_at": {"k": 1}, "Measure.with_rel": {"rel": 2},
+               "PPIResult.confidence_interval": {"a": "r0"},
+               "Comparison.wins_matrix": {"measure": "RR"}}
+
+
 def function(name):
+    head, _, rest = name.partition(".")
+    if head in METHOD_OF:  # a method of a result class: the function on the class
+        return getattr(getattr(mrrstats, head), rest)
     obj = mrrstats
     for part in name.split("."):
         obj = getattr(obj, part)
     return obj
 
 
-def public_functions():
-    """Every exported function: mrrstats.__all__ and mrrstats.blocked.__all__."""
+def public_methods():
+    """Every public method with parameters of the result classes of :data:`METHOD_OF`."""
+    out = []
+    for cls_name in METHOD_OF:
+        cls = getattr(mrrstats, cls_name)
+        for m, v in vars(cls).items():
+            if not m.startswith("_") and inspect.isfunction(v) and \
+                    len(inspect.signature(v).parameters) > 1:
+                out.append(f"{cls_name}.{m}")
+    return out
+
+
+def public_functions(methods=True):
+    """Every exported function (mrrstats.__all__, mrrstats.blocked.__all__) and, with
+    ``methods``, every public method with parameters of the result classes."""
     names = [n for n in mrrstats.__all__ if inspect.isfunction(getattr(mrrstats, n))]
     names += [f"blocked.{n}" for n in mrrstats.blocked.__all__
               if inspect.isfunction(getattr(mrrstats.blocked, n))]
-    return names
+    return names + (public_methods() if methods else [])
 
 
 # -- bad values from a parameter's kind --------------------------------------------
@@ -417,7 +464,7 @@ def cases(profile="fast", functions=None):
         if not (profile == "quick" and name in SLOW_FUNCTIONS):
             out.append(Case(name, None, "valid", "", False))
         for p in inspect.signature(fn).parameters.values():
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name == "self":
                 continue
             kind = kind_of(p, doc)
             picked = []
@@ -447,7 +494,7 @@ def slots(functions=None):
         fn = function(name)
         doc = doc_types(fn)
         for p in inspect.signature(fn).parameters.values():
-            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name != "self":
                 out.append((name, p.name, kind_of(p, doc)))
     return out
 

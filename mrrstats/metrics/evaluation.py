@@ -41,10 +41,10 @@ from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..options import EMPTY_TARGET, ENGINES, QUERIES
 from ..scale.engines import evaluate_groups  # dask/duckdb are optional
-from ..validation import int_iv
+from ..validation import bool_iv, int_iv
 from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
-from .measures import measures_iv, parse_measures
+from .measures import measures_iv
 from .unjudged import UNJUDGED, score_with_unjudged
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
@@ -168,7 +168,7 @@ class Evaluation:
         Runs evaluated on different query sets are aligned on the union of
         queries; a query a run was not evaluated on is NaN.
         """
-        name = str(parse_measures(measure)[0])
+        name = str(measures_iv(measure, "measure")[0])
         if name not in self.measure_names:
             raise KeyError(f"measure {name!r} was not evaluated; have {self.measure_names}")
         frame = pd.concat({run: self.values[run][name] for run in self.runs}, axis=1)
@@ -224,6 +224,7 @@ class Evaluation:
     # -- output formats used by the CLI --------------------------------------
     def to_tsv(self, *, per_query: bool = True, stat: str = "mean") -> str:
         """Long, stable TSV: ``run  query  measure  value``; aggregates have query ``all``."""
+        bool_iv(per_query, "per_query")
         lines = ["run\tquery\tmeasure\tvalue"]
         agg = self.aggregate(stat)
         for run in self.runs:
@@ -237,6 +238,7 @@ class Evaluation:
         return "\n".join(lines) + "\n"
 
     def to_dict(self, *, per_query: bool = False, stat: str = "mean") -> dict:
+        bool_iv(per_query, "per_query")
         agg = self.aggregate(stat)
         out = {"settings": dict(self.settings), "aggregate": stat,
                "measures": self.measure_names, "runs": {}}

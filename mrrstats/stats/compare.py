@@ -66,7 +66,9 @@ from ..progress import tracked
 from ..validation import (
     alpha_iv,
     alternative_iv,
+    bool_iv,
     confidence_level_iv,
+    int_iv,
     n_resamples_iv,
     rng_iv,
 )
@@ -176,9 +178,15 @@ class Comparison:
         frame.columns.name = "measure"
         return frame
 
+    def _measure_iv(self, measure):
+        if not isinstance(measure, str) or measure not in self.results:
+            raise ParameterError(f"`measure` must be one of {list(self.results)}, got "
+                                 f"{measure!r:.60}", name="measure")
+        return measure
+
     def wins_matrix(self, measure):
         """Boolean DataFrame: ``[x, y]`` is True when system x beats y significantly."""
-        r = self.results[measure]
+        r = self.results[self._measure_iv(measure)]
         k = len(self.systems)
         pos = {s: i for i, s in enumerate(self.systems)}
         W = np.zeros((k, k), dtype=bool)
@@ -212,7 +220,7 @@ class Comparison:
         if self.control is not None:
             raise ParameterError("a leaderboard needs all pairs; this comparison has only the "
                              f"pairs with the control {self.control!r}")
-        m = self.measures[0] if measure is None else measure
+        m = self.measures[0] if measure is None else self._measure_iv(measure)
         f = leaderboard_frame(self.results[m], higher_is_better=higher_is_better(m))
         return f.sort_values(["rank", "rank_low"], kind="stable")
 
@@ -308,6 +316,7 @@ class Comparison:
 
     def to_markdown(self, *, digits=4):
         """Markdown table: one row per system, a column per measure, with superscripts."""
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
         rows = self._cells(lambda t: t, lambda s: f"<sup>{s}</sup>", lambda t: f"**{t}**",
                            digits)
         head = ["", "system", *self._heads()]
@@ -326,6 +335,10 @@ class Comparison:
 
     def to_latex(self, *, digits=4, label=None):
         """LaTeX ``table`` (booktabs): superscript letters, best value bold, full caption."""
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
+        if label is not None and not isinstance(label, str):
+            raise ParameterTypeError(f"`label` must be a string or None, got {label!r:.60}",
+                                     name="label")
         rows = self._cells(lambda t: t, lambda s: f"$^{{\\mathrm{{{s}}}}}$",
                            lambda t: f"\\textbf{{{t}}}", digits, rank_sep="--")
         cols = "ll" + ("rcl" if self.control is None else "r") * len(self.measures)
@@ -347,8 +360,10 @@ class Comparison:
         By default :meth:`to_table` (fits ``width`` columns); ``wide=True``
         (``--wide``): every column of every pair, one row per pair.
         """
+        bool_iv(wide, "wide")
         if not wide:
             return self.to_table(width=width, digits=digits)
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
         frame = self.to_frame()
         cols = ["measure", "a", "b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                 "pvalue", "pvalue_adjusted", "reject", "d_z", "wins", "ties", "losses"]
@@ -429,6 +444,7 @@ class Comparison:
 
     def to_json(self, *, indent=2):
         """``json.dumps(self.to_dict())`` (strict JSON: no NaN or Infinity)."""
+        int_iv(indent, "indent", minimum=0, maximum=64, allow_none=True)
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
     # -- the terminal table ------------------------------------------------
     def to_table(self, *, width=100, digits=4):
@@ -441,7 +457,8 @@ class Comparison:
         procedure beyond its simultaneous interval). :meth:`to_string` with
         ``wide=True`` (``mrrstats compare --wide``) gives every column.
         """
-        width = int(width)
+        width = int_iv(width, "width", minimum=20, maximum=10**5)
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
         lines = self._means_block(width, digits) + self._pairs_block(digits)
         cl = f"{self.confidence_level:.0%} CI"
         beyond = any(self.results[m].reject_beyond_ci.any() for m in self.measures)

@@ -501,6 +501,8 @@ class EquivalenceResult:
         A value below 0.5 is read as the ``alpha`` of 0.1 (``confidence_interval(0.05)``
         meant ``alpha=0.05``), with a DeprecationWarning.
         """
+        if confidence_level is not None:
+            confidence_level_iv(confidence_level)
         if confidence_level is not None and 0 < confidence_level < 0.5:
             warnings.warn("EquivalenceResult.confidence_interval(alpha) is deprecated; pass "
                           "confidence_level=1 - 2 * alpha (the old form will be removed in "

@@ -39,7 +39,7 @@ from ..io.trec import qrels_iv
 from ..metrics.evaluation import evaluate
 from ..metrics.measures import higher_is_better, measure_iv, parse_measure
 from ..options import POPULATIONS
-from ..validation import confidence_level_iv, n_resamples_iv, resource_iv, rng_iv
+from ..validation import choice_iv, confidence_level_iv, n_resamples_iv, resource_iv, rng_iv
 from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
 
@@ -136,6 +136,12 @@ class PPIResult:
         m = self._measure(measure)
         if not isinstance(method, str | None) or method not in PPI_METHODS:
             raise ParameterError(f"`method` must be one of {PPI_METHODS}, got {method!r}")
+        names = list(dict.fromkeys(self.systems.system))
+        for name, value in (("a", a), ("b", b)):
+            if (value is not None or name == "a") and (not isinstance(value, str)
+                                                       or value not in names):
+                raise ParameterError(f"`{name}` must be one of the systems {names}, got "
+                                     f"{value!r:.60}", name=name)
         if b is None:
             f = self.systems
             row = f[(f.system == a) & (f.measure == m) & (f.method == method)]
@@ -160,6 +166,7 @@ class PPIResult:
     def rank_intervals(self, measure=None, *, method="ppi") -> RankIntervals:
         """Simultaneous rank intervals of one measure and method, as a RankIntervals."""
         m = self._measure(measure)
+        choice_iv(method, "method", PPI_METHODS)
         f = self.systems[(self.systems.measure == m) & (self.systems.method == method)]
         names = list(f.system)
         mean = f.estimate.to_numpy()
