@@ -26,10 +26,12 @@ import gzip
 import inspect
 import json
 import os
+import pickle
 import re
 import select
 import shutil
-import signal
+import subprocess
+import sys
 import tempfile
 import time
 import traceback
@@ -267,20 +269,6 @@ def valid_call(name, profile="fast"):
     return VALID[name]()
 
 
-def warm_up():
-    """Import here, once, what the calls would import lazily in every forked child."""
-    import importlib
-
-    for mod in ("scipy.stats", "scipy.optimize", "scipy.special", "scipy.interpolate",
-                "statsmodels.api", "statsmodels.stats.power", "statsmodels.stats.multitest",
-                "statsmodels.regression.mixed_linear_model",
-                "statsmodels.distributions.copula.api", "numba", "matplotlib.pyplot"):
-        try:
-            importlib.import_module(mod)
-        except ImportError:  # pragma: no cover - an optional extra
-            pass
-
-
 #: result class -> the function of :data:`VALID` whose result it is (its methods are fuzzed
 #: on that result)
 METHOD_OF = {
@@ -506,6 +494,13 @@ def run_values(calls, *, timeout=10.0):
     return run(todo, profile="fast", timeout=timeout)
 
 
+class Sleeper:
+    """A callable that never returns in time (the suite's own check that hangs are caught)."""
+
+    def __call__(self, *args, **kwargs):
+        time.sleep(3600)
+
+
 def _value(case, profile):
     if case.label.startswith("value:"):
         return EXPLICIT[int(case.label[6:])]
@@ -571,70 +566,82 @@ def classify(case, profile):
 def run(case_list, *, profile="fast", timeout=10.0):
     """Outcomes ``{case: (outcome, detail, seconds)}``.
 
-    The calls run one after another in a forked child (so that what one call loads, the
-    next reuses); a call over ``timeout`` seconds is killed with its child, recorded as a
-    hang, and a new child takes the calls after it.
+    The calls run one after another in a worker: a fresh interpreter (not a fork of this
+    one, whose thread pools a fork would inherit), so that what one call loads the next
+    reuses. A call over ``timeout`` seconds is killed with its worker and recorded as a
+    hang; a new worker takes the calls after it.
     """
-    warm_up()
     results = {}
     todo = list(case_list)
     scratch = tempfile.mkdtemp(prefix="mrrfuzz")  # every file the calls write, removed after
     try:
         while todo:
-            done = _run_child(todo, profile, timeout, results, scratch)
+            done = _run_worker(todo, profile, timeout, results, scratch)
             todo = todo[done:]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return results
 
 
-def _run_child(todo, profile, timeout, results, scratch):
-    """Run ``todo`` in one child until one hangs; return how many were settled."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        os.close(r)
-        tempfile.tempdir = scratch
-        code = 0
-        try:
-            with os.fdopen(w, "w") as out:
-                for case in todo:
-                    t0 = time.perf_counter()
-                    try:
-                        outcome, detail = classify(case, profile)
-                    except BaseException as exc:  # noqa: BLE001
-                        outcome, detail = "internal", f"{type(exc).__name__}: {exc}"
-                    out.write(json.dumps([outcome, detail[:400],
-                                          time.perf_counter() - t0]) + "\n")
-                    out.flush()
-        except BaseException:  # noqa: BLE001
-            code = 1
-        os._exit(code)
-    os.close(w)
-    settled = 0
-    buf = b""
-    with os.fdopen(r, "rb") as fh:
-        fd = fh.fileno()
-        while settled < len(todo):
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                results[todo[settled]] = ("hang", f"over {timeout:g} s", timeout)
-                settled += 1
-                break
-            chunk = os.read(fd, 65536)
-            if not chunk:  # the child died (a crash of the interpreter itself)
-                results[todo[settled]] = ("internal", "the process died", 0.0)
-                settled += 1
-                break
-            buf += chunk
-            while b"\n" in buf and settled < len(todo):
-                line, buf = buf.split(b"\n", 1)
-                outcome, detail, secs = json.loads(line)
-                results[todo[settled]] = (outcome, detail, secs)
-                settled += 1
-    os.waitpid(pid, 0)
+def _run_worker(todo, profile, timeout, results, scratch):
+    """Run ``todo`` in one worker until a call hangs; return how many were settled."""
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]),
+        TMPDIR=scratch)
+    job = pickle.dumps((profile, [(c.function, c.param, c.label, c.kind, c.must_refuse)
+                                  for c in todo], list(EXPLICIT)))
+    proc = subprocess.Popen([sys.executable, "-m", "tests.fuzz_api", "--worker"], cwd=root,
+                            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    proc.stdin.write(job)
+    proc.stdin.close()
+    fd = proc.stdout.fileno()
+    settled, buf, started = 0, b"", False
+    while settled < len(todo):
+        # the first answer also waits for the worker's imports
+        ready, _, _ = select.select([fd], [], [], timeout if started else timeout + 60)
+        if not ready:
+            proc.kill()
+            results[todo[settled]] = ("hang", f"over {timeout:g} s", timeout)
+            settled += 1
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:  # the worker died (a crash of the interpreter itself)
+            results[todo[settled]] = ("internal", "the process died", 0.0)
+            settled += 1
+            break
+        buf += chunk
+        while b"\n" in buf and settled < len(todo):
+            line, buf = buf.split(b"\n", 1)
+            if line == b"ready":
+                started = True
+                continue
+            outcome, detail, secs = json.loads(line)
+            results[todo[settled]] = (outcome, detail, secs)
+            settled += 1
+    proc.stdout.close()
+    proc.wait()
     return settled
+
+
+def _worker():
+    """The worker's side: read the job from stdin, answer one JSON line per call."""
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # whatever the library prints goes to stderr, not into the answers
+    profile, rows, explicit = pickle.loads(sys.stdin.buffer.read())
+    EXPLICIT[:] = explicit
+    out.write("ready\n")
+    out.flush()
+    for row in rows:
+        case = Case(*row)
+        t0 = time.perf_counter()
+        try:
+            outcome, detail = classify(case, profile)
+        except BaseException as exc:  # noqa: BLE001
+            outcome, detail = "internal", f"{type(exc).__name__}: {exc}"
+        out.write(json.dumps([outcome, detail[:400], time.perf_counter() - t0]) + "\n")
+        out.flush()
 
 
 def summary(results):
@@ -651,9 +658,9 @@ def findings(results):
                   for c, (o, d, _) in results.items() if o in ("internal", "hang", "silent"))
 
 
-if __name__ == "__main__":  # python tests/fuzz_api.py [fast|slow] [function ...]
-    import sys
-
+if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
+    _worker()
+elif __name__ == "__main__":  # python -m tests.fuzz_api [quick|fast|slow] [function ...]
     prof = sys.argv[1] if len(sys.argv) > 1 else "fast"
     fns = sys.argv[2:] or None
     t0 = time.perf_counter()

@@ -60,7 +60,7 @@ def _drawn(n_examples):
     @settings(max_examples=n_examples, deadline=None, derandomize=True, database=None,
               phases=[Phase.explicit, Phase.generate],  # the findings list is the report
               suppress_health_check=list(HealthCheck))
-    @given(st.lists(st.tuples(st.sampled_from(_SLOTS), _VALUES), min_size=8, max_size=8))
+    @given(st.lists(st.tuples(st.sampled_from(_SLOTS), _VALUES), min_size=40, max_size=40))
     def check(draws):
         calls = [(f, p, v) for (f, p, _), v in draws]
         _check(fuzz_api.run_values(calls, timeout=TIMEOUT))
@@ -69,31 +69,27 @@ def _drawn(n_examples):
 
 
 def test_drawn_values_quick():
-    _drawn(6)()
+    _drawn(1)()
 
 
 @pytest.mark.slow
 def test_drawn_values_long():
-    _drawn(150)()
+    _drawn(40)()
 
 
 def test_classifier_flags_internal_errors_hangs_and_silent_acceptance(monkeypatch):
-    """The suite can fail: a numpy error, a hang and an accepted bad value are reported."""
+    """The suite can fail: a numpy error, an accepted bad value and a hang are reported."""
     import mrrstats
 
     def leaky(a, b, *, alternative="two-sided"):
-        if isinstance(alternative, str) and alternative == "hang":
-            import time
-
-            time.sleep(60)
         return np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
 
     monkeypatch.setattr(mrrstats, "paired_ttest", leaky)
-    cases = [fuzz_api.Case("paired_ttest", "a", "string", "data", False),
-             fuzz_api.Case("paired_ttest", "alternative", "unknown", "choice", True)]
-    res = fuzz_api.run(cases, timeout=TIMEOUT)
-    assert [o for o, _, _ in res.values()] == ["internal", "silent"]
-    fuzz_api.EXPLICIT[:] = ["hang"]
-    res = fuzz_api.run([fuzz_api.Case("paired_ttest", "alternative", "value:0", "", False)],
-                       timeout=1.0)
-    assert [o for o, _, _ in res.values()] == ["hang"]
+    internal = fuzz_api.Case("paired_ttest", "a", "string", "data", False)
+    silent = fuzz_api.Case("paired_ttest", "alternative", "unknown", "choice", True)
+    assert fuzz_api.classify(internal, "fast")[0] == "internal"
+    assert fuzz_api.classify(silent, "fast")[0] == "silent"
+    res = fuzz_api.run_values([("paired_ttest", "alternative", "bogus"),
+                               ("ranks_from_scorer", "score_fn", fuzz_api.Sleeper())],
+                              timeout=3.0)
+    assert [o for o, _, _ in res.values()] == ["refused", "hang"]
