@@ -67,6 +67,10 @@ def counts_iv(n_candidates, n_relevant, k, *, k_required: bool = False):
     """Normalise ``(N, R, k)``; returns broadcast int64 arrays and the shape."""
     N = _int_array(n_candidates, "n_candidates", minimum=0)
     R = _int_array(n_relevant, "n_relevant", minimum=0)
+    for name, arr in (("n_candidates", N), ("n_relevant", R)):
+        if arr.size == 0:
+            raise ParameterError(f"`{name}` is empty: give one count, or one per query",
+                                 name=name)
     try:
         N, R = np.broadcast_arrays(N, R)
     except ValueError:
