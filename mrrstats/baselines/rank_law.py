@@ -69,8 +69,8 @@ def counts_iv(n_candidates, n_relevant, k, *, k_required: bool = False):
     R = _int_array(n_relevant, "n_relevant", minimum=0)
     for name, arr in (("n_candidates", N), ("n_relevant", R)):
         if arr.size == 0:
-            raise ParameterError(f"`{name}` is empty: give one count, or one per query",
-                                 name=name)
+            raise ParameterError(f"`{name}` must hold at least one query (one count, or one "
+                                 "per query)", name=name)
     try:
         N, R = np.broadcast_arrays(N, R)
     except ValueError:
