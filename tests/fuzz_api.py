@@ -5,7 +5,7 @@ A helper of ``tests/test_fuzz.py`` (not collected itself). For each function of
 (:data:`VALID`); every parameter is then replaced, one at a time, by bad values derived
 from its kind (read from the signature's default and the numpydoc type line): wrong
 types, NaN, inf, negative, fractional, huge and empty values, unknown names, wrong
-shapes, missing or binary files. Each call runs in a forked child with a time limit and
+shapes, missing or binary files. Each call runs in a worker interpreter with a time limit and
 is classified as
 
 ``ok``

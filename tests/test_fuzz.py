@@ -1,7 +1,7 @@
 """Every exported function refuses bad arguments itself (the fuzz suite, tests/fuzz_api.py).
 
 Each function of ``mrrstats.__all__`` (and ``mrrstats.blocked``) is called with one bad
-argument at a time, in a forked child with a time limit. A call must return or raise a
+argument at a time, in a worker interpreter with a time limit. A call must return or raise a
 :class:`mrrstats.MrrstatsError` naming the parameter: no error from numpy, pandas, scipy
 or Python itself (an *internal* error), no call over the time limit (a *hang*), and no
 value that must be refused accepted (a *silent acceptance*).
