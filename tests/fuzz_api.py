@@ -471,7 +471,7 @@ def cases(profile="fast", functions=None):
     return out
 
 
-#: explicit values of cases labelled ``"value:<i>"`` (set before the children fork)
+#: explicit values of cases labelled ``"value:<i>"`` (sent to the worker)
 EXPLICIT: list = []
 
 
@@ -560,7 +560,7 @@ def classify(case, profile):
     return "ok", ""
 
 
-# -- running cases in forked children with a time limit ------------------------------
+# -- running cases in a worker interpreter with a time limit ---------------------------
 
 
 def run(case_list, *, profile="fast", timeout=10.0):
