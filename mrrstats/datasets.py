@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .agreement.judges import simulate_judge
+from .errors import ParameterError, ParameterTypeError
 from .io.trec import Qrels, read_qrels, read_score_matrix
 from .validation import rng_iv
 
@@ -43,10 +44,10 @@ def _data_root() -> Path:
 
 def _trec7_scores_iv(measure):
     if not isinstance(measure, str):
-        raise TypeError(f"`measure` must be a string, got {type(measure).__name__}")
+        raise ParameterTypeError(f"`measure` must be a string, got {type(measure).__name__}")
     name = _TREC7_ALIASES.get(measure.strip().lower())
     if name is None:
-        raise ValueError(f"`measure` must be one of {list(TREC7_MEASURES)}, got {measure!r}")
+        raise ParameterError(f"`measure` must be one of {list(TREC7_MEASURES)}, got {measure!r}")
     return name
 
 
@@ -129,7 +130,8 @@ class KnowledgeGraph:
         elif split in ("train", "valid", "test"):
             ids = getattr(self, split)
         else:
-            raise ValueError(f"`split` must be 'train', 'valid', 'test' or 'all', got {split!r}")
+            raise ParameterError(
+                f"`split` must be 'train', 'valid', 'test' or 'all', got {split!r}")
         ent = np.asarray(self.entities, dtype=object)
         rel = np.asarray(self.relations, dtype=object)
         return pd.DataFrame({"head": ent[ids[:, 0]], "relation": rel[ids[:, 1]],
@@ -138,10 +140,10 @@ class KnowledgeGraph:
 
 def _kg_graph_iv(name):
     if not isinstance(name, str):
-        raise TypeError(f"`name` must be a string, got {type(name).__name__}")
+        raise ParameterTypeError(f"`name` must be a string, got {type(name).__name__}")
     key = name.strip().lower()
-    if key not in KG_GRAPHS:
-        raise ValueError(f"`name` must be one of {list(KG_GRAPHS)}, got {name!r}")
+    if not isinstance(key, str | None) or key not in KG_GRAPHS:
+        raise ParameterError(f"`name` must be one of {list(KG_GRAPHS)}, got {name!r}")
     return key
 
 
@@ -292,7 +294,7 @@ def cast2021_judged(flip=1 / 12, human_share=0.4, *, rng=2021) -> JudgedExample:
     4      0.000  0.000  0.000  0.083  0.917
     """
     if not 0.0 < float(human_share) <= 1.0:
-        raise ValueError(f"`human_share` must be in (0, 1], got {human_share!r}")
+        raise ParameterError(f"`human_share` must be in (0, 1], got {human_share!r}")
     base = cast2021()
     qrels = read_qrels(base.qrels)
     gen, seed = rng_iv(rng)

@@ -28,6 +28,8 @@ from __future__ import annotations
 import functools
 import warnings
 
+from .errors import ParameterTypeError
+
 __all__ = ["renamed_parameters", "renamed_attribute", "renamed_value", "RENAMED", "REMOVED_IN"]
 
 #: The release that removes the retired names.
@@ -59,8 +61,9 @@ def renamed_parameters(**old_to_new):
             for old, new in old_to_new.items():
                 if old in kwargs:
                     if new in kwargs:
-                        raise TypeError(f"{func.__name__}() got both `{old}` (deprecated) "
-                                        f"and `{new}`; pass `{new}` only")
+                        raise ParameterTypeError(
+                            f"{func.__name__}() got both `{old}` (deprecated) "
+                            f"and `{new}`; pass `{new}` only")
                     _warn(f"{func.__name__}({old}=)", f"{new}=", 3)
                     kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)

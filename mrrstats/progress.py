@@ -28,6 +28,8 @@ import functools
 import os
 import sys
 
+from .errors import ParameterTypeError
+
 __all__ = ["progress_enabled", "progress_bar", "tracking", "tracked", "resampling_ticker"]
 
 _FALSE = ("", "0", "false", "no", "off")
@@ -56,6 +58,9 @@ def progress_enabled(progress=None, stream=None) -> bool:
     (False, True)
     """
     if progress is not None:
+        if not isinstance(progress, bool | int) or progress not in (0, 1):
+            raise ParameterTypeError(f"`progress` must be True, False or None, got "
+                                     f"{progress!r:.60}", name="progress")
         return bool(progress)
     stream = sys.stderr if stream is None else stream
     try:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, TEST, WORKERS
+from ..errors import ParameterError
 from ..stats import discriminative_power, pairwise_tests
 from ..validation import alpha_iv, rng_iv
 from .measures import aligned_score_frames, measure_name_iv
@@ -111,7 +112,7 @@ def _decision_agreement_iv(scores, measure_a, measure_b, alpha):
     measure_name_iv(frames, measure_a, "measure_a")
     measure_name_iv(frames, measure_b, "measure_b")
     if measure_a == measure_b:
-        raise ValueError("`measure_a` and `measure_b` must differ")
+        raise ParameterError("`measure_a` and `measure_b` must differ")
     return frames, alpha_iv(alpha)
 
 

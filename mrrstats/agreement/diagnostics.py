@@ -15,6 +15,9 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
+from ..metrics.measures import measure_iv
+
 __all__ = ["rr_diagnostics", "mrr_vs_map"]
 
 _UNRETRIEVED = ("exclude", "inf")
@@ -24,44 +27,47 @@ def _rr_frame(scores, measure, param="scores") -> pd.DataFrame:
     if hasattr(scores, "per_query") and callable(getattr(scores, "scores", None)):
         measures = set(scores.per_query["measure"].astype(str))
         if measure not in measures:
-            raise ValueError(f"`measure` {measure!r} is not in the evaluation; it has "
+            raise ParameterError(f"`measure` {measure!r} is not in the evaluation; it has "
                              f"{sorted(measures)}")
         frame = scores.scores(measure)
     elif isinstance(scores, pd.DataFrame):
         frame = scores
     else:
-        raise TypeError(f"`{param}` must be an Evaluation or a DataFrame of per-query RR "
+        raise ParameterTypeError(f"`{param}` must be an Evaluation or a DataFrame of per-query RR "
                         f"(rows = queries, columns = systems), got {type(scores).__name__}")
     frame = frame.astype(np.float64)
     values = frame.to_numpy()
     if values.size == 0:
-        raise ValueError(f"`{param}` is empty")
+        raise ParameterError(f"`{param}` is empty")
     if np.isnan(values).any():
-        raise ValueError(f"`{param}` has missing values; drop or fill them first")
+        raise ParameterError(f"`{param}` has missing values; drop or fill them first")
     if (values < 0).any() or (values > 1).any():
-        raise ValueError(f"`{param}` must hold RR values in [0, 1]")
+        raise ParameterError(f"`{param}` must hold RR values in [0, 1]")
     return frame
 
 
 def _rr_diagnostics_iv(scores, measure, unretrieved, atol):
     if not isinstance(measure, str):
-        raise TypeError(f"`measure` must be a measure name (str), got {measure!r}")
+        raise ParameterTypeError(f"`measure` must be a measure name (str), got {measure!r}")
+    if measure_iv(measure).name != "RR":
+        raise ParameterError(f"`measure` must name a reciprocal-rank measure (RR, RR@k), got "
+                             f"{measure!r}", name="measure")
     frame = _rr_frame(scores, measure)
     if isinstance(unretrieved, str):
-        if unretrieved not in _UNRETRIEVED:
-            raise ValueError(f"`unretrieved` must be 'exclude', 'inf' or a rank >= 1, got "
+        if not isinstance(unretrieved, str | None) or unretrieved not in _UNRETRIEVED:
+            raise ParameterError(f"`unretrieved` must be 'exclude', 'inf' or a rank >= 1, got "
                              f"{unretrieved!r}")
     elif isinstance(unretrieved, numbers.Real) and not isinstance(unretrieved, bool):
         if not np.isfinite(unretrieved) or unretrieved < 1:
-            raise ValueError(f"`unretrieved` must be 'exclude', 'inf' or a finite rank >= 1,"
+            raise ParameterError(f"`unretrieved` must be 'exclude', 'inf' or a finite rank >= 1,"
                              f" got {unretrieved!r}")
         unretrieved = float(unretrieved)
     else:
-        raise TypeError(f"`unretrieved` must be 'exclude', 'inf' or a number, got "
+        raise ParameterTypeError(f"`unretrieved` must be 'exclude', 'inf' or a number, got "
                         f"{unretrieved!r}")
     if isinstance(atol, bool) or not isinstance(atol, (int, float, np.floating)) or not (
             0 <= atol < 1):
-        raise ValueError(f"`atol` must be a number in [0, 1), got {atol!r}")
+        raise ParameterError(f"`atol` must be a number in [0, 1), got {atol!r}")
     return frame, unretrieved, float(atol)
 
 
@@ -201,12 +207,13 @@ def rr_diagnostics(scores, *, measure: str = "RR", unretrieved="exclude",
 def _mrr_vs_map_iv(evaluation, rr, ap):
     if not (hasattr(evaluation, "query_stats") and callable(getattr(evaluation, "scores",
                                                                     None))):
-        raise TypeError("`evaluation` must be an Evaluation (from mrrstats.evaluate) with "
-                        f"per-query stats, got {type(evaluation).__name__}")
+        raise ParameterTypeError(
+            "`evaluation` must be an Evaluation (from mrrstats.evaluate) with "
+            f"per-query stats, got {type(evaluation).__name__}")
     measures = set(evaluation.per_query["measure"].astype(str))
     for name, value in (("rr", rr), ("ap", ap)):
-        if value not in measures:
-            raise ValueError(f"`{name}` measure {value!r} is not in the evaluation; it has "
+        if not isinstance(value, str) or value not in measures:
+            raise ParameterError(f"`{name}` measure {value!r} is not in the evaluation; it has "
                              f"{sorted(measures)}")
     return evaluation, rr, ap
 

@@ -19,6 +19,7 @@ human-labelled queries), so both rankings are made on the same queries.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -26,9 +27,10 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, REL, TEST
-from ..io.trec import Qrels, read_qrels
+from ..errors import ParameterError, ParameterTypeError
+from ..io.trec import Qrels, qrels_iv
 from ..metrics.evaluation import evaluate
-from ..validation import alpha_iv, int_iv, rng_iv
+from ..validation import alpha_iv, float_iv, n_resamples_iv, rng_iv
 from .decisions import decision_agreement
 from .measures import ranking_agreement
 
@@ -71,9 +73,9 @@ def cohen_kappa(table, *, weights=None) -> float:
     """
     O = np.asarray(table, dtype=np.float64)
     if O.ndim != 2 or O.shape[0] != O.shape[1]:
-        raise ValueError("`table` must be a square (K, K) table of counts")
-    if weights not in _WEIGHTS:
-        raise ValueError(f"`weights` must be one of {_WEIGHTS}, got {weights!r}")
+        raise ParameterError("`table` must be a square (K, K) table of counts")
+    if not isinstance(weights, str | None) or weights not in _WEIGHTS:
+        raise ParameterError(f"`weights` must be one of {_WEIGHTS}, got {weights!r}")
     total = O.sum()
     if total <= 0:
         return math.nan
@@ -117,9 +119,9 @@ def krippendorff_alpha(a, b, *, level="ordinal", values=None) -> float:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("`a` and `b` must be 1-D arrays of the same length")
-    if level not in _LEVELS:
-        raise ValueError(f"`level` must be one of {_LEVELS}, got {level!r}")
+        raise ParameterError("`a` and `b` must be 1-D arrays of the same length")
+    if not isinstance(level, str | None) or level not in _LEVELS:
+        raise ParameterError(f"`level` must be one of {_LEVELS}, got {level!r}")
     dom = np.unique(np.concatenate([a, b])) if values is None else np.asarray(values, float)
     ia, ib = np.searchsorted(dom, a), np.searchsorted(dom, b)
     K = dom.size
@@ -178,11 +180,10 @@ def judge_confusion(grades, flip=1 / 12, *, lenient=LENIENT_SHARE) -> pd.DataFra
     """
     g = np.unique(np.asarray(grades, dtype=np.int64))
     if g.size < 2:
-        raise ValueError("`grades` must hold at least two grades")
-    if not 0.0 <= float(flip) <= 1.0:
-        raise ValueError(f"`flip` must be a probability in [0, 1], got {flip!r}")
+        raise ParameterError("`grades` must hold at least two grades")
+    flip = float_iv(flip, "flip", low=0.0, high=1.0)
     if not 0.0 <= float(lenient) <= 1.0:
-        raise ValueError(f"`lenient` must be in [0, 1], got {lenient!r}")
+        raise ParameterError(f"`lenient` must be in [0, 1], got {lenient!r}")
     K = g.size
     M = np.eye(K) * (1.0 - flip)
     for i in range(K):
@@ -224,22 +225,24 @@ class SimulatedJudge:
 
 
 def _confusion_iv(confusion, grades):
-    if isinstance(confusion, (int, float)) and not isinstance(confusion, bool):
-        return judge_confusion(np.union1d(grades, [0, 1]), float(confusion))
+    if isinstance(confusion, numbers.Real) and not isinstance(confusion, bool | np.bool_):
+        flip = float_iv(confusion, "confusion", low=0.0, high=1.0)
+        return judge_confusion(np.union1d(grades, [0, 1]), flip)
     if isinstance(confusion, Mapping):
         confusion = pd.DataFrame(confusion).T
     if not isinstance(confusion, pd.DataFrame):
-        raise TypeError("`confusion` must be a flip probability, a DataFrame (rows: human "
-                        "grade, columns: judge grade) or a mapping {human: {judge: p}}, got "
-                        f"{type(confusion).__name__}")
+        raise ParameterTypeError(
+            "`confusion` must be a flip probability, a DataFrame (rows: human "
+            "grade, columns: judge grade) or a mapping {human: {judge: p}}, got "
+            f"{type(confusion).__name__}")
     M = confusion.fillna(0.0).astype(float)
     M.index = M.index.astype(np.int64)
     M.columns = M.columns.astype(np.int64)
     if (M.to_numpy() < 0).any() or not np.allclose(M.sum(axis=1), 1.0, atol=1e-9):
-        raise ValueError("every row of `confusion` must be probabilities summing to 1")
+        raise ParameterError("every row of `confusion` must be probabilities summing to 1")
     missing = np.setdiff1d(grades, M.index.to_numpy())
     if missing.size:
-        raise ValueError(f"`confusion` has no row for the grades {missing.tolist()}")
+        raise ParameterError(f"`confusion` has no row for the grades {missing.tolist()}")
     return M
 
 
@@ -280,7 +283,7 @@ def simulate_judge(qrels, confusion=1 / 12, *, rng=None) -> SimulatedJudge:
     >>> judge.qrels.grade.tolist(), judge.seed
     ([0, 1, 1], 1)
     """
-    q = read_qrels(qrels)
+    q = qrels_iv(qrels)
     M = _confusion_iv(confusion, np.unique(q.grade))
     gen, seed = rng_iv(rng)
     out = q.grade.copy()
@@ -505,14 +508,14 @@ def judge_agreement(judge_qrels, human_qrels, runs=None, measures=("RR",), *, re
     the human labels is not under the judge's (``ag.pairs`` names it).
     """
     alpha = alpha_iv(alpha)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise ValueError(f"`rel` must be an integer >= 1, got {rel!r}")
-    judge, human = read_qrels(judge_qrels), read_qrels(human_qrels)
+        raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
+    judge, human = qrels_iv(judge_qrels, "judge_qrels"), qrels_iv(human_qrels, "human_qrels")
     queries = np.asarray(human.query_ids, dtype=str)
     missing = np.setdiff1d(queries, np.asarray(judge.query_ids, dtype=str))
     if missing.size == queries.size:
-        raise ValueError("`judge_qrels` and `human_qrels` have no query in common")
+        raise ParameterError("`judge_qrels` and `human_qrels` have no query in common")
     h, j, counts = _label_table(judge, human, set(queries))
     confusion, labels = _label_stats(h, j, int(rel), counts)
     gen, seed = rng_iv(rng)

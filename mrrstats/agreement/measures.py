@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..errors import ParameterError, ParameterTypeError
 from ..metrics.measures import parse_measure
 from ..model.scoretable import ScoreTable, as_score_tables
 from ..numerics import harmonic
@@ -69,14 +70,15 @@ def aligned_score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataF
     """
     if not (isinstance(scores, Mapping) or (hasattr(scores, "per_query") and callable(
             getattr(scores, "scores", None)))):
-        raise TypeError(f"`{param}` must be an Evaluation or a mapping "
+        raise ParameterTypeError(f"`{param}` must be an Evaluation or a mapping "
                         f"{{measure: DataFrame}}, got {type(scores).__name__}")
     if isinstance(scores, Mapping):
         for key, value in scores.items():
             if isinstance(key, str) and key and not isinstance(
                     value, (str, os.PathLike, pd.DataFrame, ScoreTable)):
-                raise TypeError(f"`{param}[{key!r}]` must be a DataFrame (rows = queries, "
-                                f"columns = systems) or a path, got {type(value).__name__}")
+                raise ParameterTypeError(
+                    f"`{param}[{key!r}]` must be a DataFrame (rows = queries, "
+                    f"columns = systems) or a path, got {type(value).__name__}")
     measures = None
     if hasattr(scores, "measure_names"):  # an Evaluation: only measures that are scores
         # (``Rank``, a first-relevant rank where lower is better, is left out: its spec)
@@ -87,26 +89,26 @@ def aligned_score_frames(scores, *, param: str = "scores") -> dict[str, pd.DataF
                                  name=param)
     except ValueError as exc:
         if "missing" in str(exc) or "NaN" in str(exc):
-            raise ValueError(f"`{param}`: {exc}; drop or fill the missing values first "
+            raise ParameterError(f"`{param}`: {exc}; drop or fill the missing values first "
                              "(e.g. read_score_matrix(..., missing='drop'))") from None
         raise
     first_name, first = next(iter(tables.items()))
     systems, queries = list(first.systems), list(first.queries)
     if len(set(systems)) != len(systems) or len(set(queries)) != len(queries):
-        raise ValueError(f"`{param}[{first_name!r}]` has duplicate systems or queries")
+        raise ParameterError(f"`{param}[{first_name!r}]` has duplicate systems or queries")
     if len(systems) < 2:
-        raise ValueError(f"`{param}` must hold at least 2 systems, got {len(systems)}")
+        raise ParameterError(f"`{param}` must hold at least 2 systems, got {len(systems)}")
     out: dict[str, pd.DataFrame] = {}
     for name, table in tables.items():
         if set(table.systems) != set(systems) or len(table.systems) != len(systems):
-            raise ValueError(f"`{param}`: measure {name!r} has different systems than "
+            raise ParameterError(f"`{param}`: measure {name!r} has different systems than "
                              f"{first_name!r}; all measures must cover the same systems")
         if set(table.queries) != set(queries) or len(table.queries) != len(queries):
-            raise ValueError(f"`{param}`: measure {name!r} has different queries than "
+            raise ParameterError(f"`{param}`: measure {name!r} has different queries than "
                              f"{first_name!r}; all measures must cover the same queries")
         aligned = table.to_frame().loc[queries, systems]
         if np.isinf(aligned.to_numpy()).any():
-            raise ValueError(f"`{param}`: measure {name!r} has infinite values; give "
+            raise ParameterError(f"`{param}`: measure {name!r} has infinite values; give "
                              "scores where higher is better (not ranks)")
         aligned.attrs = {}
         aligned.index.name = "query"
@@ -126,21 +128,25 @@ def _means(frames: dict[str, pd.DataFrame], decimals) -> pd.DataFrame:
 def _check_decimals(decimals):
     if decimals is not None and (isinstance(decimals, bool)
                                  or not isinstance(decimals, (int, np.integer))):
-        raise TypeError(f"`decimals` must be an int or None, got {decimals!r}")
+        raise ParameterTypeError(f"`decimals` must be an int or None, got {decimals!r}")
+    if decimals is not None and not -300 <= decimals <= 300:
+        raise ParameterError(f"`decimals` must be in [-300, 300] or None, got {decimals!r}",
+                             name="decimals")
     return decimals
 
 
 def _check_atol(atol):
     if isinstance(atol, bool) or not isinstance(atol, (int, float, np.floating)) or not (
             0 <= atol < 1):
-        raise ValueError(f"`atol` must be a number in [0, 1), got {atol!r}")
+        raise ParameterError(f"`atol` must be a number in [0, 1), got {atol!r}")
     return float(atol)
 
 
 def measure_name_iv(frames, name, param):
     """``name`` if it is one of the measures of ``frames`` (the ``param`` in messages)."""
-    if name not in frames:
-        raise ValueError(f"`{param}` must be one of {list(frames)}, got {name!r}")
+    if not isinstance(name, str) or name not in frames:
+        raise ParameterError(f"`{param}` must be one of {list(frames)}, got {name!r}",
+                             name=param)
     return name
 
 
@@ -154,31 +160,31 @@ def _tau_ap_iv(truth, estimate, ties, symmetric):
         try:
             arr = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"`{name}` must be a 1-d array of numbers") from None
+            raise ParameterTypeError(f"`{name}` must be a 1-d array of numbers") from None
         if arr.ndim != 1:
-            raise ValueError(f"`{name}` must be 1-dimensional, got shape {arr.shape}")
+            raise ParameterError(f"`{name}` must be 1-dimensional, got shape {arr.shape}")
         if not np.all(np.isfinite(arr)):
-            raise ValueError(f"`{name}` must be finite (no NaN or inf)")
+            raise ParameterError(f"`{name}` must be finite (no NaN or inf)")
         out.append(arr)
     t, e = out
     if t.size != e.size:
-        raise ValueError(f"`truth` and `estimate` must have the same length, got {t.size} "
+        raise ParameterError(f"`truth` and `estimate` must have the same length, got {t.size} "
                          f"and {e.size}")
     if t.size < 2:
-        raise ValueError(f"`truth` and `estimate` need at least 2 items, got {t.size}")
-    if ties not in _TAU_AP_TIES:
-        raise ValueError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
+        raise ParameterError(f"`truth` and `estimate` need at least 2 items, got {t.size}")
+    if not isinstance(ties, str | None) or ties not in _TAU_AP_TIES:
+        raise ParameterError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
     if not isinstance(symmetric, (bool, np.bool_)):
-        raise TypeError(f"`symmetric` must be True or False, got {symmetric!r}")
+        raise ParameterTypeError(f"`symmetric` must be True or False, got {symmetric!r}")
     t_tied = np.unique(t).size < t.size
     e_tied = np.unique(e).size < e.size
     if ties == "raise" and (t_tied or e_tied):
         which = "truth" if t_tied else "estimate"
-        raise ValueError(f"`{which}` has tied values and `ties`='raise'; use "
+        raise ParameterError(f"`{which}` has tied values and `ties`='raise'; use "
                          "ties='agreement' or ties='accuracy'")
     if ties == "accuracy" and (t_tied or (symmetric and e_tied)):
         which = "truth" if t_tied else "estimate"
-        raise ValueError(f"`{which}` has tied values: ties='accuracy' needs an untied "
+        raise ParameterError(f"`{which}` has tied values: ties='accuracy' needs an untied "
                          "true ranking (with symmetric=True both rankings act as truth); "
                          "use ties='agreement'")
     return t, e, ties, bool(symmetric)
@@ -306,8 +312,8 @@ def tau_ap(truth, estimate, *, ties: str = "agreement", symmetric: bool = False)
 
 def _ranking_agreement_iv(scores, ties, decimals):
     frames = aligned_score_frames(scores)
-    if ties not in _TAU_AP_TIES:
-        raise ValueError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
+    if not isinstance(ties, str | None) or ties not in _TAU_AP_TIES:
+        raise ParameterError(f"`ties` must be one of {_TAU_AP_TIES}, got {ties!r}")
     return frames, ties, _check_decimals(decimals)
 
 
@@ -441,9 +447,10 @@ _MATRIX_VALUES = ("tau", "tau_pvalue", "tau_ap", "tau_ap_symmetric", "rho", "rho
 def _agreement_matrix_iv(agreement, value):
     if not isinstance(agreement, pd.DataFrame) or not {"measure_a", "measure_b"} <= set(
             agreement.columns):
-        raise TypeError("`agreement` must be the DataFrame returned by ranking_agreement")
-    if value not in _MATRIX_VALUES or value not in agreement.columns:
-        raise ValueError(f"`value` must be one of {_MATRIX_VALUES}, got {value!r}")
+        raise ParameterTypeError("`agreement` must be the DataFrame returned by ranking_agreement")
+    if not isinstance(value, str) or value not in _MATRIX_VALUES or \
+            value not in agreement.columns:
+        raise ParameterError(f"`value` must be one of {_MATRIX_VALUES}, got {value!r}")
     return agreement, value
 
 
@@ -594,8 +601,8 @@ def _corr(x: np.ndarray, y: np.ndarray) -> float:
 
 def _per_query_correlation_iv(scores, by):
     frames = aligned_score_frames(scores)
-    if by not in ("system", "pooled"):
-        raise ValueError(f"`by` must be 'system' or 'pooled', got {by!r}")
+    if not isinstance(by, str) or by not in ("system", "pooled"):
+        raise ParameterError(f"`by` must be 'system' or 'pooled', got {by!r}")
     return frames, by
 
 
@@ -660,13 +667,16 @@ def _perfect_rr_disagreement_iv(scores, rr, others, atol):
         others = [m for m in frames if m != rr]
     elif isinstance(others, str):
         others = [others]
+    if not isinstance(others, list | tuple):
+        raise ParameterTypeError(f"`others` must be a measure name or a list of them, got "
+                                 f"{type(others).__name__}", name="others")
     others = list(others)
     for m in others:
-        if m not in frames or m == rr:
-            raise ValueError(f"`others` must name measures of `scores` other than {rr!r}, "
+        if not isinstance(m, str) or m not in frames or m == rr:
+            raise ParameterError(f"`others` must name measures of `scores` other than {rr!r}, "
                              f"got {m!r}")
     if not others:
-        raise ValueError("`others` is empty: `scores` needs a measure besides RR")
+        raise ParameterError("`others` is empty: `scores` needs a measure besides RR")
     atol = _check_atol(atol)
     return frames, others, atol
 

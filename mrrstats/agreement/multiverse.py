@@ -19,13 +19,15 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import ALPHA, N_RESAMPLES, WORKERS
-from ..io import read_qrels, read_run
+from ..errors import ParameterError, ParameterTypeError
+from ..io.trec import qrels_iv, run_iv
 from ..metrics import evaluate, parse_measure
-from ..metrics.evaluation import empty_target_iv
 from ..metrics.judged import UNJUDGED
-from ..metrics.measures import higher_is_better
+from ..metrics.measures import higher_is_better, measures_iv
+from ..model.ranking import TIES
+from ..options import EMPTY_TARGET, QUERIES
 from ..stats import pairwise_tests
-from ..validation import alpha_iv, rng_iv
+from ..validation import alpha_iv, choice_iv, int_iv, rng_iv
 
 __all__ = ["MultiverseResult", "multiverse"]
 
@@ -116,6 +118,17 @@ def _measure_name(base, cutoff):
     return f"{m}@{int(cutoff)}"
 
 
+def _options_iv(values, name, check):
+    """One option value or a list of them, each checked; duplicates dropped, order kept."""
+    if values is None or isinstance(values, str | int | np.integer):
+        values = [values]
+    if not isinstance(values, list | tuple | np.ndarray) or (isinstance(values, np.ndarray)
+                                                            and values.ndim != 1):
+        raise ParameterTypeError(f"`{name}` must be a list of values, got "
+                                 f"{type(values).__name__}", name=name)
+    return list(dict.fromkeys(check(v) for v in values))
+
+
 def multiverse(qrels, runs, measures=("RR",), *,
                ties=("trec_eval", "optimistic", "pessimistic", "expected"),
                queries=("both", "qrels"), rels=None, cutoffs=(None, 10, 100),
@@ -196,26 +209,28 @@ def multiverse(qrels, runs, measures=("RR",), *,
     gen, seed = rng_iv(rng)
     if isinstance(measures, str):
         measures = (measures,)
-    measures = [str(parse_measure(m)) for m in measures]
-    qrels = read_qrels(qrels)
+    measures = [str(m) for m in measures_iv(measures)]
+    qrels = qrels_iv(qrels)
     if rels is None:
         grades = np.unique(qrels.grade)
         rels = [int(g) for g in grades if g > 0] or [1]
-    rels = [int(r) for r in rels]
-    ties, queries, cutoffs = list(ties), list(queries), list(cutoffs)
-    if isinstance(empty_targets, str):
-        empty_targets = (empty_targets,)
-    empty_targets = list(dict.fromkeys(empty_targets))
+    rels = _options_iv(rels, "rels", lambda r: int_iv(r, "rels"))
+    cutoffs = _options_iv(cutoffs, "cutoffs", lambda c: int_iv(c, "cutoffs", allow_none=True))
+    ties = _options_iv(ties, "ties", lambda t: choice_iv(t, "ties", TIES))
+    queries = _options_iv(queries, "queries", lambda q: choice_iv(q, "queries", QUERIES))
+    empty_targets = _options_iv(empty_targets, "empty_targets",
+                                lambda e: choice_iv(e, "empty_targets", EMPTY_TARGET))
+    unjudged = _options_iv(unjudged, "unjudged", lambda u: choice_iv(u, "unjudged", UNJUDGED))
     for e in empty_targets:
-        if empty_target_iv(e) == "error":
-            raise ValueError("`empty_targets` cannot hold 'error': it changes no number (it "
+        if e == "error":
+            raise ParameterError("`empty_targets` cannot hold 'error': it changes no number (it "
                              "stops the evaluation); use 'neg', 'pos' or 'skip'")
     unjudged = [unjudged] if isinstance(unjudged, str) else list(dict.fromkeys(unjudged))
     for u in unjudged:
-        if u not in UNJUDGED:
-            raise ValueError(f"`unjudged` values must be in {UNJUDGED}, got {u!r}")
+        if not isinstance(u, str | None) or u not in UNJUDGED:
+            raise ParameterError(f"`unjudged` values must be in {UNJUDGED}, got {u!r}")
     if not (ties and queries and rels and cutoffs and measures and empty_targets and unjudged):
-        raise ValueError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
+        raise ParameterError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
                          "`empty_targets`, `unjudged`, `measures`) needs at least one value")
     run_objs = _read_runs(runs)
     sys_rows, pair_rows = [], []
@@ -301,7 +316,7 @@ def _read_runs(runs):
             and all(isinstance(v2, dict) for v in runs.values() for v2 in v.values()):
         return runs  # {name: {query: {doc: score}}}: evaluate reads it
     if isinstance(runs, (list, tuple)):
-        return [read_run(r) for r in runs]
+        return [run_iv(r) for r in runs]
     return runs
 
 

@@ -47,9 +47,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..io.trec import read_run
+from ..errors import ParameterError, ParameterTypeError
+from ..io.trec import run_iv
 from ..metrics.kernels import score_rankings
-from ..metrics.measures import parse_measures
+from ..metrics.measures import measures_iv
 from ..model.ranking import rank_run
 
 __all__ = ["move_first_relevant", "swap_relevant", "add_relevant", "perturbation_summary"]
@@ -69,20 +70,20 @@ def _named_runs(runs) -> list[tuple[str, object]]:
     if isinstance(runs, Mapping) and not (isinstance(first, Mapping) and not any(
             isinstance(v, Mapping) for v in first.values())):
         # {name: run}; a {query: {doc: score}} dict is one run (handled below)
-        items = [(str(k), read_run(v, name=str(k))) for k, v in runs.items()]
+        items = [(str(k), run_iv(v, run_name=str(k))) for k, v in runs.items()]
     elif isinstance(runs, (str, os.PathLike, Mapping)) or not isinstance(runs, Sequence):
-        run = read_run(runs)
+        run = run_iv(runs)
         items = [(str(run.name), run)]
     else:
         items = []
         for r in runs:
-            run = read_run(r)
+            run = run_iv(r)
             items.append((str(run.name), run))
     if not items:
-        raise ValueError("`runs` holds no run")
+        raise ParameterError("`runs` holds no run")
     names = [n for n, _ in items]
     if len(set(names)) != len(names):
-        raise ValueError(f"`runs` has duplicate run names {names}; pass a dict "
+        raise ParameterError(f"`runs` has duplicate run names {names}; pass a dict "
                          "{name: run} to name them")
     return items
 
@@ -90,12 +91,12 @@ def _named_runs(runs) -> list[tuple[str, object]]:
 def _measure_names(measures) -> list[str]:
     if isinstance(measures, str):
         measures = [measures]
-    return [str(m) for m in parse_measures(measures)]
+    return [str(m) for m in measures_iv(measures)]
 
 
 def _check_rel(rel):
     if isinstance(rel, bool) or not isinstance(rel, numbers.Integral) or rel < 1:
-        raise ValueError(f"`rel` must be an integer >= 1, got {rel!r}")
+        raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
     return int(rel)
 
 
@@ -105,14 +106,15 @@ def _check_steps(values, param, minimum):
     try:
         values = list(values)
     except TypeError:
-        raise TypeError(f"`{param}` must be an integer or a sequence of integers") from None
+        raise ParameterTypeError(
+            f"`{param}` must be an integer or a sequence of integers") from None
     if not values:
-        raise ValueError(f"`{param}` is empty")
+        raise ParameterError(f"`{param}` is empty")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
-            raise ValueError(f"`{param}` must hold integers >= {minimum}, got {v!r}")
+            raise ParameterError(f"`{param}` must hold integers >= {minimum}, got {v!r}")
     if len(set(values)) != len(values):
-        raise ValueError(f"`{param}` has duplicates: {values}")
+        raise ParameterError(f"`{param}` has duplicates: {values}")
     return [int(v) for v in values]
 
 
@@ -263,9 +265,9 @@ def _swap_relevant_iv(which, rel):
     try:
         which = tuple(which)
     except TypeError:
-        raise TypeError("`which` must be a pair of integers, e.g. (2, 3)") from None
+        raise ParameterTypeError("`which` must be a pair of integers, e.g. (2, 3)") from None
     if len(which) != 2:
-        raise ValueError(f"`which` must be a pair of integers, got {which!r}")
+        raise ParameterError(f"`which` must be a pair of integers, got {which!r}")
     return tuple(_check_steps(which, "which", 2)), _check_rel(rel)
 
 
@@ -408,11 +410,11 @@ def add_relevant(qrels, runs, *, n=(1, 2, 5), measures=_DEFAULT_MEASURES, rel: i
 
 def _perturbation_summary_iv(frame):
     if not isinstance(frame, pd.DataFrame) or not set(_COMMON) <= set(frame.columns):
-        raise TypeError("`frame` must be a frame returned by move_first_relevant, "
+        raise ParameterTypeError("`frame` must be a frame returned by move_first_relevant, "
                         "swap_relevant or add_relevant")
     setting = [c for c in frame.columns if c not in _COMMON]
     if len(setting) != 1:
-        raise ValueError("`frame` must have exactly one setting column (r, pair or n)")
+        raise ParameterError("`frame` must have exactly one setting column (r, pair or n)")
     return frame, setting[0]
 
 

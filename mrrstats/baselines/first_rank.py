@@ -41,7 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..numerics import harmonic
+from ..validation import array_iv
 from .rank_law import counts_iv, log_sf, rr_moments, shaped, weights_iv
 
 __all__ = [
@@ -103,9 +105,9 @@ class FirstRelevantRank:
         R = self.n_relevant
         for name, v in (("n_candidates", N), ("n_relevant", R)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise TypeError(f"`{name}` must be an integer, got {v!r}")
+                raise ParameterTypeError(f"`{name}` must be an integer, got {v!r}")
         if N < 1 or not 1 <= R <= N:
-            raise ValueError(f"need `n_candidates` >= 1 and 1 <= `n_relevant` <= "
+            raise ParameterError(f"need `n_candidates` >= 1 and 1 <= `n_relevant` <= "
                              f"`n_candidates`, got {N} and {R}")
         object.__setattr__(self, "n_candidates", int(N))
         object.__setattr__(self, "n_relevant", int(R))
@@ -182,12 +184,12 @@ class FirstRelevantRank:
         if ranks is None:
             lo, hi = self.support
             if hi - lo + 1 > _MAX_TABLE:
-                raise ValueError(f"the support has {hi - lo + 1} ranks; pass `ranks` (at most "
+                raise ParameterError(f"the support has {hi - lo + 1} ranks; pass `ranks` (at most "
                                  f"{_MAX_TABLE} are tabulated by default)")
             ranks = np.arange(lo, hi + 1)
         j = np.asarray(ranks).ravel()
         if j.size and (not np.issubdtype(j.dtype, np.integer) or j.min() < 1):
-            raise ValueError("`ranks` must be integers >= 1")
+            raise ParameterError("`ranks` must be integers >= 1")
         frame = pd.DataFrame({"pmf": np.atleast_1d(self.pmf(j)),
                               "cdf": np.atleast_1d(self.cdf(j)),
                               "sf": np.atleast_1d(self.sf(j)), "rr": 1.0 / j},
@@ -287,7 +289,7 @@ def variance_rr(n_candidates, n_relevant=1, *, k=None):
 def _expected_mrr_iv(n_candidates, n_relevant, k, weights):
     N, R, K, _ = counts_iv(n_candidates, n_relevant, k)
     if N.size == 0:
-        raise ValueError("`n_candidates` must hold at least one query")
+        raise ParameterError("`n_candidates` must hold at least one query")
     return N, R, K, weights_iv(weights, N.size)
 
 
@@ -352,19 +354,19 @@ def variance_mrr(n_candidates, n_relevant=1, *, k=None, weights=None) -> float:
 
 
 def _observed_mrr(mrr, n: int, w):
-    m = np.asarray(mrr, dtype=np.float64)
+    m = array_iv(mrr, "mrr", ndim=(0, 1), finite=False)
     if m.ndim == 0:
         value = float(m)
     else:
         m = m.ravel()
         if m.size != n:
-            raise ValueError(f"`mrr` must be a scalar MRR or one reciprocal rank per query "
+            raise ParameterError(f"`mrr` must be a scalar MRR or one reciprocal rank per query "
                              f"({n}), got {m.size} values")
         if not np.all(np.isfinite(m)) or np.any((m < 0) | (m > 1)):
-            raise ValueError("reciprocal ranks in `mrr` must lie in [0, 1]")
+            raise ParameterError("reciprocal ranks in `mrr` must lie in [0, 1]")
         value = float(np.mean(m)) if w is None else float(np.dot(w, m))
     if not np.isfinite(value) or not 0 <= value <= 1:
-        raise ValueError(f"`mrr` must lie in [0, 1], got {value}")
+        raise ParameterError(f"`mrr` must lie in [0, 1], got {value}")
     return value
 
 
@@ -476,7 +478,7 @@ def variance_success(n_candidates, n_relevant=1, *, k):
 def _rank_iv(n_candidates, n_relevant):
     N, R, _, shape = counts_iv(n_candidates, n_relevant, None)
     if np.any(R < 1):
-        raise ValueError("`n_relevant` must be >= 1 for the rank (no relevant: infinite rank)")
+        raise ParameterError("`n_relevant` must be >= 1 for the rank (no relevant: infinite rank)")
     return N, R, shape
 
 

@@ -55,8 +55,9 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import N_RESAMPLES
+from ..errors import ParameterError, ParameterTypeError
 from ..numerics import expected_inverse_uniform
-from ..validation import workers_iv
+from ..validation import asarray_iv, int_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from ._rank_xp import (
     array_namespace_or_none,
@@ -79,8 +80,8 @@ _BATCH_ELEMENTS = 1 << 18  # default batch: rows of 262,144 scores (1 MB of floa
 
 
 def _ties_iv(ties) -> str:
-    if ties not in TIES:
-        raise ValueError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
+    if not isinstance(ties, str | None) or ties not in TIES:
+        raise ParameterError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
     return ties
 
 
@@ -121,21 +122,22 @@ class LinkPredictionRanks:
         o = np.asarray(self.optimistic, dtype=np.float64).ravel()
         p = np.asarray(self.pessimistic, dtype=np.float64).ravel()
         if o.shape != p.shape:
-            raise ValueError(f"`optimistic` ({o.size}) and `pessimistic` ({p.size}) ranks "
+            raise ParameterError(f"`optimistic` ({o.size}) and `pessimistic` ({p.size}) ranks "
                              "must have the same length")
         if not (np.all(np.isfinite(o)) and np.all(np.isfinite(p))):
-            raise ValueError("ranks must be finite")
+            raise ParameterError("ranks must be finite")
         if np.any(o < 1) or np.any(p < o):
-            raise ValueError("ranks must satisfy 1 <= optimistic <= pessimistic")
+            raise ParameterError("ranks must satisfy 1 <= optimistic <= pessimistic")
         object.__setattr__(self, "optimistic", _readonly(o))
         object.__setattr__(self, "pessimistic", _readonly(p))
         if self.n_candidates is not None:
             n = np.asarray(self.n_candidates).ravel()
             if n.shape != o.shape:
-                raise ValueError(f"`n_candidates` must have one entry per query ({o.size}), "
+                raise ParameterError(f"`n_candidates` must have one entry per query ({o.size}), "
                                  f"got {n.size}")
             if n.size and (np.any(n != np.round(n)) or np.any(n < p)):
-                raise ValueError("`n_candidates` must be whole numbers >= the pessimistic rank")
+                raise ParameterError(
+                    "`n_candidates` must be whole numbers >= the pessimistic rank")
             object.__setattr__(self, "n_candidates", _readonly(n.astype(np.int64)))
 
     # -- construction -------------------------------------------------------
@@ -174,11 +176,11 @@ class LinkPredictionRanks:
         else:
             p = np.asarray(pessimistic, dtype=np.float64).ravel()
             if p.shape == o.shape and (np.any(o != np.round(o)) or np.any(p != np.round(p))):
-                raise ValueError("with `pessimistic`, both rank arrays must be whole numbers")
+                raise ParameterError("with `pessimistic`, both rank arrays must be whole numbers")
         if n_candidates is not None:
             n = np.asarray(n_candidates, dtype=np.float64).ravel()
             if n.size and (not np.all(np.isfinite(n)) or np.any(n != np.round(n))):
-                raise ValueError("`n_candidates` must be whole numbers")
+                raise ParameterError("`n_candidates` must be whole numbers")
             n_candidates = n
         return cls(o, p, n_candidates)
 
@@ -187,10 +189,10 @@ class LinkPredictionRanks:
         """Join the ranks of several batches of queries, in order."""
         parts = list(parts)
         if not parts:
-            raise ValueError("`parts` is empty")
+            raise ParameterError("`parts` is empty")
         known = [p.n_candidates is not None for p in parts]
         if any(known) and not all(known):
-            raise ValueError("some parts have `n_candidates` and some do not")
+            raise ParameterError("some parts have `n_candidates` and some do not")
         n = np.concatenate([p.n_candidates for p in parts]) if all(known) else None
         return cls(np.concatenate([p.optimistic for p in parts]),
                    np.concatenate([p.pessimistic for p in parts]), n)
@@ -266,7 +268,7 @@ class LinkPredictionRanks:
     # -- random baselines ---------------------------------------------------
     def _need_counts(self) -> np.ndarray:
         if self.n_candidates is None:
-            raise ValueError("random baselines need `n_candidates`; pass it to from_ranks()")
+            raise ParameterError("random baselines need `n_candidates`; pass it to from_ranks()")
         return self.n_candidates
 
     def expected_mrr(self) -> float:
@@ -286,6 +288,12 @@ class LinkPredictionRanks:
 
     def summary(self, ks=(1, 3, 10), ties: str = "realistic") -> pd.Series:
         """MRR, mean rank and Hits@k under ``ties`` (plus baselines when N is known)."""
+        if isinstance(ks, int | np.integer):
+            ks = (ks,)
+        if not isinstance(ks, list | tuple | np.ndarray):
+            raise ParameterTypeError(f"`ks` must be a list of cutoffs, got {ks!r:.60}",
+                                     name="ks")
+        ks = [int_iv(k, "ks") for k in ks]
         out = {"queries": float(self.n_queries), "MRR": self.mrr(ties),
                "mean_rank": self.mean_rank(ties)}
         for k in ks:
@@ -309,7 +317,7 @@ class LinkPredictionRanks:
 
 def _k_iv(k):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"`k` must be a positive integer, got {k!r}")
+        raise ParameterError(f"`k` must be a positive integer, got {k!r}")
     return int(k)
 
 
@@ -366,19 +374,20 @@ def _batch_iv(batch, width: int) -> int:
     if batch is None:
         return max(1, _BATCH_ELEMENTS // max(width, 1))
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
-        raise ValueError(f"`batch` must be a positive integer (rows per chunk) or None, got "
+        raise ParameterError(f"`batch` must be a positive integer (rows per chunk) or None, got "
                          f"{batch!r}")
     return int(batch)
 
 
 def _scores_iv(scores, name: str) -> np.ndarray:
-    S = np.asarray(scores)
+    S = asarray_iv(scores, name)
     if S.ndim != 2:
-        raise ValueError(f"`{name}` must be a 2-D array (queries x candidates), got "
+        raise ParameterError(f"`{name}` must be a 2-D array (queries x candidates), got "
                          f"{S.ndim} dimension(s)")
     if S.dtype == bool or not (np.issubdtype(S.dtype, np.floating)
                                or np.issubdtype(S.dtype, np.integer)):
-        raise TypeError(f"`{name}` must hold real numbers (float or int), got dtype {S.dtype}")
+        raise ParameterTypeError(
+            f"`{name}` must hold real numbers (float or int), got dtype {S.dtype}")
     return S
 
 
@@ -413,7 +422,7 @@ def _run_chunks(n_rows, batch, workers, process):
 def _ranks_from_scores_iv(scores, true_index, exclude, nonfinite, batch, workers):
     S = _scores_iv(scores, "scores")
     n, m = S.shape
-    idx = true_index_iv(np.asarray(true_index), n, m)
+    idx = true_index_iv(asarray_iv(true_index, "true_index"), n, m)
     kind, ex = exclude_iv(exclude, (n, m), idx)
     return (S, idx, kind, ex, nonfinite_iv(nonfinite), _batch_iv(batch, m),
             workers_iv(workers))
@@ -424,7 +433,7 @@ def _true_scores_valid(t, start, name):
         bad = np.isnan(t) | np.isneginf(t)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name} of query {start + i} is {t[i]}: its rank is undefined")
+            raise ParameterError(f"{name} of query {start + i} is {t[i]}: its rank is undefined")
 
 
 def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", batch=None,
@@ -650,18 +659,18 @@ def _positive_iv(pos, n):
     if pos.ndim == 2 and pos.shape[1] == 1:
         pos = pos[:, 0]
     if pos.ndim != 1 or pos.size != n:
-        raise ValueError(f"`positive` must hold one score per row of `negatives` ({n}), got "
+        raise ParameterError(f"`positive` must hold one score per row of `negatives` ({n}), got "
                          f"shape {pos.shape}")
     if pos.dtype == bool or not (np.issubdtype(pos.dtype, np.floating)
                                  or np.issubdtype(pos.dtype, np.integer)):
-        raise TypeError(f"`positive` must hold real numbers, got dtype {pos.dtype}")
+        raise ParameterTypeError(f"`positive` must hold real numbers, got dtype {pos.dtype}")
     return pos
 
 
 def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
     S = _scores_iv(negatives, "negatives")
     n, m = S.shape
-    pos = _positive_iv(np.asarray(positive), n)
+    pos = _positive_iv(asarray_iv(positive, "positive"), n)
     return S, pos, nonfinite_iv(nonfinite), _batch_iv(batch, m), workers_iv(workers)
 
 
@@ -716,15 +725,16 @@ def ranks_from_negatives(positive, negatives, *, nonfinite="raise", batch=None,
 
 def _xp_scores_iv(xp, S, name: str):
     if S.ndim != 2:
-        raise ValueError(f"`{name}` must be a 2-D array (queries x candidates), got "
+        raise ParameterError(f"`{name}` must be a 2-D array (queries x candidates), got "
                          f"{S.ndim} dimension(s)")
     try:
         dt = numpy_dtype(S.dtype)
     except TypeError:
-        raise TypeError(f"`{name}` has dtype {S.dtype}, which NumPy lacks; cast it to "
+        raise ParameterTypeError(f"`{name}` has dtype {S.dtype}, which NumPy lacks; cast it to "
                         "float32 (exact) first") from None
     if dt == np.bool_ or not (np.issubdtype(dt, np.floating) or np.issubdtype(dt, np.integer)):
-        raise TypeError(f"`{name}` must hold real numbers (float or int), got dtype {S.dtype}")
+        raise ParameterTypeError(
+            f"`{name}` must hold real numbers (float or int), got dtype {S.dtype}")
     return tuple(int(d) for d in S.shape)
 
 
@@ -740,7 +750,7 @@ def _ranks_from_scores_xp(xp, S, true_index, exclude, nonfinite, batch, workers)
     if exclude is not None and array_namespace_or_none(exclude) is xp \
             and xp.isdtype(exclude.dtype, "bool"):
         if tuple(exclude.shape) != (n, m):
-            raise ValueError(f"`exclude` as a boolean mask must have the shape of `scores` "
+            raise ParameterError(f"`exclude` as a boolean mask must have the shape of `scores` "
                              f"{(n, m)}, got {tuple(exclude.shape)}")
         dev_mask = exclude
     else:

@@ -20,11 +20,20 @@ from scipy import special
 
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..deprecation import renamed_attribute
+from ..errors import ParameterError
 from ..metrics.kernels import compute_measures
-from ..metrics.measures import parse_measures
+from ..metrics.measures import measures_iv
 from ..model.ranking import Judged
 from ..stats import ConfidenceInterval
-from ..validation import confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    MAX_RESAMPLES,
+    array_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .rank_law import method_iv
 
 __all__ = ["RandomMetricMoments", "random_metric_moments"]
@@ -145,28 +154,28 @@ def _n_arrangements(g: np.ndarray):
 
 def _random_metric_moments_iv(grades, measure, judged, rel, method, n_resamples,
                               max_arrangements, batch):
-    g = np.asarray(grades, dtype=np.float64).ravel()
+    g = array_iv(grades, "grades", finite=False, min_size=0)
     if g.size == 0:
-        raise ValueError("`grades` must hold at least one candidate")
+        raise ParameterError("`grades` must hold at least one candidate")
     g = np.where(np.isnan(g), 0.0, g)  # unjudged: no gain, not relevant
     if not np.all(np.isfinite(g)) or np.any(g != np.round(g)):
-        raise ValueError("`grades` must be whole numbers (NaN means unjudged)")
-    ms = parse_measures(measure)
+        raise ParameterError("`grades` must be whole numbers (NaN means unjudged)")
+    ms = measures_iv(measure, "measure")
     if len(ms) != 1:
-        raise ValueError(f"`measure` must name one measure, got {measure!r}")
+        raise ParameterError(f"`measure` must name one measure, got {measure!r}")
     if ms[0].name == "Rank":
-        raise ValueError("`measure` 'Rank' has closed forms: use expected_rank/variance_rank")
+        raise ParameterError("`measure` 'Rank' has closed forms: use expected_rank/variance_rank")
     if judged is None:
         j = g.copy()
     else:
-        j = np.asarray(judged, dtype=np.float64).ravel()
+        j = array_iv(judged, "judged", finite=False, min_size=0)
         if not np.all(np.isfinite(j)) or np.any(j != np.round(j)):
-            raise ValueError("`judged` grades must be whole numbers")
+            raise ParameterError("`judged` grades must be whole numbers")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise ValueError(f"`rel` must be an integer >= 1, got {rel!r}")
+        raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
     method = method_iv(method)
-    int_iv(n_resamples, "n_resamples", minimum=2)
-    int_iv(max_arrangements, "max_arrangements", minimum=1)
+    n_resamples_iv(n_resamples, minimum=2)
+    int_iv(max_arrangements, "max_arrangements", minimum=1, maximum=MAX_RESAMPLES)
     int_iv(batch, "batch", minimum=1, allow_none=True)
     return g, ms[0], j, int(rel), method
 
@@ -252,7 +261,7 @@ def random_metric_moments(grades, measure="AP", *, judged=None, rel=1, method="a
     n_arr = _n_arrangements(g)
     if method == "exact" or (method == "auto" and n_arr <= max_arrangements):
         if n_arr > max(max_arrangements, 1_000_000):
-            raise ValueError(f"{n_arr} arrangements are too many to enumerate; use "
+            raise ParameterError(f"{n_arr} arrangements are too many to enumerate; use "
                              "method='monte-carlo'")
         vals = _score_permuted(_multiset_arrangements(g), m, judged_g, rel)
         mean = float(np.mean(vals))
@@ -260,6 +269,7 @@ def random_metric_moments(grades, measure="AP", *, judged=None, rel=1, method="a
         return RandomMetricMoments(str(m), mean, var, _EXACT, n_arr, None, 0.0, None)
     B = int(n_resamples)
     b = int(batch) if batch is not None else max(1, min(B, (1 << 20) // N))
+    resource_iv(8 * B, "n_resamples", what=f"{B:,} resamples")
     vals = np.empty(B)
     for done in range(0, B, b):
         nb = min(b, B - done)

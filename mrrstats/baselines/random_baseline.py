@@ -30,14 +30,26 @@ import pandas as pd
 from scipy import special
 
 from ..defaults import BASELINE_ALTERNATIVE, CONFIDENCE_LEVEL, N_RESAMPLES, RANDOM
-from ..metrics.measures import parse_measures
+from ..errors import ParameterError, ParameterTypeError
+from ..metrics.measures import measures_iv
 from ..progress import progress_bar
 from ..stats import ConfidenceInterval
-from ..validation import alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    alternative_iv,
+    array_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .rank_law import counts_iv, log_sf, method_iv, pmf_blocks, rr_moments, weights_iv
 
 __all__ = ["RandomBaselineResult", "random_baseline_test", "random_baseline_counts",
            "evaluation_baseline", "RANDOM_MODELS"]
+
+#: the largest ``max_support`` accepted (atoms of the exact null: 512 MiB per array)
+MAX_SUPPORT = 1 << 26
 
 #: The two documented meanings of "random ranker" for a TREC run.
 RANDOM_MODELS = ("retrieved", "judged")
@@ -285,6 +297,7 @@ def _monte_carlo_null(N, R, K, w, B: int, batch, gen) -> np.ndarray:
     groups = [(np.flatnonzero(inv == g),
                _rr_sampler(int(n), int(r), None if K is None else int(kk)))
               for g, (n, r, kk) in enumerate(uniq.tolist())]
+    resource_iv(8 * B, "n_resamples", what=f"{B:,} resamples")
     null = np.empty(B)
     for done in range(0, B, b):
         nb = min(b, B - done)
@@ -304,22 +317,22 @@ def _random_baseline_test_iv(reciprocal_ranks, n_candidates, n_relevant, k, weig
                              alternative, method, n_resamples, batch, max_support):
     N, R, K, _ = counts_iv(n_candidates, n_relevant, k)
     if N.size == 0:
-        raise ValueError("`n_candidates` must hold at least one query")
+        raise ParameterError("`n_candidates` must hold at least one query")
     w = weights_iv(weights, N.size)
-    rr = np.asarray(reciprocal_ranks, dtype=np.float64)
+    rr = array_iv(reciprocal_ranks, "reciprocal_ranks", ndim=(0, 1), finite=False)
     if rr.ndim == 0:
         rr = np.full(N.size, float(rr))
     rr = rr.ravel()
     if rr.size != N.size:
-        raise ValueError(f"`reciprocal_ranks` must have one value per query ({N.size}), "
-                         f"got {rr.size}")
+        raise ParameterError(f"`reciprocal_ranks` must have one value per query (`n_candidates` "
+                             f"gives {N.size}), got {rr.size}", name="reciprocal_ranks")
     if not np.all(np.isfinite(rr)) or np.any((rr < 0) | (rr > 1)):
-        raise ValueError("`reciprocal_ranks` must lie in [0, 1]")
+        raise ParameterError("`reciprocal_ranks` must lie in [0, 1]")
     alternative_iv(alternative)
     method = method_iv(method)
-    int_iv(n_resamples, "n_resamples")
+    n_resamples_iv(n_resamples)
     int_iv(batch, "batch", allow_none=True)
-    int_iv(max_support, "max_support")
+    int_iv(max_support, "max_support", maximum=MAX_SUPPORT)
     return rr, N, R, K, w, method
 
 
@@ -413,7 +426,7 @@ def random_baseline_test(reciprocal_ranks, n_candidates, n_relevant=1, *, k=None
         budget = 32.0 * max_support if method == "auto" else math.inf
         exact = _exact_null(N, R, K, w, int(max_support), budget)
         if exact is None and method == "exact":
-            raise ValueError(f"the exact null distribution needs more than `max_support` = "
+            raise ParameterError(f"the exact null distribution needs more than `max_support` = "
                              f"{max_support} atoms; use method='monte-carlo'")
     if exact is not None:
         vals, probs, tol = exact
@@ -444,13 +457,13 @@ def random_baseline_test(reciprocal_ranks, n_candidates, n_relevant=1, *, k=None
 # --------------------------------------------------------------------------
 
 def _random_baseline_counts_iv(evaluation, random):
-    if random not in RANDOM_MODELS:
-        raise ValueError(f"`random` must be 'retrieved' (a random permutation of the "
+    if not isinstance(random, str | None) or random not in RANDOM_MODELS:
+        raise ParameterError(f"`random` must be 'retrieved' (a random permutation of the "
                          f"retrieved list) or 'judged' (a random ranking of the judged "
                          f"pool), got {random!r}")
     stats_ = getattr(evaluation, "query_stats", None)
     if not isinstance(stats_, pd.DataFrame):
-        raise TypeError("`evaluation` must be an Evaluation (from mrrstats.evaluate)")
+        raise ParameterTypeError("`evaluation` must be an Evaluation (from mrrstats.evaluate)")
     return stats_
 
 
@@ -499,15 +512,15 @@ def random_baseline_counts(evaluation, *, random) -> pd.DataFrame:
 def _evaluation_baseline_iv(evaluation, random, measure):
     _random_baseline_counts_iv(evaluation, random)
 
-    ms = parse_measures(measure)
+    ms = measures_iv(measure, "measure")
     if len(ms) != 1 or ms[0].name != "RR":
-        raise ValueError(f"`measure` must be 'RR' or 'RR@k', got {measure!r}")
+        raise ParameterError(f"`measure` must be 'RR' or 'RR@k', got {measure!r}")
     name = str(ms[0])
     if name not in evaluation.measure_names:
-        raise ValueError(f"`measure` {name!r} was not evaluated (have "
+        raise ParameterError(f"`measure` {name!r} was not evaluated (have "
                          f"{evaluation.measure_names}); pass it to evaluate()")
     if ms[0].rel is not None and ms[0].rel != evaluation.settings.get("rel", 1):
-        raise ValueError("`measure` with its own rel= is not supported: evaluate with rel= "
+        raise ParameterError("`measure` with its own rel= is not supported: evaluate with rel= "
                          "instead, so that the relevant counts match")
     return ms[0]
 
@@ -569,7 +582,7 @@ def evaluation_baseline(evaluation, *, random=RANDOM, measure="RR",
         col = evaluation.values[run][str(m)]
         rr = pd.Series(col.to_numpy(np.float64), index=col.index.astype(str)).reindex(c.index)
         if rr.isna().any():
-            raise ValueError(f"run {run!r}: no {m} value for some queries of query_stats")
+            raise ParameterError(f"run {run!r}: no {m} value for some queries of query_stats")
         res = random_baseline_test(rr.to_numpy(np.float64), c["n_candidates"].to_numpy(),
                                    c["n_relevant"].to_numpy(), k=m.k,
                                    alternative=alternative, method=method,

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ParameterError, ParameterTypeError
+from ..validation import asarray_iv
+
 __all__ = ["NONFINITE", "nonfinite_iv", "exclude_iv", "exclude_pairs", "true_index_iv"]
 
 #: What NaN and -inf scores do: raise, or leave the candidate out like a known answer.
@@ -17,8 +20,8 @@ NONFINITE = ("raise", "exclude")
 
 def nonfinite_iv(nonfinite):
     """``nonfinite`` in :data:`NONFINITE`."""
-    if nonfinite not in NONFINITE:
-        raise ValueError(f"`nonfinite` must be 'raise' or 'exclude', got {nonfinite!r}")
+    if not isinstance(nonfinite, str | None) or nonfinite not in NONFINITE:
+        raise ParameterError(f"`nonfinite` must be 'raise' or 'exclude', got {nonfinite!r}")
     return nonfinite
 
 
@@ -34,22 +37,23 @@ def exclude_iv(exclude, shape, true_index, *, matrix="`scores`"):
         return None, None
     if hasattr(exclude, "tocoo"):  # scipy.sparse
         if tuple(exclude.shape) != (n, m):
-            raise ValueError(f"`exclude` (sparse) must have the shape of {matrix} {(n, m)}, "
+            raise ParameterError(f"`exclude` (sparse) must have the shape of {matrix} {(n, m)}, "
                              f"got {tuple(exclude.shape)}")
         coo = exclude.tocoo()
         nz = coo.data != 0
         pairs = np.stack([coo.row[nz], coo.col[nz]], axis=1)
     else:
-        arr = np.asarray(exclude)
+        arr = asarray_iv(exclude, "exclude")
         if arr.dtype == bool:
             if arr.shape != (n, m):
-                raise ValueError(f"`exclude` as a boolean mask must have the shape of {matrix} "
-                                 f"{(n, m)}, got {arr.shape}")
+                raise ParameterError(
+                    f"`exclude` as a boolean mask must have the shape of {matrix} "
+                    f"{(n, m)}, got {arr.shape}")
             return "mask", arr
         if arr.size == 0:
             return None, None
         if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"`exclude` must be a boolean mask of the shape of {matrix}, a "
+            raise ParameterError(f"`exclude` must be a boolean mask of the shape of {matrix}, a "
                              "scipy.sparse matrix, or an (n, 2) integer array of "
                              "(row, candidate) pairs")
         pairs = arr
@@ -57,7 +61,7 @@ def exclude_iv(exclude, shape, true_index, *, matrix="`scores`"):
     if pairs.size:
         if pairs[:, 0].min() < 0 or pairs[:, 0].max() >= n or pairs[:, 1].min() < 0 \
                 or pairs[:, 1].max() >= m:
-            raise ValueError(f"`exclude` pairs must lie within the {n} x {m} {matrix}")
+            raise ParameterError(f"`exclude` pairs must lie within the {n} x {m} {matrix}")
     rows, cols = pairs[:, 0], pairs[:, 1]
     if true_index is not None:  # the true candidate is never excluded from its own query
         keep = cols != true_index[rows]
@@ -80,11 +84,11 @@ def exclude_pairs(exclude, shape, true_index, *, matrix="`scores`"):
 def true_index_iv(idx, n, m, *, matrix="`scores`"):
     """``true_index`` (already a host array) as int64 column indices, one per row."""
     if idx.ndim != 1 or idx.size != n:
-        raise ValueError(f"`true_index` must be 1-D with one entry per row of {matrix} ({n}), "
+        raise ParameterError(f"`true_index` must be 1-D with one entry per row of {matrix} ({n}), "
                          f"got shape {idx.shape}")
     if idx.size and not np.issubdtype(idx.dtype, np.integer):
-        raise TypeError(f"`true_index` must hold integers, got dtype {idx.dtype}")
+        raise ParameterTypeError(f"`true_index` must hold integers, got dtype {idx.dtype}")
     idx = idx.astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"`true_index` must lie in [0, {m}) (column indices of {matrix})")
+        raise ParameterError(f"`true_index` must lie in [0, {m}) (column indices of {matrix})")
     return idx

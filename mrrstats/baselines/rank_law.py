@@ -23,8 +23,10 @@ import math
 import numpy as np
 
 from ..deprecation import renamed_value
+from ..errors import ParameterError, ParameterTypeError
 from ..glossary import term_of
 from ..numerics import harmonic, harmonic2
+from ..validation import array_iv
 
 __all__ = ["counts_iv", "weights_iv", "shaped", "method_iv", "METHODS", "log_sf", "pmf_blocks",
            "rr_moments", "BLOCK"]
@@ -42,20 +44,22 @@ BLOCK = 1 << 16  # pmf evaluated in blocks of this many ranks
 def _int_array(x, name: str, *, minimum: int) -> np.ndarray:
     """An integer-valued array >= minimum (floats with integral values accepted)."""
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"`{name}` must be integers, got a boolean")
+        raise ParameterTypeError(f"`{name}` must be integers, got a boolean")
     try:
         a = np.asarray(x)
     except Exception as exc:  # pragma: no cover - exotic inputs
-        raise TypeError(f"`{name}` must be array-like of integers") from exc
+        raise ParameterTypeError(f"`{name}` must be array-like of integers") from exc
     if a.dtype == bool or not (np.issubdtype(a.dtype, np.integer)
                                or np.issubdtype(a.dtype, np.floating)):
-        raise TypeError(f"`{name}` must be integers, got dtype {a.dtype}")
+        raise ParameterTypeError(f"`{name}` must be integers, got dtype {a.dtype}")
     if np.issubdtype(a.dtype, np.floating):
         if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
-            raise ValueError(f"`{name}` must be whole numbers")
+            raise ParameterError(f"`{name}` must be whole numbers")
+        if a.size and np.abs(a).max() >= 2.0**62:
+            raise ParameterError(f"`{name}` must be below 2**62, got {np.abs(a).max():g}")
     a = a.astype(np.int64)
     if a.size and a.min() < minimum:
-        raise ValueError(f"`{name}` must be >= {minimum}, got {a.min()}")
+        raise ParameterError(f"`{name}` must be >= {minimum}, got {a.min()}")
     return a
 
 
@@ -63,25 +67,31 @@ def counts_iv(n_candidates, n_relevant, k, *, k_required: bool = False):
     """Normalise ``(N, R, k)``; returns broadcast int64 arrays and the shape."""
     N = _int_array(n_candidates, "n_candidates", minimum=0)
     R = _int_array(n_relevant, "n_relevant", minimum=0)
+    for name, arr in (("n_candidates", N), ("n_relevant", R)):
+        if arr.size == 0:
+            raise ParameterError(f"`{name}` must hold at least one query (one count, or one "
+                                 "per query)", name=name)
     try:
         N, R = np.broadcast_arrays(N, R)
     except ValueError:
-        raise ValueError(f"`n_relevant` (shape {np.shape(n_relevant)}) does not broadcast "
+        raise ParameterError(f"`n_relevant` (shape {np.shape(n_relevant)}) does not broadcast "
                          f"with `n_candidates` (shape {np.shape(n_candidates)})") from None
     if np.any(R > N):
         i = np.flatnonzero((R > N).ravel())[0]
-        raise ValueError(f"`n_relevant` must be <= `n_candidates`, got {R.ravel()[i]} "
+        raise ParameterError(f"`n_relevant` must be <= `n_candidates`, got {R.ravel()[i]} "
                          f"relevant among {N.ravel()[i]} candidates")
     if k is None:
         if k_required:
-            raise ValueError("`k` (the cutoff) is required")
+            raise ParameterError("`k` (the cutoff) is required")
         K = None
     else:
         K = _int_array(k, "k", minimum=1)
+        if K.size == 0:
+            raise ParameterError("`k` is empty: give one cutoff, or one per query", name="k")
         try:
             N, R, K = np.broadcast_arrays(N, R, K)
         except ValueError:
-            raise ValueError("`k` does not broadcast with `n_candidates`") from None
+            raise ParameterError("`k` does not broadcast with `n_candidates`") from None
     shape = N.shape
     return (N.ravel().copy(), R.ravel().copy(),
             None if K is None else K.ravel().copy(), shape)
@@ -91,21 +101,21 @@ def weights_iv(weights, n: int) -> np.ndarray | None:
     """Query weights normalised to sum to 1 (None: the plain mean), one per query."""
     if weights is None:
         return None
-    w = np.asarray(weights, dtype=np.float64).ravel()
+    w = array_iv(weights, "weights", ndim=(0, 1), low=0.0).ravel()
     if w.size != n:
-        raise ValueError(f"`weights` must have one entry per query ({n}), got {w.size}")
+        raise ParameterError(f"`weights` must have one entry per query ({n}), got {w.size}")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("`weights` must be finite and non-negative")
+        raise ParameterError("`weights` must be finite and non-negative")
     if w.sum() <= 0:
-        raise ValueError("`weights` must not all be zero")
+        raise ParameterError("`weights` must not all be zero")
     return w / w.sum()
 
 
 def method_iv(method) -> str:
     """``method`` in :data:`METHODS` (retired spellings such as ``"monte carlo"`` warn)."""
     method = renamed_value(method, _RETIRED_METHODS, "method")
-    if method not in METHODS:
-        raise ValueError(f"`method` must be 'auto', 'exact' or 'monte-carlo', got {method!r}")
+    if not isinstance(method, str | None) or method not in METHODS:
+        raise ParameterError(f"`method` must be 'auto', 'exact' or 'monte-carlo', got {method!r}")
     return method
 
 

@@ -28,9 +28,19 @@ import pandas as pd
 
 from .. import compiled
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
+from ..errors import ParameterError
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.intervals import ConfidenceInterval
-from ..validation import confidence_level_iv, int_iv, rng_iv, workers_iv
+from ..validation import (
+    array_iv,
+    choice_iv,
+    confidence_level_iv,
+    float_iv,
+    int_iv,
+    n_resamples_iv,
+    rng_iv,
+    workers_iv,
+)
 
 __all__ = ["SampledMetricResult", "correct_sampled_metric", "sampled_rank_matrix",
            "sampled_metric_mapping"]
@@ -61,7 +71,7 @@ def _metric_fn(measure):
     if hit:
         k = int(hit.group(1))
         return lambda r: (np.asarray(r) <= k).astype(float)
-    raise ValueError(f"`measure` must be 'RR', 'nDCG' or 'Hits@k' (one relevant item), "
+    raise ParameterError(f"`measure` must be 'RR', 'nDCG' or 'Hits@k' (one relevant item), "
                      f"got {measure!r}")
 
 
@@ -223,6 +233,10 @@ def sampled_rank_matrix(n_candidates, n_negatives, *, workers=WORKERS):
     return _pmf_rows(n, m, 1, out, workers_iv(workers))
 
 
+#: the most rank probabilities (full ranks x (sampled ranks)) one call computes
+MAX_WORK = 10**11
+
+
 def _sizes_iv(n_candidates, n_negatives):
     m = int_iv(n_negatives, "n_negatives")
     n = int_iv(n_candidates, "n_candidates", minimum=m + 1)
@@ -350,8 +364,8 @@ def sampled_metric_mapping(measure, n_candidates, n_negatives, *, method="bias-v
     >>> f.shape, f[:3].round(3).tolist()
     ((101,), [0.66, -0.531, 0.269])
     """
-    if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}")
+    if not isinstance(method, str | None) or method not in _METHODS:
+        raise ParameterError(f"`method` must be one of {_METHODS}, got {method!r}")
     _metric_fn(measure)
     n, m = _sizes_iv(n_candidates, n_negatives)
     lam = _regularization_iv(regularization) if method == "bias-variance" else 0.0
@@ -359,14 +373,7 @@ def sampled_metric_mapping(measure, n_candidates, n_negatives, *, method="bias-v
 
 
 def _regularization_iv(regularization):
-    try:
-        lam = float(regularization)
-    except (TypeError, ValueError):
-        raise TypeError(f"`regularization` must be a number in [0, 1], got "
-                        f"{regularization!r}") from None
-    if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"`regularization` must be in [0, 1], got {regularization!r}")
-    return lam
+    return float_iv(regularization, "regularization", low=0.0, high=1.0)
 
 
 @dataclass(frozen=True)
@@ -523,27 +530,29 @@ def correct_sampled_metric(sampled_ranks, n_negatives, n_candidates, measure="RR
     >>> print(round(np.mean(1 / full), 3), round(res.naive, 3), round(res.estimate, 3))
     0.006 0.056 0.014
     """
-    if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}")
+    choice_iv(method, "method", _METHODS)
     _metric_fn(measure)
     m = int_iv(n_negatives, "n_negatives")
-    try:
-        r = np.asarray(sampled_ranks, dtype=float).ravel()
-    except (TypeError, ValueError):
-        raise TypeError("`sampled_ranks` must be an array of integers") from None
+    r = array_iv(sampled_ranks, "sampled_ranks", min_size=0)
     if r.size == 0:
-        raise ValueError("`sampled_ranks` is empty")
+        raise ParameterError("`sampled_ranks` is empty")
     if np.any(r != np.round(r)) or np.any(r < 1) or np.any(r > m + 1):
-        raise ValueError(f"`sampled_ranks` must be integers in [1, n_negatives + 1 = {m + 1}]")
+        raise ParameterError(f"`sampled_ranks` must be integers in [1, n_negatives + 1 = {m + 1}]")
     try:
         n_c = np.broadcast_to(np.asarray(n_candidates, dtype=float), r.shape)
     except (TypeError, ValueError):
-        raise ValueError("`n_candidates` must be one integer or one per query") from None
-    if np.any(n_c != np.round(n_c)) or np.any(n_c < m + 1):
-        raise ValueError(f"`n_candidates` must be integers >= n_negatives + 1 = {m + 1}")
-    lam = _regularization_iv(regularization) if method == "bias-variance" else 0.0
+        raise ParameterError("`n_candidates` must be one integer or one per query") from None
+    if not np.isfinite(n_c).all() or np.any(n_c != np.round(n_c)) or np.any(n_c < m + 1):
+        raise ParameterError(f"`n_candidates` must be integers >= n_negatives + 1 = {m + 1}")
+    work = float(np.unique(n_c).sum()) * (m + 1)
+    if work > MAX_WORK:
+        raise ParameterError(f"`n_candidates` x (`n_negatives` + 1) = {work:.3g} rank "
+                             f"probabilities to compute; at most {MAX_WORK:.0e} are allowed "
+                             "(hours of work beyond)", name="n_candidates")
+    lam = _regularization_iv(regularization)
+    lam = lam if method == "bias-variance" else 0.0
     cl = confidence_level_iv(confidence_level)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     ri = r.astype(np.int64) - 1

@@ -7,7 +7,8 @@ import numpy as np
 from ..defaults import WORKERS
 from ..deprecation import renamed_parameters
 from ..devices import rows_per_chunk
-from ..validation import int_iv, workers_iv
+from ..errors import ParameterError, ParameterTypeError
+from ..validation import asarray_iv, int_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from .linkpred import LinkPredictionRanks
 from .rank_inputs import exclude_pairs, nonfinite_iv
@@ -37,20 +38,24 @@ def _to_numpy(a) -> np.ndarray:
 def _ranks_from_scorer_iv(score_fn, queries, true_index, n_candidates, exclude, nonfinite,
                           candidate_batch, batch, workers):
     if not callable(score_fn):
-        raise TypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
+        raise ParameterTypeError(f"`score_fn` must be callable, got {type(score_fn).__name__}")
     m = int_iv(n_candidates, "n_candidates", minimum=1)
     candidate_batch = int_iv(candidate_batch, "candidate_batch", minimum=1, allow_none=True)
     batch = int_iv(batch, "batch", minimum=1)
     nonfinite = nonfinite_iv(nonfinite)
     workers = workers_iv(workers)
-    idx = np.asarray(true_index)
+    idx = asarray_iv(true_index, "true_index")
     if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError("`true_index` must be a 1-D integer array")
+        raise ParameterError("`true_index` must be a 1-D integer array")
     n = idx.size
+    if not (hasattr(queries, "__len__") and hasattr(queries, "__getitem__")) or \
+            isinstance(queries, str | bytes):
+        raise ParameterTypeError(f"`queries` must be a sequence or array of queries, got "
+                                 f"{type(queries).__name__}", name="queries")
     if len(queries) != n:
-        raise ValueError(f"`queries` has {len(queries)} entries and `true_index` {n}")
+        raise ParameterError(f"`queries` has {len(queries)} entries and `true_index` {n}")
     if n and (idx.min() < 0 or idx.max() >= m):
-        raise ValueError(f"`true_index` must lie in 0 .. {m - 1}")
+        raise ParameterError(f"`true_index` must lie in 0 .. {m - 1}")
     idx = idx.astype(np.int64)
     pairs = exclude_pairs(exclude, (n, m), idx, matrix="(queries x candidates) matrix")
     fr, fc = pairs if pairs is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -153,15 +158,12 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, exclu
         t_raw = _true_scores(score_fn, q, ti, cb, m, s)
         for c0 in range(0, m, cb):  # count, one batch of candidates at a time
             c1 = min(c0 + cb, m)
-            C = score_fn(q, np.arange(c0, c1, dtype=np.int64))
-            if tuple(C.shape) != (e - s, c1 - c0):
-                raise ValueError(f"`score_fn` returned shape {tuple(C.shape)}, expected "
-                                 f"{(e - s, c1 - c0)}")
+            C = _scores(score_fn, q, np.arange(c0, c1, dtype=np.int64), m)
             g, lo, bad = _count_candidates(C, t_raw, bf_r, bf_c, c0, c1, ti, workers)
             if bad is not None and bad.any():
                 if nonfinite == "raise":
                     i = int(np.flatnonzero(bad)[0])
-                    raise ValueError(f"query {s + i}: a candidate in {c0} .. {c1 - 1} scores "
+                    raise ParameterError(f"query {s + i}: a candidate in {c0} .. {c1 - 1} scores "
                                      "NaN or -inf (pass nonfinite='exclude' to remove such "
                                      "candidates)")
                 removed[s:e] += bad
@@ -171,13 +173,29 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, exclu
     return LinkPredictionRanks(1.0 + gt, (N - lt).astype(np.float64), N)
 
 
+def _scores(score_fn, q, cand, m: int):
+    """``score_fn(q, cand)``, refused (naming it) when it raises or returns the wrong shape."""
+    try:
+        C = score_fn(q, cand)
+    except Exception as exc:  # noqa: BLE001 - any failure of the caller's function
+        raise ParameterError(
+            f"`score_fn` raised {type(exc).__name__}: {str(exc)[:200]} when called on "
+            f"{len(q)} queries and candidates {int(cand[0])} .. {int(cand[-1])} (of "
+            f"`n_candidates` = {m:,})", name="score_fn") from exc
+    shape = getattr(C, "shape", None)
+    if shape is None or tuple(shape) != (len(q), cand.size):
+        raise ParameterError(f"`score_fn` returned shape {shape}, expected "
+                             f"{(len(q), cand.size)} (queries x candidates)", name="score_fn")
+    return C
+
+
 def _true_scores(score_fn, q, ti, cb: int, m: int, start: int) -> np.ndarray:
     """The true candidates' scores of one batch of queries, from the very calls (same
     candidates, same shapes) the counting pass makes; raises on NaN or -inf."""
     t_raw = None
     for c0 in np.unique(ti // cb) * cb:
         cand = np.arange(c0, min(c0 + cb, m), dtype=np.int64)
-        C = score_fn(q, cand)
+        C = _scores(score_fn, q, cand, m)
         rows = np.flatnonzero((ti >= c0) & (ti < c0 + cb))
         vals = _to_numpy(C[rows, ti[rows] - c0] if _xp(C) is np
                          else C[_as(C, rows), _as(C, ti[rows] - c0)])
@@ -187,7 +205,7 @@ def _true_scores(score_fn, q, ti, cb: int, m: int, start: int) -> np.ndarray:
     bad_t = ~(t_raw.astype(np.float64) > -np.inf)
     if bad_t.any():
         i = int(np.flatnonzero(bad_t)[0])
-        raise ValueError(f"query {start + i}: the score of the true candidate is "
+        raise ParameterError(f"query {start + i}: the score of the true candidate is "
                          f"{t_raw[i]} (NaN or -inf)")
     return t_raw
 
@@ -199,7 +217,7 @@ def _candidate_batch_from_free_memory(score_fn, queries, n: int, m: int,
     if n == 0:
         return m
     k = min(batch, n)
-    probe = score_fn(queries[0:k], np.arange(1, dtype=np.int64))
+    probe = _scores(score_fn, queries[0:k], np.arange(1, dtype=np.int64), m)
     return rows_per_chunk(probe, m, k)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import compiled
+from ..errors import InputError
 from . import tokenizer
 from .hashing import take_strings
 
@@ -202,7 +203,7 @@ def run_columns(
     k = _kernels()
     ddata, doffs = flat_strings(doc)
     if doffs.size != n + 1 or (query_codes is None and len(query) != n):
-        raise ValueError("query, doc and score columns differ in length")
+        raise InputError("query, doc and score columns differ in length")
     if doc_hashes is None:
         dhash = np.empty(n, np.uint64)
         compiled.launch(*k["hash_rows"], workers, ddata, doffs, dhash)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
+from ..validation import asarray_iv
 from .doors import run_from_arrays
 from .records import Qrels, Run, qrels_from_arrays
 
@@ -31,7 +32,7 @@ def as_host_array(x, name: str) -> np.ndarray:
         The parameter name, for error messages.
     """
     if isinstance(x, np.ndarray) or isinstance(x, (list, tuple)):
-        arr = np.asarray(x)
+        arr = asarray_iv(x, name)
     else:
         if callable(getattr(x, "detach", None)):  # torch: requires_grad tensors
             x = x.detach()
@@ -41,7 +42,7 @@ def as_host_array(x, name: str) -> np.ndarray:
     if arr.dtype.kind == "f" and arr.dtype != np.float64:
         arr = arr.astype(np.float64)  # exact widening
     if arr.dtype.kind not in "fiub" and name != "indexes":
-        raise TypeError(f"`{name}` must be a numeric array, got dtype {arr.dtype}")
+        raise ParameterTypeError(f"`{name}` must be a numeric array, got dtype {arr.dtype}")
     return arr
 
 
@@ -83,12 +84,12 @@ def flat_to_qrels_run(preds, target, indexes, *, name: str = "run") -> tuple[Qre
     t = as_host_array(target, "target")
     i = as_host_array(indexes, "indexes")
     if not (p.size == t.size == i.size):
-        raise ValueError("`preds`, `target` and `indexes` must have the same number of "
+        raise ParameterError("`preds`, `target` and `indexes` must have the same number of "
                          f"elements, got {p.size}, {t.size} and {i.size}")
     if p.size == 0:
-        raise ValueError("`preds` is empty")
+        raise ParameterError("`preds` is empty")
     if p.dtype.kind not in "fiu":
-        raise TypeError(f"`preds` must be a numeric array, got dtype {p.dtype}")
+        raise ParameterTypeError(f"`preds` must be a numeric array, got dtype {p.dtype}")
     bad = ~np.isfinite(p.astype(np.float64, copy=False))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
@@ -99,6 +100,16 @@ def flat_to_qrels_run(preds, target, indexes, *, name: str = "run") -> tuple[Qre
         k = int(np.flatnonzero(nonint)[0])
         raise InputError(f"target[{k}] = {t[k]} is not an integer grade (use 0/1 or graded "
                          "integers)", source="<target>")
+    if i.dtype.kind == "f":
+        wrong = ~np.isfinite(i) | (i != np.round(i))
+        if wrong.any():
+            k = int(np.flatnonzero(wrong)[0])
+            raise ParameterError(f"`indexes` must hold whole-number query ids, got indexes[{k}] "
+                                 f"= {i[k]}", name="indexes")
+        i = i.astype(np.int64)
+    elif i.dtype.kind not in "iuUSO":
+        raise ParameterTypeError(f"`indexes` must hold integer query ids, got dtype {i.dtype}",
+                                 name="indexes")
     query = pa.array(i).cast(pa.string()).to_numpy(zero_copy_only=False)
     doc = pa.array(np.arange(p.size)).cast(pa.string()).to_numpy(zero_copy_only=False)
     qrels = qrels_from_arrays(query, doc, t64.astype(np.int64), "<target>", None, "raise")

@@ -10,12 +10,13 @@ the triples, in the ``exclude`` form :func:`mrrstats.ranks_from_scores` takes.
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 
 __all__ = ["KGFilter", "kg_filter", "read_triples"]
 
@@ -67,6 +68,9 @@ def read_triples(source, *, name: str = "triples") -> np.ndarray:
                              source=path) from None
         except pd.errors.ParserError as exc:
             raise InputError(f"not 'head relation tail' lines ({exc})", source=path) from None
+        except (UnicodeDecodeError, OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"not a text file of 'head relation tail' lines "
+                             f"({type(exc).__name__}: {str(exc)[:80]})", source=path) from None
         if frame.shape[1] != 3:
             raise InputError(f"expected 3 fields (head relation tail), found "
                              f"{frame.shape[1]}", source=path)
@@ -78,10 +82,28 @@ def read_triples(source, *, name: str = "triples") -> np.ndarray:
     if isinstance(source, pd.DataFrame):
         arr = source.iloc[:, :3].to_numpy()
     else:
-        arr = np.asarray(source)
+        try:
+            arr = np.asarray(source)
+        except ValueError:
+            raise ParameterError(f"`{name}` must be an (n, 3) array of triples", name=name) \
+                from None
     if arr.ndim != 2 or arr.shape[1] != 3:
-        raise ValueError(f"`{name}` must have shape (n, 3) (head, relation, tail), "
-                         f"got {arr.shape}")
+        raise ParameterError(f"`{name}` must have shape (n, 3) (head, relation, tail), "
+                             f"got {arr.shape}", name=name)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufUSO":
+        raise ParameterTypeError(f"`{name}` must hold integer ids or labels, got dtype "
+                                 f"{arr.dtype}", name=name)
+    if arr.dtype.kind == "O":
+        bad = [v for v in arr.ravel() if isinstance(v, float | np.floating)
+               and (not np.isfinite(v) or v != np.floor(v))]
+        if bad:
+            raise ParameterError(f"`{name}` holds {bad[0]!r}: ids must be whole numbers or "
+                                 "labels", name=name)
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all() or (arr != np.round(arr)).any():
+            raise ParameterError(f"`{name}` must hold whole-number ids (no NaN, no fractions)",
+                                 name=name)
+        arr = arr.astype(np.int64)
     return arr
 
 
@@ -117,8 +139,8 @@ def kg_filter(train, valid, test, *, side: str = "tail") -> KGFilter:
     >>> ranks_from_scores(scores, f.true_index, exclude=f.exclude).optimistic.tolist()
     [1.0]
     """
-    if side not in ("tail", "head"):
-        raise ValueError(f"`side` must be 'tail' or 'head', got {side!r}")
+    if not isinstance(side, str) or side not in ("tail", "head"):
+        raise ParameterError(f"`side` must be 'tail' or 'head', got {side!r}")
     parts = {"train": read_triples(train, name="train"),
              "valid": None if valid is None else read_triples(valid, name="valid"),
              "test": read_triples(test, name="test")}
@@ -128,7 +150,7 @@ def kg_filter(train, valid, test, *, side: str = "tail") -> KGFilter:
     if numeric:
         ids = {k: v.astype(np.int64) for k, v in given.items()}
         if any((v < 0).any() for v in ids.values()):
-            raise ValueError("triple ids must be non-negative integers")
+            raise ParameterError("triple ids must be non-negative integers")
     else:
         stacked = np.concatenate([v.astype(str) for v in given.values()])
         entities = tuple(np.unique(np.concatenate((stacked[:, 0], stacked[:, 2]))).tolist())

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from ..numerics import no_hugepage_madvise
 from .doors import (
     foreign_table,
@@ -45,7 +45,8 @@ from .records import (
 )
 from .tokenizer import tokenize_run
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array"]
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array",
+           "qrels_iv", "run_iv"]
 
 _QUERY_COLUMN_NAMES = ("query", "topic", "qid", "query_id", "topic_id")
 
@@ -103,8 +104,14 @@ def read_score_matrix(path, *, missing: str = "raise", measure: str | None = Non
         fields, a non-numeric or infinite cell, or (``missing="raise"``) a
         missing cell. The message names the file and the line.
     """
-    if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+    if not isinstance(missing, str) or missing not in ("raise", "drop"):
+        raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+    if not isinstance(path, str | os.PathLike):
+        raise ParameterTypeError(f"`path` must be a file path, got {type(path).__name__}",
+                                 name="path")
+    if measure is not None and not isinstance(measure, str):
+        raise ParameterTypeError(f"`measure` must be a measure name or None, got "
+                                 f"{type(measure).__name__}", name="measure")
     source = _source_name(path)
     text = read_text(path, source)
     if text.lstrip("\ufeff").startswith("run\tquery\tmeasure\tvalue"):
@@ -300,8 +307,8 @@ def _is_pathlike(obj) -> bool:
 
 
 def _check_duplicates_option(duplicates: str) -> None:
-    if duplicates not in DUPLICATES:
-        raise ValueError(f"`duplicates` must be one of {DUPLICATES}, got {duplicates!r}")
+    if not isinstance(duplicates, str | None) or duplicates not in DUPLICATES:
+        raise ParameterError(f"`duplicates` must be one of {DUPLICATES}, got {duplicates!r}")
 
 
 def _parse_grade(text: str, source: str, line: int) -> int:
@@ -402,6 +409,16 @@ def _read_qrels_fast(path, source: str) -> Qrels | None:
                  grade[order], source)
 
 
+def qrels_iv(source, name="qrels", *, duplicates="raise") -> Qrels:
+    """:func:`read_qrels` for a parameter ``name`` of another function (named in refusals)."""
+    return _read_qrels(source, duplicates, name)
+
+
+def run_iv(source, name="runs", *, run_name=None) -> Run:
+    """:func:`read_run` for a parameter ``name`` of another function (named in refusals)."""
+    return _read_run(source, run_name, "raise", "raise", name)
+
+
 def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     """Read relevance judgements: a TREC qrels file, a DataFrame or a nested dict.
 
@@ -433,6 +450,10 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
         With the file, line and problem: too few or too many fields, a grade
         that is not an integer, a duplicate pair, an empty file.
     """
+    return _read_qrels(source, duplicates, "source")
+
+
+def _read_qrels(source, duplicates, _param):
     _check_duplicates_option(duplicates)
     if isinstance(source, Qrels):
         return source
@@ -444,8 +465,8 @@ def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
     if isinstance(source, Mapping):
         return qrels_from_dict(source, duplicates)
     if not _is_pathlike(source):
-        raise TypeError("`qrels` must be a file path, a DataFrame, a dict or Qrels, "
-                        f"got {type(source).__name__}")
+        raise ParameterTypeError(f"`{_param}` must be a file path, a DataFrame, a dict or "
+                                 f"Qrels, got {type(source).__name__}", name=_param)
     name = os.fspath(source)
     with no_hugepage_madvise():
         fast = _read_qrels_fast(source, name)
@@ -534,9 +555,13 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     accept. Files under a few megabytes skip the tokenizer (loading numba would
     cost more than it saves).
     """
+    return _read_run(source, name, duplicates, mixed_tags, "source")
+
+
+def _read_run(source, name, duplicates, mixed_tags, _param):
     _check_duplicates_option(duplicates)
-    if mixed_tags not in ("raise", "allow"):
-        raise ValueError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
+    if not isinstance(mixed_tags, str) or mixed_tags not in ("raise", "allow"):
+        raise ParameterError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
     if isinstance(source, Run):
         if name is None or name == source.name:
             return source
@@ -550,8 +575,8 @@ def read_run(source, *, name: str | None = None, duplicates: str = "raise",
     if isinstance(source, Mapping):
         return run_from_dict(source, name, duplicates)
     if not _is_pathlike(source):
-        raise TypeError("`run` must be a file path, a DataFrame, a dict or Run, "
-                        f"got {type(source).__name__}")
+        raise ParameterTypeError(f"`{_param}` must be a file path, a DataFrame, a dict or "
+                                 f"Run, got {type(source).__name__}", name=_param)
     src = os.fspath(source)
     run_name = name if name is not None else _run_name(source)
     with no_hugepage_madvise():

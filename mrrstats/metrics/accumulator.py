@@ -44,12 +44,12 @@ import pandas as pd
 
 from ..defaults import EXCEPTIONS, REL
 from ..devices import to_numpy
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.flat import as_host_array
 from ..model.ranking import TIES
 from .evaluation import Evaluation, QueryCounts, empty_target_iv, evaluate_flat
 from .flat_xp import flat_namespace
-from .measures import parse_measures
+from .measures import measures_iv
 
 __all__ = ["Accumulator"]
 
@@ -142,20 +142,21 @@ class Accumulator:
     def __init__(self, measures=None, *, empty_target: str = _EMPTY_TARGET, ties: str = _TIES,
                  rel: int = REL, max_depth: int | None = None, name: str = "run",
                  split_queries: bool = False):
-        if ties not in TIES or ties == "rank":
+        if not isinstance(ties, str | None) or ties not in TIES or ties == "rank":
             allowed = ", ".join(repr(t) for t in TIES if t != "rank")
-            raise ValueError(f"`ties` must be one of {allowed} (flat rows have no rank "
+            raise ParameterError(f"`ties` must be one of {allowed} (flat rows have no rank "
                              f"column), got {ties!r}")
         if isinstance(rel, bool) or not isinstance(rel, int | np.integer) or rel < 1:
-            raise ValueError(f"`rel` must be an integer >= 1, got {rel!r}")
+            raise ParameterError(f"`rel` must be an integer >= 1, got {rel!r}")
         if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(
                 max_depth, int | np.integer) or max_depth < 1):
-            raise ValueError(f"`max_depth` must be None or an integer >= 1, got {max_depth!r}")
+            raise ParameterError(f"`max_depth` must be None or an integer >= 1, got {max_depth!r}")
         if not isinstance(name, str):
-            raise TypeError(f"`name` must be a str, got {type(name).__name__}")
+            raise ParameterTypeError(f"`name` must be a str, got {type(name).__name__}")
         if not isinstance(split_queries, bool):
-            raise TypeError(f"`split_queries` must be True or False, got {split_queries!r}")
-        self.measures = tuple(parse_measures(("RR",) if measures is None else measures))
+            raise ParameterTypeError(
+                f"`split_queries` must be True or False, got {split_queries!r}")
+        self.measures = tuple(measures_iv(("RR",) if measures is None else measures))
         self.empty_target = empty_target_iv(empty_target)
         self.ties = ties
         self.rel = int(rel)
@@ -219,8 +220,9 @@ class Accumulator:
         if self._mode is None:
             self._mode = mode
         elif self._mode != mode:
-            raise TypeError(f"this accumulator holds {self._mode} updates; ranks and flat "
-                            "(preds, target, indexes) batches cannot be mixed")
+            raise ParameterTypeError(
+                f"this accumulator holds {self._mode} updates; ranks and flat "
+                "(preds, target, indexes) batches cannot be mixed")
 
     @property
     def n_queries(self) -> int:
@@ -251,28 +253,29 @@ class Accumulator:
         """
         if _is_ranks(preds):
             if target is not None or indexes is not None:
-                raise TypeError("update(ranks) takes the ranks alone")
+                raise ParameterTypeError("update(ranks) takes the ranks alone")
             self._set_mode("ranks")
             n = preds.n_candidates
             if self._chunks and (self._chunks[0][2] is None) != (n is None):
-                raise ValueError("some batches have `n_candidates` and some do not")
+                raise ParameterError("some batches have `n_candidates` and some do not")
             self._ranks_type = type(preds)
             self._add((preds.optimistic, preds.pessimistic, n))
             return
         if target is None or indexes is None:
-            raise TypeError("update() takes `preds, target, indexes`, or one "
+            raise ParameterTypeError("update() takes `preds, target, indexes`, or one "
                             "LinkPredictionRanks")
         xp, P, T, Iq = _as_host_or_device(preds, target, indexes)
         n = int(P.shape[0])
         if not (n == int(T.shape[0]) == int(Iq.shape[0])):
-            raise ValueError("`preds`, `target` and `indexes` must have the same number of "
+            raise ParameterError("`preds`, `target` and `indexes` must have the same number of "
                              f"elements, got {n}, {int(T.shape[0])} and {int(Iq.shape[0])}")
         # integer ids stay int64 in the state; any other ids are kept as evaluate_flat's
         # strings (array-API indexes are integers: flat_namespace takes no others)
         kind = "int" if not isinstance(Iq, np.ndarray) or Iq.dtype.kind in "iu" else "str"
         if self._ids_kind not in (None, kind):
-            raise TypeError(f"`indexes` were {self._ids_kind} ids in earlier batches, now "
-                            f"{kind} ids")
+            raise ParameterTypeError(
+                f"`indexes` were {self._ids_kind} ids in earlier batches, now "
+                f"{kind} ids")
         self._set_mode("flat")
         self._ids_kind = kind
         if n == 0:
@@ -299,7 +302,7 @@ class Accumulator:
             return
         hx, hP, hT, hI, hR = self._held
         if hx is not xp:
-            raise TypeError("a query's rows must come from one array library and device")
+            raise ParameterTypeError("a query's rows must come from one array library and device")
         keep = _member(xp, hI, Iq)
         done = ~keep
         if bool(xp.any(done)):
@@ -342,15 +345,15 @@ class Accumulator:
         query id in both raises at :meth:`compute`.
         """
         if not isinstance(other, Accumulator):
-            raise TypeError(f"`other` must be an Accumulator, got {type(other).__name__}")
+            raise ParameterTypeError(f"`other` must be an Accumulator, got {type(other).__name__}")
         if other._settings()[:-1] != self._settings()[:-1]:
-            raise ValueError("`other` was made with other settings: "
+            raise ParameterError("`other` was made with other settings: "
                              f"{other._settings()[:-1]} vs {self._settings()[:-1]}")
         if other._mode is None:
             return self
         self._set_mode(other._mode)
         if self._ids_kind not in (None, other._ids_kind):
-            raise TypeError("`other` has query ids of another kind "
+            raise ParameterTypeError("`other` has query ids of another kind "
                             f"({other._ids_kind}, here {self._ids_kind})")
         self._ids_kind = other._ids_kind
         self._ranks_type = self._ranks_type or other._ranks_type
@@ -362,7 +365,7 @@ class Accumulator:
         if chunk is not None:
             if self._mode == "ranks" and self._chunks and \
                     (self._chunks[0][2] is None) != (chunk[2] is None):
-                raise ValueError("some parts have `n_candidates` and some do not")
+                raise ParameterError("some parts have `n_candidates` and some do not")
             self._add(chunk)
         self._last_ids = None
         return self
@@ -395,7 +398,7 @@ class Accumulator:
         :func:`mrrstats.evaluate_flat` call on all the rows; for ranks, their
         :class:`~mrrstats.LinkPredictionRanks` in update (and merge) order."""
         if self._mode is None:
-            raise ValueError("nothing to compute: no batch was added")
+            raise ParameterError("nothing to compute: no batch was added")
         if self._mode == "ranks":
             o, p, n = self._joined()
             return self._ranks_type(o, p, n)  # LinkPredictionRanks
@@ -404,7 +407,7 @@ class Accumulator:
             xp, P, T, Iq, R = self._held
             chunks.append(self._evaluate_rows(xp, P, T, Iq, R))
         if not chunks:
-            raise ValueError("nothing to compute: every batch was empty")
+            raise ParameterError("nothing to compute: every batch was empty")
         ids = np.concatenate([c[0] for c in chunks]).astype(str)
         values = np.concatenate([c[1] for c in chunks])
         stats = np.concatenate([c[2] for c in chunks])

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..defaults import REL, TIES
 from .evaluation import evaluate
-from .measures import parse_measures
+from .measures import measures_iv, parse_measures
 
 __all__ = ["JudgmentBounds", "judgment_bounds", "PoolingBiasWarning", "POOLING_BIAS",
            "GUARANTEED"]
@@ -153,7 +153,7 @@ def judgment_bounds(qrels, runs, measures=None, *, ties=TIES, rel=REL, max_depth
     Both runs score 0.5 as trec_eval counts them; ``new`` could score 1.0 if its
     unjudged documents were relevant, ``old`` at most 0.75.
     """
-    measures = parse_measures(("RR",) if measures is None else measures)
+    measures = measures_iv(("RR",) if measures is None else measures)
     k = POOLING_BIAS["k"]
     extra = parse_measures(f"Judged@{k}")[0]
     asked = list(measures) + ([extra] if extra not in measures else [])

@@ -34,17 +34,18 @@ from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
 from ..defaults import QUERIES as QUERIES_DEFAULT
 from ..defaults import REL, default_ties
 from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
-from ..errors import InputError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.flat import flat_to_qrels_run
 from ..io.hashing import encode_strings
-from ..io.trec import Qrels, Run, read_qrels, read_run
+from ..io.trec import Qrels, Run, qrels_iv, run_iv
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..options import EMPTY_TARGET, ENGINES, QUERIES
 from ..scale.engines import evaluate_groups  # dask/duckdb are optional
+from ..validation import bool_iv, int_iv
 from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
-from .measures import parse_measures
+from .measures import measures_iv
 from .unjudged import UNJUDGED, score_with_unjudged
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
@@ -168,7 +169,7 @@ class Evaluation:
         Runs evaluated on different query sets are aligned on the union of
         queries; a query a run was not evaluated on is NaN.
         """
-        name = str(parse_measures(measure)[0])
+        name = str(measures_iv(measure, "measure")[0])
         if name not in self.measure_names:
             raise KeyError(f"measure {name!r} was not evaluated; have {self.measure_names}")
         frame = pd.concat({run: self.values[run][name] for run in self.runs}, axis=1)
@@ -185,8 +186,8 @@ class Evaluation:
         no relevant document. ``stat="median"`` gives medians throughout
         (e.g. median RR).
         """
-        if stat not in ("mean", "median"):
-            raise ValueError(f"`stat` must be 'mean' or 'median', got {stat!r}")
+        if not isinstance(stat, str) or stat not in ("mean", "median"):
+            raise ParameterError(f"`stat` must be 'mean' or 'median', got {stat!r}")
         rows = {}
         for run in self.runs:
             v = self.values[run]
@@ -224,6 +225,7 @@ class Evaluation:
     # -- output formats used by the CLI --------------------------------------
     def to_tsv(self, *, per_query: bool = True, stat: str = "mean") -> str:
         """Long, stable TSV: ``run  query  measure  value``; aggregates have query ``all``."""
+        bool_iv(per_query, "per_query")
         lines = ["run\tquery\tmeasure\tvalue"]
         agg = self.aggregate(stat)
         for run in self.runs:
@@ -237,6 +239,7 @@ class Evaluation:
         return "\n".join(lines) + "\n"
 
     def to_dict(self, *, per_query: bool = False, stat: str = "mean") -> dict:
+        bool_iv(per_query, "per_query")
         agg = self.aggregate(stat)
         out = {"settings": dict(self.settings), "aggregate": stat,
                "measures": self.measure_names, "runs": {}}
@@ -296,36 +299,39 @@ def _runs_iv(runs) -> list:
         return [(str(k), v) for k, v in runs.items()]
     if isinstance(runs, (list, tuple)):
         if not runs:
-            raise ValueError("`runs` is empty")
+            raise ParameterError("`runs` is empty")
         return [(None, r) for r in runs]
     if type(runs).__module__.split(".")[0] in ("pyarrow", "polars", "ranx"):
         return [(None, runs)]
-    raise TypeError("`runs` must be a run (path, DataFrame, dict or Run), a list of runs or a "
-                    f"dict of name -> run; got {type(runs).__name__}")
+    raise ParameterTypeError(
+        "`runs` must be a run (path, DataFrame, dict or Run), a list of runs or a "
+        f"dict of name -> run; got {type(runs).__name__}")
 
 
 def empty_target_iv(empty_target: str) -> str:
     """Validate ``empty_target`` (shared by every entry point)."""
-    if empty_target not in EMPTY_TARGET:
-        raise ValueError(f"`empty_target` must be one of {', '.join(map(repr, EMPTY_TARGET))}, "
-                         f"got {empty_target!r}")
+    if not isinstance(empty_target, str | None) or empty_target not in EMPTY_TARGET:
+        raise ParameterError(
+            f"`empty_target` must be one of {', '.join(map(repr, EMPTY_TARGET))}, "
+            f"got {empty_target!r}")
     return empty_target
 
 
 def _evaluate_iv(ties, rel, queries, max_depth, measures):
-    if queries not in QUERIES:
-        raise ValueError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
+    if not isinstance(queries, str | None) or queries not in QUERIES:
+        raise ParameterError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
                          f"got {queries!r}")
     if ties is None:
         ties = default_ties(queries)
-    if ties not in TIES:
-        raise ValueError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise ValueError(f"`rel` must be an integer >= 1 (grades <= 0 are never relevant), "
+    if not isinstance(ties, str | None) or ties not in TIES:
+        raise ParameterError(f"`ties` must be one of {', '.join(map(repr, TIES))}, got {ties!r}")
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or not 1 <= rel < 2**62:
+        raise ParameterError(f"`rel` must be an integer >= 1 (grades <= 0 are never relevant), "
                          f"got {rel!r}")
+    int_iv(max_depth, "max_depth", allow_none=True)
     if measures is None:
         measures = ("RR@10",) if queries == "msmarco" else ("RR",)
-    return ties, int(rel), parse_measures(measures)
+    return ties, int(rel), measures_iv(measures)
 
 
 def _msmarco_qrels(qrels: Qrels) -> Qrels:
@@ -425,11 +431,11 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
     """
     ties, rel, measures = _evaluate_iv(ties, rel, queries, max_depth, measures)
     empty_target = empty_target_iv(empty_target)
-    if engine not in ENGINES:
-        raise ValueError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
+    if not isinstance(engine, str | None) or engine not in ENGINES:
+        raise ParameterError(f"`engine` must be one of {', '.join(map(repr, ENGINES))}, "
                          f"got {engine!r}")
-    if unjudged not in UNJUDGED:
-        raise ValueError(f"`unjudged` must be one of {', '.join(map(repr, UNJUDGED))}, "
+    if not isinstance(unjudged, str | None) or unjudged not in UNJUDGED:
+        raise ParameterError(f"`unjudged` must be one of {', '.join(map(repr, UNJUDGED))}, "
                          f"got {unjudged!r}")
     with no_hugepage_madvise():
         return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, empty_target,
@@ -460,10 +466,10 @@ def _combine_groups(parts) -> tuple:
     if len(parts) == 1:
         return parts[0]
     if not parts:
-        raise ValueError("the run has no rows")
+        raise ParameterError("the run has no rows")
     run_ids = np.concatenate([p[1] for p in parts])
     if np.unique(run_ids).size != run_ids.size:
-        raise ValueError("a query was split across groups (internal error)")
+        raise ParameterError("a query was split across groups (internal error)")
     order = np.argsort(run_ids, kind="stable")
     per_q = pd.concat([p[0] for p in parts]).iloc[order]
     return (per_q, run_ids[order], np.concatenate([p[2] for p in parts])[order],
@@ -476,14 +482,14 @@ def _evaluate_run(given_name, source, group, engine, ties) -> tuple:
         name, parts = evaluate_groups(source, group, engine=engine, name=given_name)
         if parts is not None:
             return (name, *_combine_groups(parts), str(source))
-    run = read_run(source, name=given_name) if given_name is not None else read_run(source)
+    run = run_iv(source, run_name=given_name)
     _warn_equal_scores(run, ties)
     return (run.name, *group(run), run.source)
 
 
 def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
               empty_target="neg", engine="memory", unjudged=UNJUDGED_DEFAULT) -> Evaluation:
-    qrels = read_qrels(qrels)
+    qrels = qrels_iv(qrels)
     if queries == "msmarco":
         qrels = _msmarco_qrels(qrels)
     items = _runs_iv(runs)
@@ -495,7 +501,7 @@ def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
                                                                partial(group, qrels), engine,
                                                                ties)
         if name in values:
-            raise ValueError(f"two runs are named {name!r}; pass a dict {{name: run}} to name "
+            raise ParameterError(f"two runs are named {name!r}; pass a dict {{name: run}} to name "
                              "them apart")
         names.append(name)
         values[name], counts[name], st = _finish_run(
@@ -576,7 +582,7 @@ def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = 
     ties, rel, measures = _evaluate_iv(ties, rel, "both", max_depth, measures)
     empty_target = empty_target_iv(empty_target)
     if not isinstance(name, str):
-        raise TypeError(f"`name` must be a str, got {type(name).__name__}")
+        raise ParameterTypeError(f"`name` must be a str, got {type(name).__name__}")
     with no_hugepage_madvise():
         xp = flat_namespace(preds, target, indexes)
         if xp is not None:  # torch, CuPy, ... arrays: ranked where they are (metrics.flat_xp)

@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..devices import array_namespace_or_none, rows_per_chunk, to_numpy
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 from ..model.ranking import Judged, RankedRun
 from .kernels import score_ranked_run
 
@@ -122,10 +122,10 @@ def _validate(xp, P, T, Iq, rows: int):
     (:func:`mrrstats.io.flat.flat_to_qrels_run`), chunk by chunk on the device."""
     n_p, n_t, n_i = _size(P), _size(T), _size(Iq)
     if not (n_p == n_t == n_i):
-        raise ValueError("`preds`, `target` and `indexes` must have the same number of "
+        raise ParameterError("`preds`, `target` and `indexes` must have the same number of "
                          f"elements, got {n_p}, {n_t} and {n_i}")
     if n_p == 0:
-        raise ValueError("`preds` is empty")
+        raise ParameterError("`preds` is empty")
     if xp.isdtype(P.dtype, "real floating"):
         for s in range(0, n_p, rows):
             k = _first_true(xp, ~xp.isfinite(P[s:s + rows]))
@@ -244,7 +244,7 @@ def evaluate_group_flat(xp, preds, target, indexes, *, measures, ties: str, rel:
     rows = rows_per_chunk(P, max(n, 1), _WORDS_PER_ROW)
     _validate(xp, P, T, Iq, rows)
     if ties == "rank":  # the host path's message: flat rows have no rank column
-        raise ValueError("ties='rank' needs the run's rank column, and this run has none")
+        raise ParameterError("ties='rank' needs the run's rank column, and this run has none")
     G = xp.astype(T, xp.int64) if not xp.isdtype(T.dtype, "real floating") \
         else xp.astype(xp.astype(T, xp.float64), xp.int64)
     Iq = xp.astype(Iq, xp.int64)

@@ -22,17 +22,19 @@ on relevance: :mod:`mrrstats.metrics.judged`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
 from .. import compiled
+from ..errors import ParameterError, ParameterTypeError
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
+from ..validation import asarray_iv, int_iv
 from .judged import judged_at_k
-from .measures import Measure, parse_measures
+from .measures import Measure, measures_iv
 
 __all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
 
@@ -182,7 +184,7 @@ def _first_group(L: _Layout, t: int):
 
 def _realistic(m: Measure, L: _Layout, t: int) -> np.ndarray:
     if m.name not in ("RR", "Rank", "Success"):
-        raise ValueError(
+        raise ParameterError(
             f"ties='realistic' defines the rank of the first relevant document only; {m} is "
             "not a function of that rank. Use ties='expected' (exact expectation over random "
             "tie-breaking), 'optimistic' or 'pessimistic'.")
@@ -216,7 +218,7 @@ def _expected(m: Measure, L: _Layout, t: int) -> np.ndarray:
     out = np.zeros(L.n_q)
     if m.name == "Rank":
         if m.k is not None or L.max_depth != _INF_DEPTH:
-            raise ValueError("Rank with a cutoff is not defined under ties='expected' "
+            raise ParameterError("Rank with a cutoff is not defined under ties='expected' "
                              "(the expectation would mix finite and infinite ranks)")
         out[:] = np.inf
         # E[first success among r in m random positions] = (m + 1) / (r + 1)
@@ -297,7 +299,7 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
     tie groups for ``ties`` "realistic"/"expected". Returns canonical measure
     name -> array of per-query values.
     """
-    measures = parse_measures(measures)
+    measures = measures_iv(measures)
     if any(m.name == "Judged" for m in measures):  # a share of judged rows: metrics.judged
         gb = group_bounds if ties in ("realistic", "expected") else None
         judged_m = {str(m): judged_at_k(offsets, grades, k=m.k, max_depth=max_depth,
@@ -329,6 +331,10 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
 
 def score_ranked_run(ranked: RankedRun, measures, *, rel: int = 1) -> pd.DataFrame:
     """Per-query measures of a :class:`RankedRun` (rows: its queries)."""
+    if not isinstance(ranked, RankedRun):
+        raise ParameterTypeError(f"`ranked` must be a RankedRun (from mrrstats.rank_run), got "
+                                 f"{type(ranked).__name__}", name="ranked")
+    rel = int_iv(rel, "rel")
     with no_hugepage_madvise():
         values = compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
                                   judged=ranked.judged, ties=ranked.ties,
@@ -337,6 +343,30 @@ def score_ranked_run(ranked: RankedRun, measures, *, rel: int = 1) -> pd.DataFra
     frame = pd.DataFrame(values, index=pd.Index(ranked.query_ids, name="query"))
     frame.columns.name = "measure"
     return frame
+
+
+def _grade_lists(lists, name, dtype):
+    """A sequence of 1-D numeric arrays (NaN allowed in rankings: unjudged)."""
+    if isinstance(lists, str | bytes | Mapping) or not isinstance(lists, Sequence | np.ndarray):
+        raise ParameterTypeError(f"`{name}` must be a sequence of grade lists, one per query, "
+                                 f"got {type(lists).__name__}", name=name)
+    out = []
+    for i, r in enumerate(lists):
+        try:
+            a = np.asarray(r, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ParameterTypeError(f"`{name}[{i}]` must be a list of numeric grades",
+                                     name=name) from None
+        if a.ndim != 1:
+            raise ParameterError(f"`{name}[{i}]` must be 1-D (grades in rank order), got shape "
+                                 f"{a.shape}", name=name)
+        if dtype is np.int64:
+            if not np.isfinite(a).all() or (a != np.floor(a)).any():
+                raise ParameterError(f"`{name}[{i}]` must hold whole-number grades",
+                                     name=name)
+            a = a.astype(np.int64)
+        out.append(a)
+    return out
 
 
 def score_rankings(rankings: Sequence, measures, *, judged: Sequence, rel: int = 1,
@@ -370,13 +400,24 @@ def score_rankings(rankings: Sequence, measures, *, judged: Sequence, rel: int =
     query
     0        0.5  0.50  0.5
     """
+    rel = int_iv(rel, "rel")
+    rankings = _grade_lists(rankings, "rankings", np.float64)
+    judged = _grade_lists(judged, "judged", np.int64)
+    if query_ids is not None:
+        if isinstance(query_ids, str | bytes) or not isinstance(query_ids, Sequence | np.ndarray):
+            raise ParameterTypeError("`query_ids` must be a sequence of labels, one per ranking",
+                                     name="query_ids")
+        if asarray_iv(query_ids, "query_ids").ndim != 1 or len(query_ids) != len(rankings):
+            raise ParameterError(f"`query_ids` must hold one label per ranking "
+                                 f"({len(rankings)}), got shape {np.shape(query_ids)}",
+                                 name="query_ids")
     if len(rankings) != len(judged):
-        raise ValueError(f"`rankings` has {len(rankings)} queries but `judged` {len(judged)}")
+        raise ParameterError(f"`rankings` has {len(rankings)} queries but `judged` {len(judged)}")
     lens = np.array([len(r) for r in rankings], dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(lens)))
-    grades = np.concatenate([np.asarray(r, dtype=np.float64) for r in rankings]) \
+    grades = np.concatenate(rankings) \
         if len(rankings) else np.zeros(0)
-    jl = [np.sort(np.asarray(j, dtype=np.int64))[::-1] for j in judged]
+    jl = [np.sort(j)[::-1] for j in judged]
     jlens = np.array([j.size for j in jl], dtype=np.int64)
     joff = np.concatenate(([0], np.cumsum(jlens)))
     jgr = np.concatenate(jl) if jl else np.zeros(0, np.int64)
@@ -473,7 +514,7 @@ def compiled_measures(measures, *, offsets, grades, judged: Judged, max_depth=No
     """:func:`compute_measures` for rankings in rank order (ties broken: every convention
     but "realistic" and "expected"), compiled and parallel over queries; the same
     values to the last bit. ``workers``: threads (None or -1: all)."""
-    measures = parse_measures(measures)
+    measures = measures_iv(measures)
     offsets = np.asarray(offsets, dtype=np.int64)
     grades = np.asarray(grades, dtype=np.float64)
     n_q = offsets.size - 1

@@ -32,9 +32,13 @@ grades themselves as gains, whatever ``rel``, exactly as trec_eval does.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["Measure", "MeasureSpec", "SPECS", "parse_measure", "parse_measures",
+from ..errors import ParameterError, ParameterTypeError
+
+__all__ = ["Measure", "MeasureSpec", "SPECS", "parse_measure", "parse_measures", "measure_iv",
+           "measures_iv",
            "higher_is_better", "mean_label"]
 
 
@@ -121,16 +125,16 @@ class Measure:
 
     def __post_init__(self):
         if self.name not in SPECS:
-            raise ValueError(f"unknown measure {self.name!r}; known: {', '.join(SPECS)}")
+            raise ParameterError(f"unknown measure {self.name!r}; known: {', '.join(SPECS)}")
         if self.k is not None and (not isinstance(self.k, int) or self.k < 1):
-            raise ValueError(f"cutoff `k` of {self.name} must be a positive integer, "
+            raise ParameterError(f"cutoff `k` of {self.name} must be a positive integer, "
                              f"got {self.k!r}")
         if SPECS[self.name].cutoff_required and self.k is None:
-            raise ValueError(f"measure {self.name} needs a cutoff, e.g. {self.name}@10")
+            raise ParameterError(f"measure {self.name} needs a cutoff, e.g. {self.name}@10")
         if self.rel is not None and self.name == "Judged":
-            raise ValueError("Judged counts documents with any grade; it takes no `rel`")
+            raise ParameterError("Judged counts documents with any grade; it takes no `rel`")
         if self.rel is not None and (not isinstance(self.rel, int) or self.rel < 1):
-            raise ValueError(f"`rel` of {self.name} must be an integer >= 1, got {self.rel!r}")
+            raise ParameterError(f"`rel` of {self.name} must be an integer >= 1, got {self.rel!r}")
 
     def __str__(self) -> str:
         s = self.name
@@ -189,53 +193,76 @@ def parse_measure(spec) -> Measure:
     >>> [str(parse_measure(s)) for s in ("MRR@10", "HitRate@5", "P_10", "ndcg_cut_10")]
     ['RR@10', 'Success@5', 'P@10', 'nDCG@10']
     """
+    return measure_iv(spec, "spec")
+
+
+def _parse_one(spec) -> Measure:
     if isinstance(spec, Measure):
         return spec
     if not isinstance(spec, str):
-        raise TypeError(f"a measure must be a string such as 'RR@10', got {type(spec).__name__}")
+        raise ParameterTypeError(
+            f"a measure must be a string such as 'RR@10', got {type(spec).__name__}")
     cut = _TREC_CUT.match(spec)
     if cut and cut.group("name").lower() in _CUT_NAMES:
         return Measure(_CUT_NAMES[cut.group("name").lower()], int(cut.group("k")))
     m = _PATTERN.match(spec)
     if not m:
-        raise ValueError(f"cannot parse measure {spec!r}; expected e.g. 'RR', 'RR@10', "
+        raise ParameterError(f"cannot parse measure {spec!r}; expected e.g. 'RR', 'RR@10', "
                          "'RR(rel=2)@10', 'nDCG@10'")
     raw = m.group("name")
     name = _ALIASES.get(raw.lower())
     if name is None:
-        raise ValueError(f"unknown measure {raw!r} in {spec!r}; known: {', '.join(SPECS)}")
+        raise ParameterError(f"unknown measure {raw!r} in {spec!r}; known: {', '.join(SPECS)}")
     rel = None
     if m.group("params") is not None and m.group("params").strip():
         for part in m.group("params").split(","):
             key, sep, value = part.partition("=")
             key = key.strip()
             if not sep or key != "rel":
-                raise ValueError(f"unknown parameter {part.strip()!r} in {spec!r}; "
+                raise ParameterError(f"unknown parameter {part.strip()!r} in {spec!r}; "
                                  "the only parameter is rel=<int>")
             try:
                 rel = int(value.strip())
             except ValueError:
-                raise ValueError(f"`rel` must be an integer in {spec!r}") from None
+                raise ParameterError(f"`rel` must be an integer in {spec!r}") from None
     k = None
     if m.group("k") is not None:
         try:
             k = int(m.group("k"))
         except ValueError:
-            raise ValueError(f"cutoff must be a positive integer in {spec!r}") from None
+            raise ParameterError(f"cutoff must be a positive integer in {spec!r}") from None
     return Measure(name, k, rel)
 
 
 def parse_measures(specs) -> tuple[Measure, ...]:
     """Parse one measure or a sequence of them; duplicates are removed, order kept."""
+    return measures_iv(specs, "specs")
+
+
+def measure_iv(spec, name="measure") -> Measure:
+    """One measure, parsed; a refusal names the parameter ``name``."""
+    try:
+        return _parse_one(spec)
+    except ParameterTypeError as exc:
+        raise ParameterTypeError(f"`{name}`: {exc}", name=name) from None
+    except ParameterError as exc:
+        raise ParameterError(f"`{name}`: {exc}", name=name) from None
+
+
+def measures_iv(specs, name="measures") -> tuple[Measure, ...]:
+    """One measure or a sequence of them, parsed; duplicates removed, order kept."""
     if isinstance(specs, (str, Measure)):
         specs = [specs]
+    if not isinstance(specs, Iterable) or isinstance(specs, Mapping):
+        raise ParameterTypeError(f"`{name}` must be a measure name such as 'RR@10' or a list "
+                                 f"of them, got {type(specs).__name__}", name=name)
     out: list[Measure] = []
     for spec in specs:
-        m = parse_measure(spec)
+        m = measure_iv(spec, name)
         if m not in out:
             out.append(m)
     if not out:
-        raise ValueError("`measures` is empty")
+        raise ParameterError(f"`{name}` is empty", name=name)
     return tuple(out)
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..errors import ParameterError
 from .judged import UNJUDGED, condense, fill_unjudged
 from .kernels import score_ranked_run
-from .measures import parse_measures
+from .measures import measures_iv
 
 __all__ = ["score_with_unjudged", "UNJUDGED"]
 
@@ -33,9 +34,9 @@ def score_with_unjudged(ranked, measures, *, rel: int, unjudged: str):
     makes it relevant for each measure (``rel``, or the measure's own; 1 for
     nDCG's gain).
     """
-    measures = parse_measures(measures)
-    if unjudged not in UNJUDGED:
-        raise ValueError(f"`unjudged` must be one of {UNJUDGED}, got {unjudged!r}")
+    measures = measures_iv(measures)
+    if not isinstance(unjudged, str | None) or unjudged not in UNJUDGED:
+        raise ParameterError(f"`unjudged` must be one of {UNJUDGED}, got {unjudged!r}")
     judged = [m for m in measures if m.name == "Judged"]
     rest = [m for m in measures if m.name != "Judged"]
     parts = [score_ranked_run(ranked, judged, rel=rel)] if judged else []

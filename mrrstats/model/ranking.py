@@ -41,9 +41,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import compiled
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
-from ..io.trec import Qrels, Run, as_string_array, read_qrels, read_run
+from ..io.trec import Qrels, Run, as_string_array, qrels_iv, run_iv
 from ..numerics import no_hugepage_madvise
 from ..options import TIES
 
@@ -205,8 +205,8 @@ class RankedRun:
 
 
 def _ties_iv(ties: str) -> str:
-    if ties not in TIES:
-        raise ValueError(f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, "
+    if not isinstance(ties, str | None) or ties not in TIES:
+        raise ParameterError(f"`ties` must be one of {', '.join(repr(t) for t in TIES)}, "
                          f"got {ties!r}")
     return ties
 
@@ -216,7 +216,7 @@ def _max_depth_iv(max_depth):
         return None
     if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) \
             or max_depth < 1:
-        raise ValueError(f"`max_depth` must be a positive integer or None, got {max_depth!r}")
+        raise ParameterError(f"`max_depth` must be a positive integer or None, got {max_depth!r}")
     return int(max_depth)
 
 
@@ -432,7 +432,7 @@ def _group_bounds(same: np.ndarray, at: np.ndarray):
 
 def _rank_key(run: Run) -> np.ndarray:
     if run.rank is None:
-        raise ValueError("ties='rank' needs the run's rank column, and this run has none")
+        raise ParameterError("ties='rank' needs the run's rank column, and this run has none")
     try:
         values = pc.cast(run.rank, pa.float64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -483,7 +483,7 @@ def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = Non
     ties = _ties_iv(ties)
     max_depth = _max_depth_iv(max_depth)
     with no_hugepage_madvise():
-        return _rank_run(read_qrels(qrels), read_run(run), ties, max_depth)
+        return _rank_run(qrels_iv(qrels), run_iv(run, "run"), ties, max_depth)
 
 
 def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..io.trec import read_score_matrix  # io reads files; model must not import io eagerly
 from ..validation import missing_iv
 
@@ -76,7 +77,8 @@ class ScoreTable:
             try:
                 system = self.systems.index(system)
             except ValueError:
-                raise ValueError(f"unknown system {system!r}; have {list(self.systems)}") from None
+                raise ParameterError(
+                    f"unknown system {system!r}; have {list(self.systems)}") from None
         return self.values[:, system]
 
     def by_system(self) -> np.ndarray:
@@ -122,11 +124,11 @@ def _pick(mapping_names, measure, name):
     names = list(mapping_names)
     if measure is None:
         if len(names) != 1:
-            raise ValueError(f"`measure` must name one of the measures of `{name}` ({names})")
+            raise ParameterError(f"`measure` must name one of the measures of `{name}` ({names})")
         return names[0]
     measure = str(measure)
     if measure not in names:
-        raise ValueError(f"`measure` {measure!r} is not in `{name}` (have {names})")
+        raise ParameterError(f"`measure` {measure!r} is not in `{name}` (have {names})")
     return measure
 
 
@@ -165,6 +167,10 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
     (('0', '1'), ('0', '1', '2'), (3, 2))
     """
     missing_iv(missing)
+    if measure is not None and not isinstance(measure, str) and type(measure).__name__ != \
+            "Measure":
+        raise ParameterTypeError(f"`measure` must be a measure name or None, got "
+                                 f"{type(measure).__name__}", name="measure")
     if isinstance(scores, ScoreTable):
         frame_measure = scores.measure if measure is None else str(measure)
         X, systems, queries = scores.values, scores.systems, scores.queries
@@ -177,14 +183,15 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
             measure = m
         elif isinstance(scores, Mapping):
             if not scores:
-                raise ValueError(f"`{name}` is an empty mapping")
+                raise ParameterError(f"`{name}` is an empty mapping")
             m = _pick([str(k) for k in scores], measure, name)
             value = {str(k): v for k, v in scores.items()}[m]
             if isinstance(value, (str, os.PathLike)):
                 value = _read_path(value)
             if not isinstance(value, (pd.DataFrame, ScoreTable)):
-                raise TypeError(f"`{name}[{m!r}]` must be a DataFrame (rows = queries, columns "
-                                f"= systems) or a path, got {type(value).__name__}")
+                raise ParameterTypeError(
+                    f"`{name}[{m!r}]` must be a DataFrame (rows = queries, columns "
+                    f"= systems) or a path, got {type(value).__name__}")
             return as_score_table(value, measure=m, missing=missing, min_systems=min_systems,
                                   min_queries=min_queries, finite=finite, name=name)
         elif isinstance(scores, (str, os.PathLike)):
@@ -201,7 +208,8 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
             try:
                 X = scores.to_numpy(dtype=np.float64)
             except (TypeError, ValueError):
-                raise TypeError(f"`{name}` must hold numbers only (one column per system)") \
+                raise ParameterTypeError(
+                    f"`{name}` must hold numbers only (one column per system)") \
                     from None
             systems = tuple(str(c) for c in scores.columns)
             queries = tuple(str(q) for q in scores.index)
@@ -209,39 +217,40 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
             try:
                 arr = np.asarray(scores, dtype=np.float64)
             except (TypeError, ValueError):
-                raise TypeError(f"`{name}` must be a DataFrame (rows = queries, columns = "
-                                "systems), a 1-D array (one system), an array (n_systems, "
-                                "n_queries), a path, a mapping {measure: frame} or an "
-                                f"Evaluation; got {type(scores).__name__}") from None
+                raise ParameterTypeError(
+                    f"`{name}` must be a DataFrame (rows = queries, columns = "
+                    "systems), a 1-D array (one system), an array (n_systems, "
+                    "n_queries), a path, a mapping {measure: frame} or an "
+                    f"Evaluation; got {type(scores).__name__}") from None
             if arr.ndim == 1:
                 arr = arr[None, :]
             if arr.ndim != 2:
-                raise ValueError(f"`{name}` must be 1-D (one system) or 2-D (n_systems, "
+                raise ParameterError(f"`{name}` must be 1-D (one system) or 2-D (n_systems, "
                                  f"n_queries); got shape {arr.shape}")
             X = arr.T
             systems = tuple(str(i) for i in range(X.shape[1])) if X.shape[1] > 1 else ("0",)
             queries = tuple(str(i) for i in range(X.shape[0]))
         frame_measure = "score" if measure is None else str(measure)
     if len(set(systems)) != len(systems):
-        raise ValueError(f"`{name}` has duplicate system names")
+        raise ParameterError(f"`{name}` has duplicate system names")
     if finite and np.isinf(X).any():
-        raise ValueError(f"`{name}` must be finite")
+        raise ParameterError(f"`{name}` must be finite")
     bad = np.isnan(X).any(axis=1)
     dropped = dropped0
     if bad.any():
         if missing == "raise":
             q = int(np.flatnonzero(bad)[0])
             s = int(np.flatnonzero(np.isnan(X[q]))[0])
-            raise ValueError(f"`{name}` has a missing value for system {systems[s]!r} on "
+            raise ParameterError(f"`{name}` has a missing value for system {systems[s]!r} on "
                              f"query {queries[q]!r}; pass missing='drop' to drop the "
                              "queries that some system lacks")
         dropped = dropped0 + tuple(q for q, b in zip(queries, bad, strict=True) if b)
         X = X[~bad]
         queries = tuple(q for q, b in zip(queries, bad, strict=True) if not b)
     if X.shape[1] < min_systems:
-        raise ValueError(f"`{name}` needs at least {min_systems} systems, got {X.shape[1]}")
+        raise ParameterError(f"`{name}` needs at least {min_systems} systems, got {X.shape[1]}")
     if X.shape[0] < min_queries:
-        raise ValueError(f"`{name}` needs at least {min_queries} queries, got {X.shape[0]}")
+        raise ParameterError(f"`{name}` needs at least {min_queries} queries, got {X.shape[0]}")
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X is scores or (isinstance(scores, ScoreTable) and X is scores.values):
         X = X.copy()
@@ -256,7 +265,7 @@ def score_sources(scores, name="scores"):
         if isinstance(spec, (pd.DataFrame, ScoreTable)):
             m = spec.measure if isinstance(spec, ScoreTable) else spec.attrs.get("measure")
             if m is None:
-                raise ValueError(f"`{name}`: a DataFrame needs frame.attrs['measure'] or "
+                raise ParameterError(f"`{name}`: a DataFrame needs frame.attrs['measure'] or "
                                  "pass a dict {measure: frame}")
             items.append((str(m), spec))
         elif isinstance(spec, (str, os.PathLike)):
@@ -267,9 +276,10 @@ def score_sources(scores, name="scores"):
             else:
                 items.append((Path(s).name.split(".")[0], s))
         else:
-            raise TypeError(f"`{name}` must be a path, a list of paths (NAME=PATH allowed), "
-                            "a DataFrame, a dict measure -> DataFrame or path, or an "
-                            "Evaluation")
+            raise ParameterTypeError(
+                f"`{name}` must be a path, a list of paths (NAME=PATH allowed), "
+                "a DataFrame, a dict measure -> DataFrame or path, or an "
+                "Evaluation")
     return items
 
 
@@ -287,17 +297,18 @@ def as_score_tables(scores, *, measures=None, missing="raise", min_systems=1, mi
         source = {m: scores for m in (names if names is not None else [])}
     elif isinstance(scores, Mapping):
         if not scores:
-            raise ValueError(f"`{name}` is an empty mapping")
+            raise ParameterError(f"`{name}` is an empty mapping")
         for k in scores:
             if not isinstance(k, str) or not k:
-                raise TypeError(f"`{name}` keys must be non-empty measure names (str), got {k!r}")
+                raise ParameterTypeError(
+                    f"`{name}` keys must be non-empty measure names (str), got {k!r}")
         source = {k: {k: v} for k, v in scores.items()}
     elif isinstance(scores, (list, tuple)) and scores and all(
             isinstance(s, (str, os.PathLike, pd.DataFrame, ScoreTable)) for s in scores):
         items = score_sources(scores, name)
         ms = [m for m, _ in items]
         if len(set(ms)) != len(ms):
-            raise ValueError(f"`{name}` gives measure names {ms}: each must be unique")
+            raise ParameterError(f"`{name}` gives measure names {ms}: each must be unique")
         source = {m: {m: v} for m, v in items}
     else:
         t = as_score_table(scores, measure=None if measures is None else
@@ -312,10 +323,10 @@ def as_score_tables(scores, *, measures=None, missing="raise", min_systems=1, mi
         else:
             absent = [m for m in wanted if m not in source]
             if absent:
-                raise ValueError(f"`measure` {absent} not in `{name}` (have {list(source)})")
+                raise ParameterError(f"`measure` {absent} not in `{name}` (have {list(source)})")
             source = {m: source[m] for m in wanted}
     if not source:
-        raise ValueError(f"`{name}` holds no measure")
+        raise ParameterError(f"`{name}` holds no measure")
     return {m: as_score_table(v, measure=m, missing=missing, min_systems=min_systems,
                               min_queries=min_queries, finite=finite, name=name)
             for m, v in source.items()}

@@ -25,6 +25,7 @@ import pandas as pd
 from ..agreement.diagnostics import rr_diagnostics
 from ..agreement.measures import ranking_agreement
 from ..baselines.random_ranking import evaluation_baseline
+from ..errors import ParameterError
 from ..metrics.measures import parse_measure
 from ..progress import tracking
 from ..stats.bootstrap import bootstrap_ci
@@ -156,7 +157,7 @@ def _compare_each_measure(scores, settings, gen, progress, n_steps):
     first = parts[measures[0]]
     for m, p in parts.items():
         if p.systems != first.systems:
-            raise ValueError(f"measure {m!r} compares systems {list(p.systems)}, but "
+            raise ParameterError(f"measure {m!r} compares systems {list(p.systems)}, but "
                              f"{measures[0]!r} compares {list(first.systems)}")
     results = {m: dataclasses.replace(p.results[m], seed=settings["seed"])
                for m, p in parts.items()}

@@ -75,12 +75,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 
 from .. import defaults
 from ..defaults import default_ties
 from ..deprecation import renamed_parameters
-from ..io.trec import read_score_matrix
+from ..errors import ParameterError, ParameterTypeError
+from ..io.trec import qrels_iv, read_score_matrix
 from ..metrics.evaluation import evaluate
 from ..model.scoretable import score_sources
 from ..progress import progress_enabled
@@ -88,8 +90,11 @@ from ..stats.registry import correction_spec, test_spec
 from ..validation import (
     alpha_iv,
     alternative_iv,
+    bool_iv,
     confidence_level_iv,
+    float_iv,
     int_iv,
+    n_resamples_iv,
     rng_iv,
     workers_iv,
 )
@@ -260,6 +265,8 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     ...     print(res.files[:3])
     ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
     """
+    _flags_iv(notebook=notebook, show_code=show_code, multiverse=multiverse, bayesian=bayesian,
+              calibration=calibration, clusters=clusters, title=title, rope=rope, out=out)
     o = _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                         alternative, n_resamples, confidence_level, random, ties, rel,
                         queries, missing, rng, timeout, equivalence_margin, workers)
@@ -272,7 +279,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         inputs = _read_score_matrices(o.items, o.measures)
     systems = list(inputs.frames[inputs.measures[0]].columns)
     if o.control is not None and o.control not in systems:
-        raise ValueError(f"`control` {o.control!r} is not a system; have {systems}")
+        raise ParameterError(f"`control` {o.control!r} is not a system; have {systems}")
     queries_all = inputs.frames[inputs.measures[0]].index
     mv, mv_settings, mv_note = _multiverse(qrels, runs, inputs, o, multiverse, progress)
     settings = _settings(o, inputs, systems, title=title, seed=seed,
@@ -290,7 +297,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
             ties=o.ties, rel=o.rel)
         settings.update(judged_settings)  # "judge", "bounds": only where they apply
     elif judge_qrels is not None:
-        raise ValueError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
+        raise ParameterError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
     data, written = _write_analysis(o.out, settings, inputs, mv, progress, o.workers,
                                     judged)
     seconds = {"analysis": time.perf_counter() - t0}
@@ -327,6 +334,11 @@ def _evaluate_runs(qrels, runs, o, progress):
         eval_measures.append("RR")
     say(progress, f"evaluating {len(runs) if hasattr(runs, '__len__') else '?'} runs "
         f"({', '.join(eval_measures)}) ...")
+    qrels = qrels_iv(qrels)
+    top = int(np.max(qrels.grade)) if len(qrels.grade) else 0
+    if int_iv(o.rel, "rel") > top:
+        raise ParameterError(f"`rel` = {o.rel} is above every grade of the qrels (at most "
+                             f"{top}): no document would be relevant", name="rel")
     ev = evaluate(qrels, runs, eval_measures, ties=o.ties, rel=o.rel, queries=o.queries)
     names = ev.measure_names
     rr_measure = next(m for m in names if is_rr(m))
@@ -358,7 +370,7 @@ def _read_score_matrices(items, measures):
         measures = list(names)
     unknown = [m for m in measures if m not in frames]
     if unknown:
-        raise ValueError(f"`measures` {unknown} not among the score matrices {names}")
+        raise ParameterError(f"`measures` {unknown} not among the score matrices {names}")
     return _Inputs(frames=frames, measures=list(measures),
                    rr_measure=next((m for m in names if is_rr(m)), None), query_stats=None,
                    record={"kind": "scores", "scores": records}, evaluation=None, random=None)
@@ -483,14 +495,36 @@ def _score_inputs(scores):
     elif isinstance(scores, (list, tuple)):
         items = score_sources(scores)  # the NAME=PATH rule lives in model.scoretable
     else:
-        raise TypeError("`scores` must be a path, a list of paths (NAME=PATH allowed), or "
-                        "a dict measure -> path or DataFrame")
+        raise ParameterTypeError(
+            "`scores` must be a path, a list of paths (NAME=PATH allowed), or "
+            "a dict measure -> path or DataFrame")
     if not items:
-        raise ValueError("`scores` is empty")
+        raise ParameterError("`scores` is empty")
     names = [n for n, _ in items]
     if len(set(names)) != len(names):
-        raise ValueError(f"`scores` gives measure names {names}: each must be unique")
+        raise ParameterError(f"`scores` gives measure names {names}: each must be unique")
     return items
+
+
+def _flags_iv(*, notebook, show_code, multiverse, bayesian, calibration, clusters, title,
+              rope, out):
+    """The switches of :func:`make_report`: True/False, and their few other forms."""
+    for name, value in (("notebook", notebook), ("show_code", show_code),
+                        ("multiverse", multiverse), ("bayesian", bayesian)):
+        bool_iv(value, name)
+    if not isinstance(calibration, bool):
+        int_iv(calibration, "calibration")
+    if not (clusters is None or clusters == "auto" if isinstance(clusters, str | type(None))
+            else isinstance(clusters, Mapping | pd.Series) or callable(clusters)):
+        raise ParameterTypeError(f"`clusters` must be 'auto', None, a mapping or a callable, "
+                                 f"got {clusters!r:.60}", name="clusters")
+    if rope is not None:
+        float_iv(rope, "rope", low=0.0)
+    if isinstance(out, str | os.PathLike) and Path(out).exists() and not Path(out).is_dir():
+        raise ParameterError(f"`out` must be a folder, got the file {out}", name="out")
+    if title is not None and not isinstance(title, str):
+        raise ParameterTypeError(f"`title` must be a string or None, got {title!r:.60}",
+                                 name="title")
 
 
 def _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
@@ -498,45 +532,49 @@ def _make_report_iv(qrels, runs, scores, out, measures, control, test, correctio
                     missing, rng, timeout, equivalence_margin, workers):
     """Every argument of :func:`make_report` checked and normalised, as one namespace."""
     if out is None or not isinstance(out, (str, os.PathLike)):
-        raise TypeError("`out` must be a folder path")
+        raise ParameterTypeError("`out` must be a folder path")
     if scores is not None:
         if qrels is not None or runs is not None:
-            raise ValueError("give either `qrels` and `runs`, or `scores`, not both")
+            raise ParameterError("give either `qrels` and `runs`, or `scores`, not both")
         items = _score_inputs(scores)
     else:
         if qrels is None or runs is None:
-            raise ValueError("`qrels` and `runs` are required (or pass `scores`)")
+            raise ParameterError("`qrels` and `runs` are required (or pass `scores`)")
         items = None
     if isinstance(measures, str):
         measures = [measures]
     if measures is not None:
+        if not isinstance(measures, list | tuple):
+            raise ParameterTypeError("`measures` must be a measure name or a list of them",
+                                     name="measures")
         measures = list(measures)
         if not measures or not all(isinstance(m, str) for m in measures):
-            raise TypeError("`measures` must be a measure name or a list of them")
+            raise ParameterTypeError("`measures` must be a measure name or a list of them")
     test = test_spec(test).name
     correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     confidence_level = confidence_level_iv(confidence_level)
     if ties is None:
         ties = default_ties(queries)
-    if random not in RANDOM_MODELS:
-        raise ValueError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
-    if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+    if not isinstance(random, str | None) or random not in RANDOM_MODELS:
+        raise ParameterError(f"`random` must be 'retrieved' or 'judged', got {random!r}")
+    if not isinstance(missing, str) or missing not in ("raise", "drop"):
+        raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     if rng is not None and (isinstance(rng, bool) or not isinstance(rng, numbers.Integral)
                             or rng < 0):
-        raise TypeError("`rng` must be None or a non-negative integer seed (a report must "
-                        f"record the seed that regenerates it), got {rng!r}")
+        raise ParameterTypeError(
+            "`rng` must be None or a non-negative integer seed (a report must "
+            f"record the seed that regenerates it), got {rng!r}")
     if control is not None and not isinstance(control, str):
-        raise TypeError(f"`control` must be a system name, got {control!r}")
+        raise ParameterTypeError(f"`control` must be a system name, got {control!r}")
     timeout = int_iv(timeout, "timeout")
     if equivalence_margin is not None:
         if isinstance(equivalence_margin, bool) or not isinstance(equivalence_margin,
                                                                   numbers.Real) \
                 or not (math.isfinite(equivalence_margin) and equivalence_margin > 0):
-            raise ValueError("`equivalence_margin` must be None or a positive number, got "
+            raise ParameterError("`equivalence_margin` must be None or a positive number, got "
                              f"{equivalence_margin!r}")
         equivalence_margin = float(equivalence_margin)
     return SimpleNamespace(
@@ -558,20 +596,21 @@ def _segment_settings(segment_by, queries):
     elif isinstance(segment_by, Mapping):
         missing = [str(q) for q in queries if q not in segment_by and str(q) not in segment_by]
         if missing:
-            raise ValueError(f"`segment_by` gives no segment for {len(missing)} queries, "
+            raise ParameterError(f"`segment_by` gives no segment for {len(missing)} queries, "
                              f"e.g. {missing[:3]}")
         labels = {str(q): segment_by[q] if q in segment_by else segment_by[str(q)]
                   for q in queries}
         how = "segments given by a mapping query -> segment"
     else:
-        raise TypeError("`segment_by` must be a mapping query -> segment or a function of "
-                        f"the query id, not {type(segment_by).__name__}")
+        raise ParameterTypeError(
+            "`segment_by` must be a mapping query -> segment or a function of "
+            f"the query id, not {type(segment_by).__name__}")
     bad = [q for q, v in labels.items() if v is None or (isinstance(v, float) and v != v)]
     if bad:
-        raise ValueError(f"`segment_by` gives no segment (None/NaN) for queries {bad[:3]}")
+        raise ParameterError(f"`segment_by` gives no segment (None/NaN) for queries {bad[:3]}")
     labels = {q: str(v) for q, v in labels.items()}
     segs = list(dict.fromkeys(labels.values()))
     if len(segs) < 2:
-        raise ValueError(f"`segment_by` gives {len(segs)} segment; need at least two")
+        raise ParameterError(f"`segment_by` gives {len(segs)} segment; need at least two")
     return {"description": how, "segments": segs, "segment_correction": "holm",
             "labels": labels}

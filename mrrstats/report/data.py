@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..agreement.multiverse import MultiverseResult
 from ..deprecation import renamed_attribute
+from ..errors import ParameterError
 from ..metrics.evaluation import Evaluation, QueryCounts
 from ..metrics.measures import parse_measures
 from .tables import report_tables
@@ -166,7 +167,7 @@ class ReportData:
         :mod:`mrrstats.plots`).
         """
         if self.query_stats is None:
-            raise ValueError("this report was made from score matrices: there is no "
+            raise ParameterError("this report was made from score matrices: there is no "
                              "Evaluation (no candidate counts)")
         return evaluation_from(self.scores, self.query_stats, self.settings)
 
@@ -223,7 +224,7 @@ def per_query_frame(scores, query_stats, measures, systems):
         st["query"] = st["query"].astype(str)
         wide = wide.merge(st, on=["system", "query"], how="left", validate="one_to_one")
         if wide[list(STAT_COLUMNS)].isna().any().any():
-            raise ValueError("query statistics are missing for some (system, query) pairs")
+            raise ParameterError("query statistics are missing for some (system, query) pairs")
         wide = wide[["system", "query", *STAT_COLUMNS, *measures]]
         for c in STAT_COLUMNS:
             wide[c] = wide[c].astype(np.int64)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError
 from ..formatting import fixed, pvalue_text
 from ..stats.bayes import bayesian_comparison
 from ..stats.registry import CORRECTION_NAMES, correction_label
@@ -40,24 +41,24 @@ def design_settings(replicates, calibration, bayesian, rope, systems):
     out = {}
     if replicates is not None:
         if not hasattr(replicates, "items") or len(replicates) < 2:
-            raise ValueError("`replicates` must be a mapping {system: [run, ...]} of two "
+            raise ParameterError("`replicates` must be a mapping {system: [run, ...]} of two "
                              "systems or more")
         rep = {str(s): [str(r) for r in runs] for s, runs in replicates.items()}
         unknown = [r for runs in rep.values() for r in runs if r not in systems]
         if unknown:
-            raise ValueError(f"`replicates` names runs that are not systems of the report: "
+            raise ParameterError(f"`replicates` names runs that are not systems of the report: "
                              f"{unknown[:3]} (have {systems[:5]}...)")
         out["replicates"] = {"replicates": rep, "method": "bootstrap"}
     if calibration:
         n_sim = CALIBRATION_SIMULATIONS if calibration is True else int(calibration)
         if n_sim < 10:
-            raise ValueError(f"`calibration` must be True or at least 10 simulated "
+            raise ParameterError(f"`calibration` must be True or at least 10 simulated "
                              f"collections, got {calibration!r}")
         out["calibration"] = {"n_simulations": n_sim, "n_resamples": 1000,
                               "differences": [0.02, 0.05, 0.1], "null_hypothesis": "means"}
     if bayesian or rope is not None:
         if rope is not None and not (isinstance(rope, int | float) and rope > 0):
-            raise ValueError(f"`rope` must be a positive number, got {rope!r}")
+            raise ParameterError(f"`rope` must be a positive number, got {rope!r}")
         out["bayesian"] = {"method": "t", "rope": None if rope is None else float(rope)}
     return out
 

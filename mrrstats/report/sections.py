@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import multiverse
+from ..errors import ParameterError
 from ..stats.bootstrap import bootstrap_ci
 from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
 from ..stats.leaderboard import rank_intervals
@@ -80,7 +81,7 @@ def cluster_labels(queries, clusters):
         return None, None
     if isinstance(clusters, str):
         if clusters != "auto":
-            raise ValueError(f"`clusters` must be 'auto', None, a mapping query -> cluster or "
+            raise ParameterError(f"`clusters` must be 'auto', None, a mapping query -> cluster or "
                              f"a function of the query id, got {clusters!r}")
         labels = conversation_clusters(queries)
         return labels, (None if labels is None else
@@ -92,7 +93,7 @@ def cluster_labels(queries, clusters):
     try:
         labels = np.array([str(clusters[str(q)]) for q in queries], dtype=object)
     except KeyError as exc:
-        raise ValueError(f"`clusters` has no cluster for query {exc.args[0]!r}") from None
+        raise ParameterError(f"`clusters` has no cluster for query {exc.args[0]!r}") from None
     return labels, "given per query"
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import MultiverseResult
+from ..errors import ParameterError, ParameterTypeError
 from ..version import __version__
 from .data import STAT_COLUMNS, ReportData
 from .judged_section import JUDGED_TABLES, load_judged
@@ -61,7 +62,7 @@ def read_per_query(path, measures, systems, with_stats):
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     missing = [c for c in ["system", "query", *measures] if c not in frame.columns]
     if missing:
-        raise ValueError(f"{path}: columns {missing} missing")
+        raise ParameterError(f"{path}: columns {missing} missing")
     for m in measures:
         frame[m] = np.array([float(v) if v != "" else np.nan for v in frame[m]],
                             dtype=np.float64)
@@ -127,7 +128,7 @@ def read_settings(path) -> dict:
     path = Path(path)
     settings = json.loads((path / "settings.json").read_text(encoding="utf-8"))
     if settings.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{path / 'settings.json'}: unknown report format "
+        raise ParameterError(f"{path / 'settings.json'}: unknown report format "
                          f"{settings.get('format')!r}")
     if "control" not in settings and "baseline" in settings:
         settings["control"] = settings["baseline"]
@@ -212,10 +213,19 @@ def load_report(path, *, progress=False) -> ReportData:
         analysis (``results/``); ``comparison`` is None (its tables are the
         files in ``tables/``).
     """
+    if not isinstance(path, str | os.PathLike):
+        raise ParameterTypeError(f"`path` must be a report folder, got {type(path).__name__}",
+                                 name="path")
+    if progress is not None and not isinstance(progress, bool):
+        raise ParameterTypeError(f"`progress` must be True or False, got {progress!r:.60}",
+                                 name="progress")
     path = Path(path)
+    if not path.is_dir():
+        raise ParameterError(f"`path` must be a folder written by make_report, got {path} "
+                             f"(not a folder)", name="path")
     settings = read_settings(path)
     if not (path / "results" / "results.json").is_file():
-        raise ValueError(f"{path}: no saved results (results/results.json); make the report "
+        raise ParameterError(f"{path}: no saved results (results/results.json); make the report "
                          "again with this version of mrrstats")
     scores, stats = read_per_query(path / "per_query.csv", settings["evaluated_measures"],
                                    settings["systems"], settings["input"]["kind"] == "runs")

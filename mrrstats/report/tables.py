@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..errors import ParameterError
 from ..formatting import (
     DIGITS,
     fixed,
@@ -44,7 +45,7 @@ _COMPATIBLE = ("holm-sb2008", "maxt-step-down")
 def report_tables(data) -> dict:
     """``{relative file name: text}`` of every table file of the report."""
     if data.comparison is None:
-        raise ValueError("this ReportData was loaded (load_report): its tables are the "
+        raise ParameterError("this ReportData was loaded (load_report): its tables are the "
                          "files in tables/; recompute_report(path).tables() runs the "
                          "analysis again to check them")
     out = {}

@@ -19,6 +19,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from .stream import _run_name, is_parquet_source, run_from_table
 
 __all__ = ["dask_groups"]
@@ -96,7 +97,7 @@ def dask_groups(source, group, *, name=None):
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if not is_parquet_source(path) and "://" not in path:
-            raise ValueError(f"engine='dask' reads a Dask DataFrame or Parquet files (a file "
+            raise ParameterError(f"engine='dask' reads a Dask DataFrame or Parquet files (a file "
                              f"ending .parquet, a directory or a glob); {path!r} is neither "
                              "(for a TREC text file use engine='stream')")
         if name is None:
@@ -105,12 +106,12 @@ def dask_groups(source, group, *, name=None):
     elif type(source).__module__.split(".")[0] in ("dask", "dask_expr"):
         ddf = source
     else:
-        raise TypeError("engine='dask' reads a Dask DataFrame or Parquet files, got "
+        raise ParameterTypeError("engine='dask' reads a Dask DataFrame or Parquet files, got "
                         f"{type(source).__name__}")
     name = "run" if name is None else str(name)
     missing = [c for c in ("query", "doc", "score") if c not in ddf.columns]
     if missing:
-        raise ValueError(f"the Dask run has no {missing} column(s) (have {list(ddf.columns)})")
+        raise ParameterError(f"the Dask run has no {missing} column(s) (have {list(ddf.columns)})")
     ddf = ddf[[c for c in ("query", "doc", "rank", "score") if c in ddf.columns]]
     client = _client()
     if client is not None and dask.base.get_scheduler() != client.get:

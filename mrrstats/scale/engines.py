@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..errors import ParameterTypeError
 from .dask import dask_groups
 from .stream import _run_name, is_parquet_source, iter_query_groups, run_source_bytes
 
@@ -58,7 +59,7 @@ def evaluate_groups(source, group, *, engine: str, name=None):
         return dask_groups(source, group, name=name)
     if engine == "stream":
         if is_dask_collection(source):
-            raise TypeError("a Dask DataFrame needs engine='dask'")
+            raise ParameterTypeError("a Dask DataFrame needs engine='dask'")
         if not isinstance(source, (str, os.PathLike)):
             return None, None  # already in memory: nothing to stream
 

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import compiled
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 from ..io.columns import run_columns, take_column
 from ..io.hashing import duplicate_pairs, encode_strings, hash_strings
 from ..io.tokenizer import tokenize_bytes
@@ -388,7 +388,7 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
         n_buckets = max(1, math.ceil(total / BUCKET_BYTES))
     if isinstance(n_buckets, bool) or not isinstance(n_buckets, (int, np.integer)) \
             or n_buckets < 1:
-        raise ValueError(f"`n_buckets` must be a positive integer, got {n_buckets!r}")
+        raise ParameterError(f"`n_buckets` must be a positive integer, got {n_buckets!r}")
     run_name = _run_name(source, name)
     with tempfile.TemporaryDirectory(prefix="mrrstats-", dir=tmpdir) as work:
         paths = [os.path.join(work, f"bucket-{i:05d}.arrow") for i in range(n_buckets)]

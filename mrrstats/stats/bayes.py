@@ -29,8 +29,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..options import BAYES_METHODS
-from ..validation import confidence_level_iv, int_iv, missing_iv, rng_iv
+from ..validation import (
+    array_iv,
+    confidence_level_iv,
+    int_iv,
+    missing_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .intervals import ConfidenceInterval
 
 __all__ = ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical",
@@ -266,6 +275,7 @@ def bayesian_comparison(a, b=None, *, rope=None, method="t", confidence_level=0.
 def _bayesian_bootstrap(d, B, gen):
     n = d.size
     batch = max(1, _BATCH_ELEMENTS // n)
+    resource_iv(8 * B, "n_resamples", what=f"{B:,} resamples")
     out = np.empty(B)
     for start in range(0, B, batch):
         r = min(batch, B - start)
@@ -280,29 +290,29 @@ def _bayesian_comparison_iv(a, b, rope, method, confidence_level, n_resamples, m
         x = np.asarray(a, dtype=float)
         y = None if b is None else np.asarray(b, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError("`a` and `b` must be 1-D sequences of numbers") from None
+        raise ParameterTypeError("`a` and `b` must be 1-D sequences of numbers") from None
     if x.ndim != 1 or (y is not None and y.shape != x.shape):
-        raise ValueError("`a` and `b` must be 1-D and of the same length")
+        raise ParameterError("`a` and `b` must be 1-D and of the same length")
     d = x if y is None else x - y
     bad = np.isnan(d)
     if bad.any():
         if missing == "raise":
-            raise ValueError("`a` or `b` has a missing value (NaN); pass missing='drop'")
+            raise ParameterError("`a` or `b` has a missing value (NaN); pass missing='drop'")
         d = d[~bad]
     if d.size < 2:
-        raise ValueError(f"need at least 2 queries, got {d.size}")
+        raise ParameterError(f"need at least 2 queries, got {d.size}")
     if not np.isfinite(d).all():
-        raise ValueError("`a` and `b` must be finite")
+        raise ParameterError("`a` and `b` must be finite")
     if rope is not None:
         if isinstance(rope, bool) or not isinstance(rope, numbers.Real):
-            raise TypeError(f"`rope` must be a positive number or None, got {rope!r}")
+            raise ParameterTypeError(f"`rope` must be a positive number or None, got {rope!r}")
         rope = float(rope)
         if not (rope > 0 and math.isfinite(rope)):
-            raise ValueError(f"`rope` must be a positive finite number, got {rope!r}")
-    if method not in BAYES_METHODS:
-        raise ValueError(f"`method` must be one of {BAYES_METHODS}, got {method!r}")
+            raise ParameterError(f"`rope` must be a positive finite number, got {rope!r}")
+    if not isinstance(method, str | None) or method not in BAYES_METHODS:
+        raise ParameterError(f"`method` must be one of {BAYES_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
-    B = int_iv(n_resamples, "n_resamples")
+    B = n_resamples_iv(n_resamples)
     gen, seed = rng_iv(rng)
     return d, rope, method, cl, B, gen, seed
 
@@ -362,18 +372,18 @@ def bayesian_hierarchical(effects, standard_errors, *, rope=None, confidence_lev
     """
     from scipy import stats
 
-    y = np.asarray(effects, dtype=float)
-    s = np.asarray(standard_errors, dtype=float)
+    y = array_iv(effects, "effects", finite=False)
+    s = array_iv(standard_errors, "standard_errors", finite=False)
+    n_grid = int_iv(n_grid, "n_grid", minimum=50, maximum=10**7)
     if y.ndim != 1 or y.shape != s.shape or y.size < 2:
-        raise ValueError("`effects` and `standard_errors` must be 1-D, same length, >= 2")
+        raise ParameterError("`effects` and `standard_errors` must be 1-D, same length, >= 2")
     if not (np.isfinite(y).all() and np.isfinite(s).all() and (s > 0).all()):
-        raise ValueError("`effects` must be finite and `standard_errors` finite and positive")
+        raise ParameterError("`effects` must be finite and `standard_errors` finite and positive")
     if rope is not None:
         if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not rope > 0:
-            raise ValueError(f"`rope` must be a positive number or None, got {rope!r}")
+            raise ParameterError(f"`rope` must be a positive number or None, got {rope!r}")
         rope = float(rope)
     cl = confidence_level_iv(confidence_level)
-    n_grid = int_iv(n_grid, "n_grid", minimum=50)
     spread = max(float(np.ptp(y)), float(s.max()))
     tau = np.linspace(0.0, 10.0 * spread, n_grid)
     w = 1.0 / (s[None, :] ** 2 + tau[:, None] ** 2)  # (grid, k)

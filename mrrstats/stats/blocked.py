@@ -48,12 +48,14 @@ import numpy as np
 
 from ..defaults import BOOTSTRAP_METHOD
 from ..deprecation import renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..progress import progress_bar
 from ..validation import (
     alternative_iv,
     confidence_level_iv,
     int_iv,
     missing_iv,
+    n_resamples_iv,
     rng_iv,
     workers_iv,
 )
@@ -84,9 +86,9 @@ def _float(x, what):
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"{what} must hold numbers") from None
+        raise ParameterTypeError(f"{what} must hold numbers") from None
     if arr.ndim != 1:
-        raise ValueError(f"{what} must be 1-D (one value per query), got shape {arr.shape}")
+        raise ParameterError(f"{what} must be 1-D (one value per query), got shape {arr.shape}")
     return arr
 
 
@@ -96,16 +98,16 @@ def _is_dask(x):
 
 def _array_source(a, b, batch):
     if getattr(a, "ndim", 1) != 1 or (b is not None and getattr(b, "ndim", 1) != 1):
-        raise ValueError("`a` and `b` must be 1-D (one value per query)")
+        raise ParameterError("`a` and `b` must be 1-D (one value per query)")
     if not hasattr(a, "__getitem__") or not hasattr(a, "__len__"):
-        raise TypeError(f"`a` must be an array, a path or a source of blocks, got "
+        raise ParameterTypeError(f"`a` must be an array, a path or a source of blocks, got "
                         f"{type(a).__name__}")
     if not isinstance(a, np.ndarray):
         a = _float(a, "`a`")
     if b is not None and not isinstance(b, np.ndarray):
         b = _float(b, "`b`")
     if b is not None and len(a) != len(b):
-        raise ValueError(f"`a` and `b` must have the same length (aligned queries), got "
+        raise ParameterError(f"`a` and `b` must have the same length (aligned queries), got "
                          f"{len(a)} and {len(b)}")
 
     def blocks():
@@ -136,7 +138,7 @@ def _parquet_source(path, columns, batch):
     cols = _columns_iv(columns, text)
     missing = [c for c in cols if c not in dataset.schema.names]
     if missing:
-        raise ValueError(f"column {missing[0]!r} is not in {text} (its columns: "
+        raise ParameterError(f"column {missing[0]!r} is not in {text} (its columns: "
                          f"{', '.join(dataset.schema.names)})")
 
     def blocks():
@@ -153,7 +155,8 @@ def _parquet_source(path, columns, batch):
                 col = record_batch.column(c)
                 if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)
                         or pa.types.is_decimal(col.type)):
-                    raise TypeError(f"column {c!r} of {text} must hold numbers, got {col.type}")
+                    raise ParameterTypeError(
+                        f"column {c!r} of {text} must hold numbers, got {col.type}")
                 vals.append(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False))
             yield vals[0], (vals[1] if len(vals) > 1 else None)
 
@@ -162,11 +165,11 @@ def _parquet_source(path, columns, batch):
 
 def _columns_iv(columns, where):
     if columns is None:
-        raise ValueError(f"name the value columns of {where}: columns=('a', 'b') for two "
+        raise ParameterError(f"name the value columns of {where}: columns=('a', 'b') for two "
                          "systems, or columns=('x',) for one")
     cols = (columns,) if isinstance(columns, str) else tuple(columns)
     if len(cols) not in (1, 2) or not all(isinstance(c, str) for c in cols):
-        raise ValueError(f"`columns` must name one or two columns, got {columns!r}")
+        raise ParameterError(f"`columns` must name one or two columns, got {columns!r}")
     return cols
 
 
@@ -175,7 +178,7 @@ def _dask_source(a, b, columns):
         cols = _columns_iv(columns, "the Dask DataFrame")
         absent = [c for c in cols if c not in a.columns]
         if absent:
-            raise ValueError(f"column {absent[0]!r} is not in the Dask DataFrame (its "
+            raise ParameterError(f"column {absent[0]!r} is not in the Dask DataFrame (its "
                              f"columns: {', '.join(map(str, a.columns))})")
         frame = a[list(cols)]
 
@@ -188,10 +191,10 @@ def _dask_source(a, b, columns):
         return _Source(blocks, tuple(f"column {c!r}" for c in cols), "the Dask DataFrame",
                        len(cols) == 2)
     if a.ndim != 1 or (b is not None and b.ndim != 1):
-        raise ValueError("the Dask arrays must be 1-D (one value per query)")
+        raise ParameterError("the Dask arrays must be 1-D (one value per query)")
     if b is not None:
         if a.shape[0] != b.shape[0]:
-            raise ValueError(f"`a` and `b` must have the same length (aligned queries), got "
+            raise ParameterError(f"`a` and `b` must have the same length (aligned queries), got "
                              f"{a.shape[0]} and {b.shape[0]}")
         b = b.rechunk(a.chunks)
 
@@ -221,7 +224,7 @@ def _block_pairs(blocks):
             if isinstance(blk, tuple | list) and len(blk) == 2 and np.ndim(blk[0]) == 1:
                 a, b = _float(blk[0], f"block {k} (a)"), _float(blk[1], f"block {k} (b)")
                 if a.size != b.size:
-                    raise ValueError(f"block {k}: a and b have different lengths, {a.size} "
+                    raise ParameterError(f"block {k}: a and b have different lengths, {a.size} "
                                      f"and {b.size}")
                 yield a, b
             else:
@@ -234,11 +237,12 @@ def _source(a, b, columns, batch):
     """The source of :mod:`mrrstats.stats.blocked` (see the module docstring)."""
     if isinstance(a, str | os.PathLike):
         if b is not None:
-            raise TypeError("a Parquet source holds both systems: name them with "
+            raise ParameterTypeError("a Parquet source holds both systems: name them with "
                             "columns=('a', 'b'), and leave `b` out")
         return _parquet_source(a, columns, batch)
     if columns is not None and not _is_dask(a):
-        raise TypeError("`columns` names the columns of a Parquet source or a Dask DataFrame")
+        raise ParameterTypeError(
+            "`columns` names the columns of a Parquet source or a Dask DataFrame")
     if _is_dask(a):
         return _dask_source(a, b, columns)
     if b is not None or isinstance(a, np.ndarray):
@@ -246,8 +250,9 @@ def _source(a, b, columns, batch):
     if callable(a):
         return _Source(_block_pairs(a), ("a", "b"), "the blocks", None)
     if iter(a) is a:
-        raise TypeError("a one-shot iterator can be read only once, and the blocks are read "
-                        "two or three times: pass a function returning a new iterator")
+        raise ParameterTypeError(
+            "a one-shot iterator can be read only once, and the blocks are read "
+            "two or three times: pass a function returning a new iterator")
     items = list(a)
     if items and all(np.ndim(x) == 0 for x in items):  # a plain list of numbers
         return _array_source(np.asarray(items, dtype=np.float64), None, batch)
@@ -266,7 +271,7 @@ def _values(src, missing, min_n, progress, desc):
         for a, b in src.blocks():
             if check:
                 if paired is not None and paired != (b is not None):
-                    raise ValueError(f"every block of {src.where} must be a pair (a, b), "
+                    raise ParameterError(f"every block of {src.where} must be a pair (a, b), "
                                      "or none")
                 paired = b is not None
             bad = np.isnan(a) if b is None else (np.isnan(a) | np.isnan(b))
@@ -274,15 +279,16 @@ def _values(src, missing, min_n, progress, desc):
                 if missing == "raise" and check:
                     i = int(np.flatnonzero(bad)[0])
                     col = src.names[0] if np.isnan(a[i]) else src.names[1]
-                    raise ValueError(f"{col} of {src.where} has a missing value (NaN) at query "
-                                     f"{start + i}; pass missing='drop' to drop such queries")
+                    raise ParameterError(
+                        f"{col} of {src.where} has a missing value (NaN) at query "
+                        f"{start + i}; pass missing='drop' to drop such queries")
                 a = a[~bad]
                 b = None if b is None else b[~bad]
             if check:
                 for x, name in ((a, src.names[0]), (b, src.names[-1])):
                     if x is not None and np.isinf(x).any():
                         i = int(np.flatnonzero(np.isinf(x))[0])
-                        raise ValueError(f"{name} of {src.where} has a non-finite value "
+                        raise ParameterError(f"{name} of {src.where} has a non-finite value "
                                          f"({x[i]}) at query {start + i} (counting kept "
                                          "queries): the values must be finite")
             start += bad.size
@@ -296,7 +302,7 @@ def _values(src, missing, min_n, progress, desc):
                 amax = max(amax, float(np.abs(d).max()))
             bar.update(d.size)
     if n < min_n:
-        raise ValueError(f"{src.where} need at least {min_n} queries, got {n}")
+        raise ParameterError(f"{src.where} need at least {min_n} queries, got {n}")
 
     def blocks():
         return clean(False)
@@ -357,16 +363,16 @@ def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_re
     (True, True)
     """
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
-    if exact not in (None, True, False):
-        raise TypeError(f"`exact` must be None, True or False, got {exact!r}")
+    n_resamples = n_resamples_iv(n_resamples)
+    if exact is not None and not isinstance(exact, bool | np.bool_):
+        raise ParameterTypeError(f"`exact` must be None, True or False, got {exact!r}")
     batch = BATCH if batch is None else int_iv(batch, "batch")
     missing_iv(missing)
     workers = workers_iv(workers)
     src = _source(a, b, columns, batch)
     blocks, size = _values(src, missing, 1, progress, "randomization test")
     if exact and size[0] > 30:
-        raise ValueError(f"`exact` enumeration of 2**{size[0]} sign vectors is too large; use "
+        raise ParameterError(f"`exact` enumeration of 2**{size[0]} sign vectors is too large; use "
                          "exact=None or False for more than 30 queries")
     gen, seed = rng_iv(rng)
     with progress_bar(total=size[0], desc="randomization test: resampling", unit=" queries",
@@ -413,15 +419,16 @@ def bootstrap_ci(a, b=None, *, columns=None, method=BOOTSTRAP_METHOD, confidence
     >>> res.confidence_interval() == ref.confidence_interval()
     True
     """
-    if method not in CI_METHODS:
-        raise ValueError(f"`method` must be one of {CI_METHODS}, got {method!r}")
+    if not isinstance(method, str | None) or method not in CI_METHODS:
+        raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     if scheme != "poisson":
-        raise ValueError(f"scheme={scheme!r} cannot run in blocks: a multinomial draw can land "
-                         "on any query; use scheme='poisson' (the default here) or "
-                         "mrrstats.bootstrap_ci in memory")
+        raise ParameterError(
+            f"scheme={scheme!r} cannot run in blocks: a multinomial draw can land "
+            "on any query; use scheme='poisson' (the default here) or "
+            "mrrstats.bootstrap_ci in memory")
     batch = BATCH if batch is None else int_iv(batch, "batch")
     missing_iv(missing)
     workers = workers_iv(workers)

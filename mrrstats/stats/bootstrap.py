@@ -22,11 +22,13 @@ import pandas as pd
 
 from ..defaults import BOOTSTRAP_METHOD
 from ..deprecation import renamed_attribute
+from ..errors import ParameterError
 from ..validation import (
     alternative_iv,
     confidence_level_iv,
     int_iv,
     missing_iv,
+    n_resamples_iv,
     rng_iv,
     scheme_iv,
     workers_iv,
@@ -127,8 +129,8 @@ class BootstrapCIResult:
         """
         cl = level_iv(confidence_level, self.confidence_level)
         method = self.method if method is None else method
-        if method not in CI_METHODS:
-            raise ValueError(f"`method` must be one of {CI_METHODS}, got {method!r}")
+        if not isinstance(method, str | None) or method not in CI_METHODS:
+            raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
         low, high = bootstrap_interval(np.array([self.statistic]),
                                         self.bootstrap_distribution[None, :],
                                         np.array([self.acceleration]), method, cl,
@@ -278,7 +280,7 @@ def bootstrap_ci(a, b=None, *, method=BOOTSTRAP_METHOD, confidence_level=0.95,
     n = x.size
     if scheme == "poisson":
         if design is not None:
-            raise ValueError("scheme='poisson' resamples queries, not clusters or strata; "
+            raise ParameterError("scheme='poisson' resamples queries, not clusters or strata; "
                              "use scheme='multinomial' with `clusters`/`strata`")
         sums, wsum = poisson_bootstrap_sums(x, n_resamples, gen, workers=workers)
         dist = np.sort(poisson_means(sums[0], wsum, n))
@@ -309,11 +311,11 @@ def bootstrap_ci(a, b=None, *, method=BOOTSTRAP_METHOD, confidence_level=0.95,
 
 def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, clusters,
                      strata, batch, missing, rng):
-    if method not in CI_METHODS:
-        raise ValueError(f"`method` must be one of {CI_METHODS}, got {method!r}")
+    if not isinstance(method, str | None) or method not in CI_METHODS:
+        raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     if b is None:
         missing_iv(missing)
@@ -321,13 +323,13 @@ def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, c
         keep = ~np.isnan(x)
         if not keep.all():
             if missing == "raise":
-                raise ValueError("`a` has a missing value (NaN); pass missing='drop' to "
+                raise ParameterError("`a` has a missing value (NaN); pass missing='drop' to "
                                  "drop such queries")
             x = x[keep]
         if np.isinf(x).any():
-            raise ValueError("`a` must be finite")
+            raise ParameterError("`a` must be finite")
         if x.size < 2:
-            raise ValueError(f"`a` needs at least 2 queries, got {x.size}")
+            raise ParameterError(f"`a` needs at least 2 queries, got {x.size}")
     else:
         a, b, keep = pair_iv(a, b, missing, min_n=2, return_keep=True)
         x = a - b
@@ -340,7 +342,7 @@ def poisson_means(sums, wsum, n):
     """Poisson-bootstrap means ``sums / wsum``; an error if a resample weighs no query."""
     empty = int((wsum == 0).sum())
     if empty:
-        raise ValueError(f"the Poisson bootstrap drew {empty} resample(s) in which every "
+        raise ParameterError(f"the Poisson bootstrap drew {empty} resample(s) in which every "
                          f"query has weight 0 (probability e**-n each, n = {n}); use "
                          "scheme='multinomial' for so few queries")
     return sums / wsum
@@ -468,7 +470,7 @@ class BootstrapTestResult:
         """
         cl = confidence_level_iv(confidence_level)
         if self.null_distribution is None:
-            raise ValueError("this result carries no null distribution")
+            raise ParameterError("this result carries no null distribution")
         null = np.asarray(self.null_distribution)
         B = null.size
         k = accept_count(1.0 - cl, B, False)
@@ -639,10 +641,10 @@ def _cluster_bootstrap_test(d, design, alternative, method, n_resamples, batch, 
 
 
 def _bootstrap_test_iv(a, b, method, alternative, n_resamples, clusters, batch, missing, rng):
-    if method not in _BOOT_TESTS:
-        raise ValueError(f"`method` must be one of {_BOOT_TESTS}, got {method!r}")
+    if not isinstance(method, str | None) or method not in _BOOT_TESTS:
+        raise ParameterError(f"`method` must be one of {_BOOT_TESTS}, got {method!r}")
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     n_raw = None if clusters is None else vector_iv(a, "a").size
     a, b, keep = pair_iv(a, b, missing, min_n=2, return_keep=True)

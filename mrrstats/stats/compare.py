@@ -58,11 +58,20 @@ from ..defaults import (
     WORKERS,
 )
 from ..deprecation import renamed_attribute, renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..formatting import fixed, json_number, latex_escape, pvalue_text
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
 from ..progress import tracked
-from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    bool_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    rng_iv,
+)
 from .corrections import adjust_pvalues
 from .designs import query_labels
 from .leaderboard import leaderboard_frame
@@ -169,9 +178,15 @@ class Comparison:
         frame.columns.name = "measure"
         return frame
 
+    def _measure_iv(self, measure):
+        if not isinstance(measure, str) or measure not in self.results:
+            raise ParameterError(f"`measure` must be one of {list(self.results)}, got "
+                                 f"{measure!r:.60}", name="measure")
+        return measure
+
     def wins_matrix(self, measure):
         """Boolean DataFrame: ``[x, y]`` is True when system x beats y significantly."""
-        r = self.results[measure]
+        r = self.results[self._measure_iv(measure)]
         k = len(self.systems)
         pos = {s: i for i, s in enumerate(self.systems)}
         W = np.zeros((k, k), dtype=bool)
@@ -203,9 +218,9 @@ class Comparison:
         or none). Not available with ``control`` (only :math:`k - 1` pairs).
         """
         if self.control is not None:
-            raise ValueError("a leaderboard needs all pairs; this comparison has only the "
+            raise ParameterError("a leaderboard needs all pairs; this comparison has only the "
                              f"pairs with the control {self.control!r}")
-        m = self.measures[0] if measure is None else measure
+        m = self.measures[0] if measure is None else self._measure_iv(measure)
         f = leaderboard_frame(self.results[m], higher_is_better=higher_is_better(m))
         return f.sort_values(["rank", "rank_low"], kind="stable")
 
@@ -301,6 +316,7 @@ class Comparison:
 
     def to_markdown(self, *, digits=4):
         """Markdown table: one row per system, a column per measure, with superscripts."""
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
         rows = self._cells(lambda t: t, lambda s: f"<sup>{s}</sup>", lambda t: f"**{t}**",
                            digits)
         head = ["", "system", *self._heads()]
@@ -319,6 +335,10 @@ class Comparison:
 
     def to_latex(self, *, digits=4, label=None):
         """LaTeX ``table`` (booktabs): superscript letters, best value bold, full caption."""
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
+        if label is not None and not isinstance(label, str):
+            raise ParameterTypeError(f"`label` must be a string or None, got {label!r:.60}",
+                                     name="label")
         rows = self._cells(lambda t: t, lambda s: f"$^{{\\mathrm{{{s}}}}}$",
                            lambda t: f"\\textbf{{{t}}}", digits, rank_sep="--")
         cols = "ll" + ("rcl" if self.control is None else "r") * len(self.measures)
@@ -340,8 +360,10 @@ class Comparison:
         By default :meth:`to_table` (fits ``width`` columns); ``wide=True``
         (``--wide``): every column of every pair, one row per pair.
         """
+        bool_iv(wide, "wide")
         if not wide:
             return self.to_table(width=width, digits=digits)
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
         frame = self.to_frame()
         cols = ["measure", "a", "b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
                 "pvalue", "pvalue_adjusted", "reject", "d_z", "wins", "ties", "losses"]
@@ -422,6 +444,7 @@ class Comparison:
 
     def to_json(self, *, indent=2):
         """``json.dumps(self.to_dict())`` (strict JSON: no NaN or Infinity)."""
+        int_iv(indent, "indent", minimum=0, maximum=64, allow_none=True)
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
     # -- the terminal table ------------------------------------------------
     def to_table(self, *, width=100, digits=4):
@@ -434,7 +457,8 @@ class Comparison:
         procedure beyond its simultaneous interval). :meth:`to_string` with
         ``wide=True`` (``mrrstats compare --wide``) gives every column.
         """
-        width = int(width)
+        width = int_iv(width, "width", minimum=20, maximum=10**5)
+        digits = int_iv(digits, "digits", minimum=0, maximum=15)
         lines = self._means_block(width, digits) + self._pairs_block(digits)
         cl = f"{self.confidence_level:.0%} CI"
         beyond = any(self.results[m].reject_beyond_ci.any() for m in self.measures)
@@ -712,8 +736,8 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
     """
     if replicates is not None:
         method = {"randomization": "bootstrap"}.get(test, test)
-        if method not in ("bootstrap", "t", "mixed"):
-            raise ValueError("with `replicates`, `test` must be 'randomization' or "
+        if not isinstance(method, str) or method not in ("bootstrap", "t", "mixed"):
+            raise ParameterError("with `replicates`, `test` must be 'randomization' or "
                              f"'bootstrap' (two-stage bootstrap), 't' or 'mixed'; got {test!r}")
         return replicate_tests(scores, replicates, method=method, alternative=alternative,
                                correction=correction, alpha=alpha,
@@ -724,6 +748,10 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
      cluster_labels, segment_labels) = _compare_iv(
         scores, test, correction, alpha, n_resamples, confidence_level, alternative, rng,
         measure, missing, family, clusters, segment_by)
+    try:
+        segment_correction = correction_spec(segment_correction).name
+    except (ParameterError, ParameterTypeError) as exc:
+        raise type(exc)(f"`segment_correction`: {exc}", name="segment_correction") from None
     opts = dict(test=test, correction=correction, alpha=alpha, alternative=alternative,
                 n_resamples=n_resamples, confidence_level=cl, ci=ci, atol=atol,
                 control=control, batch=batch, missing=missing, test_options=test_options,
@@ -761,7 +789,7 @@ def _measure_results(frames, opts, family, cluster_labels, gen, seed):
     first = next(iter(results))
     for m, r in results.items():
         if tuple(r.systems) != tuple(results[first].systems):
-            raise ValueError(f"measure {m!r} has systems {list(r.systems)}, but {first!r} has "
+            raise ParameterError(f"measure {m!r} has systems {list(r.systems)}, but {first!r} has "
                              f"{list(results[first].systems)}: every measure must compare the "
                              "same systems")
     return {m: dataclasses.replace(r, measure=m, seed=seed) for m, r in results.items()}
@@ -799,30 +827,30 @@ def _compare_iv(scores, test, correction, alpha, n_resamples, confidence_level, 
     test = spec.name
     correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
     if alternative not in spec.alternatives:
-        raise ValueError(f"`alternative` must be 'two-sided' for test={test!r}")
-    if missing not in ("raise", "drop"):
-        raise ValueError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
+        raise ParameterError(f"`alternative` must be 'two-sided' for test={test!r}")
+    if not isinstance(missing, str) or missing not in ("raise", "drop"):
+        raise ParameterError(f"`missing` must be 'raise' or 'drop', got {missing!r}")
     if measure is not None and not isinstance(measure, str):
-        if not all(isinstance(m, str) for m in measure):
-            raise TypeError("`measure` must be a string or a list of strings")
+        if not isinstance(measure, list | tuple) or not all(isinstance(m, str) for m in measure):
+            raise ParameterTypeError("`measure` must be a string or a list of strings")
     if isinstance(scores, pd.DataFrame) and measure is not None and not isinstance(measure,
                                                                                  str):
-        raise TypeError("`measure` must be a single name when `scores` is a DataFrame")
-    if family not in ("pairs", "measures"):
-        raise ValueError(f"`family` must be 'pairs' or 'measures', got {family!r}")
+        raise ParameterTypeError("`measure` must be a single name when `scores` is a DataFrame")
+    if not isinstance(family, str) or family not in ("pairs", "measures"):
+        raise ParameterError(f"`family` must be 'pairs' or 'measures', got {family!r}")
     if family == "measures" and spec.family:
-        raise ValueError(f"family='measures' needs a per-pair test and a correction; "
+        raise ParameterError(f"family='measures' needs a per-pair test and a correction; "
                          f"test={test!r} controls the error within each measure")
     # label columns of a frame (clusters='conversation') leave the score columns
     frame = scores if isinstance(scores, pd.DataFrame) else None
     drop = [c for c in (clusters, segment_by) if isinstance(c, str)]
     if drop:
         if frame is None or any(c not in frame.columns for c in drop):
-            raise ValueError(f"`clusters`/`segment_by` {drop} name no column of `scores` "
+            raise ParameterError(f"`clusters`/`segment_by` {drop} name no column of `scores` "
                              "(a column name needs a DataFrame)")
         scores = frame.drop(columns=drop)
     tables = as_score_tables(scores, measures=measure, missing=missing, min_systems=2,

@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
+from ..errors import ParameterError
 from .counter import stream_key
 from .registry import CORRECTIONS, TESTS, UnattainableSignificanceWarning
 from .resampling import (
@@ -54,7 +55,7 @@ def adjust_pvalues(pvalues, correction, alpha):
     """
     spec = CORRECTIONS[correction]
     if spec.joint_null:
-        raise ValueError(f"correction={correction!r} adjusts with the joint permutation null "
+        raise ParameterError(f"correction={correction!r} adjusts with the joint permutation null "
                          "of the statistics, not from p-values; run pairwise_tests() on the "
                          "family (control= for comparisons with one system)")
     method = spec.statsmodels

@@ -68,6 +68,7 @@ from decimal import Decimal, getcontext
 import numpy as np
 
 from .. import compiled
+from ..errors import ParameterError
 
 __all__ = [
     "KEY_MASK",
@@ -163,10 +164,11 @@ def domain_key(key, domain):
 
 def _check_range(start, r, n=None):
     if start < 0 or start + r > MAX_RESAMPLES:
-        raise ValueError(f"resample numbers must lie in [0, 2**32), got {start}..{start + r}; "
+        raise ParameterError(f"resample numbers must lie in [0, 2**32), got {start}..{start + r}; "
                          "split the work into several calls")
     if n is not None and n >= MAX_QUERIES:
-        raise ValueError(f"the bootstrap draws indices among fewer than 2**30 queries, got {n}")
+        raise ParameterError(
+            f"the bootstrap draws indices among fewer than 2**30 queries, got {n}")
 
 
 # --------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError
+from ..validation import asarray_iv
 from .intervals import jackknife_acceleration
 from .resampling import bootstrap_sums, mc_se
 from .rows import signed_inf
@@ -57,14 +59,14 @@ class Design:
 
 def label_codes(labels, n, name):
     """Integer codes (first appearance) of one label per query; a clear error otherwise."""
-    lab = labels.to_numpy() if hasattr(labels, "to_numpy") else np.asarray(labels)
+    lab = labels.to_numpy() if hasattr(labels, "to_numpy") else asarray_iv(labels, name)
     if lab.ndim != 1 or lab.size != n:
-        raise ValueError(f"`{name}` must be 1-D with one label per query ({n}), got shape "
+        raise ParameterError(f"`{name}` must be 1-D with one label per query ({n}), got shape "
                          f"{lab.shape}")
     codes, _ = pd.factorize(lab, sort=False)
     if (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(f"`{name}` has a missing label at position {i}")
+        raise ParameterError(f"`{name}` has a missing label at position {i}")
     return codes
 
 
@@ -90,7 +92,7 @@ def query_labels(labels, queries, *, name="segment_by", frame=None):
     queries = [str(q) for q in queries]
     if isinstance(labels, str):
         if frame is None or labels not in getattr(frame, "columns", ()):
-            raise ValueError(f"`{name}`={labels!r} names no column of the score frame")
+            raise ParameterError(f"`{name}`={labels!r} names no column of the score frame")
         labels = frame[labels]
     if isinstance(labels, pd.Series):
         labels = {str(k): v for k, v in labels.items()}
@@ -98,17 +100,18 @@ def query_labels(labels, queries, *, name="segment_by", frame=None):
         lab = {str(k): v for k, v in labels.items()}
         absent = [q for q in queries if q not in lab or pd.isna(lab[q])]
         if absent:
-            raise ValueError(f"`{name}` has no label for {len(absent)} of {len(queries)} "
+            raise ParameterError(f"`{name}` has no label for {len(absent)} of {len(queries)} "
                              f"queries (e.g. {absent[:3]}); give every query one")
         return np.array([lab[q] for q in queries], dtype=object)
     arr = np.asarray(labels, dtype=object)
     if arr.ndim != 1 or arr.size != len(queries):
-        raise ValueError(f"`{name}` must be a mapping query -> label, a column name, or a "
+        raise ParameterError(f"`{name}` must be a mapping query -> label, a column name, or a "
                          f"1-D array with one label per query ({len(queries)}), got shape "
                          f"{arr.shape}")
     bad = pd.isna(arr)
     if bad.any():
-        raise ValueError(f"`{name}` has a missing label at position {int(np.flatnonzero(bad)[0])}")
+        raise ParameterError(
+            f"`{name}` has a missing label at position {int(np.flatnonzero(bad)[0])}")
     return arr
 
 
@@ -124,7 +127,7 @@ def design_iv(clusters, strata, n, keep=None):
     codes = pd.factorize(codes, sort=False)[0]
     G = int(codes.max()) + 1 if codes.size else 0
     if G < 2:
-        raise ValueError(f"`clusters` must name at least 2 clusters, got {G}")
+        raise ParameterError(f"`clusters` must name at least 2 clusters, got {G}")
     sizes = np.bincount(codes, minlength=G).astype(np.int64)
     groups = None
     if st is not None:
@@ -133,7 +136,7 @@ def design_iv(clusters, strata, n, keep=None):
         bad = st_of[codes] != st
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError("`strata` must be constant within each cluster (query at "
+            raise ParameterError("`strata` must be constant within each cluster (query at "
                              f"position {i} differs from the rest of its cluster)")
         st_of = pd.factorize(st_of, sort=False)[0]
         groups = tuple(np.flatnonzero(st_of == h) for h in range(int(st_of.max()) + 1))

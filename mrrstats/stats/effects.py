@@ -10,14 +10,14 @@ r"""Effect sizes of a paired difference: :math:`d_z`, Sakai's :math:`ES_E`, wins
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 import pandas as pd
 
 from ..deprecation import renamed_attribute, renamed_parameters
+from ..errors import ParameterError
 from ..model.scoretable import as_score_table
-from ..validation import tolerance_iv
+from ..validation import float_iv, tolerance_iv
 from .pairs import pair_iv
 from .rows import effect_rows
 
@@ -155,12 +155,10 @@ def effect_sizes(a, b, *, atol=0.0, residual_variance=None, missing="raise"):
 def _effect_sizes_iv(a, b, atol, residual_variance, missing):
     tol = tolerance_iv(atol, "atol")
     if residual_variance is not None:
-        try:
-            v_e = float(residual_variance)
-        except (TypeError, ValueError):
-            raise TypeError("`residual_variance` must be a positive number") from None
-        if not (v_e > 0 and math.isfinite(v_e)):
-            raise ValueError(f"`residual_variance` must be positive, got {residual_variance!r}")
+        v_e = float_iv(residual_variance, "residual_variance")
+        if not v_e > 0:
+            raise ParameterError(
+                f"`residual_variance` must be positive, got {residual_variance!r}")
     else:
         v_e = None
     a, b = pair_iv(a, b, missing, min_n=1)

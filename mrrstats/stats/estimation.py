@@ -30,12 +30,15 @@ import pandas as pd
 from scipy import optimize, stats
 
 from ..deprecation import REMOVED_IN, renamed_attribute, renamed_parameters, renamed_value
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import (
     alternative_iv,
+    array_iv,
+    choice_iv,
     confidence_level_iv,
-    int_iv,
     missing_iv,
+    n_resamples_iv,
     rng_iv,
     tolerance_iv,
     workers_iv,
@@ -70,11 +73,11 @@ def _paired_iv(a, b, missing, min_n=2):
         a = np.asarray(a, dtype=float)
         b = np.asarray(b, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError("`a` and `b` must be 1-D arrays of numbers") from None
+        raise ParameterTypeError("`a` and `b` must be 1-D arrays of numbers") from None
     if a.ndim != 1 or b.ndim != 1:
-        raise ValueError("`a` and `b` must be 1-D")
+        raise ParameterError("`a` and `b` must be 1-D")
     if a.shape != b.shape:
-        raise ValueError(f"`a` and `b` must have the same length (paired), got {a.size} "
+        raise ParameterError(f"`a` and `b` must have the same length (paired), got {a.size} "
                          f"and {b.size}; for different query sets use the unpaired_* functions")
     table = as_score_table(np.vstack([a, b]), missing=missing, min_queries=min_n, name="a, b")
     return table.values[:, 0].copy(), table.values[:, 1].copy()
@@ -237,7 +240,7 @@ def hodges_lehmann_interval(d, confidence_level, alternative, method, continuity
     x = d[d != 0]
     n = x.size
     if n == 0:
-        raise ValueError("`a` and `b` are equal on every query: no interval for the shift")
+        raise ParameterError("`a` and `b` are equal on every query: no interval for the shift")
     r = stats.rankdata(np.abs(x))
     v = float(r[x > 0].sum())
     ties = np.unique(r).size != r.size
@@ -272,7 +275,7 @@ def _hl_exact(x, cl, alternative):
 def _hl_asymptotic(x, cl, alternative, continuity):
     """R's asymptotic interval: the roots of the standardised statistic ``W(d)``."""
     if math.isnan(_w_normal(x, x.min(), continuity, alternative)):
-        raise ValueError("cannot compute a confidence interval when all differences are tied")
+        raise ParameterError("cannot compute a confidence interval when all differences are tied")
     alpha = 1.0 - cl
     level = cl
     low, high = -math.inf, math.inf
@@ -386,10 +389,10 @@ def hodges_lehmann(a, b, *, confidence_level=0.95, alternative="two-sided", meth
     cl = confidence_level_iv(confidence_level)
     alternative = alternative_iv(alternative)
     method = renamed_value(_exact_to_method(method), WILCOXON_METHOD_RENAMES, "method")
-    if method not in ("auto", "exact", "asymptotic"):
-        raise ValueError(f"`method` must be 'auto', 'exact' or 'asymptotic', got {method!r}")
+    if not isinstance(method, str) or method not in ("auto", "exact", "asymptotic"):
+        raise ParameterError(f"`method` must be 'auto', 'exact' or 'asymptotic', got {method!r}")
     if not isinstance(continuity, bool | np.bool_):
-        raise TypeError(f"`continuity` must be True or False, got {continuity!r}")
+        raise ParameterTypeError(f"`continuity` must be True or False, got {continuity!r}")
     d = a - b
     d.flags.writeable = False
     hl = hodges_lehmann_interval(d, cl, alternative, method, bool(continuity))
@@ -498,6 +501,8 @@ class EquivalenceResult:
         A value below 0.5 is read as the ``alpha`` of 0.1 (``confidence_interval(0.05)``
         meant ``alpha=0.05``), with a DeprecationWarning.
         """
+        if confidence_level is not None:
+            confidence_level_iv(confidence_level)
         if confidence_level is not None and 0 < confidence_level < 0.5:
             warnings.warn("EquivalenceResult.confidence_interval(alpha) is deprecated; pass "
                           "confidence_level=1 - 2 * alpha (the old form will be removed in "
@@ -510,7 +515,7 @@ class EquivalenceResult:
             return ConfidenceInterval(self.difference - q * self._se,
                                       self.difference + q * self._se, cl, "t")
         if self._tests is None:
-            raise ValueError("this result carries no randomization tests to invert")
+            raise ParameterError("this result carries no randomization tests to invert")
         lower, upper = self._tests
         low = lower.confidence_interval(one_sided).low + self.margin[0]
         high = upper.confidence_interval(one_sided).high + self.margin[1]
@@ -533,16 +538,13 @@ class EquivalenceResult:
 
 
 def _margin_iv(margin):
-    try:
-        m = np.asarray(margin, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError("`margin` must be a number or a pair (low, high)") from None
+    m = array_iv(margin, "margin", ndim=(0, 1), finite=False)
     if m.ndim == 0:
         if not (m > 0 and np.isfinite(m)):
-            raise ValueError(f"`margin` must be a positive finite number, got {margin!r}")
+            raise ParameterError(f"`margin` must be a positive finite number, got {margin!r}")
         return -float(m), float(m)
     if m.shape != (2,) or not np.all(np.isfinite(m)) or not m[0] < m[1]:
-        raise ValueError(f"`margin` must be a number or a pair (low, high) with low < high, "
+        raise ParameterError(f"`margin` must be a number or a pair (low, high) with low < high, "
                          f"got {margin!r}")
     return float(m[0]), float(m[1])
 
@@ -602,8 +604,10 @@ def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="rais
     """
     a, b = _paired_iv(a, b, missing)
     low, high = _margin_iv(margin)
-    if test not in ("t", "randomization"):
-        raise ValueError(f"`test` must be 't' or 'randomization', got {test!r}")
+    choice_iv(test, "test", ("t", "randomization"))
+    n_resamples = n_resamples_iv(n_resamples)
+    workers = workers_iv(workers)
+    gen, seed = rng_iv(rng)
     d = a - b
     n = d.size
     diff = float(d.mean())
@@ -615,9 +619,6 @@ def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="rais
         se = float(d.std(ddof=1) / math.sqrt(n))
         return EquivalenceResult(max(p_lo, p_hi), p_lo, p_hi, float(t_lo[0]), float(t_hi[0]),
                                  diff, (low, high), "t", n, 0, None, se)
-    n_resamples = int_iv(n_resamples, "n_resamples")
-    workers = workers_iv(workers)
-    gen, seed = rng_iv(rng)
     lo = randomization_test(a - low, b, alternative="greater", n_resamples=n_resamples,
                             workers=workers, rng=gen)
     hi = randomization_test(a - high, b, alternative="less", n_resamples=n_resamples,
@@ -678,8 +679,8 @@ class EffectSizeIntervals:
 
     def confidence_interval(self, confidence_level=None, *, effect="d_z"):
         """The interval of ``effect`` (``"d_z"`` or ``"prob_superiority"``)."""
-        if effect not in ("d_z", "prob_superiority"):
-            raise ValueError(f"`effect` must be 'd_z' or 'prob_superiority', got {effect!r}")
+        if not isinstance(effect, str) or effect not in ("d_z", "prob_superiority"):
+            raise ParameterError(f"`effect` must be 'd_z' or 'prob_superiority', got {effect!r}")
         cl = level_iv(confidence_level, self.confidence_level)
         if cl == self.confidence_level:
             return getattr(self, f"{effect}_interval")
@@ -781,14 +782,14 @@ def effect_size_intervals(a, b, *, confidence_level=0.95, atol=0.0, n_resamples=
     a, b = _paired_iv(a, b, missing)
     cl = confidence_level_iv(confidence_level)
     tol = tolerance_iv(atol, "atol")
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)
     d = a - b
     n = d.size
     sd = d.std(ddof=1)
     if not sd > 0:
-        raise ValueError("the differences `a - b` have no variance: d_z is not finite")
+        raise ParameterError("the differences `a - b` have no variance: d_z is not finite")
     dz = float(d.mean() / sd)
     low, high = _nct_dz_interval(dz * math.sqrt(n), n, cl)
     s = (d > tol) + 0.5 * (np.abs(d) <= tol)

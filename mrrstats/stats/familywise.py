@@ -33,6 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..errors import ParameterError
+from ..validation import resource_iv
 from .manyone import dunnett_critical_value, dunnett_sf
 from .resampling import blas_single_thread, mc_se, permutation_batches, query_means
 from .studentized_range import studentized_range_sf
@@ -308,6 +310,7 @@ def maxt_single_step_fit(X, I, J, *, alternative, n_resamples, confidence_level,
     thr = _threshold(obs)
     thr_v = _to_scale(thr, alternative)
     count_raw = np.zeros(t.size, dtype=np.int64)
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     null = np.empty(n_resamples)
     pos = 0
     with blas_single_thread():
@@ -348,6 +351,7 @@ def tukey_fit(X, *, n_resamples, confidence_level, ci, batch, gen, clusters=None
     thr = obs - 1e-10 * (np.abs(X).mean() + 1e-300)
     count_max = np.zeros(I.size, dtype=np.int64)
     count_raw = np.zeros(I.size, dtype=np.int64)
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     null = np.empty(n_resamples)
     pos = 0
     for perm in permutation_batches(X, n_resamples, batch, gen, clusters):
@@ -382,8 +386,8 @@ def maxt_step_down_fit(X, I, J, *, statistic, n_resamples, confidence_level, ci,
     null (:math:`\bar d \pm c\,\mathrm{se}`, finite; the step-down may reject beyond
     them); ``"consistent"``: the Strassburger-Bretz construction for the step-down.
     """
-    if statistic not in ("t", "mean"):
-        raise ValueError(f"`statistic` must be 't' or 'mean', got {statistic!r}")
+    if not isinstance(statistic, str) or statistic not in ("t", "mean"):
+        raise ParameterError(f"`statistic` must be 't' or 'mean', got {statistic!r}")
     stat, se, md = pair_statistics(X, I, J, statistic, clusters)
     obs = np.abs(stat)
     thr = _threshold(obs) if statistic == "t" else obs - 1e-10 * (np.abs(X).mean() + 1e-300)
@@ -392,6 +396,7 @@ def maxt_step_down_fit(X, I, J, *, statistic, n_resamples, confidence_level, ci,
     replay = (type(gen.bit_generator), gen.bit_generator.state)
     count_sd = np.zeros(I.size, dtype=np.int64)
     count_raw = np.zeros(I.size, dtype=np.int64)
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     null = np.empty(n_resamples)
     pos = 0
     with blas_single_thread():
@@ -453,6 +458,7 @@ def _step_down_intervals(X, I, J, md, se, tolx, p_adj, null, statistic, alpha, n
     cls, state = replay
     gen = np.random.Generator(cls())
     gen.bit_generator.state = state
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     sub = np.empty(n_resamples)
     pos = 0
     with blas_single_thread():
@@ -552,4 +558,4 @@ def simultaneous_critical_value(method, confidence_level, *, null=None, k=None, 
             return float(stats.studentized_range.ppf(confidence_level, k, df))
     if method == "dunnett-simultaneous":
         return dunnett_critical_value(confidence_level, m, df, alternative)
-    raise ValueError(f"no critical value for ci_method {method!r}")
+    raise ParameterError(f"no critical value for ci_method {method!r}")

@@ -12,15 +12,26 @@ r"""Leaderboards with honest ranks: simultaneous rank intervals and compact lett
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..defaults import CONFIDENCE_LEVEL, MISSING, N_RESAMPLES, WORKERS
+from ..errors import ParameterError, ParameterTypeError
 from ..metrics.measures import higher_is_better as _measure_higher_is_better
 from ..model.scoretable import as_score_table
-from ..validation import confidence_level_iv, int_iv, rng_iv, workers_iv
+from ..validation import (
+    array_iv,
+    asarray_iv,
+    bool_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    rng_iv,
+    workers_iv,
+)
 from .designs import design_iv as _design_iv
 from .designs import design_sums as _design_sums
 from .resampling import bootstrap_sums
@@ -37,6 +48,24 @@ def _letter(i):
     return s
 
 
+def _bool_matrix(decisions):
+    """A matrix of decisions: booleans, or numbers that are 0 or 1 (no NaN, no strings)."""
+    if isinstance(decisions, str | bytes) or decisions is None:
+        raise ParameterTypeError("`decisions` must be a PairwiseResult or a square (k, k) "
+                                 f"boolean matrix, got {type(decisions).__name__}",
+                                 name="decisions")
+    m = asarray_iv(decisions, "decisions")
+    if m.dtype.kind == "b":
+        return m
+    if m.dtype.kind not in "iuf":
+        raise ParameterTypeError(f"`decisions` must hold booleans (True: the pair differs), "
+                                 f"got dtype {m.dtype}", name="decisions")
+    if not np.isin(m, (0, 1)).all():
+        raise ParameterError("`decisions` must hold booleans or 0/1 (no NaN), got other values",
+                             name="decisions")
+    return m.astype(bool)
+
+
 def _decision_matrix(decisions, systems):
     """(k, k) bool matrix 'significantly different' from a PairwiseResult or a matrix."""
     if hasattr(decisions, "reject") and hasattr(decisions, "a"):
@@ -48,15 +77,23 @@ def _decision_matrix(decisions, systems):
         return m, names
     if isinstance(decisions, pd.DataFrame):
         names = [str(c) for c in decisions.columns]
-        m = decisions.to_numpy(dtype=bool)
+        m = _bool_matrix(decisions.to_numpy())
     else:
-        m = np.asarray(decisions, dtype=bool)
+        m = _bool_matrix(decisions)
+        if systems is not None and (isinstance(systems, Mapping)
+                                    or not isinstance(systems, str | Sequence | np.ndarray)):
+            raise ParameterTypeError(f"`systems` must be a sequence of names, got "
+                                     f"{type(systems).__name__}", name="systems")
         names = list(systems) if systems is not None else [str(i) for i in range(m.shape[0])]
+        if len(names) != m.shape[0]:
+            raise ParameterError(f"`systems` must name the {m.shape[0]} systems of "
+                                 f"`decisions`, got {len(names)} names", name="systems")
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] != len(names):
-        raise ValueError("`decisions` must be a PairwiseResult or a square (k, k) boolean "
+        raise ParameterError("`decisions` must be a PairwiseResult or a square (k, k) boolean "
                          "matrix with one row and column per system")
     if not np.array_equal(m, m.T):
-        raise ValueError("`decisions` must be symmetric (significantly different is symmetric)")
+        raise ParameterError(
+            "`decisions` must be symmetric (significantly different is symmetric)")
     return m, names
 
 
@@ -107,6 +144,7 @@ def compact_letter_display(decisions, *, systems=None, means=None, higher_is_bet
     >>> print(mrrstats.compact_letter_display(sig, systems="ABCD", means=[4, 3, 2, 1]).tolist())
     ['a', 'ab', 'bc', 'c']
     """
+    higher_is_better = bool_iv(higher_is_better, "higher_is_better")
     m, names = _decision_matrix(decisions, systems)
     k = len(names)
     if means is None and hasattr(decisions, "mean_a"):
@@ -118,9 +156,9 @@ def compact_letter_display(decisions, *, systems=None, means=None, higher_is_bet
     if means is None:
         order = list(range(k))
     else:
-        means = np.asarray(means, dtype=float)
+        means = array_iv(means, "means")
         if means.shape != (k,):
-            raise ValueError(f"`means` must have one value per system ({k})")
+            raise ParameterError(f"`means` must have one value per system ({k})")
         order = list(np.argsort(-means if higher_is_better else means, kind="stable"))
     pos = {s: r for r, s in enumerate(order)}  # rank position of each system index
     columns = [frozenset(range(k))]
@@ -286,7 +324,7 @@ def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
     table = as_score_table(scores, measure=measure, missing=missing, min_systems=2,
                            min_queries=2, name="scores")
     hib = _measure_higher_is_better(table.measure) if higher_is_better is None \
-        else bool(higher_is_better)
+        else bool_iv(higher_is_better, "higher_is_better")
     x = table.values
     n, k = x.shape
     mean = x.mean(axis=0)
@@ -306,7 +344,7 @@ def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
         return RankIntervals(table.systems, mean, rank, low, high, tuple(letters), sig,
                              math.nan, cl, getattr(decisions, "test", "decisions"), 0, None,
                              table.measure)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)

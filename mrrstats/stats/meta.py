@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import ScoreTable, as_score_table
 from ..options import EFFECTS, META_TESTS
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, rng_iv
@@ -103,7 +104,7 @@ class AcrossCollectionsResult:
         cl = self.confidence_level if confidence_level is None else \
             confidence_level_iv(confidence_level)
         if method not in TAU2_METHODS:
-            raise ValueError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
+            raise ParameterError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
         row = self.meta.loc[method]
         z = stats.norm.isf((1 - cl) / 2)
         return ConfidenceInterval(row["estimate"] - z * row["standard_error"],
@@ -170,9 +171,9 @@ def partial_conjunction_pvalues(pvalues):
 
     p = np.sort(np.asarray(pvalues, dtype=float))
     if p.ndim != 1 or p.size == 0:
-        raise ValueError("`pvalues` must be a non-empty 1-D sequence")
+        raise ParameterError("`pvalues` must be a non-empty 1-D sequence")
     if not ((p >= 0) & (p <= 1)).all():
-        raise ValueError("`pvalues` must lie in [0, 1]")
+        raise ParameterError("`pvalues` must lie in [0, 1]")
     N = p.size
     u = np.arange(1, N + 1)
     bonf = np.minimum((N - u + 1) * p, 1.0)
@@ -281,11 +282,11 @@ def random_effects(effects, variances, *, method="DL", alternative="two-sided",
     y = np.asarray(effects, dtype=float)
     v = np.asarray(variances, dtype=float)
     if y.ndim != 1 or y.shape != v.shape or y.size == 0:
-        raise ValueError("`effects` and `variances` must be 1-D of the same non-zero length")
+        raise ParameterError("`effects` and `variances` must be 1-D of the same non-zero length")
     if not (np.isfinite(y).all() and np.isfinite(v).all() and (v > 0).all()):
-        raise ValueError("`effects` must be finite and `variances` finite and positive")
+        raise ParameterError("`effects` must be finite and `variances` finite and positive")
     if method not in TAU2_METHODS:
-        raise ValueError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
+        raise ParameterError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
     alternative_iv(alternative)
     cl = confidence_level_iv(confidence_level)
     k = y.size
@@ -329,24 +330,24 @@ def _one_sided(p_two, diff, alternative):
 def _from_comparison(name, cmp, measure, alternative):
     m = cmp.measures[0] if measure is None else measure
     if m not in cmp.results:
-        raise ValueError(f"`data[{name!r}]` has no measure {m!r} (has {list(cmp.measures)})")
+        raise ParameterError(f"`data[{name!r}]` has no measure {m!r} (has {list(cmp.measures)})")
     r = cmp.results[m]
     if len(r) != 1:
-        raise ValueError(f"`data[{name!r}]` compares {len(cmp.systems)} systems; "
+        raise ParameterError(f"`data[{name!r}]` compares {len(cmp.systems)} systems; "
                          "across_collections needs one pair per collection (compare two "
                          "systems, or pass their two-column score frame)")
     n = int(r.n_queries)
     diff = float(r.difference[0])
     d_z = float(r.d_z[0])
     if diff == 0.0 or not np.isfinite(d_z) or d_z == 0.0:
-        raise ValueError(f"`data[{name!r}]`: the standard deviation of the differences "
+        raise ParameterError(f"`data[{name!r}]`: the standard deviation of the differences "
                          "cannot be recovered from a comparison with no difference; pass "
                          "the two-column score frame")
     sd = diff / d_z
     p = float(r.pvalue[0])
     if cmp.alternative != alternative:
         if cmp.alternative != "two-sided":
-            raise ValueError(f"`data[{name!r}]` was tested with alternative="
+            raise ParameterError(f"`data[{name!r}]` was tested with alternative="
                              f"{cmp.alternative!r}; compare with 'two-sided' or {alternative!r}")
         p = _one_sided(p, diff, alternative)
     return {"n_queries": n, "mean_a": float(r.mean_a[0]), "mean_b": float(r.mean_b[0]),
@@ -356,7 +357,7 @@ def _from_comparison(name, cmp, measure, alternative):
 
 def _from_scores(name, table, test, alternative, gen):
     if table.n_systems != 2:
-        raise ValueError(f"`data[{name!r}]` must have two columns (A first, then B), got "
+        raise ParameterError(f"`data[{name!r}]` must have two columns (A first, then B), got "
                          f"{table.n_systems}")
     a, b = table.values[:, 0], table.values[:, 1]
     d = a - b
@@ -471,7 +472,7 @@ def across_collections(data, *, test="t", alternative="greater", alpha=0.05, eff
         var = frame["std"].to_numpy(dtype=float) ** 2 / n
     if not (np.isfinite(eff).all() and (var > 0).all()):
         bad = list(frame.index[~(np.isfinite(eff) & (var > 0))])
-        raise ValueError(f"collections {bad} have no variation in the per-query differences; "
+        raise ParameterError(f"collections {bad} have no variation in the per-query differences; "
                          "their effect cannot be meta-analysed")
     z = stats.norm.isf((1 - cl) / 2)
     frame["effect"] = eff
@@ -499,25 +500,27 @@ def across_collections(data, *, test="t", alternative="greater", alpha=0.05, eff
 def _across_collections_iv(data, test, alternative, alpha, effect, confidence_level, measure,
                            rng):
     if not isinstance(data, Mapping):
-        raise TypeError("`data` must be a mapping {collection: Comparison or two-column "
+        raise ParameterTypeError("`data` must be a mapping {collection: Comparison or two-column "
                         f"score frame}}, got {type(data).__name__}")
     if len(data) < 2:
-        raise ValueError(f"`data` needs at least 2 collections, got {len(data)}")
+        raise ParameterError(f"`data` needs at least 2 collections, got {len(data)}")
     test = test_spec(test).name
-    if test not in META_TESTS:
-        raise ValueError(f"`test` must be one of {META_TESTS}, got {test!r}")
+    if not isinstance(test, str | None) or test not in META_TESTS:
+        raise ParameterError(f"`test` must be one of {META_TESTS}, got {test!r}")
     alternative_iv(alternative)
     alpha = alpha_iv(alpha)
-    if effect not in EFFECTS:
-        raise ValueError(f"`effect` must be one of {EFFECTS}, got {effect!r}")
+    if not isinstance(effect, str | None) or effect not in EFFECTS:
+        raise ParameterError(f"`effect` must be one of {EFFECTS}, got {effect!r}")
     cl = confidence_level_iv(confidence_level)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     items = []
     for name, value in data.items():
         if not isinstance(name, str) or not name:
-            raise TypeError(f"`data` keys must be non-empty collection names, got {name!r}")
+            raise ParameterTypeError(
+                f"`data` keys must be non-empty collection names, got {name!r}")
         if isinstance(value, Comparison):
             items.append((name, value))
             continue

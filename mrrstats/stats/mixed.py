@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..errors import ParameterError
 from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv
 from .effects import residual_variance
@@ -169,8 +170,8 @@ def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
     (3, 4) 0.221
     """
     cl = confidence_level_iv(confidence_level)
-    if missing not in ("drop", "raise", "keep"):
-        raise ValueError(f"`missing` must be 'drop', 'raise' or 'keep', got {missing!r}")
+    if not isinstance(missing, str) or missing not in ("drop", "raise", "keep"):
+        raise ParameterError(f"`missing` must be 'drop', 'raise' or 'keep', got {missing!r}")
     if missing == "keep":
         table = as_score_table(scores, measure=measure, missing="drop", min_systems=2,
                                name="scores")
@@ -246,8 +247,8 @@ def mixed_vs_anova(scores, *, measure=None, confidence_level=0.95, missing="rais
     >>> print(np.allclose(f["se_mixed"], f["se_anova"], rtol=1e-3))
     True
     """
-    if missing not in ("drop", "raise"):
-        raise ValueError(f"`missing` must be 'drop' or 'raise', got {missing!r}")
+    if not isinstance(missing, str) or missing not in ("drop", "raise"):
+        raise ParameterError(f"`missing` must be 'drop' or 'raise', got {missing!r}")
     cl = confidence_level_iv(confidence_level)
     table = as_score_table(scores, measure=measure, missing=missing, min_systems=2,
                            min_queries=2, name="scores")
@@ -286,4 +287,4 @@ def _frame_keep(scores, measure, table):
         frame = scores.copy()
         frame.index.name = "query"
         return frame
-    raise ValueError("`missing='keep'` needs a DataFrame (queries x systems) with NaN cells")
+    raise ParameterError("`missing='keep'` needs a DataFrame (queries x systems) with NaN cells")

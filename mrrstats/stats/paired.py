@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from ..deprecation import REMOVED_IN, renamed_attribute, renamed_parameters, renamed_value
+from ..errors import ParameterError, ParameterTypeError
 from ..validation import alternative_iv, confidence_level_iv, tolerance_iv
 from .estimation import WILCOXON_METHOD_RENAMES, hodges_lehmann_interval
 from .intervals import ConfidenceInterval, t_interval
@@ -385,22 +386,22 @@ def _wilcoxon_z(d, zero_method, continuity, alternative):
 def _wilcoxon_test_iv(a, b, alternative, method, zero_method, continuity, missing):
     alternative_iv(alternative)
     method = renamed_value(method, WILCOXON_METHOD_RENAMES, "method")
-    if method not in ("auto", "exact", "asymptotic", "R"):
-        raise ValueError("`method` must be 'auto', 'exact', 'asymptotic' or 'R', "
+    if not isinstance(method, str) or method not in ("auto", "exact", "asymptotic", "R"):
+        raise ParameterError("`method` must be 'auto', 'exact', 'asymptotic' or 'R', "
                          f"got {method!r}")
-    if zero_method not in ("wilcox", "pratt", "zsplit"):
-        raise ValueError("`zero_method` must be 'wilcox', 'pratt' or 'zsplit', "
+    if not isinstance(zero_method, str) or zero_method not in ("wilcox", "pratt", "zsplit"):
+        raise ParameterError("`zero_method` must be 'wilcox', 'pratt' or 'zsplit', "
                          f"got {zero_method!r}")
     if method == "R":
         if zero_method != "wilcox":
-            raise ValueError("`zero_method` must be 'wilcox' with method='R' (R drops zeros)")
+            raise ParameterError("`zero_method` must be 'wilcox' with method='R' (R drops zeros)")
         if continuity is False:
-            raise ValueError("`continuity` cannot be False with method='R' (R corrects)")
+            raise ParameterError("`continuity` cannot be False with method='R' (R corrects)")
         continuity = True
     elif continuity is None:
         continuity = False
     elif not isinstance(continuity, bool | np.bool_):
-        raise TypeError(f"`continuity` must be True, False or None, got {continuity!r}")
+        raise ParameterTypeError(f"`continuity` must be True, False or None, got {continuity!r}")
     a, b = pair_iv(a, b, missing, min_n=1)
     return a, b, method, bool(continuity)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ParameterError, ParameterTypeError
 from ..validation import missing_iv
 from .resampling import array_namespace_of, to_host
 
@@ -20,9 +21,9 @@ def vector_iv(x, name):
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a 1-D array of numbers") from None
+        raise ParameterTypeError(f"`{name}` must be a 1-D array of numbers") from None
     if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D (one value per query), got shape {arr.shape}")
+        raise ParameterError(f"`{name}` must be 1-D (one value per query), got shape {arr.shape}")
     return arr
 
 
@@ -36,19 +37,19 @@ def pair_iv(a, b, missing, *, min_n=2, return_keep=False):
     a = vector_iv(a, "a")
     b = vector_iv(b, "b")
     if a.shape != b.shape:
-        raise ValueError(f"`a` and `b` must have the same length (aligned queries), got "
+        raise ParameterError(f"`a` and `b` must have the same length (aligned queries), got "
                          f"{a.size} and {b.size}")
     bad = np.isnan(a) | np.isnan(b)
     if bad.any():
         if missing == "raise":
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"`a` or `b` has a missing value (NaN) at position {i}; pass "
+            raise ParameterError(f"`a` or `b` has a missing value (NaN) at position {i}; pass "
                              "missing='drop' to drop such queries")
         a, b = a[~bad], b[~bad]
     if np.isinf(a).any() or np.isinf(b).any():
-        raise ValueError("`a` and `b` must be finite")
+        raise ParameterError("`a` and `b` must be finite")
     if a.size < min_n:
-        raise ValueError(f"`a` and `b` need at least {min_n} queries, got {a.size}")
+        raise ParameterError(f"`a` and `b` need at least {min_n} queries, got {a.size}")
     if return_keep:
         return a, b, ~bad
     return a, b

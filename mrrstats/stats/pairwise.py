@@ -36,12 +36,14 @@ from ..defaults import (
 )
 from ..defaults import TEST as DEFAULT_TEST
 from ..deprecation import renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import (
     alpha_iv,
     alternative_iv,
     confidence_level_iv,
     int_iv,
+    n_resamples_iv,
     rng_iv,
     tolerance_iv,
     workers_iv,
@@ -321,7 +323,7 @@ def pairwise_tests_in_family(scores, family, *, test, correction, alpha, alterna
         same = tuple(on_device.shape) == s.X.T.shape and np.array_equal(scores, s.X.T)
         on_device = xp.permute_dims(on_device, (1, 0)) if same else None
     if family is not None and (TESTS[s.test].family or CORRECTIONS[s.correction].joint_null):
-        raise ValueError(f"test={s.test!r} with correction={s.correction!r} controls the "
+        raise ParameterError(f"test={s.test!r} with correction={s.correction!r} controls the "
                          "error rate within one measure; a family over measures needs a "
                          "per-pair test and a p-value correction (holm, bonferroni, bh)")
     k = s.X.shape[1]
@@ -358,12 +360,12 @@ def pairwise_tests_over_measures(frames, *, test, correction, alpha, alternative
             s.design is not None and codes is not None
             and np.array_equal(s.design.codes, codes))
         if s.queries != first.queries or s.systems != first.systems or not same_codes:
-            raise ValueError(f"the single-step correction over measures permutes the systems "
+            raise ParameterError(f"the single-step correction over measures permutes the systems "
                              f"of each query in all measures at once: measure {m!r} needs "
                              "the same systems, queries and clusters as the first one "
                              "(or use correction='holm', 'bonferroni' or 'bh')")
     if not CORRECTIONS[first.correction].joint_null or TESTS[first.test].family:
-        raise ValueError("pairwise_tests_over_measures is for the single-step correction of "
+        raise ParameterError("pairwise_tests_over_measures is for the single-step correction of "
                          "a per-pair test")
     k = first.X.shape[1]
     I, J = np.triu_indices(k, 1) if first.control is None else _control_pairs(k, first.control)
@@ -679,11 +681,11 @@ def _options_iv(test_options, test):
     elif isinstance(test_options, dict):
         opts = dict(test_options)
     else:
-        raise TypeError("`test_options` must be a dict or None")
+        raise ParameterTypeError("`test_options` must be a dict or None")
     allowed = set(TESTS[test].options)
     extra = set(opts) - allowed
     if extra:
-        raise ValueError(f"`test_options` has options {sorted(extra)} that test={test!r} "
+        raise ParameterError(f"`test_options` has options {sorted(extra)} that test={test!r} "
                          f"does not take (allowed: {sorted(allowed)})")
     return opts
 
@@ -692,19 +694,19 @@ def _ci_iv(ci, test, correction):
     spec, corr = TESTS[test], CORRECTIONS[correction]
     if ci is None:
         ci = _default_ci(test, correction)
-    if ci not in CI_CHOICES:
-        raise ValueError(f"`ci` must be one of {CI_CHOICES} or None, got {ci!r}")
+    if not isinstance(ci, str) or ci not in CI_CHOICES:
+        raise ParameterError(f"`ci` must be one of {CI_CHOICES} or None, got {ci!r}")
     if spec.family and ci not in ("consistent", "simultaneous", "none"):
-        raise ValueError(f"`ci` must be 'consistent', 'simultaneous' or 'none' for "
+        raise ParameterError(f"`ci` must be 'consistent', 'simultaneous' or 'none' for "
                          f"test={test!r}")
     if ci == "simultaneous" and not (spec.family or corr.controls == "FWER"):
-        raise ValueError(f"`ci`='simultaneous' needs a family-wise correction "
+        raise ParameterError(f"`ci`='simultaneous' needs a family-wise correction "
                          f"('single-step', 'holm', 'bonferroni') or procedure; "
                          f"correction={correction!r} has no simultaneous interval")
     if (ci == "consistent" and not spec.invertible and not spec.family
             and not corr.joint_null):
         invertible = tuple(n for n, t in TESTS.items() if t.invertible)
-        raise ValueError(f"`ci`='consistent' needs an invertible test {invertible}, the "
+        raise ParameterError(f"`ci`='consistent' needs an invertible test {invertible}, the "
                          f"single-step correction or a family-wise procedure; test={test!r} "
                          "has none")
     return ci
@@ -714,15 +716,15 @@ def _design_args_iv(spec, control, clusters):
     """``control`` and ``clusters`` against what the test (registry) allows."""
     test = spec.name
     if control is not None and spec.control == "refused":
-        raise ValueError(f"test={test!r} compares all pairs; with `control` use "
+        raise ParameterError(f"test={test!r} compares all pairs; with `control` use "
                          "test='maxt' (many-to-one step-down max-T), 'dunnett' or a "
                          "per-pair test")
     if control is None and spec.control == "required":
-        raise ValueError(f"test={test!r} compares every system with a control: pass "
+        raise ParameterError(f"test={test!r} compares every system with a control: pass "
                          "`control` (a system name)")
     if clusters is not None and not spec.clusters:
         allowed = tuple(n for n, t in TESTS.items() if t.clusters)
-        raise ValueError(f"`clusters` works with the tests {allowed} (one sign flip, draw or "
+        raise ParameterError(f"`clusters` works with the tests {allowed} (one sign flip, draw or "
                          "permutation per cluster; with the single-step correction one "
                          f"permutation per cluster); test={test!r} treats queries as "
                          "independent")
@@ -736,15 +738,15 @@ def _pairwise_tests_iv(scores, test, correction, alpha, alternative, n_resamples
     correction = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     cl = confidence_level_iv(confidence_level)
     if spec.family:
         if alternative not in spec.alternatives:
-            raise ValueError(f"`alternative` must be 'two-sided' for test={test!r}")
+            raise ParameterError(f"`alternative` must be 'two-sided' for test={test!r}")
         correction = spec.correction
     elif CORRECTIONS[correction].joint_null and not spec.mean_difference:
         ok = tuple(n for n, t in TESTS.items() if t.mean_difference)
-        raise ValueError(f"correction={correction!r} adjusts studentised mean differences "
+        raise ParameterError(f"correction={correction!r} adjusts studentised mean differences "
                          f"(tests {ok}); test={test!r} tests something else: use "
                          "correction='holm', 'bonferroni', 'bh' or 'none'")
     ci = _ci_iv(ci, test, correction)
@@ -773,9 +775,9 @@ def _control_iv(control, systems):
     k = len(systems)
     if isinstance(control, int | np.integer) and not isinstance(control, bool):
         if not -k <= int(control) < k:
-            raise ValueError(f"`control`={control} is not a position of the {k} systems")
+            raise ParameterError(f"`control`={control} is not a position of the {k} systems")
         return int(control) % k
     name = str(control)
     if name not in systems:
-        raise ValueError(f"`control`={control!r} is not one of the systems {list(systems)}")
+        raise ParameterError(f"`control`={control!r} is not one of the systems {list(systems)}")
     return list(systems).index(name)

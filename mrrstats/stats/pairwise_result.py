@@ -15,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from ..deprecation import renamed_attribute
+from ..errors import ParameterError
 from ..validation import confidence_level_iv
 from .corrections import ci_excludes_zero
 from .effects import residual_variance
@@ -217,7 +218,7 @@ class PairwiseResult:
         method = self.ci_method
         if method not in _RESCALABLE or (self.standard_error is None
                                          and method != "tukey-simultaneous"):
-            raise ValueError(f"the intervals {method!r} cannot be recomputed at another "
+            raise ParameterError(f"the intervals {method!r} cannot be recomputed at another "
                              "level from the result (they invert the test on its own "
                              "resamples or follow the decisions at its level); rerun the "
                              f"procedure with confidence_level={cl}")

@@ -24,8 +24,18 @@ import pandas as pd
 from scipy import stats
 
 from ..deprecation import renamed_attribute, renamed_parameters
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
-from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    confidence_level_iv,
+    float_iv,
+    int_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .counter import stream_key
 from .effects import residual_variance
 from .intervals import ConfidenceInterval
@@ -147,6 +157,8 @@ def ttest_power(*, difference=None, std=None, n_queries=None, power=None, alpha=
         effect = difference / std
         power = float(sm.power(effect_size=effect, nobs=n_queries, alpha=alpha,
                                alternative=alt))
+        if not math.isfinite(power):  # statsmodels' two-sided sum can be NaN near power 1
+            power = _nct_power(effect, n_queries, alpha, alternative)
     elif missing == "n_queries":
         effect = difference / std
         n_queries = float(sm.solve_power(effect_size=effect, nobs=None, alpha=alpha,
@@ -161,16 +173,34 @@ def ttest_power(*, difference=None, std=None, n_queries=None, power=None, alpha=
         else:
             std = abs(difference / effect)
             effect = difference / std
+    if not all(math.isfinite(v) for v in (power, difference, std, n_queries, effect)):
+        raise ParameterError(
+            f"no finite `{missing}` fits `difference`={difference!r}, `std`={std!r}, "
+            f"`n_queries`={n_queries!r}, `power`={power!r}: the effect is out of range",
+            name=missing)
     n_req = int(math.ceil(n_queries - 1e-9))
     return PowerResult(float(power), float(difference), float(std), float(n_queries), n_req,
                        float(effect), alpha, alternative, missing)
+
+
+def _nct_power(effect, n, alpha, alternative):
+    """Power of the paired t test from the noncentral t directly (scipy)."""
+    from scipy import stats
+
+    df, nc = n - 1.0, effect * math.sqrt(n)
+    if alternative == "two-sided":
+        crit = stats.t.isf(alpha / 2, df)
+        return float(min(1.0, stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc)))
+    crit = stats.t.isf(alpha, df)
+    return float(stats.nct.sf(crit, df, nc) if alternative == "greater"
+                 else stats.nct.cdf(-crit, df, nc))
 
 
 def _ttest_power_iv(difference, std, n_queries, power, alpha, alternative):
     given = {"difference": difference, "std": std, "n_queries": n_queries, "power": power}
     missing = [k for k, v in given.items() if v is None]
     if len(missing) != 1:
-        raise ValueError("exactly one of `difference`, `std`, `n_queries` and `power` must be "
+        raise ParameterError("exactly one of `difference`, `std`, `n_queries` and `power` must be "
                          f"None (it is solved for); got {len(missing)} missing")
     missing = missing[0]
     alpha = alpha_iv(alpha)
@@ -181,26 +211,29 @@ def _ttest_power_iv(difference, std, n_queries, power, alpha, alternative):
             out[name] = None
             continue
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"`{name}` must be a number, got {value!r}")
+            raise ParameterTypeError(f"`{name}` must be a number, got {value!r}")
         value = float(value)
         if not math.isfinite(value):
-            raise ValueError(f"`{name}` must be finite, got {value!r}")
+            raise ParameterError(f"`{name}` must be finite, got {value!r}")
         out[name] = value
     if out["std"] is not None and out["std"] <= 0:
-        raise ValueError(f"`std` must be positive, got {std!r}")
+        raise ParameterError(f"`std` must be positive, got {std!r}")
     if out["n_queries"] is not None and out["n_queries"] < 2:
-        raise ValueError(f"`n_queries` must be at least 2, got {n_queries!r}")
+        raise ParameterError(f"`n_queries` must be at least 2, got {n_queries!r}")
+    if out["n_queries"] is not None and out["n_queries"] != round(out["n_queries"]):
+        raise ParameterError(f"`n_queries` must be a whole number, got {n_queries!r}",
+                             name="n_queries")
     if out["power"] is not None and not 0 < out["power"] < 1:
-        raise ValueError(f"`power` must be in (0, 1), got {power!r}")
+        raise ParameterError(f"`power` must be in (0, 1), got {power!r}")
     if out["power"] is not None and out["power"] <= alpha and missing != "power":
-        raise ValueError(f"`power` must exceed `alpha` ({alpha}) to be attainable")
+        raise ParameterError(f"`power` must exceed `alpha` ({alpha}) to be attainable")
     if out["difference"] is not None and missing in ("n_queries", "std"):
         d = out["difference"]
         if d == 0:
-            raise ValueError("`difference` must be non-zero to solve for "
+            raise ParameterError("`difference` must be non-zero to solve for "
                              f"`{missing}`")
         if (alternative == "greater" and d < 0) or (alternative == "less" and d > 0):
-            raise ValueError(f"`difference` {d} points against alternative={alternative!r}")
+            raise ParameterError(f"`difference` {d} points against alternative={alternative!r}")
     return (out["difference"], out["std"], out["n_queries"], out["power"], alpha,
             alternative, missing)
 
@@ -349,22 +382,18 @@ def _randomization_power_iv(differences, n_queries, difference, alpha, alternati
                             n_simulations, n_resamples, batch, rng):
     d = vector_iv(differences, "differences")
     if d.size < 2:
-        raise ValueError(f"`differences` needs at least 2 values, got {d.size}")
+        raise ParameterError(f"`differences` needs at least 2 values, got {d.size}")
     if not np.isfinite(d).all():
-        raise ValueError("`differences` must be finite (no NaN)")
+        raise ParameterError("`differences` must be finite (no NaN)")
     n = d.size if n_queries is None else int_iv(n_queries, "n_queries", minimum=2)
-    if difference is None:
-        delta = float(d.mean())
-    else:
-        if isinstance(difference, bool) or not isinstance(difference, numbers.Real):
-            raise TypeError(f"`difference` must be a number, got {difference!r}")
-        delta = float(difference)
+    resource_iv(8 * 4 * n, "n_queries", what=f"simulated collections of {n:,} queries")
+    delta = float(d.mean()) if difference is None else float_iv(difference, "difference")
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
-    if test not in ("randomization", "t"):
-        raise ValueError(f"`test` must be 'randomization' or 't', got {test!r}")
-    n_sim = int_iv(n_simulations, "n_simulations")
-    B = int_iv(n_resamples, "n_resamples")
+    if not isinstance(test, str) or test not in ("randomization", "t"):
+        raise ParameterError(f"`test` must be 'randomization' or 't', got {test!r}")
+    n_sim = n_resamples_iv(n_simulations, "n_simulations")
+    B = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     gen, seed = rng_iv(rng)
     return d, n, delta, alpha, alternative, test, n_sim, B, batch, gen, seed
@@ -457,8 +486,12 @@ def topic_set_size(pilot, *, difference, power=0.8, alpha=0.05, alternative="two
     """
     sd, v_e, difference, power, alpha, alternative = _topic_set_size_iv(
         pilot, difference, power, alpha, alternative)
-    res = ttest_power(difference=difference, std=sd, power=power, alpha=alpha,
-                      alternative=alternative)
+    try:
+        res = ttest_power(difference=difference, std=sd, power=power, alpha=alpha,
+                          alternative=alternative)
+    except ParameterError as exc:
+        raise ParameterError(f"no topic set size for `difference` = {difference!r} and the "
+                             f"`pilot` standard deviation {sd!r}: {exc}", name="pilot") from None
     return TopicSetSizeResult(res.n_queries_required, res.n_queries, sd, v_e, difference,
                               power, alpha, alternative)
 
@@ -467,21 +500,22 @@ def _topic_set_size_iv(pilot, difference, power, alpha, alternative):
     if isinstance(pilot, numbers.Real) and not isinstance(pilot, bool):
         sd = float(pilot)
         if not (sd > 0 and math.isfinite(sd)):
-            raise ValueError(f"`pilot` as a standard deviation must be positive, got {pilot!r}")
+            raise ParameterError(
+                f"`pilot` as a standard deviation must be positive, got {pilot!r}")
         v_e = math.nan
     else:
         v_e = residual_variance(as_score_table(pilot, min_systems=2, min_queries=2,
                                                name="pilot"))
         if not v_e > 0:
-            raise ValueError("`pilot` has no residual variance (all differences constant)")
+            raise ParameterError("`pilot` has no residual variance (all differences constant)")
         sd = math.sqrt(2.0 * v_e)
     if isinstance(difference, bool) or not isinstance(difference, numbers.Real):
-        raise TypeError(f"`difference` must be a number, got {difference!r}")
+        raise ParameterTypeError(f"`difference` must be a number, got {difference!r}")
     difference = float(difference)
     if difference == 0 or not math.isfinite(difference):
-        raise ValueError(f"`difference` must be finite and non-zero, got {difference!r}")
+        raise ParameterError(f"`difference` must be finite and non-zero, got {difference!r}")
     if isinstance(power, bool) or not isinstance(power, numbers.Real) or not 0 < power < 1:
-        raise ValueError(f"`power` must be in (0, 1), got {power!r}")
+        raise ParameterError(f"`power` must be in (0, 1), got {power!r}")
     alpha = alpha_iv(alpha)
     alternative_iv(alternative)
     if alternative == "less" and difference > 0:

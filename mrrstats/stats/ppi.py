@@ -34,12 +34,18 @@ import pandas as pd
 from scipy import stats
 
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
-from ..errors import InputError
-from ..io.trec import read_qrels
+from ..errors import InputError, ParameterError, ParameterTypeError
+from ..io.trec import qrels_iv
 from ..metrics.evaluation import evaluate
-from ..metrics.measures import higher_is_better, parse_measure
+from ..metrics.measures import higher_is_better, measure_iv, parse_measure
 from ..options import POPULATIONS, PPI_VARIANCES
-from ..validation import confidence_level_iv, int_iv, rng_iv
+from ..validation import (
+    choice_iv,
+    confidence_level_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+)
 from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
 
@@ -154,8 +160,14 @@ class PPIResult:
         """
         cl = confidence_level_iv(confidence_level)
         m = self._measure(measure)
-        if method not in PPI_METHODS:
-            raise ValueError(f"`method` must be one of {PPI_METHODS}, got {method!r}")
+        if not isinstance(method, str | None) or method not in PPI_METHODS:
+            raise ParameterError(f"`method` must be one of {PPI_METHODS}, got {method!r}")
+        names = list(dict.fromkeys(self.systems.system))
+        for name, value in (("a", a), ("b", b)):
+            if (value is not None or name == "a") and (not isinstance(value, str)
+                                                       or value not in names):
+                raise ParameterError(f"`{name}` must be one of the systems {names}, got "
+                                     f"{value!r:.60}", name=name)
         if b is None:
             f = self.systems
             row = f[(f.system == a) & (f.measure == m) & (f.method == method)]
@@ -169,7 +181,7 @@ class PPIResult:
                 sign = -1.0
             value = "difference"
         if row.empty:
-            raise ValueError(f"no row for `a`={a!r}, `b`={b!r}; systems: "
+            raise ParameterError(f"no row for `a`={a!r}, `b`={b!r}; systems: "
                              f"{list(self.system_names)}")
         r = row.iloc[0]
         est = float(r[value]) * (sign if b is not None else 1.0)
@@ -180,6 +192,7 @@ class PPIResult:
     def rank_intervals(self, measure=None, *, method="ppi") -> RankIntervals:
         """Simultaneous rank intervals of one measure and method, as a RankIntervals."""
         m = self._measure(measure)
+        choice_iv(method, "method", PPI_METHODS)
         f = self.systems[(self.systems.measure == m) & (self.systems.method == method)]
         names = list(f.system)
         mean = f.estimate.to_numpy()
@@ -194,9 +207,9 @@ class PPIResult:
     def _measure(self, measure):
         if measure is None:
             return self.measures[0]
-        name = str(parse_measure(measure))
+        name = str(measure_iv(measure))
         if name not in self.measures:
-            raise ValueError(f"`measure` {name!r} is not in the result; have "
+            raise ParameterError(f"`measure` {name!r} is not in the result; have "
                              f"{list(self.measures)}")
         return name
 
@@ -382,6 +395,7 @@ def _max_t(phi, se, t_obs, df, n_resamples, gen, cl):
         return math.nan, np.where(np.abs(t_obs) > 0, 0.0, 1.0)
     phi = phi[:, ok] / se[ok]
     dfc = float(np.min(df[ok]))
+    resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     maxt = np.empty(n_resamples)
     for start in range(0, n_resamples, _CHUNK):
         b = min(_CHUNK, n_resamples - start)
@@ -436,7 +450,7 @@ def _frames(scores, name):
     if isinstance(scores, Mapping) and scores and all(
             isinstance(v, pd.DataFrame) for v in scores.values()):
         return {str(parse_measure(k)): v for k, v in scores.items()}
-    raise TypeError(f"`{name}` must be an Evaluation or a mapping {{measure: DataFrame}} "
+    raise ParameterTypeError(f"`{name}` must be an Evaluation or a mapping {{measure: DataFrame}} "
                     f"(rows: queries, columns: systems), got {type(scores).__name__}")
 
 
@@ -446,12 +460,12 @@ def _strata_codes(strata, queries):
     if isinstance(strata, pd.Series):
         strata = strata.to_dict()
     if not isinstance(strata, Mapping):
-        raise TypeError("`strata` must be a mapping {query: stratum} or a pandas Series "
+        raise ParameterTypeError("`strata` must be a mapping {query: stratum} or a pandas Series "
                         f"indexed by query, got {type(strata).__name__}")
     strata = {str(k): v for k, v in strata.items()}
     missing = [q for q in queries if q not in strata]
     if missing:
-        raise ValueError(f"`strata` gives no stratum for {len(missing)} queries, e.g. "
+        raise ParameterError(f"`strata` gives no stratum for {len(missing)} queries, e.g. "
                          f"{missing[:3]}")
     labels = [str(strata[q]) for q in queries]
     names, codes = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
@@ -461,24 +475,25 @@ def _strata_codes(strata, queries):
 def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resamples,
                    variance="moderated"):
     cl = confidence_level_iv(confidence_level)
-    if population not in POPULATIONS:
-        raise ValueError(f"`population` must be one of {POPULATIONS}, got {population!r}")
+    if not isinstance(population, str | None) or population not in POPULATIONS:
+        raise ParameterError(f"`population` must be one of {POPULATIONS}, got {population!r}")
     if not isinstance(variance, str) or variance not in PPI_VARIANCES:
-        raise ValueError(f"`variance` must be one of {PPI_VARIANCES}, got {variance!r}")
-    n_resamples = int_iv(n_resamples, "n_resamples")
+        raise ParameterError(f"`variance` must be one of {PPI_VARIANCES}, got {variance!r}",
+                             name="variance")
+    n_resamples = n_resamples_iv(n_resamples)
     H, J = _frames(human, "human"), _frames(judge, "judge")
     missing = [m for m in J if m not in H]
     if missing:
-        raise ValueError(f"`human` lacks the measures {missing} of `judge`")
+        raise ParameterError(f"`human` lacks the measures {missing} of `judge`")
     for m in J:
         if not math.isfinite(parse_measure(m).spec.bounds[1]):
-            raise ValueError(f"measure {m!r} can be infinite; PPI needs a mean of finite "
+            raise ParameterError(f"measure {m!r} can be infinite; PPI needs a mean of finite "
                              "values (use RR rather than Rank)")
     first = next(iter(J.values()))
     systems = [str(s) for s in first.columns]
     queries = [str(q) for q in first.index]
     if len(systems) < 1 or len(queries) < 2:
-        raise ValueError("`judge` needs at least one system and two queries")
+        raise ParameterError("`judge` needs at least one system and two queries")
     codes, names = _strata_codes(strata, queries)
     out = {}
     for m, jf in J.items():
@@ -487,28 +502,28 @@ def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resampl
         hf = H[m].copy()
         hf.index, hf.columns = hf.index.astype(str), hf.columns.astype(str)
         if list(jf.columns) != systems or sorted(jf.index) != sorted(queries):
-            raise ValueError(f"`judge`: measure {m!r} has other systems or queries than the "
+            raise ParameterError(f"`judge`: measure {m!r} has other systems or queries than the "
                              "first measure")
         if set(hf.columns) != set(systems):
-            raise ValueError(f"`human`: measure {m!r} has other systems than `judge`")
+            raise ParameterError(f"`human`: measure {m!r} has other systems than `judge`")
         hf = hf.dropna(how="all")
         extra = sorted(set(hf.index) - set(queries))
         if extra:
             raise InputError(f"{len(extra)} human-labelled queries have no judge labels "
                              f"(every query needs the judge's), e.g. {extra[:3]}")
         if hf.isna().any().any():
-            raise ValueError(f"`human`: measure {m!r} has missing values on labelled queries")
+            raise ParameterError(f"`human`: measure {m!r} has missing values on labelled queries")
         jv = jf.loc[queries, systems].to_numpy(np.float64)
         hv = hf.reindex(index=queries, columns=systems).to_numpy(np.float64)
         if not np.isfinite(jv).all():
-            raise ValueError(f"`judge`: measure {m!r} has missing or infinite values")
+            raise ParameterError(f"`judge`: measure {m!r} has missing or infinite values")
         out[m] = (hv, jv)
     labelled = ~np.isnan(next(iter(out.values()))[0][:, 0])
     for h in range(int(codes.max()) + 1):
         nh = int((labelled & (codes == h)).sum())
         if nh < 2:
             where = "" if names is None else f" in stratum {names[h]!r}"
-            raise ValueError(f"{nh} human-labelled queries{where}; PPI needs at least 2 "
+            raise ParameterError(f"{nh} human-labelled queries{where}; PPI needs at least 2 "
                              "(in every stratum)")
     return (cl, population, variance, n_resamples, out, systems, queries, labelled, codes,
             names)
@@ -795,8 +810,8 @@ def ppi_evaluate(runs, judge_qrels, human_qrels, measures=None, *,
     org_manual_ance_bert.run          0.85        0.83         0.88         0.41
          org_manual_bm25.run          0.70        0.68         0.72         0.29
     """
-    judge = read_qrels(judge_qrels)
-    human = read_qrels(human_qrels)
+    judge = qrels_iv(judge_qrels, "judge_qrels")
+    human = qrels_iv(human_qrels, "human_qrels")
     extra = np.setdiff1d(np.asarray(human.query_ids, dtype=str),
                          np.asarray(judge.query_ids, dtype=str))
     if extra.size:

@@ -19,7 +19,15 @@ import numpy as np
 import pandas as pd
 
 from ..deprecation import renamed_attribute
-from ..validation import alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
+from ..errors import ParameterError, ParameterTypeError
+from ..validation import (
+    alternative_iv,
+    confidence_level_iv,
+    int_iv,
+    n_resamples_iv,
+    rng_iv,
+    workers_iv,
+)
 from .designs import design_iv
 from .intervals import ConfidenceInterval, signflip_interval
 from .pairs import device_pair, pair_iv, vector_iv
@@ -93,12 +101,12 @@ class RandomizationTestResult:
         if self._sums is not None:
             return self._sums, self._kept
         if self._differences is None:
-            raise ValueError("this result carries no null distribution (it was built "
+            raise ParameterError("this result carries no null distribution (it was built "
                              "without the per-query differences)")
         # exact: a function of the data; computed once
         u = self._differences.size
         if u > 26:
-            raise ValueError(f"the exact null distribution of {u} units has "
+            raise ParameterError(f"the exact null distribution of {u} units has "
                              f"2**{u} values ({12 * 2 ** (u - 30):g} GiB); "
                              "rerun randomization_test with exact=False")
         sums, kept = signflip_null(self._differences, weights=self._sizes)
@@ -280,16 +288,16 @@ def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exac
 def _randomization_test_iv(a, b, alternative, n_resamples, exact, clusters, batch, missing,
                            rng):
     alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
-    if exact not in (None, True, False):
-        raise TypeError(f"`exact` must be None, True or False, got {exact!r}")
+    n_resamples = n_resamples_iv(n_resamples)
+    if exact is not None and not isinstance(exact, bool | np.bool_):
+        raise ParameterTypeError(f"`exact` must be None, True or False, got {exact!r}")
     batch = int_iv(batch, "batch", allow_none=True)
     n_raw = None if clusters is None else vector_iv(a, "a").size
     a, b, keep = pair_iv(a, b, missing, min_n=1, return_keep=True)
     design = None if clusters is None else design_iv(clusters, None, n_raw, keep)
     units = a.size if design is None else design.n_clusters
     if exact and units > 30:
-        raise ValueError(f"`exact` enumeration of 2**{units} sign vectors is too large; "
+        raise ParameterError(f"`exact` enumeration of 2**{units} sign vectors is too large; "
                          "use exact=None or False for more than 30 queries (clusters)")
     gen, seed = rng_iv(rng)
     return a, b, n_resamples, batch, gen, seed, design

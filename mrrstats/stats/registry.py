@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import ParameterError, ParameterTypeError
+
 __all__ = [
     "TestSpec", "CorrectionSpec", "TESTS", "CORRECTIONS", "PAIR_TESTS", "FAMILY_TESTS",
     "TEST_NAMES", "CORRECTION_NAMES", "test_spec", "correction_spec", "test_label",
@@ -151,10 +153,10 @@ def test_spec(test) -> TestSpec:
     ('randomization', True)
     """
     if not isinstance(test, str):
-        raise TypeError(f"`test` must be a string, got {type(test).__name__}")
+        raise ParameterTypeError(f"`test` must be a string, got {type(test).__name__}")
     name = _TEST_ALIASES.get(test.lower())
     if name is None:
-        raise ValueError(f"`test` must be one of {TEST_NAMES}, got {test!r}")
+        raise ParameterError(f"`test` must be one of {TEST_NAMES}, got {test!r}")
     return TESTS[name]
 
 
@@ -170,10 +172,10 @@ def correction_spec(correction) -> CorrectionSpec:
     if correction is None:
         return CORRECTIONS["none"]
     if not isinstance(correction, str):
-        raise TypeError(f"`correction` must be a string or None, got {correction!r}")
+        raise ParameterTypeError(f"`correction` must be a string or None, got {correction!r}")
     name = _CORRECTION_ALIASES.get(correction.lower())
     if name is None or CORRECTIONS[name].family_of is not None:
-        raise ValueError(f"`correction` must be one of {CORRECTION_NAMES} or None, "
+        raise ParameterError(f"`correction` must be one of {CORRECTION_NAMES} or None, "
                          f"got {correction!r}")
     return CORRECTIONS[name]
 

@@ -48,9 +48,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..options import REPLICATE_DRAWS, REPLICATE_METHODS
-from ..validation import alpha_iv, alternative_iv, confidence_level_iv, int_iv, rng_iv, workers_iv
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    confidence_level_iv,
+    float_iv,
+    int_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+    workers_iv,
+)
 from .corrections import adjust_pvalues
 from .counter import as_key, bootstrap_counts, domain_key, subkey, threefry2x32
 from .intervals import ConfidenceInterval
@@ -650,8 +661,8 @@ def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-
                                  confidence_level, n_resamples, measure, missing, batch,
                                  workers, rng)
     if not isinstance(replicate_draws, str) or replicate_draws not in REPLICATE_DRAWS:
-        raise ValueError(f"`replicate_draws` must be one of {REPLICATE_DRAWS}, got "
-                         f"{replicate_draws!r}")
+        raise ParameterError(f"`replicate_draws` must be one of {REPLICATE_DRAWS}, got "
+                             f"{replicate_draws!r}", name="replicate_draws")
     n = table.n_queries
     systems = [_system(table.values[:, idx]) for idx in cols]
     few = [(s, len(c)) for s, c in zip(names, cols, strict=True) if len(c) < MIN_REPLICATES]
@@ -772,43 +783,45 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
                         confidence_level, n_resamples, measure, missing, batch, workers, rng):
     table = as_score_table(scores, measure=measure, missing=missing, min_queries=3)
     if not isinstance(replicates, Mapping):
-        raise TypeError("`replicates` must be a mapping {system: [run, ...]}, got "
+        raise ParameterTypeError("`replicates` must be a mapping {system: [run, ...]}, got "
                         f"{type(replicates).__name__}")
     if len(replicates) < 2:
-        raise ValueError(f"`replicates` needs at least 2 systems, got {len(replicates)}")
+        raise ParameterError(f"`replicates` needs at least 2 systems, got {len(replicates)}")
     names, cols, seen = [], [], {}
     for system, runs in replicates.items():
         if not isinstance(system, str) or not system:
-            raise TypeError(f"`replicates` keys must be non-empty system names, got {system!r}")
+            raise ParameterTypeError(
+                f"`replicates` keys must be non-empty system names, got {system!r}")
         if isinstance(runs, str) or not hasattr(runs, "__iter__"):
-            raise TypeError(f"`replicates[{system!r}]` must be a list of run names, got "
+            raise ParameterTypeError(f"`replicates[{system!r}]` must be a list of run names, got "
                             f"{runs!r}")
         runs = [str(r) for r in runs]
         if not runs:
-            raise ValueError(f"`replicates[{system!r}]` is empty")
+            raise ParameterError(f"`replicates[{system!r}]` is empty")
         idx = []
         for r in runs:
             if r not in table.systems:
-                raise ValueError(f"`replicates[{system!r}]` names run {r!r}, which is not a "
+                raise ParameterError(f"`replicates[{system!r}]` names run {r!r}, which is not a "
                                  f"column of `scores` (have {list(table.systems)[:10]}...)")
             if r in seen:
-                raise ValueError(f"run {r!r} is listed under both {seen[r]!r} and "
+                raise ParameterError(f"run {r!r} is listed under both {seen[r]!r} and "
                                  f"{system!r} in `replicates`")
             seen[r] = system
             idx.append(table.systems.index(r))
         names.append(system)
         cols.append(idx)
-    if method not in REPLICATE_METHODS:
-        raise ValueError(f"`method` must be one of {REPLICATE_METHODS}, got {method!r}")
+    if not isinstance(method, str | None) or method not in REPLICATE_METHODS:
+        raise ParameterError(f"`method` must be one of {REPLICATE_METHODS}, got {method!r}")
     alternative_iv(alternative)
     corr = correction_spec(correction).name
     alpha = alpha_iv(alpha)
     cl = confidence_level_iv(confidence_level)
-    B = int_iv(n_resamples, "n_resamples")
+    B = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     workers = workers_iv(workers)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     return (table, names, cols, method, alternative, corr, alpha, cl, B, batch, workers, gen,
             seed)
@@ -861,13 +874,14 @@ def simulate_replicates(scores, *, n_replicates=5, seed_std=0.2, query_std=0.5, 
     """
     table = as_score_table(scores, measure=measure, min_queries=1)
     R = int_iv(n_replicates, "n_replicates")
+    resource_iv(8 * 4 * R * table.values.size, "n_replicates",
+                what=f"{R:,} replicates of {table.n_systems} systems")
     sds = []
     for name, v in (("seed_std", seed_std), ("query_std", query_std)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
-            raise ValueError(f"`{name}` must be a non-negative number, got {v!r}")
-        sds.append(float(v))
+        sds.append(float_iv(v, name, low=0.0))
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     X = table.values
     pos = X[X > 0]

@@ -59,7 +59,9 @@ from itertools import combinations
 import numpy as np
 
 from ..devices import rows_per_chunk
+from ..errors import ParameterError
 from ..progress import resampling_ticker
+from ..validation import resource_iv
 from . import counter
 from .counter import as_key
 
@@ -280,7 +282,7 @@ def _signflip_counts_impl(D, alternative, *, n_resamples, exact, batch, gen, kee
     """
     P, n = D.shape
     if keep and P != 1:
-        raise ValueError("keep=True stores the null distribution of one pair only")
+        raise ParameterError("keep=True stores the null distribution of one pair only")
     S, hi, lo, thresh, margin = _signflip_setup(D, alternative)
     D32 = D.T.astype(np.float32)  # (n, P)
     total = (1 << n) if exact else n_resamples
@@ -488,6 +490,7 @@ def _bootstrap_sums_impl(X, n_resamples, batch, gen, workers=-1):
     m, n = X.shape
     key = as_key(gen)
     batch = bootstrap_batch(batch, n, m)
+    resource_iv(8 * m * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     out = np.empty((m, n_resamples))
     hi, lo = exact_split(X, n)
     HL = np.ascontiguousarray(np.vstack([hi, lo]).T)  # (n, 2m)
@@ -667,7 +670,7 @@ def signflip_counts_xp(D, alternative, *, n_resamples, batch, gen, keep=False, x
     """
     P, n = D.shape
     if keep and P != 1:
-        raise ValueError("keep=True stores the null distribution of one pair only")
+        raise ParameterError("keep=True stores the null distribution of one pair only")
     dev = device_of(D)
     hi, lo = _split_xp(D, xp)
     S = to_host(xp.sum(hi, axis=1) + xp.sum(lo, axis=1))
@@ -712,6 +715,7 @@ def bootstrap_sums_xp(X, n_resamples, batch, gen, *, xp):
     hi, lo = _split_xp(X, xp)
     key = as_key(gen)
     batch = xp_batch(batch, n, X, n_resamples)
+    resource_iv(8 * m * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     out = np.empty((m, n_resamples))
     tick = resampling_ticker(n_resamples)
     for start in range(0, n_resamples, batch):
@@ -790,7 +794,7 @@ class PairwiseSum:
         if not blk.size:
             return
         if self._end + blk.size > self.n:
-            raise ValueError(f"more than the {self.n} values announced")
+            raise ParameterError(f"more than the {self.n} values announced")
         self._buf = np.concatenate([self._buf, blk]) if self._buf.size else blk
         self._end += blk.size
         try:
@@ -801,7 +805,7 @@ class PairwiseSum:
     def value(self):
         """The sum, equal to ``numpy.sum`` of the whole vector (after all ``n`` values)."""
         if self._result is None:
-            raise ValueError(f"only {self._end} of the {self.n} values were fed")
+            raise ParameterError(f"only {self._end} of the {self.n} values were fed")
         return 0.0 + self._result  # numpy starts from the identity 0.0
 
 
@@ -818,20 +822,21 @@ def _block_max(source):
     for blk in source():
         blk = np.asarray(blk, dtype=np.float64)
         if blk.ndim != 1:
-            raise ValueError("every block must be 1-D (per-query values of consecutive queries)")
+            raise ParameterError(
+                "every block must be 1-D (per-query values of consecutive queries)")
         if not np.isfinite(blk).all():
-            raise ValueError("the per-query values must be finite")
+            raise ParameterError("the per-query values must be finite")
         n += blk.size
         if blk.size:
             amax = max(amax, float(np.abs(blk).max()))
     if n == 0:
-        raise ValueError("the blocks hold no query")
+        raise ParameterError("the blocks hold no query")
     return n, amax
 
 
 def _blocks_seen(n, seen):
     if seen != n:
-        raise ValueError(f"the blocks changed between passes: {n} queries, then {seen}; the "
+        raise ParameterError(f"the blocks changed between passes: {n} queries, then {seen}; the "
                          "source must give the same blocks every time it is read")
 
 
@@ -878,6 +883,7 @@ def signflip_counts_blocked(blocks, alternative, *, n_resamples, gen, workers=-1
     q1, q2 = float(q1[0, 0]), float(q2[0, 0])
     key = as_key(gen)
     B = n_resamples
+    resource_iv(8 * 3 * B, "n_resamples", what=f"{B:,} resamples")
     g_hi = np.zeros(B)
     g_lo = np.zeros(B)
     kept = np.zeros(B, dtype=np.int64)
@@ -925,6 +931,7 @@ def poisson_bootstrap_sums(X, n_resamples, gen, *, offset=0, key=None, workers=-
     q1, q2 = grid
     hi = np.rint(X / q1) * q1
     lo = np.rint((X - hi) / q2) * q2
+    resource_iv(8 * (m + 3) * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     sums = np.empty((m, n_resamples))
     tick = resampling_ticker(n_resamples)
     for j in range(m):
@@ -951,6 +958,7 @@ def poisson_bootstrap_blocked(blocks, n_resamples, gen, *, workers=-1, size=None
     grid = _poisson_grid(amax, n)
     q1, q2 = float(grid[0][0, 0]), float(grid[1][0, 0])
     key = as_key(gen)
+    resource_iv(8 * 3 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
     s_hi = np.zeros(n_resamples)
     s_lo = np.zeros(n_resamples)
     wsum = np.zeros(n_resamples)

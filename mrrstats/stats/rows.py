@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ..errors import ParameterError
+from ..validation import resource_iv
 from .counter import as_key
 from .resampling import (
     array_namespace_of,
@@ -154,7 +156,8 @@ def _bootstrap_test_rows_impl(D, alternative, method, n_resamples, batch, gen, k
     """
     P, n = D.shape
     if keep and P != 1:
-        raise ValueError("keep=True stores the null distribution of one pair only")
+        raise ParameterError("keep=True stores the null distribution of one pair only")
+    resource_iv(8 * n_resamples * bool(keep), "n_resamples", what=f"{n_resamples:,} resamples")
     kept = np.empty(n_resamples) if keep else None
     mean = D.mean(axis=1)
     scale = np.abs(D).mean(axis=1)

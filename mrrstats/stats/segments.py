@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
+from ..metrics.evaluation import Evaluation
+from ..metrics.measures import measures_iv
 from ..validation import confidence_level_iv, missing_iv
 from .corrections import adjust_pvalues
 from .designs import query_labels
@@ -252,15 +255,18 @@ def by_segment(evaluation, segment_by, *, measure=None, confidence_level=0.95,
     """
     cl = confidence_level_iv(confidence_level)
     missing = missing_iv(missing)
+    if not isinstance(evaluation, Evaluation):
+        raise ParameterTypeError(f"`evaluation` must be an Evaluation (from mrrstats.evaluate), "
+                                 f"got {type(evaluation).__name__}", name="evaluation")
     names = list(evaluation.measure_names) if measure is None else \
-        [str(m) for m in ([measure] if isinstance(measure, str) else measure)]
+        [str(m) for m in measures_iv(measure, "measure")]
     rows = []
     for run in evaluation.runs:
         values = evaluation.values[run]
         unknown = [m for m in names if m not in values.columns]
         if unknown:
-            raise KeyError(f"`measure`: {unknown} not evaluated; have "
-                           f"{evaluation.measure_names}")
+            raise ParameterError(f"`measure`: {unknown} not evaluated; have "
+                                 f"{evaluation.measure_names}", name="measure")
         queries = [str(q) for q in values.index]
         if callable(segment_by) and not isinstance(segment_by, (Mapping, pd.Series)):
             labels = np.array([segment_by(q) for q in queries], dtype=object)
@@ -269,15 +275,16 @@ def by_segment(evaluation, segment_by, *, measure=None, confidence_level=0.95,
             if isinstance(lab, pd.Series):
                 lab = lab.to_dict()
             if not isinstance(lab, Mapping):
-                raise TypeError("`segment_by` must be a mapping query -> segment, a Series "
-                                f"or a callable, got {type(segment_by).__name__}")
+                raise ParameterTypeError(
+                    "`segment_by` must be a mapping query -> segment, a Series "
+                    f"or a callable, got {type(segment_by).__name__}")
             lab = {str(k): v for k, v in lab.items()}
             labels = np.array([lab.get(q) for q in queries], dtype=object)
         absent = pd.isna(labels)
         if absent.any():
             if missing == "raise":
                 few = [q for q, a in zip(queries, absent, strict=True) if a][:3]
-                raise ValueError(f"`segment_by` has no segment for {int(absent.sum())} of "
+                raise ParameterError(f"`segment_by` has no segment for {int(absent.sum())} of "
                                  f"{len(queries)} queries of run {run!r} (e.g. {few}); give "
                                  "every query one or pass missing='drop'")
         segs = list(dict.fromkeys(labels[~absent].tolist()))

@@ -34,9 +34,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..options import CALIBRATION_TESTS, NULLS
-from ..validation import alpha_iv, alternative_iv, int_iv, rng_iv, workers_iv
+from ..validation import (
+    alpha_iv,
+    alternative_iv,
+    array_iv,
+    int_iv,
+    n_resamples_iv,
+    resource_iv,
+    rng_iv,
+    workers_iv,
+)
 from .corrections import adjust_pvalues
 from .counter import as_key, subkey
 from .registry import correction_spec, test_label, test_spec
@@ -109,7 +119,7 @@ def _indices(x, support, name):
         idx = np.zeros_like(pos)
     if (np.abs(support[idx] - x) > 1e-4).any():
         bad = x[np.abs(support[idx] - x) > 1e-4][0]
-        raise ValueError(f"`scores` of {name!r} has the value {bad!r}, not on the support of "
+        raise ParameterError(f"`scores` of {name!r} has the value {bad!r}, not on the support of "
                          "its measure; pass support= explicitly")
     return idx
 
@@ -142,7 +152,9 @@ class _Margin:
 
         lo, hi = float(self.support[0]), float(self.support[-1])
         if not lo < target < hi:
-            raise ValueError(f"cannot give a margin on [{lo:g}, {hi:g}] the mean {target:g}")
+            raise ParameterError(f"`scores` (or `means`): cannot give a margin on [{lo:g}, "
+                                 f"{hi:g}] the mean {target:g}; a system's mean must lie "
+                                 "strictly inside the support of its scores", name="scores")
         m0 = self.mean
         if abs(target - m0) < 1e-14:
             return self
@@ -159,7 +171,7 @@ class _Margin:
         while mean_at(top) * mean_at(0.0) > 0:
             top *= 2.0
             if top > 700:
-                raise ValueError(f"cannot reach the mean {target:g} from {m0:g}")
+                raise ParameterError(f"cannot reach the mean {target:g} from {m0:g}")
         la = optimize.brentq(mean_at, 0.0, top, xtol=1e-14)
         a = math.exp(la)
         G = F ** a if up else 1.0 - (1.0 - F) ** a
@@ -346,7 +358,7 @@ def fit_collection(scores, *, measure=None, support=None, missing="raise"):
 
     X = table.values
     supp = support_of(X, table.measure) if support is None else \
-        np.unique(np.asarray(support, dtype=float))
+        np.unique(array_iv(support, "support", min_size=2))
     margins = tuple(_fit_margin(X[:, j], supp, s) for j, s in enumerate(table.systems))
     k = table.n_systems
     if k > 1:
@@ -419,9 +431,12 @@ def simulate_collection(scores, *, n_queries, means=None, measure=None, support=
     """
     n = int_iv(n_queries, "n_queries")
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     model = fit_collection(scores, measure=measure, support=support)
+    resource_iv(8 * 4 * n * len(model.systems), "n_queries",
+                what=f"a collection of {n:,} queries")
     targets = _means_iv(means, model)
     sim = model.transformed(targets).draw(n, gen)[0]
     frame = pd.DataFrame(sim, columns=list(model.systems),
@@ -440,14 +455,14 @@ def _means_iv(means, model):
         out = model.observed_means.copy()
         for s, v in means.items():
             if s not in model.systems:
-                raise ValueError(f"`means` names {s!r}, not a system of `scores`")
+                raise ParameterError(f"`means` names {s!r}, not a system of `scores`")
             out[model.systems.index(s)] = float(v)
         return out
-    arr = np.asarray(means, dtype=float)
+    arr = array_iv(means, "means", ndim=(0, 1))
     if arr.ndim == 0:
         return np.full(k, float(arr))
     if arr.shape != (k,):
-        raise ValueError(f"`means` must be one number, {k} numbers or a mapping; got shape "
+        raise ParameterError(f"`means` must be one number, {k} numbers or a mapping; got shape "
                          f"{arr.shape}")
     return arr
 
@@ -755,20 +770,38 @@ def recommend_test(table, *, alpha, n_simulations, correction=None):
     return name, text
 
 
+def _names_iv(values, name):
+    """One name or a non-empty list of names."""
+    if isinstance(values, str):
+        return (values,)
+    if not isinstance(values, list | tuple) or not values:
+        raise ParameterTypeError(f"`{name}` must be a name or a non-empty list of names, got "
+                                 f"{values!r:.60}", name=name)
+    return tuple(values)
+
+
+def _named(name, check, value):
+    """``check(value)``, its refusal naming the parameter ``name``."""
+    try:
+        return check(value)
+    except (ParameterError, ParameterTypeError) as exc:
+        raise type(exc)(f"`{name}`: {exc}", name=name) from None
+
+
 def _calibrate_tests_iv(scores, n_queries, tests, corrections, alpha, differences, alternative,
                         null_hypothesis, n_simulations, n_resamples, max_systems, measure,
                         workers, rng):
     table = as_score_table(scores, measure=measure, min_systems=2, min_queries=3)
     n_q = table.n_queries if n_queries is None else int_iv(n_queries, "n_queries", minimum=3)
+    resource_iv(8 * 4 * n_q * table.n_systems, "n_queries",
+                what=f"simulated collections of {n_q:,} queries")
     if tests is None:
         tests = CALIBRATION_TESTS
-    if isinstance(tests, str):
-        tests = (tests,)
     names = []
-    for t in tests:
-        name = test_spec(t).name
-        if name not in CALIBRATION_TESTS:
-            raise ValueError(f"`tests` must name tests among {CALIBRATION_TESTS}, got {t!r}")
+    for t in _names_iv(tests, "tests"):
+        name = _named("tests", test_spec, t).name
+        if not isinstance(name, str | None) or name not in CALIBRATION_TESTS:
+            raise ParameterError(f"`tests` must name tests among {CALIBRATION_TESTS}, got {t!r}")
         if name not in names:
             names.append(name)
     max_k = int_iv(max_systems, "max_systems", minimum=2)
@@ -778,24 +811,24 @@ def _calibrate_tests_iv(scores, n_queries, tests, corrections, alpha, difference
         table = table.select([0] + [int(order[i]) for i in pick])
     if corrections is None:
         corrections = ("none",) if table.n_systems == 2 else ("none", "holm")
-    if isinstance(corrections, str):
-        corrections = (corrections,)
-    corrections = tuple(dict.fromkeys(correction_spec(c).name for c in corrections))
+    corrections = tuple(dict.fromkeys(_named("corrections", correction_spec, c).name
+                                      for c in _names_iv(corrections, "corrections")))
     alpha = alpha_iv(alpha)
     try:
         diffs = tuple(float(d) for d in differences)
     except (TypeError, ValueError):
-        raise TypeError("`differences` must be a sequence of numbers") from None
+        raise ParameterTypeError("`differences` must be a sequence of numbers") from None
     if any(not (d > 0 and math.isfinite(d)) for d in diffs):
-        raise ValueError(f"`differences` must be positive and finite, got {differences!r}")
+        raise ParameterError(f"`differences` must be positive and finite, got {differences!r}")
     alternative_iv(alternative)
-    if null_hypothesis not in NULLS:
-        raise ValueError(f"`null_hypothesis` must be one of {NULLS}, got {null_hypothesis!r}")
-    n_sim = int_iv(n_simulations, "n_simulations")
-    B = int_iv(n_resamples, "n_resamples")
+    if not isinstance(null_hypothesis, str | None) or null_hypothesis not in NULLS:
+        raise ParameterError(f"`null_hypothesis` must be one of {NULLS}, got {null_hypothesis!r}")
+    n_sim = n_resamples_iv(n_simulations, "n_simulations")
+    B = n_resamples_iv(n_resamples)
     workers = workers_iv(workers)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
-        raise TypeError(f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+        raise ParameterTypeError(
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
     gen, seed = rng_iv(rng)
     return (table, n_q, tuple(names), corrections, alpha, diffs, alternative, null_hypothesis,
             n_sim, B, max_k, workers, gen, seed)

@@ -16,6 +16,8 @@ import math
 import numpy as np
 from scipy import interpolate, special, stats
 
+from ..errors import ParameterError, ParameterTypeError
+
 __all__ = ["studentized_range_sf"]
 
 # Inner integral: the range of k standard normals.  log R(w) is tabulated on
@@ -129,16 +131,16 @@ def _sf_iv(q, k, df):
         if isinstance(k, (float, np.floating)) and float(k).is_integer():
             k = int(k)
         else:
-            raise TypeError(f"`k` must be an integer >= 2, got {k!r}")
+            raise ParameterTypeError(f"`k` must be an integer >= 2, got {k!r}")
     k = int(k)
     if k < 2:
-        raise ValueError(f"`k` must be an integer >= 2, got {k}")
+        raise ParameterError(f"`k` must be an integer >= 2, got {k}")
     try:
         df = float(df)
     except (TypeError, ValueError):
-        raise TypeError(f"`df` must be a positive number (or inf), got {df!r}") from None
+        raise ParameterTypeError(f"`df` must be a positive number (or inf), got {df!r}") from None
     if not df > 0:
-        raise ValueError(f"`df` must be a positive number (or inf), got {df}")
+        raise ParameterError(f"`df` must be a positive number (or inf), got {df}")
     q = np.asarray(q, dtype=np.float64)
     return q, k, df
 

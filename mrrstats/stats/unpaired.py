@@ -20,11 +20,14 @@ import pandas as pd
 from scipy import stats
 
 from ..defaults import BOOTSTRAP_METHOD
+from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import (
     alternative_iv,
     confidence_level_iv,
     int_iv,
+    n_resamples_iv,
+    resource_iv,
     rng_iv,
     workers_iv,
 )
@@ -47,9 +50,9 @@ def _sample_iv(x, name, min_n=2):
     try:
         x = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a 1-D array of numbers") from None
+        raise ParameterTypeError(f"`{name}` must be a 1-D array of numbers") from None
     if x.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D")
+        raise ParameterError(f"`{name}` must be 1-D")
     x = as_score_table(x[None, :], min_queries=min_n, name=name).values[:, 0].copy()
     return x
 
@@ -246,9 +249,9 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
     a = _sample_iv(a, "a", 1)
     b = _sample_iv(b, "b", 1)
     alternative = alternative_iv(alternative)
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    n_resamples = n_resamples_iv(n_resamples)
     if exact is not None and not isinstance(exact, bool):
-        raise TypeError(f"`exact` must be True, False or None, got {exact!r}")
+        raise ParameterTypeError(f"`exact` must be True, False or None, got {exact!r}")
     x = np.concatenate([a, b])
     na, n = a.size, a.size + b.size
     batch = int_iv(batch, "batch", allow_none=True) or max(1, (1 << 20) // n)
@@ -267,6 +270,7 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
         denom, add = n_splits, 0
     else:
         key = stream_key(gen)
+        resource_iv(8 * n_resamples, "n_resamples", what=f"{n_resamples:,} resamples")
         null = np.empty(n_resamples)
         for start in range(0, n_resamples, batch):
             r = min(batch, n_resamples - start)
@@ -329,9 +333,9 @@ def unpaired_bootstrap_ci(a, b, *, confidence_level=0.95, method=BOOTSTRAP_METHO
     a = _sample_iv(a, "a", 1)
     b = _sample_iv(b, "b", 1)
     cl = confidence_level_iv(confidence_level)
-    if method not in CI_METHODS:
-        raise ValueError(f"`method` must be one of {CI_METHODS}, got {method!r}")
-    n_resamples = int_iv(n_resamples, "n_resamples")
+    if not isinstance(method, str | None) or method not in CI_METHODS:
+        raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
+    n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     workers = workers_iv(workers)
     gen, seed = rng_iv(rng)

@@ -90,7 +90,7 @@ def test_multiverse_varies_the_empty_target_policy_where_it_matters(cast):
     assert not mv.summary.duplicated(["rel", "empty_target"]).any()
     with pytest.raises(ValueError, match="`empty_targets` cannot hold 'error'"):
         mrrstats.multiverse(qrels, runs, "RR", empty_targets=("neg", "error"))
-    with pytest.raises(ValueError, match="`empty_target` must be one of"):
+    with pytest.raises(ValueError, match="`empty_targets` must be one of"):
         mrrstats.multiverse(qrels, runs, "RR", empty_targets=("zero",))
     # one option at a time: a change of policy is shown with the threshold it needs
     from mrrstats.report.plots import one_option_at_a_time

@@ -149,7 +149,7 @@ def test_frame_errors():
         read_run(pd.DataFrame({"query": ["1"], "doc": ["a"], "score": [np.inf]}))
     with pytest.raises(InputError, match="not a number"):
         read_qrels({"q": {"d": "yes"}})
-    with pytest.raises(TypeError, match="`run` must be"):
+    with pytest.raises(TypeError, match="`source` must be"):
         read_run(42)
 
 

@@ -95,7 +95,7 @@ def _check_measures(ref, max_depth):
         values = kernels.compiled_measures(MEASURES, offsets=ref.offsets, grades=ref.grades,
                                            judged=ref.judged, max_depth=max_depth,
                                            workers=workers)
-        for m in kernels.parse_measures(MEASURES):
+        for m in kernels.measures_iv(MEASURES):
             t = max(int(m.rel if m.rel is not None else 1), 1)
             _same_bits(values[str(m)], kernels._deterministic(m, layout, t))
 

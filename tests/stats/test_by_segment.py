@@ -60,7 +60,7 @@ def test_by_segment_mapping_series_and_missing(cast_eval):
     assert dropped["n_queries"].sum() == a["n_queries"].sum() - len(cast_eval.runs)
     with pytest.raises(TypeError, match="segment_by"):
         by_segment(cast_eval, 3)
-    with pytest.raises(KeyError, match="measure"):
+    with pytest.raises(mrrstats.ParameterError, match="`measure`: \\['AP'\\] not evaluated"):
         by_segment(cast_eval, mapping, measure="AP")
 
 

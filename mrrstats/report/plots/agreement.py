@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ...agreement.measures import agreement_matrix, ranking_agreement
+from ...errors import ParameterError, ParameterTypeError
 from ...metrics.measures import mean_label
 from ...model.scoretable import as_score_tables
 from .inputs import is_evaluation
@@ -29,12 +30,13 @@ __all__ = ["measure_scatter", "tau_heatmap", "one_option_at_a_time", "multiverse
 def _pick_measures(scores, names, param="scores"):
     """``{measure: DataFrame}`` of the named measures, through the one coercion."""
     if not (is_evaluation(scores) or isinstance(scores, Mapping)):
-        raise TypeError(f"`{param}` must be an Evaluation or a mapping {{measure: DataFrame}}, "
-                        f"got {type(scores).__name__}")
+        raise ParameterTypeError(
+            f"`{param}` must be an Evaluation or a mapping {{measure: DataFrame}}, "
+            f"got {type(scores).__name__}")
     if isinstance(scores, Mapping):
         missing = [m for m in names if m not in scores]
         if missing:
-            raise ValueError(f"`{param}` has no measure {missing}; have {list(scores)}")
+            raise ParameterError(f"`{param}` has no measure {missing}; have {list(scores)}")
 
     tables = as_score_tables(scores, measures=list(names), missing="drop", finite=False,
                              name=param)
@@ -43,7 +45,7 @@ def _pick_measures(scores, names, param="scores"):
 
 def _measure_scatter_iv(scores, x, y, decimals):
     if not isinstance(x, str) or not isinstance(y, str) or x == y:
-        raise ValueError(f"`x` and `y` must be two different measure names, got {x!r}, {y!r}")
+        raise ParameterError(f"`x` and `y` must be two different measure names, got {x!r}, {y!r}")
     return _pick_measures(scores, [x, y])
 
 
@@ -232,8 +234,8 @@ def multiverse_plot(systems, reference, *, measure=None, value="rank", ax=None):
         One line per system across the conventions that change one option
         (the reference first); lines that cross are systems whose order flips.
     """
-    if value not in ("rank", "mean"):
-        raise ValueError(f"`value` must be 'rank' or 'mean', got {value!r}")
+    if not isinstance(value, str) or value not in ("rank", "mean"):
+        raise ParameterError(f"`value` must be 'rank' or 'mean', got {value!r}")
     frame = pd.DataFrame(systems)
     if measure is None:
         measure = frame["measure"].iloc[0]

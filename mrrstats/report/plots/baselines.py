@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...baselines.random_ranking import expected_rr
+from ...errors import ParameterError, ParameterTypeError
 from ...metrics.kernels import score_rankings
 from ...metrics.measures import mean_label, parse_measures
 from ...validation import confidence_level_iv
@@ -28,18 +29,19 @@ __all__ = ["observed_vs_random", "expected_mrr_curve", "rank_credit"]
 def _observed_vs_random_iv(baseline, random, measure, confidence_level):
     cl = confidence_level_iv(confidence_level)
     if is_evaluation(baseline):
-        raise TypeError("observed_vs_random() draws a computed table: pass "
+        raise ParameterTypeError("observed_vs_random() draws a computed table: pass "
                         "mrrstats.evaluation_baseline(evaluation, random=...) (the one place "
                         "the random baseline of each system is computed)")
     if isinstance(baseline, pd.DataFrame):
         if not {"observed", "expected"} <= set(baseline.columns):
-            raise ValueError("`baseline` must have columns 'observed' and 'expected' (and "
+            raise ParameterError("`baseline` must have columns 'observed' and 'expected' (and "
                              "optionally 'std'), e.g. the output of evaluation_baseline")
         table = baseline
         name = str(baseline["measure"].iloc[0]) if "measure" in baseline.columns else measure
     else:
-        raise TypeError(f"`baseline` must be a DataFrame (e.g. mrrstats.evaluation_baseline), "
-                        f"got {type(baseline).__name__}")
+        raise ParameterTypeError(
+            f"`baseline` must be a DataFrame (e.g. mrrstats.evaluation_baseline), "
+            f"got {type(baseline).__name__}")
     return table, name, cl
 
 
@@ -106,14 +108,14 @@ def _expected_mrr_curve_iv(n_candidates, n_relevant, k):
     else:
         N = np.unique(np.asarray(n_candidates, dtype=np.int64))
         if N.ndim != 1 or N.size < 2 or N.min() < 1:
-            raise ValueError("`n_candidates` must hold at least two counts >= 1")
+            raise ParameterError("`n_candidates` must hold at least two counts >= 1")
     R = np.atleast_1d(np.asarray(n_relevant))
     if R.ndim != 1 or R.size == 0 or R.size > MAX_SERIES or R.min() < 1 or \
             not np.issubdtype(R.dtype, np.integer):
-        raise ValueError(f"`n_relevant` must hold 1 to {MAX_SERIES} integers >= 1, got "
+        raise ParameterError(f"`n_relevant` must hold 1 to {MAX_SERIES} integers >= 1, got "
                          f"{n_relevant!r}")
     if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
-        raise ValueError(f"`k` must be a positive integer, got {k!r}")
+        raise ParameterError(f"`k` must be a positive integer, got {k!r}")
     return N, R, k
 
 
@@ -161,13 +163,13 @@ def expected_mrr_curve(n_candidates=None, *, n_relevant=(1, 2, 5, 10), k=None, a
 def _rank_credit_iv(max_rank, n_relevant, measures):
     for name, v, lo in (("max_rank", max_rank, 2), ("n_relevant", n_relevant, 1)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
-            raise ValueError(f"`{name}` must be an integer >= {lo}, got {v!r}")
+            raise ParameterError(f"`{name}` must be an integer >= {lo}, got {v!r}")
     if max_rank > 100000:
-        raise ValueError(f"`max_rank` must be at most 100000, got {max_rank}")
+        raise ParameterError(f"`max_rank` must be at most 100000, got {max_rank}")
 
     ms = parse_measures(measures)
     if not 1 <= len(ms) <= MAX_SERIES:
-        raise ValueError(f"`measures` must name 1 to {MAX_SERIES} measures")
+        raise ParameterError(f"`measures` must name 1 to {MAX_SERIES} measures")
     return [str(m) for m in ms]
 
 

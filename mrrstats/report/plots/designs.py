@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import ParameterError, ParameterTypeError
 from .style import GREY, LIGHT, finish, new_axes, series_style, short_names
 
 __all__ = ["replicate_runs", "forest_collections", "posterior_plot", "calibration_plot"]
@@ -22,8 +23,9 @@ __all__ = ["replicate_runs", "forest_collections", "posterior_plot", "calibratio
 def _need(obj, attrs, what):
     missing = [a for a in attrs if not hasattr(obj, a)]
     if missing:
-        raise TypeError(f"{what} draws a computed result: pass the result of the function "
-                        f"named in its docstring (missing {missing})")
+        raise ParameterTypeError(
+            f"{what} draws a computed result: pass the result of the function "
+            f"named in its docstring (missing {missing})")
 
 
 def replicate_runs(result, *, ax=None):
@@ -100,7 +102,7 @@ def forest_collections(result, *, method="DL", ax=None):
     """
     _need(result, ("collections", "meta", "k_hat"), "forest_collections()")
     if method not in result.meta.index:
-        raise ValueError(f"`method` must be one of {list(result.meta.index)}, got {method!r}")
+        raise ParameterError(f"`method` must be one of {list(result.meta.index)}, got {method!r}")
     c = result.collections
     k = len(c)
     ax = new_axes(ax, figsize=(6.0, 1.4 + 0.35 * (k + 2)))
@@ -155,7 +157,7 @@ def posterior_plot(result, *, ax=None):
 
     _need(result, ("method", "p_a_better", "ci_low"), "posterior_plot()")
     if result.method not in ("t", "bootstrap"):
-        raise ValueError("posterior_plot() draws a t or Bayesian-bootstrap posterior")
+        raise ParameterError("posterior_plot() draws a t or Bayesian-bootstrap posterior")
     ax = new_axes(ax, figsize=(5.0, 3.0))
     st = series_style(0)
     if result.method == "t":
@@ -210,7 +212,8 @@ def calibration_plot(result, *, correction=None, ax=None):
     corr = t["correction"].iloc[0] if correction is None else correction
     sub = t[t["correction"] == corr]
     if sub.empty:
-        raise ValueError(f"no rows for correction {corr!r}; have {sorted(set(t['correction']))}")
+        raise ParameterError(
+            f"no rows for correction {corr!r}; have {sorted(set(t['correction']))}")
     tests = list(sub["test"])
     ax = new_axes(ax, figsize=(max(4.0, 1.2 + 0.9 * len(tests)), 3.2))
     x = np.arange(len(tests), dtype=float)

@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from ...baselines.random_ranking import FirstRelevantRank, expected_mrr, random_baseline_counts
+from ...errors import ParameterError
 from ...metrics.measures import higher_is_better, mean_label, parse_measure
 from ...validation import alternative_iv
 from .inputs import is_evaluation, score_frame, select_systems
@@ -37,10 +38,10 @@ def _random_counts(frame, systems, scores, random, n_candidates, n_relevant, k):
     """(N, R) arrays of the random model, or None when no model was asked for."""
     if random is not None:
         if not is_evaluation(scores):
-            raise ValueError("`random` needs an Evaluation as `scores`; for score matrices "
+            raise ParameterError("`random` needs an Evaluation as `scores`; for score matrices "
                              "give `n_candidates` (and `n_relevant`) instead")
         if n_candidates is not None:
-            raise ValueError("give either `random` or `n_candidates`, not both")
+            raise ParameterError("give either `random` or `n_candidates`, not both")
 
         counts = random_baseline_counts(scores, random=random)
         counts = counts[counts["run"].isin(systems)]
@@ -90,13 +91,13 @@ def _rr_histogram_iv(scores, systems, measure, n_candidates, n_relevant, k, rand
     cols = select_systems(frame, systems)
     if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
         if bins < 2:
-            raise ValueError(f"`bins` must be at least 2, got {bins}")
+            raise ParameterError(f"`bins` must be at least 2, got {bins}")
         edges = np.linspace(0.0, 1.0, int(bins) + 1)
     else:
         edges = np.asarray(bins, dtype=np.float64)
         if edges.ndim != 1 or edges.size < 3 or np.any(np.diff(edges) <= 0) or \
                 edges[0] != 0 or edges[-1] < 1:
-            raise ValueError("`bins` must be an int or increasing edges from 0 to >= 1")
+            raise ParameterError("`bins` must be an int or increasing edges from 0 to >= 1")
     if k is None and is_evaluation(scores):
         k = parse_measure(name).k
     counts = _random_counts(frame, cols, scores, random, n_candidates, n_relevant, k)
@@ -184,10 +185,10 @@ def _rank_ecdf_iv(scores, systems, measure, n_candidates, n_relevant, random):
     if not higher_is_better(name) or (m not in ("RR",) and np.nanmax(values) > 1):
         ranks = values
         if np.any(ranks[~np.isnan(ranks)] < 1):
-            raise ValueError("`scores`: ranks must be >= 1 (inf when none is retrieved)")
+            raise ParameterError("`scores`: ranks must be >= 1 (inf when none is retrieved)")
     else:
         if np.any((values < 0) | (values > 1)):
-            raise ValueError("`scores`: RR values must lie in [0, 1]")
+            raise ParameterError("`scores`: RR values must lie in [0, 1]")
         with np.errstate(divide="ignore"):
             ranks = np.where(values > 0, np.round(1.0 / values), np.inf)
     counts = _random_counts(frame, cols, scores, random, n_candidates, n_relevant, None)
@@ -288,10 +289,11 @@ def _null_distribution_iv(distribution, observed, kind, alternative, pvalue, int
         dist = np.asarray(distribution, dtype=np.float64)
         kind = "null" if kind is None else kind
     if dist.ndim != 1 or dist.size < 2 or not np.all(np.isfinite(dist)):
-        raise ValueError("`distribution` must be a 1-D array of at least 2 finite values (or a "
-                         "BootstrapCIResult)")
-    if kind not in ("null", "bootstrap"):
-        raise ValueError(f"`kind` must be 'null' or 'bootstrap', got {kind!r}")
+        raise ParameterError(
+            "`distribution` must be a 1-D array of at least 2 finite values (or a "
+            "BootstrapCIResult)")
+    if not isinstance(kind, str) or kind not in ("null", "bootstrap"):
+        raise ParameterError(f"`kind` must be 'null' or 'bootstrap', got {kind!r}")
     alternative_iv(alternative)
     if observed is not None:
         observed = float(observed)
@@ -303,7 +305,7 @@ def _null_distribution_iv(distribution, observed, kind, alternative, pvalue, int
         lo, hi = interval
         interval = (float(lo), float(hi), what)
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 2:
-        raise ValueError(f"`bins` must be an integer >= 2, got {bins!r}")
+        raise ParameterError(f"`bins` must be an integer >= 2, got {bins!r}")
     return dist, observed, kind, alternative, pvalue, interval
 
 

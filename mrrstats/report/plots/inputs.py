@@ -3,6 +3,7 @@ the systems to show."""
 
 from __future__ import annotations
 
+from ...errors import ParameterError
 from ...metrics.evaluation import Evaluation
 from ...model.scoretable import as_score_table
 from .style import MAX_SERIES
@@ -32,7 +33,7 @@ def select_systems(frame, systems, param="systems", limit=MAX_SERIES):
     if systems is None:
         cols = list(frame.columns)
         if limit is not None and len(cols) > limit:
-            raise ValueError(f"`{param}`: {len(cols)} systems are too many for one panel "
+            raise ParameterError(f"`{param}`: {len(cols)} systems are too many for one panel "
                              f"(at most {limit}); choose some with systems=[...]")
         return cols
     if isinstance(systems, str):
@@ -40,9 +41,9 @@ def select_systems(frame, systems, param="systems", limit=MAX_SERIES):
     cols = list(systems)
     missing = [s for s in cols if s not in frame.columns]
     if missing:
-        raise ValueError(f"`{param}`: unknown systems {missing}; have {list(frame.columns)}")
+        raise ParameterError(f"`{param}`: unknown systems {missing}; have {list(frame.columns)}")
     if not cols:
-        raise ValueError(f"`{param}` must name at least one system")
+        raise ParameterError(f"`{param}` must name at least one system")
     if limit is not None and len(cols) > limit:
-        raise ValueError(f"`{param}`: at most {limit} systems per panel, got {len(cols)}")
+        raise ParameterError(f"`{param}`: at most {limit} systems per panel, got {len(cols)}")
     return cols

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ...deprecation import renamed_parameters
+from ...errors import ParameterError, ParameterTypeError
 from ...formatting import interval_text
 from ...metrics.measures import higher_is_better, mean_label
 from ...stats.registry import FAMILY_TESTS, test_label
@@ -58,12 +59,12 @@ def _interval_iv(interval, param="interval"):
         try:
             lo, hi = interval
         except (TypeError, ValueError):
-            raise TypeError(f"`{param}` must be a ConfidenceInterval, a result with "
+            raise ParameterTypeError(f"`{param}` must be a ConfidenceInterval, a result with "
                             f"confidence_interval(), a pairwise row with ci_low/ci_high or a "
                             f"(low, high) pair, got {interval!r}") from None
     lo, hi = float(lo), float(hi)
     if not lo <= hi:       # an end may be infinite (one-sided or compatible intervals)
-        raise ValueError(f"`{param}`: low {lo} is above high {hi}")
+        raise ParameterError(f"`{param}`: low {lo} is above high {hi}")
     return lo, hi, (None if cl is None else float(cl)), interval_name(method)
 
 
@@ -72,19 +73,19 @@ def _paired_differences_iv(a, b, names, measure, interval):
     nb = getattr(b, "name", None)
     if isinstance(a, pd.Series) and isinstance(b, pd.Series):
         if set(a.index) != set(b.index) or a.index.has_duplicates:
-            raise ValueError("`a` and `b` must hold the same queries (index)")
+            raise ParameterError("`a` and `b` must hold the same queries (index)")
         b = b.reindex(a.index)
     x = np.asarray(a, dtype=np.float64)
     y = np.asarray(b, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError(f"`a` and `b` must be 1-D and of equal length, got {x.shape} and "
+        raise ParameterError(f"`a` and `b` must be 1-D and of equal length, got {x.shape} and "
                          f"{y.shape}")
     if x.size < 2 or np.isnan(x).any() or np.isnan(y).any():
-        raise ValueError("`a` and `b` need at least 2 queries and no NaN")
+        raise ParameterError("`a` and `b` need at least 2 queries and no NaN")
     if names is None:
         names = (str(na) if na is not None else "a", str(nb) if nb is not None else "b")
     elif isinstance(names, str) or len(names) != 2:
-        raise ValueError(f"`names` must be a pair of system names, got {names!r}")
+        raise ParameterError(f"`names` must be a pair of system names, got {names!r}")
     if measure is None:
         measure = getattr(a, "attrs", {}).get("measure", "score")
     return x, y, tuple(map(str, names)), str(measure), _interval_iv(interval)
@@ -132,7 +133,7 @@ def paired_differences(a, b, *, interval=None, names=None, measure=None, ax=None
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if removed:
-        raise TypeError(f"paired_differences() no longer computes an interval "
+        raise ParameterTypeError(f"paired_differences() no longer computes an interval "
                         f"({sorted(removed)}): pass the one your analysis computed as "
                         "interval=, e.g. interval=mrrstats.paired_ttest(a, b)")
     x, y, names, measure, iv = _paired_differences_iv(a, b, names, measure, interval)
@@ -173,9 +174,9 @@ def _forest_means_iv(intervals, measure, systems):
         if "measure" in table.columns and measure is not None:
             table = table[table["measure"] == measure]
         if table.empty:
-            raise ValueError(f"`intervals` has no row for measure {measure!r}")
+            raise ParameterError(f"`intervals` has no row for measure {measure!r}")
         if "measure" in table.columns and table["measure"].nunique() > 1:
-            raise ValueError("`intervals` holds several measures: choose one with measure=")
+            raise ParameterError("`intervals` holds several measures: choose one with measure=")
         name = measure if measure is not None else (
             str(table["measure"].iloc[0]) if "measure" in table.columns else
             table.attrs.get("measure", "score"))
@@ -193,7 +194,7 @@ def _forest_means_iv(intervals, measure, systems):
             ci = r.confidence_interval()
             stat = getattr(r, "statistic", None)
             if stat is None:
-                raise TypeError(f"`intervals[{s!r}]` has no `statistic` (the mean)")
+                raise ParameterTypeError(f"`intervals[{s!r}]` has no `statistic` (the mean)")
             rows[str(s)] = {"mean": float(stat), "ci_low": float(ci.low),
                             "ci_high": float(ci.high)}
             method, cl = getattr(ci, "method", None), getattr(ci, "confidence_level", None)
@@ -201,7 +202,7 @@ def _forest_means_iv(intervals, measure, systems):
         frame = pd.DataFrame.from_dict(rows, orient="index")
         name = "score" if measure is None else measure
     else:
-        raise TypeError("forest_means() draws computed intervals: `intervals` must be a "
+        raise ParameterTypeError("forest_means() draws computed intervals: `intervals` must be a "
                         "DataFrame with columns mean, ci_low, ci_high (one row per system) "
                         "or a mapping {system: result with statistic and "
                         "confidence_interval()}, e.g. {s: mrrstats.bootstrap_ci(x) ...}; got "
@@ -248,8 +249,9 @@ def forest_means(intervals, *, measure=None, systems=None, sort=True, ax=None, *
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if removed:
-        raise TypeError(f"forest_means() no longer computes intervals ({sorted(removed)}): "
-                        "pass the means and intervals your analysis computed")
+        raise ParameterTypeError(
+            f"forest_means() no longer computes intervals ({sorted(removed)}): "
+            "pass the means and intervals your analysis computed")
     frame, name, method, cl, nq = _forest_means_iv(intervals, measure, systems)
     means = frame["mean"].to_numpy()
     lows, highs = frame["ci_low"].to_numpy(), frame["ci_high"].to_numpy()
@@ -291,15 +293,16 @@ def _pairs_frame(result, measure, param):
                 frame["measure"].nunique() > 1:
             frame = frame[frame["measure"] == measure]
         return frame
-    raise TypeError(f"`{param}` must be a PairwiseResult, a Comparison or a frame of their "
-                    f"pairs (to_frame()), got {type(result).__name__}")
+    raise ParameterTypeError(
+        f"`{param}` must be a PairwiseResult, a Comparison or a frame of their "
+        f"pairs (to_frame()), got {type(result).__name__}")
 
 
 def _versus(frame, control, param):
     """Rows ``system, diff, ci_low, ci_high, reject`` oriented system - control."""
     need = {"diff", "ci_low", "ci_high"}
     if not need <= set(frame.columns):
-        raise ValueError(f"`{param}` needs columns {sorted(need)}")
+        raise ParameterError(f"`{param}` needs columns {sorted(need)}")
     if "system" in frame.columns:                 # already against the control
         out = frame.set_index("system")[["diff", "ci_low", "ci_high"]].copy()
         out["reject"] = frame["reject"].to_numpy(bool) if "reject" in frame.columns else False
@@ -311,7 +314,7 @@ def _versus(frame, control, param):
         elif r["a"] == control:
             rows[r["b"]] = (-r["diff"], -r["ci_high"], -r["ci_low"], r.get("reject", False))
     if not rows:
-        raise ValueError(f"`control` {control!r} is in no pair of `{param}`")
+        raise ParameterError(f"`control` {control!r} is in no pair of `{param}`")
     out = pd.DataFrame.from_dict(rows, orient="index",
                                  columns=["diff", "ci_low", "ci_high", "reject"])
     out["reject"] = out["reject"].astype(bool)
@@ -376,10 +379,10 @@ def forest_differences(pairwise, control, *, simultaneous=None, measure=None, so
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if removed:
-        raise TypeError(f"forest_differences() no longer runs tests ({sorted(removed)}): "
+        raise ParameterTypeError(f"forest_differences() no longer runs tests ({sorted(removed)}): "
                         "pass the PairwiseResult or Comparison your analysis computed")
     if not isinstance(control, str):
-        raise TypeError(f"`control` must be a system name, got {control!r}")
+        raise ParameterTypeError(f"`control` must be a system name, got {control!r}")
     frame = _pairs_frame(pairwise, measure, "pairwise")
     if measure is None:
         measure = _first(frame, "measure", "score")
@@ -388,11 +391,11 @@ def forest_differences(pairwise, control, *, simultaneous=None, measure=None, so
     if simultaneous is not None:
         fframe = _pairs_frame(simultaneous, measure, "simultaneous")
         if _first(fframe, "test") not in FAMILY_TESTS:
-            raise ValueError(f"`simultaneous` must be a result of a family-wise test "
+            raise ParameterError(f"`simultaneous` must be a result of a family-wise test "
                              f"{FAMILY_TESTS}")
         fam = _versus(fframe, control, "simultaneous").reindex(vs.index)
         if fam["diff"].isna().any():
-            raise ValueError("`simultaneous` was computed on other systems than `pairwise`")
+            raise ParameterError("`simultaneous` was computed on other systems than `pairwise`")
     diff = vs["diff"].to_numpy(np.float64)
     ends = [vs["ci_low"].to_numpy(np.float64), vs["ci_high"].to_numpy(np.float64)]
     if fam is not None:
@@ -447,12 +450,12 @@ def _pair_rows(frame, need, measure):
     """The rows of one measure of a pairs frame (``measure=None``: the first one), their
     ``"a - b"`` labels in short system names, and the measure; checks ``need`` columns."""
     if not need <= set(frame.columns):
-        raise ValueError(f"`frame` needs the columns {sorted(need)}")
+        raise ParameterError(f"`frame` needs the columns {sorted(need)}")
     if measure is None:
         measure = frame["measure"].iloc[0]
     sub = frame[frame["measure"] == measure]
     if sub.empty:
-        raise ValueError(f"no rows for measure {measure!r}")
+        raise ParameterError(f"no rows for measure {measure!r}")
     systems = list(dict.fromkeys([*sub["a"], *sub["b"]]))
     short = dict(zip(systems, short_names(systems), strict=True))
     labels = [f"{short[a]} - {short[b]}" for a, b in zip(sub["a"], sub["b"], strict=True)]
@@ -588,21 +591,21 @@ def segment_means(table, *, measure=None, ax=None):
     """
     frame = getattr(table, "means_frame", table)
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError("`table` must be a by_segment frame or a SegmentComparison, got "
+        raise ParameterTypeError("`table` must be a by_segment frame or a SegmentComparison, got "
                         f"{type(table).__name__}")
     runcol = "run" if "run" in frame.columns else "system"
     need = {"segment", "mean", "ci_low", "ci_high", runcol}
     if not need <= set(frame.columns):
-        raise ValueError(f"`table` lacks columns {sorted(need - set(frame.columns))}")
+        raise ParameterError(f"`table` lacks columns {sorted(need - set(frame.columns))}")
     if "measure" in frame.columns:
         measures = list(dict.fromkeys(frame["measure"]))
         if measure is None:
             if len(measures) > 1:
-                raise ValueError(f"`measure`: the table has several measures {measures}; "
+                raise ParameterError(f"`measure`: the table has several measures {measures}; "
                                  "name one")
             measure = measures[0]
         if measure not in measures:
-            raise ValueError(f"`measure`={measure!r} not in the table; have {measures}")
+            raise ParameterError(f"`measure`={measure!r} not in the table; have {measures}")
         frame = frame[frame["measure"] == measure]
     ax = new_axes(ax)
     segs = list(dict.fromkeys(frame["segment"]))

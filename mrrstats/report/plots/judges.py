@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...errors import ParameterError
 from ...metrics.measures import mean_label
 from .style import PALETTE, short_names, style_context
 
@@ -38,11 +39,11 @@ def _new_axes(ax, k):
 def _one_measure(frame, measure, need, name):
     frame = pd.DataFrame(frame)
     if not need <= set(frame.columns):
-        raise ValueError(f"`{name}` needs the columns {sorted(need)}")
+        raise ParameterError(f"`{name}` needs the columns {sorted(need)}")
     measure = frame["measure"].iloc[0] if measure is None else str(measure)
     sub = frame[frame["measure"] == measure]
     if sub.empty:
-        raise ValueError(f"`measure` {measure!r} is not in `{name}`")
+        raise ParameterError(f"`measure` {measure!r} is not in `{name}`")
     return sub, measure
 
 

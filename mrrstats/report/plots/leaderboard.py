@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...errors import ParameterError
 from .style import finish, new_axes, series_style, short_names
 
 __all__ = ["rank_intervals_plot"]
@@ -41,7 +42,7 @@ def rank_intervals_plot(leaderboard, *, measures=None, systems=None, ax=None):
     frame = pd.DataFrame(leaderboard)
     need = {"measure", "system", "rank", "rank_low", "rank_high"}
     if not need <= set(frame.columns):
-        raise ValueError(f"`leaderboard` needs the columns {sorted(need)}")
+        raise ParameterError(f"`leaderboard` needs the columns {sorted(need)}")
     if measures is None:
         measures = list(dict.fromkeys(frame["measure"]))
     first = frame[frame["measure"] == measures[0]].sort_values(["rank", "rank_low"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...errors import ParameterError, ParameterTypeError
 from .style import GREY, MAX_SERIES, finish, new_axes, series_style
 
 __all__ = ["power_curve"]
@@ -13,19 +14,21 @@ __all__ = ["power_curve"]
 def _power_curve_iv(curves, simulated, target):
     need = {"difference", "n_queries", "power"}
     if not isinstance(curves, pd.DataFrame) or not need <= set(curves.columns):
-        raise TypeError("power_curve() draws computed power: `curves` must be a DataFrame "
-                        "with columns difference, n_queries, power (e.g. "
-                        "mrrstats.report.power_table(sd, differences=...)), got "
-                        f"{type(curves).__name__}")
+        raise ParameterTypeError(
+            "power_curve() draws computed power: `curves` must be a DataFrame "
+            "with columns difference, n_queries, power (e.g. "
+            "mrrstats.report.power_table(sd, differences=...)), got "
+            f"{type(curves).__name__}")
     diffs = list(dict.fromkeys(curves["difference"].tolist()))
     if not 1 <= len(diffs) <= MAX_SERIES:
-        raise ValueError(f"`curves` must hold 1 to {MAX_SERIES} differences")
+        raise ParameterError(f"`curves` must hold 1 to {MAX_SERIES} differences")
     if simulated is not None and (not isinstance(simulated, pd.DataFrame) or
                                   not need <= set(simulated.columns)):
-        raise TypeError("`simulated` must be a DataFrame with columns difference, n_queries, "
-                        "power (and power_se)")
+        raise ParameterTypeError(
+            "`simulated` must be a DataFrame with columns difference, n_queries, "
+            "power (and power_se)")
     if target is not None and not 0 < target < 1:
-        raise ValueError(f"`target` must be in (0, 1), got {target!r}")
+        raise ParameterError(f"`target` must be in (0, 1), got {target!r}")
     return diffs
 
 
@@ -57,8 +60,9 @@ def power_curve(curves, *, simulated=None, target=None, series=None, ax=None, **
     matplotlib.axes.Axes
     """
     if removed:
-        raise TypeError(f"power_curve() no longer computes power ({sorted(removed)}): pass "
-                        "the table of mrrstats.report.power_table(...)")
+        raise ParameterTypeError(
+            f"power_curve() no longer computes power ({sorted(removed)}): pass "
+            "the table of mrrstats.report.power_table(...)")
     diffs = _power_curve_iv(curves, simulated, target)
     at = curves.attrs
     target = at.get("target") if target is None else target
