@@ -15,7 +15,7 @@ import glob
 import gzip
 import math
 import os
-import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import tempfiles
 from ..errors import InputError
 from ..io.hashing import duplicate_pairs, hash_strings
 from ..io.trec import Run, read_run
@@ -99,8 +100,17 @@ def _run_name(source, name) -> str:
     return base.replace("*", "") or "run"
 
 
-def _text_pieces(path, block_bytes: int):
+def _read_block(fh, block_bytes: int, src: str) -> bytes:
+    try:
+        return fh.read(block_bytes)
+    except (EOFError, OSError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise InputError(f"cannot read compressed file (corrupt or truncated gzip: {exc})",
+                         source=src) from None
+
+
+def _text_pieces(path, block_bytes: int, src: str | None = None):
     """Pieces of whole lines, with the line number before each piece."""
+    src = os.fspath(path) if src is None else src
     with open(path, "rb") as probe:
         gz = probe.read(2) == b"\x1f\x8b"
     opener = gzip.open if gz else open
@@ -108,7 +118,7 @@ def _text_pieces(path, block_bytes: int):
     with opener(path, "rb") as fh:
         rest = b""
         while True:
-            data = fh.read(block_bytes)
+            data = _read_block(fh, block_bytes, src)
             if not data:
                 break
             data = rest + data
@@ -127,7 +137,7 @@ def _trec_tables(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
     """Tables (query, doc, rank, score) of a TREC run file, piece by piece, in file order."""
     tags = {}
     piece_path = os.path.join(tmpdir, "piece.txt")
-    for first_line, piece, nbytes in _text_pieces(path, block_bytes):
+    for first_line, piece, nbytes in _text_pieces(path, block_bytes, src):
         with open(piece_path, "wb") as out:
             out.write(piece)
         try:
@@ -218,8 +228,10 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
     block_bytes : int, optional, keyword-only
         Bytes of text read at a time (default ``BLOCK_BYTES`` = 32 MiB).
     tmpdir : path, optional, keyword-only
-        Where the buckets go (default: the system's temporary directory);
-        removed when the iteration ends.
+        Where the buckets go (default: a folder under this process's temporary
+        root, :mod:`mrrstats.tempfiles`, so that a killed run's buckets are
+        removed by the next run); removed when the iteration ends, however it
+        ends.
     progress : bool, optional, keyword-only
         Progress bars (default: only on a terminal).
 
@@ -251,7 +263,7 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
             or n_buckets < 1:
         raise ValueError(f"`n_buckets` must be a positive integer, got {n_buckets!r}")
     run_name = _run_name(source, name)
-    with tempfile.TemporaryDirectory(prefix="mrrstats-", dir=tmpdir) as work:
+    with tempfiles.directory("stream-", dir=tmpdir) as work:
         paths = [os.path.join(work, f"bucket-{i:05d}.arrow") for i in range(n_buckets)]
         writers: dict[int, pa.ipc.RecordBatchStreamWriter] = {}
         tag = None
