@@ -10,6 +10,7 @@ every figure). Cell ids are fixed, so the files are byte-reproducible.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -25,6 +26,10 @@ from .judged_section import add_judged_cells
 
 __all__ = ["write_notebook", "template", "inject_parameters", "add_segment_cells", "execute",
            "to_html"]
+
+#: Longest IPC socket path used (AF_UNIX paths hold 104-108 bytes, the terminating NUL
+#: included, and ZeroMQ appends the channel's number).
+_IPC_MAX = 100
 
 
 def write_notebook(out, title, *, segments, timeout, progress, show_code, judged=(),
@@ -144,11 +149,12 @@ def execute(nb, out, timeout, progress):
     # this process's temporary root (mrrstats.tempfiles): no TCP port, no "running over
     # TCP without encryption" warning, and nothing left in Jupyter's runtime folder.
     kernel_dir = tempfiles.mkdtemp("kernel-")
-    ipc = os.name == "posix"
+    # a socket path longer than about 100 bytes cannot be bound (AF_UNIX): then TCP
+    ipc = os.name == "posix" and len(os.path.join(kernel_dir, "k-9").encode()) <= _IPC_MAX
     km = KernelManager(kernel_name="python3", transport="ipc" if ipc else "tcp",
                        connection_file=os.path.join(kernel_dir, "kernel.json"))
     if ipc:
-        km.ip = os.path.join(kernel_dir, "kernel")
+        km.ip = os.path.join(kernel_dir, "k")
     client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                             allow_errors=False, record_timing=False, on_cell_start=on_start,
                             resources={"metadata": {"path": str(out)}})
@@ -189,6 +195,9 @@ def execute(nb, out, timeout, progress):
                     _kill_kernel(km)  # again: it may have been starting
                     worker.join(0.1)
             _stop_kernel(km, now=failed)
+            # nbclient registers an exit hook that it removes only when the kernel started;
+            # we have stopped the kernel ourselves
+            atexit.unregister(client._cleanup_kernel)
             shutil.rmtree(kernel_dir, ignore_errors=True)
         if progress and not failed:
             print(f"{cr}mrrstats report: executed {len(code_cells)} notebook cells in "
