@@ -32,6 +32,7 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 __all__ = [
@@ -134,9 +135,12 @@ def clean_stale(tmpdir=None) -> list[str]:
                 continue
         elif owner[0] == os.getpid() or pid_alive(*owner):
             continue
-        shutil.rmtree(folder, ignore_errors=True)
-        if not folder.exists():
-            removed.append(str(folder))
+        for _ in range(3):  # a process of the dead run (a kernel) may still be ending
+            shutil.rmtree(folder, ignore_errors=True)
+            if not folder.exists():
+                removed.append(str(folder))
+                break
+            time.sleep(0.1)
     return removed
 
 

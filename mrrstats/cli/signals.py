@@ -2,11 +2,11 @@
 being rewritten keeps its previous version, and the command prints one line,
 ``mrrstats: interrupted``, and exits with 130 (SIGINT) or 143 (SIGTERM).
 
-Both signals raise :class:`KeyboardInterrupt` where the program is, so every
-``finally`` on the way out runs (the notebook kernel is shut down, the stream
-buckets and the report's staging folder are removed); the signal received is
-remembered, so that the exit code says which one it was whatever error the
-interruption caused on its way out.
+Both signals raise :class:`KeyboardInterrupt` where the program is (a second one
+within :data:`GRACE_SECONDS` is only recorded), so every ``finally`` on the way out
+runs (the notebook kernel is shut down, the stream buckets and the report's staging
+folder are removed); the signal received is remembered, so that the exit code says
+which one it was whatever error the interruption caused on its way out.
 """
 
 from __future__ import annotations
@@ -14,14 +14,24 @@ from __future__ import annotations
 import ctypes
 import signal
 import threading
+import time
 
 __all__ = ["install", "restore", "received", "exit_code", "forget_unhandled", "reset"]
 
 _received: list[int] = []
+#: Seconds after a first signal during which further ones only are recorded, so that the
+#: cleanup it started is not cut short; later ones interrupt again (a program that
+#: swallowed the first still stops on the next Ctrl-C).
+GRACE_SECONDS = 3.0
+_first_at: list[float] = []
 
 
 def _on_signal(signum, frame):
     _received.append(signum)
+    now = time.monotonic()
+    if _first_at and now - _first_at[0] < GRACE_SECONDS:
+        return
+    _first_at[:] = [now]
     raise KeyboardInterrupt
 
 
@@ -73,3 +83,4 @@ def forget_unhandled() -> None:
 def reset() -> None:
     """Forget the signals received (each command run in-process starts afresh)."""
     _received.clear()
+    _first_at.clear()

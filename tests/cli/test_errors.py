@@ -84,3 +84,16 @@ def test_main_restores_the_signal_handlers():
     with pytest.raises(SystemExit):
         main(["--version"])
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
+
+
+def test_a_second_signal_during_the_cleanup_is_only_recorded():
+    signals.reset()
+    previous = signals.install()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGTERM)
+        signal.raise_signal(signal.SIGINT)  # within the grace period: no second interrupt
+        assert signals.received() == signal.SIGTERM and signals.exit_code() == 143
+    finally:
+        signals.restore(previous)
+        signals.reset()
