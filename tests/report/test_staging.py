@@ -164,6 +164,7 @@ def test_recover_removes_a_staging_folder_of_a_killed_run_and_keeps_a_live_one(t
     assert _siblings(out) == [".report.tmp-live"]
 
 
+@pytest.mark.slow  # a whole analysis: 5-15 s
 def test_make_report_interrupted_while_writing_keeps_the_previous_report(tmp_path, monkeypatch):
     data = mrrstats.datasets.cast2021()
     out = tmp_path / "report"
