@@ -2,8 +2,10 @@
 
 Each subcommand lives in its own module ``mrrstats.cli.<name>`` that
 defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
-Bad input ends the program with exit code 2 and a one-line message on stderr;
-output piped into ``head`` ends quietly (exit code 0, nothing on stderr).
+Every way a command ends is one exit code and at most one line on stderr
+(:mod:`mrrstats.cli.errors`): bad input 2, an interruption 130 (SIGINT) or 143
+(SIGTERM, :mod:`mrrstats.cli.signals`); output piped into ``head`` ends quietly
+(exit code 0, nothing on stderr).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import importlib
 import os
 import sys
 
-from ..errors import InputError
+from .. import tempfiles
 from ..version import __version__
+from . import signals
+from .errors import ArgumentParser, end_command, option_names
 
 __all__ = ["main", "build_parser"]
 
@@ -42,9 +46,11 @@ _COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="mrrstats",
         description="Statistics of Mean Reciprocal Rank and companion ranking metrics.",
+        epilog="Exit codes: 0 done, 1 internal error (a bug), 2 bad input (a file or an "
+               "option), 130 interrupted (SIGINT), 143 terminated (SIGTERM).",
     )
     parser.add_argument("--version", action="version", version=f"mrrstats {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -53,34 +59,53 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
-        p.set_defaults(_run=module.run)
+        p.set_defaults(_run=module.run, _parser=p)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 on success, 2 on bad input)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the command line; returns the exit code (:mod:`mrrstats.cli.errors`: 0 done,
+    1 internal error, 2 bad input, 130 interrupted, 143 terminated).
+
+    Temporary files of the command are removed however it ends, and those left by
+    killed runs are removed first (:mod:`mrrstats.tempfiles`).
+    """
+    signals.reset()
+    previous = signals.install()
     try:
+        return _run_command(argv)
+    finally:
+        tempfiles.cleanup()
+        signals.restore(previous)
+
+
+def _run_command(argv) -> int:
+    options = {}
+    try:
+        tempfiles.clean_stale()
+        args = build_parser().parse_args(argv)
+        options = option_names(args._parser)
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+        if signals.received():  # an interruption some library swallowed
+            raise KeyboardInterrupt
         return code
-    except BrokenPipeError:
-        # Output piped into `head` and the like: end quietly. Point stdout at
-        # /dev/null so that the interpreter's final flush does not fail again.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):  # pragma: no cover - stdout without a descriptor
-            pass
-        return 0
-    except (InputError, ValueError, TypeError, OSError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"mrrstats: error: {msg}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # pragma: no cover - interactive only
-        print("mrrstats: interrupted", file=sys.stderr)
-        return 130
+    except SystemExit:  # argparse: --help, --version, a bad option (one line, code 2)
+        raise
+    except BaseException as exc:  # noqa: BLE001 - every way out gets a code and one line
+        if isinstance(exc, BrokenPipeError) and not signals.received():
+            _quiet_stdout()
+        return end_command(exc, options)
+
+
+def _quiet_stdout() -> None:
+    """Output piped into `head` and the like: point stdout at /dev/null so that the
+    interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a descriptor
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

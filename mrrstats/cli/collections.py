@@ -44,6 +44,9 @@ def _data(args):
     if args.example:
         if args.collection:
             raise ValueError("give either --example or --collection NAME=FILE, not both")
+        if args.systems:
+            raise ValueError("--example picks its two systems; --systems goes with "
+                             "--collection")
         rr = datasets.trec7_scores("RR")
         order = rr.mean().sort_values(ascending=False, kind="stable").index
         a, b = order[0], order[len(order) // 2]

@@ -114,18 +114,22 @@ def label_spec(spec, option):
 
         prefix.description = f"the query id up to the first {sep!r} ({option} {spec})"
         return prefix
+    from ..io.trec import read_text
+
     path = Path(spec)
     if not path.exists():
         raise ValueError(f"{option} {spec!r}: no such file (or use prefix:SEP)")
     out = {}
-    with path.open(encoding="utf-8") as fh:
-        for i, line in enumerate(fh, 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            parts = line.rstrip("\r\n").split("\t")
-            if len(parts) != 2 or not parts[0] or not parts[1]:
-                raise ValueError(f"{spec}:{i}: expected 'query<TAB>label', got {line.rstrip()!r}")
-            out[parts[0]] = parts[1]
+    text = read_text(path, f"{option} {spec}")  # names the file: not UTF-8, a folder
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.rstrip("\r\n").split("\t")
+        if len(parts) != 2 or not parts[0] or not parts[1] or "\x00" in line:
+            raise ValueError(f"{spec}:{i}: expected 'query<TAB>label', got {line.rstrip()[:80]!r}")
+        out[parts[0]] = parts[1]
+    if not out:
+        raise ValueError(f"{option} {spec}: no 'query<TAB>label' lines (the file is empty)")
     return out
 
 

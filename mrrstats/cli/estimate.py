@@ -59,6 +59,9 @@ def run(args) -> int:
     else:
         if not args.qrels or len(args.runs) != 2:
             raise ValueError("need QRELS and exactly two RUN files (or --scores FILE)")
+        if args.systems:
+            raise ValueError("--systems goes with --scores (with QRELS A B the runs are "
+                             "the systems, in that order)")
 
         ev = evaluate(args.qrels, args.runs, [args.measure], ties=args.ties, rel=args.rel,
                       queries=args.queries)

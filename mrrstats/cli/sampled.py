@@ -11,6 +11,8 @@ samples negatives from the full filtered ranks of the bundled UMLS graph
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 from .. import defaults
@@ -71,16 +73,25 @@ def read_ranks(path, column=None, candidates=None):
     """``(ranks, candidates or None)`` from a RANKS file; errors name the argument."""
     import pandas as pd
 
+    from ..io.trec import read_text
+
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"RANKS {path!r}: no such file")
-    with p.open(encoding="utf-8") as fh:
-        first_line = next((ln for ln in fh if ln.strip() and not ln.startswith("#")), "")
+    text = read_text(p, f"RANKS {path}")  # names the file: not UTF-8 (binary, gzip)
+    first_line = next((ln for ln in text.splitlines()
+                       if ln.strip() and not ln.startswith("#")), "")
     if not first_line:
         raise ValueError(f"RANKS {path}: no ranks")
+    if "\x00" in text:
+        raise ValueError(f"RANKS {path}: a binary file (NUL bytes), not text")
     sep = "," if "," in first_line else ("\t" if "\t" in first_line else r"\s+")
-    frame = pd.read_csv(p, sep=sep, engine="python", header=None, dtype=str,
-                        skip_blank_lines=True, comment="#")
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=sep, engine="python", header=None,
+                            dtype=str, skip_blank_lines=True, comment="#")
+    except (ValueError, csv.Error) as exc:  # pandas' ParserError is a ValueError
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"RANKS {path}: not a table of ranks ({msg})") from None
     first = frame.iloc[0].tolist()
     if not all(_is_number(str(x)) for x in first):
         frame = frame.iloc[1:].reset_index(drop=True)

@@ -104,6 +104,7 @@ from .designs import DESIGN_SECTIONS, design_settings
 from .judged_section import judged_results
 from .notebook import write_notebook
 from .sections import MULTIVERSE_OPTIONS, cluster_labels, multiverse_result
+from .staging import prepare, staged
 from .storage import (
     FORMAT_VERSION,
     dump_json,
@@ -155,7 +156,10 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         file name up to its first dot. Without candidate counts there is no
         random-ranking baseline table.
     out : path, keyword-only
-        Output folder (created; existing report files in it are replaced).
+        Output folder (created; existing report files in it are replaced). The report
+        is written into a folder beside it and swapped in when complete, so an error
+        or an interruption leaves the previous report whole
+        (:mod:`mrrstats.report.staging`); other files in the folder stay.
     measures : str or list of str, optional, keyword-only
         Measures to compare. With runs the default is ``RR`` and ``nDCG@10``,
         and ``RR`` is evaluated as well when no RR-type measure is listed (for
@@ -270,6 +274,7 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
     o = _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                         alternative, n_resamples, confidence_level, random, ties, rel,
                         queries, missing, rng, timeout, equivalence_margin, workers)
+    prepare(o.out)  # `out` is a folder (or not there yet); what a killed report left goes
     progress = progress_enabled(progress)
     t0 = time.perf_counter()
     _, seed = rng_iv(rng)
@@ -298,17 +303,20 @@ def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
         settings.update(judged_settings)  # "judge", "bounds": only where they apply
     elif judge_qrels is not None:
         raise ParameterError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
-    data, written = _write_analysis(o.out, settings, inputs, mv, progress, o.workers,
-                                    judged)
-    seconds = {"analysis": time.perf_counter() - t0}
-    if notebook:
-        files, secs = write_notebook(o.out, title or "mrrstats report",
-                                     segments="segments" in settings, timeout=o.timeout,
-                                     designs=[k for k in DESIGN_SECTIONS if k in settings],
-                                     progress=progress, show_code=show_code,
-                                     judged=tuple(judged))
-        written += files
-        seconds.update(secs)
+    # written beside `out` and swapped in when complete: the previous report stays whole
+    # until then, whatever ends this call (report.staging)
+    with staged(o.out) as stage:
+        data, written = _write_analysis(stage, settings, inputs, mv, progress, o.workers,
+                                        judged)
+        seconds = {"analysis": time.perf_counter() - t0}
+        if notebook:
+            files, secs = write_notebook(stage, title or "mrrstats report",
+                                         segments="segments" in settings, timeout=o.timeout,
+                                         designs=[k for k in DESIGN_SECTIONS if k in settings],
+                                         progress=progress, show_code=show_code,
+                                         judged=tuple(judged))
+            written += files
+            seconds.update(secs)
     say(progress, f"wrote {len(written)} files to {o.out} in {sum(seconds.values()):.1f} s")
     return ReportResult(o.out, tuple(sorted(written)), data, seconds)
 

@@ -10,19 +10,26 @@ every figure). Cell ids are fixed, so the files are byte-reproducible.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import shutil
 import sys
-import tempfile
+import threading
 import time
 from importlib import resources
 from pathlib import Path
 
+from .. import tempfiles
 from .designs import add_design_cells
 from .judged_section import add_judged_cells
 
 __all__ = ["write_notebook", "template", "inject_parameters", "add_segment_cells", "execute",
            "to_html"]
+
+#: Longest IPC socket path used (AF_UNIX paths hold 104-108 bytes, the terminating NUL
+#: included, and ZeroMQ appends the channel's number).
+_IPC_MAX = 100
 
 
 def write_notebook(out, title, *, segments, timeout, progress, show_code, judged=(),
@@ -126,7 +133,11 @@ def execute(nb, out, timeout, progress):
 
     cr = "\r" if sys.stderr.isatty() else ""
 
+    stop = threading.Event()
+
     def on_start(cell, cell_index, **_):
+        if stop.is_set():
+            raise RuntimeError("notebook execution stopped")
         if progress and cell.cell_type == "code":
             k = code_cells.index(cell_index) + 1
             print(f"{cr}mrrstats report: executing notebook cell {k}/{len(code_cells)} ",
@@ -134,12 +145,16 @@ def execute(nb, out, timeout, progress):
 
     from jupyter_client.manager import KernelManager
 
-    # IPC sockets where available (in a private temporary folder): no TCP ports, and
-    # no "running over TCP without encryption" warning from the kernel.
-    ipc_dir = tempfile.mkdtemp(prefix="mrrstats-") if os.name == "posix" else None
-    km = KernelManager(kernel_name="python3", transport="ipc" if ipc_dir else "tcp")
-    if ipc_dir:
-        km.ip = os.path.join(ipc_dir, "kernel")
+    # The kernel's connection file and (POSIX) its IPC sockets live in a folder under
+    # this process's temporary root (mrrstats.tempfiles): no TCP port, no "running over
+    # TCP without encryption" warning, and nothing left in Jupyter's runtime folder.
+    kernel_dir = tempfiles.mkdtemp("kernel-")
+    # a socket path longer than about 100 bytes cannot be bound (AF_UNIX): then TCP
+    ipc = os.name == "posix" and len(os.path.join(kernel_dir, "k-9").encode()) <= _IPC_MAX
+    km = KernelManager(kernel_name="python3", transport="ipc" if ipc else "tcp",
+                       connection_file=os.path.join(kernel_dir, "kernel.json"))
+    if ipc:
+        km.ip = os.path.join(kernel_dir, "k")
     client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                             allow_errors=False, record_timing=False, on_cell_start=on_start,
                             resources={"metadata": {"path": str(out)}})
@@ -147,17 +162,70 @@ def execute(nb, out, timeout, progress):
     pkg_parent = str(Path(__file__).resolve().parent.parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
     env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    # nbclient runs in a worker thread: in the main thread it would take SIGINT and SIGTERM
+    # over (asyncio signal handlers that stop the kernel and let the loop run on into an
+    # AssertionError); here the main thread keeps the program's handlers and, when one
+    # fires, stops the kernel, which ends the worker.
+    errors = []
+
+    def work():
+        try:
+            # the kernel's own output (warnings, its end when stopped) goes to a log
+            # beside its sockets, not to our standard error
+            with open(os.path.join(kernel_dir, "kernel.log"), "wb") as log:
+                client.execute(env=env, stdout=log, stderr=log)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            errors.append(exc)
+
+    worker = threading.Thread(target=work, name="mrrstats-notebook", daemon=True)
+    failed = True
     try:
-        client.execute(env=env)
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.05)
+        if errors:
+            raise errors[0]
+        failed = False
     finally:
-        if km.has_kernel:  # we own the kernel manager, so nbclient leaves it running
-            km.shutdown_kernel(now=False)
-        if ipc_dir:
-            shutil.rmtree(ipc_dir, ignore_errors=True)
-        if progress:
+        with tempfiles.deferred_signals():
+            if failed:  # stop the worker: no further cell, and the kernel killed
+                stop.set()
+                deadline = time.monotonic() + 30
+                while worker.is_alive() and time.monotonic() < deadline:
+                    _kill_kernel(km)  # again: it may have been starting
+                    worker.join(0.1)
+            _stop_kernel(km, now=failed)
+            # nbclient registers an exit hook that it removes only when the kernel started;
+            # we have stopped the kernel ourselves
+            atexit.unregister(client._cleanup_kernel)
+            shutil.rmtree(kernel_dir, ignore_errors=True)
+        if progress and not failed:
             print(f"{cr}mrrstats report: executed {len(code_cells)} notebook cells in "
                   f"{time.perf_counter() - state['t0']:.1f} s", file=sys.stderr, flush=True)
     return nb
+
+
+def _stop_kernel(km, *, now: bool) -> None:
+    """Shut the kernel down (we own its manager, so nbclient leaves it running); after an
+    error or an interruption, at once, and by killing its process if the manager's event
+    loop was cut short."""
+    try:
+        if km.has_kernel:
+            km.shutdown_kernel(now=now)
+    except BaseException:  # noqa: BLE001 - whatever the loop raises, the process must go
+        _kill_kernel(km)
+        with contextlib.suppress(Exception):
+            km.cleanup_resources()
+
+
+def _kill_kernel(km) -> None:
+    """Kill the kernel's process (SIGKILL) and reap it."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is not None and process.poll() is None:
+        with contextlib.suppress(OSError):
+            process.kill()
+        with contextlib.suppress(Exception):
+            process.wait(10)
 
 
 _HTML_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}

@@ -15,7 +15,7 @@ import glob
 import gzip
 import math
 import os
-import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .. import compiled
+from .. import compiled, tempfiles
 from ..errors import InputError, ParameterError
 from ..io.columns import run_columns, take_column
 from ..io.hashing import duplicate_pairs, encode_strings, hash_strings
@@ -104,11 +104,20 @@ def _run_name(source, name) -> str:
     return base.replace("*", "") or "run"
 
 
-def _text_pieces(path, block_bytes: int):
+def _readinto(fh, view, src: str) -> int:
+    try:
+        return fh.readinto(view)
+    except (EOFError, OSError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise InputError(f"cannot read compressed file (corrupt or truncated gzip: {exc})",
+                         source=src) from None
+
+
+def _text_pieces(path, block_bytes: int, src: str | None = None):
     """Pieces of whole lines, read into one refilled buffer: ``(the piece, bytes read
     for it)``. A piece is a view of the buffer, valid until the next one is asked
     for; the part of a line left at the end of the buffer moves to its front (a line
-    longer than the buffer grows it)."""
+    longer than the buffer grows it). A corrupt gzip stream is refused naming ``src``."""
+    src = os.fspath(path) if src is None else src
     with open(path, "rb") as probe:
         gz = probe.read(2) == b"\x1f\x8b"
     opener = gzip.open if gz else open
@@ -120,7 +129,7 @@ def _text_pieces(path, block_bytes: int):
         while not eof:
             view = memoryview(buf)
             while have < len(buf):  # fill the buffer (gzip gives a block at a time)
-                n = fh.readinto(view[have:])
+                n = _readinto(fh, view[have:], src)
                 if not n:
                     eof = True
                     break
@@ -152,7 +161,7 @@ def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
     """
     tags = {}
     first_line = 0  # lines before the piece
-    for piece, nbytes in _text_pieces(path, block_bytes):
+    for piece, nbytes in _text_pieces(path, block_bytes, src):
         tokens = tokenize_bytes(np.frombuffer(piece, dtype=np.uint8))
         lines = tokens["newlines"] if tokens is not None else piece.obj.count(b"\n", 0,
                                                                               len(piece))
@@ -357,8 +366,10 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
     block_bytes : int, optional, keyword-only
         Bytes of text read at a time (default ``BLOCK_BYTES`` = 32 MiB).
     tmpdir : path, optional, keyword-only
-        Where the buckets go (default: the system's temporary directory);
-        removed when the iteration ends.
+        Where the buckets go (default: a folder under this process's temporary
+        root, :mod:`mrrstats.tempfiles`, so that a killed run's buckets are
+        removed by the next run); removed when the iteration ends, however it
+        ends.
     progress : bool, optional, keyword-only
         Progress bars (default: only on a terminal).
 
@@ -390,7 +401,7 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
             or n_buckets < 1:
         raise ParameterError(f"`n_buckets` must be a positive integer, got {n_buckets!r}")
     run_name = _run_name(source, name)
-    with tempfile.TemporaryDirectory(prefix="mrrstats-", dir=tmpdir) as work:
+    with tempfiles.directory("stream-", dir=tmpdir) as work:
         paths = [os.path.join(work, f"bucket-{i:05d}.arrow") for i in range(n_buckets)]
         writers: dict[int, pa.ipc.RecordBatchStreamWriter] = {}
         tag = None

@@ -1,0 +1,86 @@
+"""SIGINT and SIGTERM end a command cleanly: the temporary files are removed, a report
+being rewritten keeps its previous version, and the command prints one line,
+``mrrstats: interrupted``, and exits with 130 (SIGINT) or 143 (SIGTERM).
+
+Both signals raise :class:`KeyboardInterrupt` where the program is (a second one
+within :data:`GRACE_SECONDS` is only recorded), so every ``finally`` on the way out
+runs (the notebook kernel is shut down, the stream buckets and the report's staging
+folder are removed); the signal received is remembered, so that the exit code says
+which one it was whatever error the interruption caused on its way out.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import threading
+import time
+
+__all__ = ["install", "restore", "received", "exit_code", "forget_unhandled", "reset"]
+
+_received: list[int] = []
+#: Seconds after a first signal during which further ones only are recorded, so that the
+#: cleanup it started is not cut short; later ones interrupt again (a program that
+#: swallowed the first still stops on the next Ctrl-C).
+GRACE_SECONDS = 3.0
+_first_at: list[float] = []
+
+
+def _on_signal(signum, frame):
+    _received.append(signum)
+    now = time.monotonic()
+    if _first_at and now - _first_at[0] < GRACE_SECONDS:
+        return
+    _first_at[:] = [now]
+    raise KeyboardInterrupt
+
+
+def install() -> dict:
+    """Turn SIGINT and SIGTERM into :class:`KeyboardInterrupt` (main thread only);
+    returns the handlers replaced, for :func:`restore`."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for name in ("SIGINT", "SIGTERM"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            previous[sig] = signal.signal(sig, _on_signal)
+    return previous
+
+
+def restore(previous: dict) -> None:
+    """Put back the handlers :func:`install` replaced."""
+    for sig, handler in previous.items():
+        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+
+def received() -> int | None:
+    """The first signal received since :func:`install` (or :func:`reset`), or None."""
+    return _received[0] if _received else None
+
+
+def exit_code() -> int:
+    """128 + the signal's number: 130 for SIGINT (and a bare KeyboardInterrupt), 143
+    for SIGTERM."""
+    return 128 + (received() or signal.SIGINT)
+
+
+def forget_unhandled() -> None:
+    """Clear CPython's mark of an unhandled interrupt.
+
+    An interrupt raised while a C extension runs code through ``PyRun_String``
+    (some do while being imported) marks the interpreter, and at exit it then ends
+    itself by SIGINT (exit status -2) even though the interrupt was handled and the
+    exit code chosen. Running any code through ``PyRun_SimpleString`` clears the
+    mark; the exit code is then ours (130 or 143).
+    """
+    try:
+        ctypes.pythonapi.PyRun_SimpleString(b"pass")
+    except (AttributeError, OSError):  # pragma: no cover - not CPython
+        pass
+
+
+def reset() -> None:
+    """Forget the signals received (each command run in-process starts afresh)."""
+    _received.clear()
+    _first_at.clear()
