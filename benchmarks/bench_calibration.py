@@ -1,4 +1,4 @@
-"""Benchmark: which test fits TREC data? calibrate_tests against Urbano et al. (issue 24).
+"""Benchmark: which test fits TREC data? calibrate_tests against Urbano et al..
 
 Part A reproduces the design of Urbano, Lima & Hanjalic (SIGIR 2019, "Statistical
 significance testing in information retrieval: an empirical analysis of type I, type II
@@ -129,7 +129,7 @@ def write(cols, n_pairs, n_sim, part_a, part_b, power, seconds):
     total = n_pairs * n_sim
     se = math.sqrt(0.05 * 0.95 / total)
     names = ", ".join(f"{c} ({X.shape[1]} runs)" for c, X in cols.items())
-    lines = ["# Which test fits TREC RR? calibrate_tests against Urbano et al. 2019 (issue 24)",
+    lines = ["# Which test fits TREC RR? calibrate_tests against Urbano et al. 2019",
              "", "Produced by `benchmarks/bench_calibration.py` (see its docstring). "
              f"Collections after removing the bottom 25% and duplicate runs: {names}. "
              f"{n_pairs} random pairs x {n_sim} simulated topic sets = {total} trials per "

@@ -12,7 +12,7 @@ its own fresh subprocess (so that peak memory is its own):
             ``rank_run`` + ``score_ranked_run``), on 1 and on 2 worker threads
             (``NUMBA_NUM_THREADS``), and on the numpy path without compiled kernels;
 * mrrstats  end to end without compiled kernels (the numpy/pyarrow path: the
-            "before" of issue 12, in the same run);
+            "before" of the compiled kernels, in the same run);
 * ranx      ``Qrels.from_file`` + ``Run.from_file`` + ``evaluate`` (numba warmed up
             on a tiny input first, not timed);
 * ir_measures ``read_trec_qrels`` + ``read_trec_run`` + ``calc_aggregate``/``iter_calc``;
@@ -68,7 +68,7 @@ def _warm_up():
 
 
 def _no_kernels():
-    """Switch the compiled paths off (the numpy / pyarrow path of before issue 12)."""
+    """Switch the compiled paths off (the numpy / pyarrow path, as before the compiled kernels)."""
     from mrrstats.io import compiled
 
     compiled._STATE["available"] = False
@@ -215,7 +215,7 @@ TOOLS = {
     "mrrstats (metric step only)": tool_mrrstats_metrics,
     "mrrstats (metric step only, 1 worker)": tool_mrrstats_metrics,
     "mrrstats (metric step only, numpy path)": tool_mrrstats_metrics_numpy,
-    # The same run as an in-memory object (built before the clock starts): issue 11
+    # The same run as an in-memory object (built before the clock starts)
     # asks for each within 1.3x of the file path ("mrrstats").
     "mrrstats from a pandas DataFrame": _tool_shape("pandas"),
     "mrrstats from an Arrow table": _tool_shape("arrow"),

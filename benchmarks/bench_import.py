@@ -11,7 +11,7 @@ load on the shared machine hits every row alike) and reported as the median:
 ``mrrstats --help`` runs the console script's code (``mrrstats.cli.main``) with the
 arguments given. ``--root`` picks the checkout whose ``mrrstats`` is imported (default:
 this one); ``--before`` adds the mrrstats rows of a second checkout to the same rounds
-(``git archive <commit> mrrstats | tar -x -C /tmp/before`` makes one). Issue 20's targets:
+(``git archive <commit> mrrstats | tar -x -C /tmp/before`` makes one). The targets:
 ``import mrrstats`` at most ``import pandas``; ``mrrstats --help`` and ``mrrstats
 compare --help`` at most half of ``import pandas`` (medians of the statement's seconds).
 

@@ -1,4 +1,4 @@
-"""Filtered link-prediction ranks: the compiled kernel, its peers and anchors (issues 3, 12).
+"""Filtered link-prediction ranks: the compiled kernel, its peers and anchors.
 
 Sections, each measured side by side in one run (implementations interleaved,
 best of ``--repeats``; the machine is shared, so read the ratios):
@@ -307,7 +307,7 @@ def fb15k_cpu(S, idx, pairs, repeats, lines):
     one = best["mrrstats kernel, pairs, 1 worker"]
     two = best["mrrstats kernel, pairs, 2 workers"]
     lines.append("")
-    lines.append(f"Target (issue 12): <= 3x one memory pass. The kernel is {one / ref_sum:.2f}x "
+    lines.append(f"Target: <= 3x one memory pass. The kernel is {one / ref_sum:.2f}x "
                  f"the single-thread np.sum pass on 1 worker and {two / ref_sum:.2f}x on 2, "
                  f"{two / ref_bw:.2f}x the all-core BLAS pass; the previous implementation "
                  f"was {best['previous numpy implementation, 2 workers'] / ref_sum:.2f}x "
@@ -315,7 +315,7 @@ def fb15k_cpu(S, idx, pairs, repeats, lines):
                  "matrix is "
                  + (f"{best[torch_full[0]] / two:.1f}x" if torch_full else "n/a")
                  + " the kernel's time on 2 workers.\n")
-    lines.append(f"Scaling with workers (issue 12: 1, 2, all {cores} cores), from the rows "
+    lines.append(f"Scaling with workers (1, 2, all {cores} cores), from the rows "
                  "above:\n")
     lines.append("| filter | workers | time (s) | speed-up over 1 worker | x np.sum pass |")
     lines.append("|---|---:|---:|---:|---:|")
@@ -634,7 +634,7 @@ def main(argv=None) -> int:
     previous = _previous_sections(args.out)
     sections = {}
 
-    lines = ["# Filtered link-prediction ranks (issues 3 and 12)\n"]
+    lines = ["# Filtered link-prediction ranks\n"]
     torch_version = None
     try:
         import torch

@@ -14,7 +14,7 @@ is that of the measured call alone):
 3. randomised Tukey HSD over the 103 systems x 50 topics of TREC-7 RR
    (5,253 pairs), B = 10,000 (target < 5 s), with the step-down max-T for
    reference;
-4. the counter-based engine (issue 12 / 13): 10 pairs x 7,000 queries x
+4. the counter-based engine: 10 pairs x 7,000 queries x
    100,000 sign flips in one call; the sign-flip engine with 1 and 2 numba
    workers (same counts); a randomization test and a Poisson bootstrap over
    10^7 generated queries read in blocks of 10^5 (memory O(B + block)).
@@ -449,7 +449,7 @@ def report(res):
               "| work | time (s) | peak extra memory (MB) | note |", "|---|--:|--:|---|"]
     for label, key, note in (
             ("10 pairs x 7,000 queries x 100,000 sign flips, one `pairwise_tests` call",
-             "ours_100k", "issue 12 anchor: torch on an H100 9.3 ms (no GPU here)"),
+             "ours_100k", "anchor: torch on an H100 9.3 ms (no GPU here)"),
             ("sign-flip engine, 10 pairs x 7,000 x 10,000, 1 worker", "ours_workers1", ""),
             ("sign-flip engine, 10 pairs x 7,000 x 10,000, 2 workers", "ours_workers2",
              "same counts as 1 worker" if ok("ours_workers1") and ok("ours_workers2") and

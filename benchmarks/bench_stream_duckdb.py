@@ -1,6 +1,6 @@
 """The out-of-core step of ``engine="stream"``: our pyarrow buckets against DuckDB.
 
-Issue 13 asks for a well-kept engine for the out-of-core part, "pyarrow datasets
+The design asks for a well-kept engine for the out-of-core part, "pyarrow datasets
 or DuckDB, your measured choice". This script measures both on the same
 generated run (``make_data.py``; sorted by query as written, and shuffled), each
 in a fresh subprocess (peak RSS from VmHWM), end to end to per-query values:

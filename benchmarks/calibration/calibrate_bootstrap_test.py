@@ -1,4 +1,4 @@
-"""Type I error of bootstrap_test (shift vs studentized) on real nulls (issue 10, defect 4).
+"""Type I error of bootstrap_test (shift vs studentized) on real nulls.
 
 Nulls from real TREC-5/6/7 ad hoc RR score matrices (Urbano et al. 2019 data,
 ../shared/data/score_matrices/trec_adhoc, or the bundled TREC-7): each replication takes a random

@@ -1,4 +1,4 @@
-"""Pairs whose interval and decision disagree, on every real TREC score matrix (issue 10).
+"""Pairs whose interval and decision disagree, on every real TREC score matrix.
 
 First 20 systems of each matrix (190 pairs), default intervals, B = 10000.
 Run: python -W ignore benchmarks/calibration/consistency_counts.py

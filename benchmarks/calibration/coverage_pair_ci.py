@@ -1,4 +1,4 @@
-"""Coverage of marginal intervals for one pair's mean difference (issue 10, defect 5).
+"""Coverage of marginal intervals for one pair's mean difference.
 
 For real TREC score matrices: take a column pair, call its full-sample mean
 difference the truth, resample n topics (with replacement: the topics are the

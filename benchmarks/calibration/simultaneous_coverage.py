@@ -1,4 +1,4 @@
-"""Simultaneous coverage of the decision-consistent intervals (issue 10, defect 2).
+"""Simultaneous coverage of the decision-consistent intervals.
 
 6 systems of TREC-7 ad hoc AP (15 pairs); truth = full-sample mean differences;
 25 topics resampled with replacement, R = 400; coverage = all 15 intervals cover
