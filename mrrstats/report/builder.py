@@ -342,7 +342,7 @@ def _evaluate_runs(qrels, runs, o, progress):
         eval_measures.append("RR")
     say(progress, f"evaluating {len(runs) if hasattr(runs, '__len__') else '?'} runs "
         f"({', '.join(eval_measures)}) ...")
-    qrels = qrels_iv(qrels)
+    source, qrels = qrels, qrels_iv(qrels)  # the file (if any) goes into the provenance
     top = int(np.max(qrels.grade)) if len(qrels.grade) else 0
     if int_iv(o.rel, "rel") > top:
         raise ParameterError(f"`rel` = {o.rel} is above every grade of the qrels (at most "
@@ -352,7 +352,7 @@ def _evaluate_runs(qrels, runs, o, progress):
     rr_measure = next(m for m in names if is_rr(m))
     run_list = list(runs.values()) if isinstance(runs, Mapping) else (
         list(runs) if isinstance(runs, (list, tuple)) else [runs])
-    record = {"kind": "runs", "qrels": file_record(qrels),
+    record = {"kind": "runs", "qrels": file_record(source),
               "runs": [file_record(src, name=name)
                        for name, src in zip(ev.runs, run_list, strict=True)],
               "query_counts": {r: ev.counts[r].to_dict() for r in ev.runs}}
