@@ -122,6 +122,15 @@ nb_execution_show_tb = True
 nb_output_stderr = "warn"       # a warning printed by a cell is a build warning (-W: error)
 nb_merge_streams = True
 nb_execution_excludepatterns: list = []
+# The kernels that run the pages talk to the build over TCP on localhost, and ipykernel
+# logs a warning about it at every start; the kernels read their settings from an IPython
+# folder of the build's own that keeps the kernel's log to errors (a warning a cell prints
+# still reaches the page and fails the build, nb_output_stderr above).
+_IPYTHON = DOCS / "_build" / "ipython"
+(_IPYTHON / "profile_default").mkdir(parents=True, exist_ok=True)
+(_IPYTHON / "profile_default" / "ipython_kernel_config.py").write_text(
+    'c.IPKernelApp.log_level = "ERROR"\n', encoding="utf-8")
+os.environ["IPYTHONDIR"] = str(_IPYTHON)
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "substitution"]
 myst_heading_anchors = 3
 myst_dmath_double_inline = True
