@@ -240,6 +240,8 @@ VALID: dict[str, Callable[[], tuple[tuple, dict]]] = {
                                                   "rng": 1}),
     "blocked.randomization_test": lambda: (_ab(), dict(R)),
     "blocked.bootstrap_ci": lambda: (_ab(), dict(R)),
+    # not a function: the constructor whose instance the Accumulator methods are tried on
+    "Accumulator": lambda: ((["RR", "nDCG@10"],), {}),
 }
 
 
@@ -261,7 +263,10 @@ def valid_call(name, profile="fast"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = function(METHOD_OF[head])(*args, **kwargs)
-        return (result,), dict(METHOD_ARGS.get(name, {}))
+        kwargs = dict(METHOD_ARGS.get(name, {}))
+        if name == "Accumulator.merge":
+            kwargs["other"] = mrrstats.Accumulator(["RR", "nDCG@10"])
+        return (result,), kwargs
     if name == "load_report":
         if profile == "quick":  # every quick case is refused before the folder is read
             return (Path(tempfile.mkdtemp(prefix="mrrfuzz")),), {}
@@ -284,18 +289,24 @@ METHOD_OF = {
     "WilcoxonResult": "wilcoxon_test", "SignTestResult": "sign_test",
     "RandomizationTestResult": "randomization_test", "BootstrapTestResult": "bootstrap_test",
     "BootstrapCIResult": "bootstrap_ci", "SimulatedPowerResult": "randomization_power",
-    "PPIResult": "ppi_evaluate",
+    "PPIResult": "ppi_evaluate", "Accumulator": "Accumulator",
 }
+#: methods left out: ``Accumulator.all_gather`` needs a running torch.distributed group
+NOT_FUZZED = {"Accumulator.all_gather"}
 #: arguments a method needs for its valid call
 METHOD_ARGS = {"Evaluation.scores": {"measure": "RR"}, "LinkPredictionRanks.hits": {"k": 1},
                "LinkPredictionRanks.hits_at": {"k": 1}, "Measure.with_rel": {"rel": 2},
                "PPIResult.confidence_interval": {"a": "r0"},
-               "Comparison.wins_matrix": {"measure": "RR"}}
+               "Comparison.wins_matrix": {"measure": "RR"},
+               "Accumulator.update": {"preds": np.array([0.2, 0.3, 0.5, 0.1]),
+                                      "target": np.array([0, 1, 1, 0]),
+                                      "indexes": np.array([0, 0, 1, 1])},
+               "Accumulator.merge": {"other": None}}  # None: a fresh Accumulator (below)
 
 
 def function(name):
     head, _, rest = name.partition(".")
-    if head in METHOD_OF:  # a method of a result class: the function on the class
+    if head in METHOD_OF and rest:  # a method of a result class: the function on the class
         return getattr(getattr(mrrstats, head), rest)
     obj = mrrstats
     for part in name.split("."):
@@ -310,7 +321,8 @@ def public_methods():
         cls = getattr(mrrstats, cls_name)
         for m, v in vars(cls).items():
             if not m.startswith("_") and inspect.isfunction(v) and \
-                    len(inspect.signature(v).parameters) > 1:
+                    len(inspect.signature(v).parameters) > 1 and \
+                    f"{cls_name}.{m}" not in NOT_FUZZED:
                 out.append(f"{cls_name}.{m}")
     return out
 
