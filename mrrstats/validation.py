@@ -198,7 +198,7 @@ def array_iv(value, name, *, ndim=(1,), dtype=np.float64, finite=True, min_size=
 
 
 def available_memory():
-    """Bytes of memory available now (MemAvailable on Linux, else physical memory)."""
+    """Bytes of memory available now (MemAvailable on Linux, else the free pages)."""
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -207,7 +207,7 @@ def available_memory():
     except OSError:
         pass
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 8 * 1024**3
 

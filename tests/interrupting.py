@@ -15,6 +15,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def dead_pid() -> int:
+    """The pid of a process that has ended (a child run to its end)."""
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
+
+
 def start(argv, tmpdir, **kwargs) -> subprocess.Popen:
     """``python -m mrrstats ARGV`` with ``TMPDIR=tmpdir``, stdout and stderr captured."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmpdir), CI="1")

@@ -16,17 +16,10 @@ import pytest
 
 from mrrstats import tempfiles
 
+from .interrupting import dead_pid
+
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def _dead_pid() -> int:
-    proc = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return int(proc.stdout)
 
 
 def _fake_root(base: Path, pid: int, *, marker=True, start=None, name="abc123") -> Path:
@@ -71,7 +64,7 @@ def test_directory_is_removed_however_the_block_ends(tmp_path):
 
 
 def test_clean_stale_removes_the_roots_of_dead_processes_only(tmp_path):
-    dead = _dead_pid()
+    dead = dead_pid()
     gone = _fake_root(tmp_path, dead)
     alive = _fake_root(tmp_path, os.getppid(), start=tempfiles.process_start(os.getppid()))
     # a running process that got the pid of a process now gone (its start time differs)
@@ -89,7 +82,7 @@ def test_clean_stale_removes_the_roots_of_dead_processes_only(tmp_path):
 
 def test_pid_alive():
     assert tempfiles.pid_alive(os.getpid(), tempfiles.process_start(os.getpid()))
-    assert not tempfiles.pid_alive(_dead_pid())
+    assert not tempfiles.pid_alive(dead_pid())
     assert not tempfiles.pid_alive(0)
     start = tempfiles.process_start(os.getpid())
     if start is not None:

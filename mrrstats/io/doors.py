@@ -33,6 +33,7 @@ from .records import (
     Run,
     as_string_array,
     dedupe_pairs,
+    keep_index,
     qrels_from_arrays,
 )
 
@@ -194,12 +195,7 @@ def run_from_arrays(query, doc, score, rank, name, source, duplicates) -> Run:
     run = Run(
         name=name, query=q_arr, doc=d_arr, score=score, rank=rank_arr, tag=None, source=source
     )
-    run._meta["query_dictionary"] = meta["query_dictionary"]
-    run._meta["query_codes"] = meta["query_codes"]
-    run._meta["doc_hashes"] = meta["doc_hashes"]
-    if meta["query_blocks"] is not None:
-        run._meta["score_blocks"] = meta["query_blocks"]
-    return run
+    return keep_index(run, meta)
 
 
 def run_from_frame(frame: pd.DataFrame, name, duplicates) -> Run:

@@ -21,6 +21,7 @@ __all__ = [
     "Qrels",
     "Run",
     "as_string_array",
+    "keep_index",
     "dedupe_pairs",
     "qrels_from_arrays",
     "pair_order",
@@ -129,6 +130,17 @@ class Run:
             frame["rank"] = self.rank.to_numpy(zero_copy_only=False)
         frame["score"] = self.score
         return frame
+
+
+def keep_index(run: Run, index: dict, *, blocks: bool = True) -> Run:
+    """Keep on ``run`` what the compiled tokenizer (or the column kernels) found, for
+    rank_run: the query dictionary and codes, the document hashes and, with ``blocks``,
+    the blocks of equal scores (``index["query_blocks"]``, when not None)."""
+    for key in ("query_dictionary", "query_codes", "doc_hashes"):
+        run._meta[key] = index[key]
+    if blocks and index.get("query_blocks") is not None:
+        run._meta["score_blocks"] = index["query_blocks"]
+    return run
 
 
 def dedupe_pairs(query, doc, value, lines, duplicates, source, what):

@@ -40,6 +40,7 @@ from .records import (
     Run,
     as_string_array,
     dedupe_pairs,
+    keep_index,
     pair_order,
     qrels_from_arrays,
 )
@@ -624,12 +625,7 @@ def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags:
         run = Run(name=run_name, query=tokens["query"], doc=tokens["doc"],
                   score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"], source=src)
         run._meta["tags"] = [tokens["tag"]]
-        run._meta["query_dictionary"] = tokens["query_dictionary"]
-        run._meta["query_codes"] = tokens["query_codes"]
-        run._meta["doc_hashes"] = tokens["doc_hashes"]
-        if tokens["query_blocks"] is not None:
-            run._meta["score_blocks"] = tokens["query_blocks"]
-        return run
+        return keep_index(run, tokens)
     run = _read_run_fast(source, src, run_name)
     if run is not None:
         problem = _fast_run_problem(run, mixed_tags)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ParameterTypeError
+from ..validation import available_memory
 from .dask import dask_groups
 from .stream import _run_name, is_parquet_source, iter_query_groups, run_source_bytes
 
@@ -19,19 +20,6 @@ def is_dask_collection(obj) -> bool:
     return type(obj).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
-def _available_memory() -> int:
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 1 << 62
-
 
 def choose_engine(source) -> str:
     """``"stream"`` for run files that would take more than half the free memory."""
@@ -44,7 +32,7 @@ def choose_engine(source) -> str:
     if not os.path.isfile(source):
         return "memory"  # the reader gives the error
     need = run_source_bytes(source) * MEMORY_PER_TEXT_BYTE
-    return "stream" if need > _available_memory() / 2 else "memory"
+    return "stream" if need > available_memory() / 2 else "memory"
 
 
 def evaluate_groups(source, group, *, engine: str, name=None):

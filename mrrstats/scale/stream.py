@@ -27,6 +27,7 @@ from .. import compiled, tempfiles
 from ..errors import InputError, ParameterError
 from ..io.columns import run_columns, take_column
 from ..io.hashing import duplicate_pairs, encode_strings, hash_strings
+from ..io.records import keep_index
 from ..io.tokenizer import tokenize_bytes
 from ..io.trec import Run, read_run
 from ..validation import int_iv
@@ -169,9 +170,7 @@ def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
             run = Run(name=name, query=tokens["query"], doc=tokens["doc"],
                       score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"],
                       source=src)
-            run._meta["query_dictionary"] = tokens["query_dictionary"]
-            run._meta["query_codes"] = tokens["query_codes"]
-            run._meta["doc_hashes"] = tokens["doc_hashes"]
+            keep_index(run, tokens, blocks=False)  # a piece's blocks are not the run's
         else:
             run = _read_piece(piece, first_line, src, name, tmpdir)
         if run is not None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -15,7 +13,7 @@ import mrrstats
 from mrrstats.errors import ParameterError
 from mrrstats.report import builder, staging
 
-from ..interrupting import digest
+from ..interrupting import dead_pid, digest
 
 
 def _previous_report(folder):
@@ -41,15 +39,6 @@ def _previous_report(folder):
 def _siblings(out):
     return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
 
-
-def _dead_pid():
-    proc = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return int(proc.stdout)
 
 
 def test_the_new_report_replaces_the_old_one_and_leaves_other_files(tmp_path):
@@ -107,7 +96,7 @@ def _killed_swap(out, *, moved_out, moved_in, entries=("settings.json", "tables"
     (stage / "settings.json").write_text("new")
     (stage / "tables").mkdir()
     (stage / "tables" / "comparison.md").write_text("new")
-    info = {"pid": _dead_pid(), "start": None, "entries": list(entries)}
+    info = {"pid": dead_pid(), "start": None, "entries": list(entries)}
     (stage / staging.MARKER).write_text(json.dumps(info))
     old = out.parent / f".{out.name}.old-k1ll3d"
     old.mkdir()
@@ -152,7 +141,7 @@ def test_recover_removes_a_staging_folder_of_a_killed_run_and_keeps_a_live_one(t
     killed = out.parent / ".report.tmp-dead"
     killed.mkdir()
     (killed / "per_query.csv").write_text("half written")
-    (killed / staging.MARKER).write_text(json.dumps({"pid": _dead_pid(), "entries": None}))
+    (killed / staging.MARKER).write_text(json.dumps({"pid": dead_pid(), "entries": None}))
     live = out.parent / ".report.tmp-live"
     live.mkdir()
     (live / staging.MARKER).write_text(json.dumps({"pid": os.getppid(), "entries": None}))

@@ -87,7 +87,7 @@ def test_auto_engine_and_bad_engine(monkeypatch):
     from mrrstats.scale import engines
 
     assert engines.choose_engine(DATA.runs[0]) == "memory"
-    monkeypatch.setattr(engines, "_available_memory", lambda: 1000)
+    monkeypatch.setattr(engines, "available_memory", lambda: 1000)
     assert engines.choose_engine(DATA.runs[0]) == "stream"
     assert_same(evaluate(DATA.qrels, DATA.runs[0]),
                 evaluate(DATA.qrels, DATA.runs[0], engine="auto"))
