@@ -133,6 +133,7 @@ from __future__ import annotations
 __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_ALTERNATIVE",
            "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
            "UNJUDGED", "RANDOM", "MISSING", "SCHEME", "BOOTSTRAP_METHOD", "WORKERS",
+           "PPI_VARIANCE", "REPLICATE_DRAW",
            "PARAMETERS", "EXCEPTIONS", "default_ties"]
 
 N_RESAMPLES = 10_000
@@ -159,6 +160,14 @@ SCHEME = "multinomial"
 BOOTSTRAP_METHOD = "bca"
 #: Threads of the resampling kernels (-1: all cores); results never depend on it.
 WORKERS = -1
+#: ``ppi_evaluate(variance=)``: the rectifier variance floored by the judge's error pooled
+#: over the systems where few labelled queries show it (RR coverage 0.95-0.96 on real runs
+#: where the plain sample variance gave 0.75-0.92: benchmarks/results_judge.md).
+PPI_VARIANCE = "moderated"
+#: ``replicate_tests(replicate_draws=)``: the replicate stage drawn as normal run effects
+#: with a chi-square variance on R - 1 df (level within Monte-Carlo error with 3-10 runs,
+#: benchmarks/results_replicates.md).
+REPLICATE_DRAW = "parametric"
 
 #: Parameter name -> default, for every parameter with a package-wide default.
 PARAMETERS = {

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 from .. import defaults
+from ..defaults import PPI_VARIANCE
 from ..options import POPULATIONS, PPI_VARIANCES
 from .common import frame_records, labels_from_spec
 
@@ -34,7 +35,7 @@ def add_arguments(p) -> None:
     p.add_argument("--population", choices=POPULATIONS, default="finite",
                    help="finite: the human-label mean of these queries (default); infinite: "
                         "of the query population (PPI++ as ppi_py computes it)")
-    p.add_argument("--variance", choices=PPI_VARIANCES, default="moderated",
+    p.add_argument("--variance", choices=PPI_VARIANCES, default=PPI_VARIANCE,
                    help="moderated: the judge-error variance floored by the one pooled over "
                         "the systems when few labelled queries show judge errors, with a "
                         "human-only fallback (default; holds the level for RR with a good "

@@ -12,6 +12,7 @@ variance that the seeds hold, and each system's seed variance.
 from __future__ import annotations
 
 from .. import defaults
+from ..defaults import REPLICATE_DRAW
 from ..options import REPLICATE_DRAWS, REPLICATE_METHODS
 from ..stats.registry import CORRECTION_NAMES
 from .common import add_conventions
@@ -34,7 +35,7 @@ def add_arguments(p) -> None:
     p.add_argument("--method", choices=REPLICATE_METHODS, default="bootstrap",
                    help="two-stage studentised bootstrap (default), t (ANOVA components, "
                         "Satterthwaite df) or mixed (statsmodels MixedLM; slow)")
-    p.add_argument("--replicate-draws", choices=REPLICATE_DRAWS, default="parametric",
+    p.add_argument("--replicate-draws", choices=REPLICATE_DRAWS, default=REPLICATE_DRAW,
                    help="the bootstrap's replicate stage: parametric (normal run effects, "
                         "a t reference on R-1 df; default, holds its level with 3-5 runs) or "
                         "resample (runs drawn with replacement)")

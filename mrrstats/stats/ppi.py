@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
+from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, PPI_VARIANCE
 from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.trec import qrels_iv
 from ..metrics.evaluation import evaluate
@@ -128,7 +128,7 @@ class PPIResult:
     n_resamples: int
     seed: int | None
     critical_values: dict = field(repr=False, default_factory=dict)
-    variance: str = "moderated"
+    variance: str = PPI_VARIANCE
 
     def to_frame(self) -> pd.DataFrame:
         """The per-system table (a copy of :attr:`systems`)."""
@@ -473,7 +473,7 @@ def _strata_codes(strata, queries):
 
 
 def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resamples,
-                   variance="moderated"):
+                   variance=PPI_VARIANCE):
     cl = confidence_level_iv(confidence_level)
     if not isinstance(population, str | None) or population not in POPULATIONS:
         raise ParameterError(f"`population` must be one of {POPULATIONS}, got {population!r}")
@@ -534,7 +534,7 @@ def _ppi_scores_iv(human, judge, confidence_level, population, strata, n_resampl
 # ---------------------------------------------------------------------------
 
 def ppi_scores(human, judge, *, confidence_level=CONFIDENCE_LEVEL, population="finite",
-               variance="moderated", strata=None, n_resamples=N_RESAMPLES,
+               variance=PPI_VARIANCE, strata=None, n_resamples=N_RESAMPLES,
                rng=None) -> PPIResult:
     r"""PPI++ intervals from per-query human and judge scores.
 
@@ -612,7 +612,7 @@ def ppi_scores(human, judge, *, confidence_level=CONFIDENCE_LEVEL, population="f
 
 def ppi_evaluate(runs, judge_qrels, human_qrels, measures=None, *,
                  confidence_level=CONFIDENCE_LEVEL, population="finite",
-                 variance="moderated", strata=None, n_resamples=N_RESAMPLES,
+                 variance=PPI_VARIANCE, strata=None, n_resamples=N_RESAMPLES,
                  rng=None) -> PPIResult:
     r"""Estimate human-label means from judge labels and a human-labelled subset (PPI++).
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..defaults import REPLICATE_DRAW
 from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..options import REPLICATE_DRAWS, REPLICATE_METHODS
@@ -325,7 +326,7 @@ def _replicate_stage(s, W, HL, kk, start, r, n, draws, workers):
 
 
 def _two_stage_null(systems, pairs, D, V, n_resamples, batch, key, workers,
-                    draws="parametric"):
+                    draws=REPLICATE_DRAW):
     """``(pairs, B)`` studentised bootstrap values of every pair (see replicate_tests)."""
     n = systems[0].Y.shape[0]
     k = len(systems)
@@ -488,8 +489,8 @@ def _mixed_pair(sa, sb, n):
 # --------------------------------------------------------------------------
 def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-sided",
                     correction="single-step", alpha=0.05, confidence_level=0.95,
-                    n_resamples=10000, replicate_draws="parametric", measure=None, missing="raise",
-                    batch=None, workers=-1, rng=None):
+                    n_resamples=10000, replicate_draws=REPLICATE_DRAW, measure=None,
+                    missing="raise", batch=None, workers=-1, rng=None):
     r"""Compare systems that have several runs each (seeds, folds), counting both sources.
 
     Parameters
