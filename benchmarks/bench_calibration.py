@@ -18,8 +18,8 @@ topics: the Wilcoxon and sign tests drift away from the level as topics grow (th
 is a median or a symmetry; Ihemelandu & Ekstrand 2023 saw the same on large search
 data), the t and randomization tests do not. Power at a difference of 0.05 at 50 topics.
 
-RR of TREC-5/6/7 ad hoc and Web 2010/2011/2013 from ../shared/data/score_matrices
-(Urbano et al., CC BY-SA 4.0); without ../shared the bundled TREC-7 RR alone.
+RR of TREC-5/6/7 ad hoc and Web 2010/2011/2013 (Urbano et al., CC BY-SA 4.0), the
+repository's copies (tests/data/score_matrices, mrrstats/data/trec7; tests/data/README.md).
 
 Run: nice python benchmarks/bench_calibration.py [--quick]
 Writes benchmarks/results_calibration.md.
@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import mrrstats  # noqa: E402
+from tests.reference_data import score_matrices  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "data" / "score_matrices"
 FILES = ["trec_adhoc/adhoc5_rr.csv", "trec_adhoc/adhoc6_rr.csv", "trec_adhoc/adhoc7_rr.csv",
          "trec_web/web2010_rr.csv", "trec_web/web2011_rr.csv", "trec_web/web2013_rr.csv"]
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
@@ -59,10 +59,8 @@ PUBLISHED = {
 def collections():
     """{name: frame} with the bottom 25% of runs and duplicate runs removed (R/common.R)."""
     out = {}
-    paths = [SHARED / f for f in FILES] if SHARED.exists() else []
-    if not paths:
-        out["adhoc7"] = mrrstats.datasets.trec7_scores("RR")
-    for p in paths:
+    matrices = score_matrices()
+    for p in (matrices[f] for f in FILES):
         out[p.stem.replace("_rr", "")] = mrrstats.read_score_matrix(p)
     for name, X in out.items():
         mu = X.mean()

@@ -1,10 +1,10 @@
 """Benchmark: coverage and width of prediction-powered intervals on real runs.
 
 Data: the five TREC CAsT 2021 organiser runs and their graded qrels (158 judged
-queries, grades 0-4; ``../shared/data/cast2021``, bundled as
-``mrrstats.datasets.cast2021``). The real qrels are the human labels; the
-"all-query human value" of a system (or pair) is its mean (difference) over the
-158 queries under them, the estimand of ``ppi_evaluate(population="finite")``.
+queries, grades 0-4; bundled as ``mrrstats.datasets.cast2021``). The real
+qrels are the human labels; the "all-query human value" of a system (or pair)
+is its mean (difference) over the 158 queries under them, the estimand of
+``ppi_evaluate(population="finite")``.
 
 Each replicate
 

@@ -47,7 +47,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 # TREC-7 ad hoc per-topic RR of 103 runs: the copy bundled in the package
-# (mrrstats/data/trec7, Urbano et al., CC BY-SA 4.0), so the benchmark needs no ../shared.
+# (mrrstats/data/trec7, Urbano et al., CC BY-SA 4.0): no data from outside the repository.
 OUT = ROOT / "benchmarks" / "results_significance.md"
 
 N_QUERIES = 7000

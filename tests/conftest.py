@@ -1,29 +1,21 @@
-"""Shared fixtures: where the real reference data of ../shared/data lives."""
+"""Shared fixtures and settings of the test suite.
+
+The reference data the tests read is in the repository (tests/reference_data.py,
+provenance in tests/data/README.md): nothing skips for want of it.
+"""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from hypothesis import settings
 
-import pytest
+from tests.reference_data import ROOT, data_path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("MRRSTATS_SHARED_DATA", ROOT.parent / "shared" / "data"))
+__all__ = ["ROOT", "data_path", "record_conformance"]
 
-
-def shared_path(*parts: str) -> Path:
-    """Path inside ``../shared/data``; skips (or fails on CI) when absent."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"reference data missing on CI: {path}")
-        pytest.skip(f"reference data not available: {path}")
-    return path
-
-
-@pytest.fixture
-def shared():
-    return shared_path
+# No test depends on how fast the machine is: hypothesis has no per-example deadline
+# (its default, 200 ms, fails an example on a loaded machine).
+settings.register_profile("mrrstats", deadline=None)
+settings.load_profile("mrrstats")
 
 
 # -- conformance bookkeeping: how many reference values were compared ---------

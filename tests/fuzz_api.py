@@ -46,6 +46,11 @@ import pandas as pd
 import mrrstats
 
 HUGE = 10**12
+# Time limits: generous, so that a loaded machine never reads as a hang. A call over
+# TIMEOUT seconds is a hang (the largest accepted calls take about 2 s); the worker's
+# first answer may take IMPORTS seconds more (a fresh interpreter importing mrrstats).
+TIMEOUT = 120.0
+IMPORTS = 120.0
 
 # -- small valid inputs ---------------------------------------------------------------
 
@@ -499,7 +504,7 @@ def slots(functions=None):
     return out
 
 
-def run_values(calls, *, timeout=10.0):
+def run_values(calls, *, timeout=TIMEOUT):
     """Outcomes of ``[(function, parameter, value)]``: the values drawn by hypothesis."""
     EXPLICIT[:] = [v for _, _, v in calls]
     todo = [Case(f, p, f"value:{i}", "", False) for i, (f, p, _) in enumerate(calls)]
@@ -509,8 +514,10 @@ def run_values(calls, *, timeout=10.0):
 class Sleeper:
     """A callable that never returns in time (the suite's own check that hangs are caught)."""
 
+    SECONDS = 3600.0  # far beyond TIMEOUT: a hang on any machine
+
     def __call__(self, *args, **kwargs):
-        time.sleep(3600)
+        time.sleep(self.SECONDS)
 
 
 def _value(case, profile):
@@ -575,7 +582,7 @@ def classify(case, profile):
 # -- running cases in a worker interpreter with a time limit ---------------------------
 
 
-def run(case_list, *, profile="fast", timeout=10.0):
+def run(case_list, *, profile="fast", timeout=TIMEOUT):
     """Outcomes ``{case: (outcome, detail, seconds)}``.
 
     The calls run one after another in a worker: a fresh interpreter (not a fork of this
@@ -612,7 +619,7 @@ def _run_worker(todo, profile, timeout, results, scratch):
     settled, buf, started = 0, b"", False
     while settled < len(todo):
         # the first answer also waits for the worker's imports
-        ready, _, _ = select.select([fd], [], [], timeout if started else timeout + 60)
+        ready, _, _ = select.select([fd], [], [], timeout if started else timeout + IMPORTS)
         if not ready:
             proc.kill()
             results[todo[settled]] = ("hang", f"over {timeout:g} s", timeout)
@@ -676,7 +683,7 @@ elif __name__ == "__main__":  # python -m tests.fuzz_api [quick|fast|slow] [func
     prof = sys.argv[1] if len(sys.argv) > 1 else "fast"
     fns = sys.argv[2:] or None
     t0 = time.perf_counter()
-    res = run(cases(prof, fns), profile=prof, timeout=20.0)
+    res = run(cases(prof, fns), profile=prof)
     print("\n".join(findings(res)))
     per_fn = {}
     for c, (_, _, secs) in res.items():

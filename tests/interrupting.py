@@ -95,7 +95,7 @@ def processes_using(path) -> list[int]:
     return hits
 
 
-def no_process_left(path, timeout=15.0) -> bool:
+def no_process_left(path, timeout=120.0) -> bool:
     """Wait until no process mentions ``path`` (a kernel polls for its parent every
     second and exits when it is gone)."""
     t0 = time.monotonic()

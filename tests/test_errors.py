@@ -101,7 +101,7 @@ def test_huge_requests_are_refused_at_once_not_run_or_allocated(name, call):
     t0 = time.perf_counter()
     with pytest.raises(mrrstats.MrrstatsError, match=f"`{name}`"):
         call()
-    assert time.perf_counter() - t0 < 5
+    assert time.perf_counter() - t0 < 60  # at once: not a run of HUGE steps (generous: load)
 
 
 def test_kg_filter_refuses_binary_files_and_nan_ids(tmp_path):

@@ -96,7 +96,7 @@ def test_a_killed_process_leaves_its_root_and_the_next_one_removes_it(tmp_path):
         path = tempfiles.mkdtemp("stream-")
         open(path + "/bucket-00000.arrow", "wb").write(b"x" * 10000)
         print(path, flush=True)
-        time.sleep(60)
+        time.sleep(3600)  # killed long before: it must not exit (and clean up) by itself
     """)
     env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path))
     proc = subprocess.Popen(
@@ -105,7 +105,7 @@ def test_a_killed_process_leaves_its_root_and_the_next_one_removes_it(tmp_path):
     path = Path(proc.stdout.readline().strip())
     assert path.is_file() is False and path.is_dir()
     proc.send_signal(signal.SIGKILL)
-    proc.wait(30)
+    proc.wait(600)
     proc.stdout.close()
     assert path.parent.is_dir()  # nothing could remove it
     # the next process that makes a root removes it

@@ -1,9 +1,9 @@
 """Type I error of bootstrap_test (shift vs studentized) on real nulls.
 
-Nulls from real TREC-5/6/7 ad hoc RR score matrices (Urbano et al. 2019 data,
-../shared/data/score_matrices/trec_adhoc, or the bundled TREC-7): each replication takes a random
-pair of real systems and n topics (drawn without replacement for n <= 50, with
-replacement from the 50 for n = 100), then swaps the two systems' values on each
+Nulls from real TREC-5/6/7 ad hoc RR score matrices (Urbano et al. 2019 data, the
+repository's copies: tests/data/score_matrices/trec_adhoc and mrrstats/data/trec7): each
+replication takes a random pair of real systems and n topics (drawn without replacement
+for n <= 50, with replacement from the 50 for n = 100), then swaps the two systems' values on each
 topic with probability 1/2, so the two systems are exchangeable and H0 is true.
 Both methods are run on the same null sample (independent resamples, B = 2000)
 and a rejection is p <= 0.05. The 3-SE band is 0.05 +- 3 sqrt(0.05 * 0.95 / R).

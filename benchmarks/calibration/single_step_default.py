@@ -12,7 +12,7 @@ The candidates (all two-sided, alpha = 0.05, within-query nulls):
 * ``maxt-sd``: Westfall-Young step-down max-T of the same studentised statistics (its
   intervals are the single-step ones).
 
-Data: the 27 real TREC score matrices of ``shared/data`` (TREC-5/6/7 ad hoc AP/RR/P@10;
+Data: the 27 real TREC score matrices of the repository (TREC-5/6/7 ad hoc AP/RR/P@10;
 Web 2010/2011/2013 AP/RR/P@10/P@20/nDCG@20/ERR@20), through ``matrices.py``.
 
 1. Family-wise error on real nulls: k = 10 systems drawn from a matrix (matrices in

@@ -145,7 +145,7 @@ def rr_diagnostics(scores, *, measure: str = "RR", unretrieved="exclude",
     Ranks are recovered as ``1/RR``. For trec_eval's tie handling RR is the
     reciprocal of an integer rank and so is this; under ``ties="expected"``
     or ``"realistic"``, or with score matrices rounded to 4 decimals (the TREC
-    matrices in ``shared/data``), ``1/RR`` is an effective, non-integer rank.
+    matrices in ``tests/data/score_matrices``), ``1/RR`` is an effective, non-integer rank.
 
     Examples
     --------

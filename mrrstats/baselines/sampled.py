@@ -70,9 +70,12 @@ def _metric_fn(measure):
     hit = re.fullmatch(r"(?:Hits|Success|Recall)@(\d+)", m)
     if hit:
         k = int(hit.group(1))
+        if k < 1:
+            raise ParameterError(f"`measure` {m!r}: the cutoff k of Hits@k must be at least 1 "
+                                 "(no rank is at or above 0)", name="measure")
         return lambda r: (np.asarray(r) <= k).astype(float)
     raise ParameterError(f"`measure` must be 'RR', 'nDCG' or 'Hits@k' (one relevant item), "
-                     f"got {measure!r}")
+                         f"got {measure!r}", name="measure")
 
 
 # ---------------------------------------------------------------------------

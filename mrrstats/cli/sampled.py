@@ -92,10 +92,22 @@ def read_ranks(path, column=None, candidates=None):
     except (ValueError, csv.Error) as exc:  # pandas' ParserError is a ValueError
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"RANKS {path}: not a table of ranks ({msg})") from None
+    frame = frame.dropna(axis=1, how="all")  # a separator at the end of every line
+    ragged = frame.isna().any(axis=1).to_numpy()
+    if ragged.any():  # a short row (pandas fills it) or an empty field: a malformed table
+        lines = [n for n, ln in enumerate(text.splitlines(), 1)
+                 if ln.strip() and not ln.lstrip().startswith("#")]
+        row = int(ragged.argmax())
+        where = f", line {lines[row]}" if len(lines) == len(frame) else ""
+        raise ValueError(f"RANKS {path}{where}: a missing or empty field (every line needs "
+                         f"{frame.shape[1]}); not a table of ranks")
     first = frame.iloc[0].tolist()
     if not all(_is_number(str(x)) for x in first):
         frame = frame.iloc[1:].reset_index(drop=True)
         frame.columns = [str(x).strip() for x in first]
+        twice = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
+        if twice:
+            raise ValueError(f"RANKS {path}: column {twice[0]!r} appears twice in the header")
     else:
         frame.columns = [str(i + 1) for i in range(frame.shape[1])]
     if column is None:

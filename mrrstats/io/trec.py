@@ -84,7 +84,7 @@ def read_score_matrix(path, *, missing: str = "raise", measure: str | None = Non
         CSV file with a header row of system names. If the first header cell is
         one of ``query``, ``topic``, ``qid``, ``query_id`` or ``topic_id``, that
         column holds the topic identifiers; otherwise topics are numbered 1, 2, ...
-        in file order (the layout of ``shared/data/score_matrices``).
+        in file order (the layout of ``tests/data/score_matrices``).
     missing : {"raise", "drop"}, keyword-only
         What to do with empty or NaN cells. ``"raise"`` (default) raises
         :class:`InputError` naming the first such cell; ``"drop"`` drops every

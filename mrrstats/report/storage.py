@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..agreement.multiverse import MultiverseResult
-from ..errors import ParameterError, ParameterTypeError
+from ..errors import InputError, ParameterError, ParameterTypeError
 from ..version import __version__
 from .data import STAT_COLUMNS, ReportData
 from .judged_section import JUDGED_TABLES, load_judged
@@ -59,7 +59,11 @@ def write_per_query(frame, path):
 def read_per_query(path, measures, systems, with_stats):
     # Every column as text, numbers converted by Python's float(): exact round trip of
     # the repr() digits written by write_per_query, whatever pandas' float parser.
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError(f"not a per-query table written by make_report "
+                         f"({type(exc).__name__})", source=str(path)) from None
     missing = [c for c in ["system", "query", *measures] if c not in frame.columns]
     if missing:
         raise ParameterError(f"{path}: columns {missing} missing")
@@ -119,6 +123,31 @@ def dump_json(obj):
     return json.dumps(obj, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
 
+def _read_json(path: Path) -> dict:
+    """The JSON object in ``path``, a file make_report wrote; InputError naming it if not."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found: not a folder written by make_report",
+                         source=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("not a text file (not UTF-8): not written by make_report",
+                         source=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or type(exc).__name__})",
+                         source=str(path)) from None
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise InputError(f"not JSON ({getattr(exc, 'msg', exc)}): not written by make_report",
+                         source=str(path), line=line) from None
+    if not isinstance(obj, dict):
+        raise InputError(f"not a JSON object (a {type(obj).__name__}): not written by "
+                         "make_report", source=str(path))
+    return obj
+
+
 def read_settings(path) -> dict:
     """The ``settings.json`` of a report folder (its format checked).
 
@@ -126,7 +155,7 @@ def read_settings(path) -> dict:
     given as ``"control"`` too (and ``"baseline"`` kept, for its notebook).
     """
     path = Path(path)
-    settings = json.loads((path / "settings.json").read_text(encoding="utf-8"))
+    settings = _read_json(path / "settings.json")
     if settings.get("format") != FORMAT_VERSION:
         raise ParameterError(f"{path / 'settings.json'}: unknown report format "
                          f"{settings.get('format')!r}")
@@ -224,13 +253,18 @@ def load_report(path, *, progress=False) -> ReportData:
         raise ParameterError(f"`path` must be a folder written by make_report, got {path} "
                              f"(not a folder)", name="path")
     settings = read_settings(path)
+    missing = [k for k in ("evaluated_measures", "systems", "input")
+               if k not in settings]
+    if missing or not isinstance(settings["input"], dict) or "kind" not in settings["input"]:
+        raise InputError(f"settings {missing or ['input.kind']} missing: not written by "
+                         "make_report", source=str(path / "settings.json"))
     if not (path / "results" / "results.json").is_file():
         raise ParameterError(f"{path}: no saved results (results/results.json); make the report "
                          "again with this version of mrrstats")
     scores, stats = read_per_query(path / "per_query.csv", settings["evaluated_measures"],
                                    settings["systems"], settings["input"]["kind"] == "runs")
     res = path / "results"
-    manifest = json.loads((res / "results.json").read_text(encoding="utf-8"))
+    manifest = _read_json(res / "results.json")
     tables = {}
     for name in RESULT_TABLES:
         f = res / f"{name}.csv"

@@ -663,7 +663,7 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
     Notes
     -----
     The default, ``correction="single-step"``, chosen from measurements on the
-    27 real TREC score matrices of ``shared/data`` (TREC-5/6/7 ad hoc and Web
+    27 real TREC score matrices of ``tests/data/score_matrices`` (TREC-5/6/7 ad hoc and Web
     2010/2011/2013, six measures; ``benchmarks/calibration/single_step_default.py``):
     k = 10 systems (45 pairs), alpha = 0.05, R = 500 replicates per cell (Monte-Carlo
     SE 0.010). FWER: every topic's values shuffled among the systems (a real null);

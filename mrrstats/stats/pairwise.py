@@ -255,7 +255,7 @@ def pairwise_tests(scores, *, test=DEFAULT_TEST, correction=CORRECTION, alpha=AL
     the intervals. The decision-consistent intervals draw nothing: they replay the
     test's own resamples.
 
-    Measured on the 27 real TREC score matrices of ``shared/data`` (first 20
+    Measured on the 27 real TREC score matrices of ``tests/data/score_matrices`` (first 20
     systems, 5,130 pairs, B = 10000; ``benchmarks/calibration/consistency_counts.py``):
     with ``ci="consistent"`` no pair's interval disagrees with its decision, for
     the randomization test with Holm, Bonferroni, BH or no correction, for max-T

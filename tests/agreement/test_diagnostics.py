@@ -8,12 +8,12 @@ import pytest
 
 import mrrstats
 from mrrstats.agreement import mrr_vs_map, rr_diagnostics
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 @pytest.fixture(scope="module")
 def rr7():
-    return mrrstats.read_score_matrix(shared_path("score_matrices", "trec_adhoc",
+    return mrrstats.read_score_matrix(data_path("score_matrices", "trec_adhoc",
                                                   "adhoc7_rr.csv"))
 
 
@@ -26,7 +26,7 @@ def test_rr_diagnostics_trec7_against_numpy(rr7):
     np.testing.assert_allclose(out.share_rr_zero, (v == 0).mean(axis=0))
     np.testing.assert_allclose(out.median_rr, np.median(v, axis=0))
     np.testing.assert_array_equal(out.n_unretrieved, (v == 0).sum(axis=0))
-    # about half of all TREC-7 RR values are exactly 1 (shared/data/README.md),
+    # about half of all TREC-7 RR values are exactly 1 (tests/data/README.md),
     # so for most systems the median RR is exactly 1 and tells nothing
     assert 0.45 < (v == 1).mean() < 0.6
     assert 0.5 < out.median_is_one.mean() < 1.0
@@ -133,7 +133,7 @@ def test_mrr_equals_map_with_one_relevant_document(cast):
     assert (full.n_single_relevant == 0).all() and full.mrr_single.isna().all()
     assert (full.mrr > full["map"] + 0.3).all()
     # trec_eval's aggregates (cast2021/summary_trec_eval10_l1.tsv)
-    summary = pd.read_csv(shared_path("cast2021", "summary_trec_eval10_l1.tsv"), sep="\t",
+    summary = pd.read_csv(data_path("cast2021", "summary_trec_eval10_l1.tsv"), sep="\t",
                           index_col="run")
     names = [r.removesuffix(".run") for r in full.index]
     np.testing.assert_allclose(full.mrr, summary.loc[names, "recip_rank"], atol=5e-5)

@@ -20,7 +20,7 @@ from mrrstats.agreement import (
     swapped_pairs,
     tau_ap,
 )
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 YEARS = (5, 6, 7)
 MEASURES = ("rr", "ap", "p10")
@@ -32,7 +32,7 @@ def adhoc():
     out = {}
     for y in YEARS:
         out[y] = {m: mrrstats.read_score_matrix(
-            shared_path("score_matrices", "trec_adhoc", f"adhoc{y}_{m}.csv")) for m in MEASURES}
+            data_path("score_matrices", "trec_adhoc", f"adhoc{y}_{m}.csv")) for m in MEASURES}
     return out
 
 
@@ -311,7 +311,7 @@ def test_score_input_validation(adhoc):
 
 
 def test_score_matrix_paths_accepted(adhoc):
-    paths = {m: shared_path("score_matrices", "trec_adhoc", f"adhoc5_{m}.csv")
+    paths = {m: data_path("score_matrices", "trec_adhoc", f"adhoc5_{m}.csv")
              for m in MEASURES}
     pd.testing.assert_frame_equal(ranking_agreement(paths), ranking_agreement(adhoc[5]))
 
@@ -470,7 +470,7 @@ def test_cast2021_run_files_to_agreement_table():
     assert (agree.n_systems == 5).all() and (agree.n_pairs == 10).all()
     # the system means are trec_eval's (cast2021/summary_trec_eval10_l1.tsv):
     # Kendall's tau from that table, computed with scipy, must match
-    summary = pd.read_csv(shared_path("cast2021", "summary_trec_eval10_l1.tsv"), sep="\t",
+    summary = pd.read_csv(data_path("cast2021", "summary_trec_eval10_l1.tsv"), sep="\t",
                           index_col="run")
     runs = [r.removesuffix(".run") for r in ev.scores("RR").columns]
     ref = summary.loc[runs, ["recip_rank", "map", "ndcg", "P_10"]]

@@ -12,7 +12,7 @@ from mrrstats.agreement import (
     perturbation_summary,
     swap_relevant,
 )
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 MEASURES = ["RR", "AP", "nDCG", "P@10"]
 
@@ -24,8 +24,8 @@ def log2(x):
 @pytest.fixture(scope="module")
 def bm25():
     """(qrels path, {name: run path}) for the org_manual_bm25 run of CAsT 2021."""
-    qrels = shared_path("cast2021", "qrels", "trec-cast-qrels-docs.2021.qrel")
-    run = shared_path("cast2021", "runs", "org_manual_bm25.run.gz")
+    qrels = data_path("cast2021", "qrels", "trec-cast-qrels-docs.2021.qrel.gz")
+    run = data_path("cast2021", "runs", "org_manual_bm25.run.gz")
     return qrels, {"bm25": run}
 
 

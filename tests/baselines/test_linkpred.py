@@ -14,7 +14,7 @@ from mrrstats import (
     ranks_from_negatives,
     ranks_from_scores,
 )
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 # --------------------------------------------------------------------------
 # the tied example, by hand, with what PyKEEN, OGB and TGB report
@@ -79,7 +79,7 @@ def test_filtering_by_hand():
 def _load_kg(name):
     splits = {}
     for part in ("train", "valid", "test"):
-        path = shared_path("kg", name, f"{part}.txt")
+        path = data_path("kg", name, f"{part}.txt")
         with open(path, encoding="utf-8") as fh:
             splits[part] = [tuple(line.rstrip("\n").split("\t")) for line in fh if line.strip()]
     ents = sorted({x for rows in splits.values() for h, _, t in rows for x in (h, t)})

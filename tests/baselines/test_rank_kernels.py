@@ -161,7 +161,7 @@ def test_kernel_runs_in_a_process_forked_after_a_parallel_call():
     p.start()
     assert a.poll(120), "the forked child did not answer"
     o, pe = a.recv()
-    p.join(30)
+    p.join(120)
     assert p.exitcode == 0
     assert o == ref.optimistic.tolist() and pe == ref.pessimistic.tolist()
 

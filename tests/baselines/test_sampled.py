@@ -308,3 +308,15 @@ def test_result_shape_and_seed():
         correct_sampled_metric([1, 2], 30, 200, regularization=2)
     with pytest.raises(ValueError, match="`n_candidates`"):
         sampled_metric_mapping("RR", 10, 20)
+
+
+@pytest.mark.parametrize("measure", ["Hits@0", "Success@0", "Recall@00", "Hits@-1", "MRR", 5])
+def test_unknown_measure_or_zero_cutoff_refused_naming_measure(measure):
+    """Fuzz finding: Hits@0 was accepted (every rank scored 0); the cutoff must be >= 1."""
+    with pytest.raises(mrrstats.ParameterError, match="`measure`") as err:
+        correct_sampled_metric([1, 2, 3], 10, 100, measure=measure)
+    assert err.value.name == "measure"
+    with pytest.raises(mrrstats.ParameterError, match="`measure`"):
+        sampled_metric_mapping(measure, 100, 10)
+    assert correct_sampled_metric([1, 2, 3], 10, 100, measure="Hits@1", n_resamples=99,
+                                  rng=0).naive == pytest.approx(1 / 3)

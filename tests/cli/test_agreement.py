@@ -12,11 +12,11 @@ from scipy import stats
 
 import mrrstats
 from mrrstats.cli import main
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 def _adhoc(year, measure):
-    return str(shared_path("score_matrices", "trec_adhoc", f"adhoc{year}_{measure}.csv"))
+    return str(data_path("score_matrices", "trec_adhoc", f"adhoc{year}_{measure}.csv"))
 
 
 def _json(capsys, argv):
@@ -93,13 +93,8 @@ def test_missing_file_is_an_input_error(capsys, tmp_path):
 
 
 def _cast_paths():
-    try:
-        data = mrrstats.datasets.cast2021()
-        return str(data.qrels), [str(p) for p in data.runs]
-    except AttributeError:  # pragma: no cover - before the bundled data set exists
-        qrels = shared_path("cast2021", "qrels", "trec-cast-qrels-docs.2021.qrel")
-        runs = sorted(shared_path("cast2021", "runs").glob("*.run.gz"))
-        return str(qrels), [str(p) for p in runs]
+    data = mrrstats.datasets.cast2021()
+    return str(data.qrels), [str(p) for p in data.runs]
 
 
 def test_cast2021_run_files_to_agreement_table(capsys):
@@ -111,7 +106,7 @@ def test_cast2021_run_files_to_agreement_table(capsys):
                          "--format", "json", "--n-resamples", "2000", "--seed", "7"])
     assert out["measures"] == ["RR", "AP", "nDCG@10"]
     assert out["n_systems"] == 5 and out["n_queries"] == 158
-    summary = pd.read_csv(shared_path("cast2021", "summary_trec_eval10_l1.tsv"), sep="\t",
+    summary = pd.read_csv(data_path("cast2021", "summary_trec_eval10_l1.tsv"), sep="\t",
                           index_col="run")
     names = [s.removesuffix(".run") for s in out["systems"]]  # run names: file names
     ref = summary.loc[names, ["recip_rank", "map", "ndcg_cut_10"]].to_numpy()

@@ -9,7 +9,7 @@ import pytest
 import mrrstats
 from mrrstats.cli import main
 from mrrstats.io import read_score_matrix
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 @pytest.fixture()
@@ -17,7 +17,7 @@ def csvs(tmp_path):
     """Two small score-matrix CSVs (5 TREC-7 systems, RR and AP) in the shared layout."""
     out = []
     for name in ("rr", "ap"):
-        frame = read_score_matrix(shared_path("score_matrices", "trec_adhoc",
+        frame = read_score_matrix(data_path("score_matrices", "trec_adhoc",
                                               f"adhoc7_{name}.csv"))
         path = tmp_path / f"adhoc7_{name}.csv"
         frame.iloc[:, [0, 3, 9, 27, 60]].to_csv(path, index=False)

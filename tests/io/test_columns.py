@@ -185,10 +185,10 @@ def test_every_door_equals_the_file_path_on_cast(compiled_doors):
 
 
 def test_every_door_equals_the_file_path_on_trec_eval_fixtures(compiled_doors):
-    from tests.conftest import shared_path
+    from tests.reference_data import data_path
 
-    qpath = shared_path("trec_eval_test", "qrels.test")
-    rpath = shared_path("trec_eval_test", "results.test")
+    qpath = data_path("trec_eval_test", "qrels.test")
+    rpath = data_path("trec_eval_test", "results.test")
     ref = mrrstats.evaluate(qpath, {"r": rpath}, MEASURES)
     qrels = read_qrels(qpath)
     for shape, obj in _shapes(qrels, read_run(rpath)).items():

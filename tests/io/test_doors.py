@@ -238,10 +238,10 @@ FIXTURE_MEASURES = ["RR", "AP", "nDCG", "nDCG@10", "P@5", "R@100", "Success@1"]
 
 def test_trec_eval_fixtures_in_every_shape():
     """trec_eval's own test qrels and run, converted to every door: identical values."""
-    from tests.conftest import shared_path
+    from tests.reference_data import data_path
 
-    qpath = shared_path("trec_eval_test", "qrels.test")
-    rpath = shared_path("trec_eval_test", "results.test")
+    qpath = data_path("trec_eval_test", "qrels.test")
+    rpath = data_path("trec_eval_test", "results.test")
     ref = mrrstats.evaluate(qpath, {"r": rpath}, FIXTURE_MEASURES)
     qrels, run = read_qrels(qpath), read_run(rpath)
     qframe, rframe = qrels.to_frame(), run.to_frame()

@@ -2,13 +2,12 @@
 
 One test per class of problem found by fuzzing the readers against trec_eval
 and a differential fuzz test against trec_eval 10.0 itself,
-built from its source in ``../shared/trec_eval`` (skipped when no C compiler).
+built from its source in ``tests/data/trec_eval`` (skipped when no C compiler).
 """
 
 from __future__ import annotations
 
 import gzip
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 import mrrstats
 from mrrstats import InputError, read_qrels, read_run
 from mrrstats.cli import main
-from tests.conftest import SHARED
+from tests.reference_data import data_path
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 
@@ -158,11 +157,7 @@ TREC_EVAL_MEASURES = ["recip_rank", "map", "P.5,10", "ndcg_cut.10", "recall.10",
 
 @pytest.fixture(scope="module")
 def trec_eval_binary(tmp_path_factory):
-    src = Path(os.environ.get("MRRSTATS_TREC_EVAL_SRC", SHARED.parent / "trec_eval"))
-    if not (src / "Makefile").exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"trec_eval source missing on CI: {src}")
-        pytest.skip(f"trec_eval source not available: {src}")
+    src = data_path("trec_eval")
     if shutil.which("make") is None or (shutil.which("cc") or shutil.which("gcc")) is None:
         pytest.skip("make or a C compiler is missing")
     build = tmp_path_factory.mktemp("trec_eval")

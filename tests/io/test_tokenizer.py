@@ -8,6 +8,7 @@ trec_eval does) where pyarrow's reading is not clean; scores against Python's
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import math
 from pathlib import Path
 
@@ -18,12 +19,13 @@ from hypothesis import strategies as st
 
 from mrrstats.io import tokenizer, trec
 from mrrstats.io.hashing import encode_strings, hash_strings
+from tests.reference_data import data_path
 
 pytest.importorskip("numba")
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-RUN_FILES = sorted([*DATA.glob("trec_eval_test/results*"), *DATA.glob("cast2021/runs/*")])
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "_data" / "run_7000x1000.trec"
+RUN_FILES = sorted([*data_path("trec_eval_test").glob("results*"),
+                    *data_path("cast2021", "runs").glob("*")])
+MAKE_DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "make_data.py"
 
 
 def _reference(path):
@@ -82,7 +84,6 @@ def many_chunks(monkeypatch):
     monkeypatch.setattr(tokenizer, "_MIN_CHUNK", 64)
 
 
-@pytest.mark.skipif(not RUN_FILES, reason="needs ../shared/data")
 @pytest.mark.parametrize("path", RUN_FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_real_runs_match_the_readers(path, workers, many_chunks):
@@ -91,10 +92,13 @@ def test_real_runs_match_the_readers(path, workers, many_chunks):
     _assert_same(tokens, _reference(path))
 
 
-@pytest.mark.skipif(not BENCH.exists(), reason="benchmark data not generated "
-                    "(python benchmarks/make_data.py)")
-def test_benchmark_run_matches_the_readers():
-    _assert_same(tokenizer.tokenize_run(BENCH), _reference(BENCH))
+def test_benchmark_run_matches_the_readers(tmp_path):
+    """The benchmarks' MS MARCO-like run (benchmarks/make_data.py), 300 queries of it."""
+    spec = importlib.util.spec_from_file_location("make_data", MAKE_DATA)
+    make_data = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_data)
+    _, run = make_data.make(n_queries=300, depth=1000, out=tmp_path)
+    _assert_same(tokenizer.tokenize_run(run), _reference(run))
 
 
 def _write(tmp_path, text, name="run.txt", raw=None):

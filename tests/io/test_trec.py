@@ -11,7 +11,7 @@ import pytest
 import mrrstats
 from mrrstats import InputError, read_qrels, read_run
 from mrrstats.cli import main
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 def write(tmp_path, name, text, *, gz=False):
@@ -49,13 +49,13 @@ def test_gzip_by_content_and_name(tmp_path):
 def test_trec_eval_fixture_quirks():
     # comments in qrels, extra trailing columns and a missing topic, '#' in doc ids,
     # rows out of rank order with tied scores: all accepted (trec_eval accepts them).
-    q = read_qrels(shared_path("trec_eval_test", "qrels.test.with-comments"))
+    q = read_qrels(data_path("trec_eval_test", "qrels.test.with-comments"))
     assert "CR#93E-1860" in set(q.doc)
-    trunc = read_run(shared_path("trec_eval_test", "results.trunc"))
+    trunc = read_run(data_path("trec_eval_test", "results.trunc"))
     assert set(trunc.query.to_pylist()) == {"301", "303"}
-    comment = read_run(shared_path("trec_eval_test", "results.comment.test"))
+    comment = read_run(data_path("trec_eval_test", "results.comment.test"))
     assert any("#" in d for d in comment.doc.to_pylist()[:10])
-    unordered = read_run(shared_path("trec_eval_test", "results.test"))
+    unordered = read_run(data_path("trec_eval_test", "results.test"))
     assert len(unordered) == 1500
 
 
@@ -123,8 +123,8 @@ def test_mixed_tags_allowed_on_request(tmp_path):
 
 
 def test_frames_and_dicts_match_files():
-    qrels_path = shared_path("trec_eval_test", "qrels.test")
-    run_path = shared_path("trec_eval_test", "results.test")
+    qrels_path = data_path("trec_eval_test", "qrels.test")
+    run_path = data_path("trec_eval_test", "results.test")
     from_files = mrrstats.evaluate(qrels_path, run_path, ["RR", "AP", "nDCG@10"])
     qf = read_qrels(qrels_path).to_frame().rename(columns={"query": "query_id",
                                                            "doc": "doc_id",
@@ -154,7 +154,7 @@ def test_frame_errors():
 
 
 def test_score_matrix_reader(tmp_path):
-    m = mrrstats.read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
+    m = mrrstats.read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
     assert m.shape == (50, 103) and m.index[0] == "1"
     bad = write(tmp_path, "bad.csv", "a,b\n0.5,0.1\n0.2,x\n")
     with pytest.raises(InputError, match="line 3.*non-numeric"):

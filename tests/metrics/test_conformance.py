@@ -1,10 +1,10 @@
 """Per-query and aggregate conformance with trec_eval on real data.
 
 Reference values: the expected outputs of trec_eval shipped with its own
-regression tests (``shared/data/trec_eval_test``, usnistgov/trec_eval @ f4253652;
+regression tests (``tests/data/trec_eval_test``, usnistgov/trec_eval @ f4253652;
 the command producing each file is the one in trec_eval's Makefile ``quicktest``
 target, quoted per case below) and per-query ``trec_eval -q -m all_trec`` outputs
-for the five TREC CAsT 2021 baselines (``shared/data/cast2021/expected``).
+for the five TREC CAsT 2021 baselines (``tests/data/cast2021/expected``).
 trec_eval prints 4 decimals, so a value matches when it is within half a unit of
 the last printed digit.
 """
@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import mrrstats
-from tests.conftest import record_conformance, shared_path
+from tests.conftest import record_conformance
+from tests.reference_data import CAST_QRELS, data_path
 
 TOL = 0.5e-4 + 1e-12
 
@@ -91,7 +92,7 @@ def check_against(expected_path, qrels, run, *, label, **kwargs):
 
 
 def te(*parts):
-    return shared_path("trec_eval_test", *parts)
+    return data_path("trec_eval_test", *parts)
 
 
 # Makefile: ./trec_eval test/qrels.test test/results.test | diff - test/out.test
@@ -164,20 +165,20 @@ CAST_RUNS = ["org_convdr", "org_convdr_bert", "org_manual_ance", "org_manual_anc
              "org_manual_bm25"]
 
 
-# trec_eval -q -m all_trec -l{1,2} qrels run (shared/data/cast2021/expected/*.all_trec.q.l*.txt.gz)
+# trec_eval -q -m all_trec -l{1,2} qrels run (tests/data/cast2021/expected/*.all_trec.q.l*.txt.gz)
 @pytest.mark.parametrize("level", [1, 2])
 @pytest.mark.parametrize("run", CAST_RUNS)
 def test_cast2021_per_query(run, level):
-    expected = shared_path("cast2021", "expected", f"{run}.all_trec.q.l{level}.txt.gz")
-    n = check_against(expected, shared_path("cast2021", "qrels", "trec-cast-qrels-docs.2021.qrel"),
-                      shared_path("cast2021", "runs", f"{run}.run.gz"),
+    expected = data_path("cast2021", "expected", f"{run}.all_trec.q.l{level}.txt.gz")
+    n = check_against(expected, data_path(*CAST_QRELS),
+                      data_path("cast2021", "runs", f"{run}.run.gz"),
                       label=f"cast2021 -l{level}", rel=level)
     assert n > 158 * 20
 
 
 def test_cast2021_bundled_copy_matches_summary():
     """The bundled example data gives trec_eval's summary table (summary_trec_eval10_l1.tsv)."""
-    path = shared_path("cast2021", "summary_trec_eval10_l1.tsv")
+    path = data_path("cast2021", "summary_trec_eval10_l1.tsv")
     lines = path.read_text().splitlines()
     header = lines[0].split("\t")
     data = mrrstats.datasets.cast2021()

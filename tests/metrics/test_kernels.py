@@ -8,8 +8,6 @@ trec_eval's own output.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,10 +18,10 @@ import mrrstats
 from mrrstats.io import tokenizer, trec
 from mrrstats.metrics import kernels
 from mrrstats.model import ranking
+from tests.reference_data import CAST_QRELS, data_path
 
 pytest.importorskip("numba")
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 MEASURES = ["RR", "RR@10", "AP", "AP@100", "nDCG", "nDCG@10", "nDCG@3", "P@10", "P@1000",
             "R@100", "Success@5", "Rank", "RR(rel=2)", "nDCG(rel=2)@5"]
 DETERMINISTIC = ["trec_eval", "rank", "optimistic", "pessimistic"]
@@ -100,22 +98,19 @@ def _check_measures(ref, max_depth):
             _same_bits(values[str(m)], kernels._deterministic(m, layout, t))
 
 
-CAST = sorted(DATA.glob("cast2021/runs/*.run.gz"))
-CAST_QRELS = DATA / "cast2021" / "qrels" / "trec-cast-qrels-docs.2021.qrel"
+CAST = sorted(data_path("cast2021", "runs").glob("*.run.gz"))
 
 
-@pytest.mark.skipif(not CAST, reason="needs ../shared/data")
 @pytest.mark.parametrize("path", CAST, ids=lambda p: p.name)
 @pytest.mark.parametrize("ties", DETERMINISTIC)
 @pytest.mark.parametrize("max_depth", [None, 7])
 def test_cast_runs(path, ties, max_depth):
-    assert _check(CAST_QRELS, path, ties, max_depth)  # CAsT runs take the compiled path
+    assert _check(data_path(*CAST_QRELS), path, ties, max_depth)  # CAsT runs take the compiled path
 
 
-TREC = DATA / "trec_eval_test"
+TREC = data_path("trec_eval_test")
 
 
-@pytest.mark.skipif(not TREC.exists(), reason="needs ../shared/data")
 @pytest.mark.parametrize("run", ["results.test", "results.trunc", "results-302.test"])
 @pytest.mark.parametrize("ties", DETERMINISTIC)
 def test_trec_eval_fixtures(run, ties):
@@ -124,7 +119,6 @@ def test_trec_eval_fixtures(run, ties):
     _check(qrels, TREC / run, ties, max_depth=20)
 
 
-@pytest.mark.skipif(not TREC.exists(), reason="needs ../shared/data")
 @pytest.mark.parametrize("ties", DETERMINISTIC)
 def test_evaluate_same_with_and_without(ties, compiled_always, monkeypatch):
     """End to end (evaluate), the compiled path forced on against it forced off."""

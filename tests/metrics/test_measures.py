@@ -10,7 +10,7 @@ import pytest
 import mrrstats
 from mrrstats import Measure, parse_measure
 from mrrstats.cli import main
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 @pytest.mark.parametrize("name", ["RR", "RR@10", "RR(rel=2)@10", "AP", "AP@100", "nDCG",
@@ -97,8 +97,8 @@ def test_counts_report_no_relevant_queries():
 
 
 def test_cli_tsv_is_long_and_matches_trec_eval(capsys):
-    qrels = shared_path("trec_eval_test", "qrels.test")
-    run = shared_path("trec_eval_test", "results.test")
+    qrels = data_path("trec_eval_test", "qrels.test")
+    run = data_path("trec_eval_test", "results.test")
     assert main(["evaluate", str(qrels), str(run), "-m", "RR", "-m", "P@10",
                  "--format", "tsv"]) == 0
     lines = capsys.readouterr().out.splitlines()

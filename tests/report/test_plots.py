@@ -26,7 +26,8 @@ from scipy import stats  # noqa: E402
 
 import mrrstats  # noqa: E402
 from mrrstats.io import read_score_matrix  # noqa: E402
-from tests.conftest import ROOT, shared_path  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+from tests.reference_data import data_path  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +38,7 @@ def _close_figures():
 
 @pytest.fixture(scope="module")
 def trec7():
-    return {m: read_score_matrix(shared_path("score_matrices", "trec_adhoc", f"adhoc7_{f}.csv"))
+    return {m: read_score_matrix(data_path("score_matrices", "trec_adhoc", f"adhoc7_{f}.csv"))
             for m, f in (("RR", "rr"), ("AP", "ap"), ("P@10", "p10"))}
 
 
@@ -448,8 +449,8 @@ def test_observed_vs_random_cast(cast):
 def test_observed_vs_random_per_dataset_kg():
     rows = {}
     for name in ("nations", "kinship", "umls"):
-        test = pd.read_csv(shared_path("kg", name, "test.txt"), sep="\t", header=None)
-        train = pd.read_csv(shared_path("kg", name, "train.txt"), sep="\t", header=None)
+        test = pd.read_csv(data_path("kg", name, "test.txt"), sep="\t", header=None)
+        train = pd.read_csv(data_path("kg", name, "train.txt"), sep="\t", header=None)
         entities = pd.unique(pd.concat([train[0], train[2], test[0], test[2]]))
         # a random ranking of all entities: N candidates, one true tail per test triple
         n = np.full(len(test), entities.size)
@@ -461,7 +462,7 @@ def test_observed_vs_random_per_dataset_kg():
     for line_x, N in zip(ax.containers[0].lines[0].get_xdata(),
                          [rows[k]["expected"] for k in rows], strict=True):
         assert line_x == pytest.approx(N)
-    n_nations = len(pd.unique(pd.concat([pd.read_csv(shared_path("kg", "nations", f), sep="\t",
+    n_nations = len(pd.unique(pd.concat([pd.read_csv(data_path("kg", "nations", f), sep="\t",
                                                      header=None)[c]
                                          for f in ("train.txt", "test.txt") for c in (0, 2)])))
     h = sum(1 / j for j in range(1, n_nations + 1))

@@ -62,10 +62,10 @@ def test_stream_matches_memory_with_compiled_buckets(compiled_buckets, tmp_path)
 
 
 def test_stream_matches_memory_on_trec_eval_fixtures(compiled_buckets, monkeypatch):
-    from tests.conftest import shared_path
+    from tests.reference_data import data_path
 
-    qrels = shared_path("trec_eval_test", "qrels.test")
-    run = shared_path("trec_eval_test", "results.test")
+    qrels = data_path("trec_eval_test", "qrels.test")
+    run = data_path("trec_eval_test", "results.test")
     monkeypatch.setattr(stream, "BLOCK_BYTES", 5000)
     assert_same(evaluate(qrels, run, MEASURES), evaluate(qrels, run, MEASURES, engine="stream"))
 

@@ -11,7 +11,7 @@ import pytest
 
 import mrrstats
 from mrrstats.io import read_score_matrix
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 PAIR_KEYS = {"a", "b", "measure", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
              "pvalue", "pvalue_adjusted", "reject", "reject_beyond_ci", "test", "correction",
@@ -20,8 +20,8 @@ PAIR_KEYS = {"a", "b", "measure", "mean_a", "mean_b", "difference", "ci_low", "c
 
 @pytest.fixture(scope="module")
 def frames():
-    rr = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
-    ap = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_ap.csv"))
+    rr = read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
+    ap = read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_ap.csv"))
     cols = list(rr.columns[[0, 7, 14, 21, 50]])
     return {"RR": rr[cols], "AP": ap[cols]}
 
@@ -240,7 +240,7 @@ def test_default_on_cast2021_all_pairs_and_control():
 @pytest.mark.parametrize("name", ["trec_adhoc/adhoc6_ap.csv", "trec_web/web2011_rr.csv"])
 def test_default_on_real_trec_matrices(name):
     folder, file = name.split("/")
-    X = read_score_matrix(shared_path("score_matrices", folder, file)).iloc[:, :12]
+    X = read_score_matrix(data_path("score_matrices", folder, file)).iloc[:, :12]
     res = mrrstats.compare(X, measure="AP", n_resamples=2000, rng=7)
     _assert_readable(res)
     assert len(res.to_frame()) == 66 and res.results["AP"].reject.any()
@@ -251,7 +251,7 @@ def test_default_on_real_trec_matrices(name):
 def test_step_down_shows_single_step_interval_and_marks_beyond(frames):
     from mrrstats.stats.corrections import ci_excludes_zero
 
-    rr = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
+    rr = read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
     X = rr.iloc[:, :15]
     holm = mrrstats.compare(X, measure="RR", test="t", correction="holm")
     bonf = mrrstats.compare(X, measure="RR", test="t", correction="bonferroni")

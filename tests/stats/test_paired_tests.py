@@ -21,11 +21,11 @@ from mrrstats.stats.counter import stream_key
 from mrrstats.stats.intervals import bootstrap_interval
 from mrrstats.stats.resampling import enumerated_rows, signflip_counts, signflip_rows
 from mrrstats.stats.rows import sign_pvalues
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 def _matrix(*parts):
-    return read_score_matrix(shared_path("score_matrices", *parts)).to_numpy()
+    return read_score_matrix(data_path("score_matrices", *parts)).to_numpy()
 
 
 @pytest.fixture(scope="module")

@@ -25,14 +25,14 @@ from statsmodels.stats.multitest import multipletests
 import mrrstats
 from mrrstats.io import read_score_matrix
 from mrrstats.stats.familywise import studentized_range_sf as _studentized_range_sf
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def adhoc7():
-    return read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
+    return read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +154,7 @@ def test_same_seed_same_result_any_batch(small, test):
 def test_same_seed_same_result_any_thread_count(tmp_path):
     # Run the same seeded computations in fresh interpreters with 1 and 2 BLAS threads
     # (with mrrstats' own one-thread limit switched off, so BLAS really uses 2 threads).
-    data = shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv")
+    data = data_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv")
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent(f"""
         import numpy as np, mrrstats
@@ -434,7 +434,7 @@ def trec20():
     """Two real matrices of 20 systems (190 pairs), as in the issue's measurement."""
     out = []
     for sub, f in [("trec_adhoc", "adhoc6_ap.csv"), ("trec_web", "web2011_rr.csv")]:
-        X = read_score_matrix(shared_path("score_matrices", sub, f)).dropna()
+        X = read_score_matrix(data_path("score_matrices", sub, f)).dropna()
         out.append(X.iloc[:, :20])
     return out
 
@@ -584,7 +584,7 @@ def test_t_interval_coverage_on_trec_pairs():
     # average at 25 topics (BCa 0.917), 0.949 at 50 (BCa 0.933). Here: R = 2000 resamples of 25
     # topics from one pair; 0.95 within 4 MC standard errors (0.0049) less 0.01 of
     # finite-sample slack.
-    X = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_ap.csv"))
+    X = read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_ap.csv"))
     d = (X.iloc[:, 15] - X.iloc[:, 80]).dropna().to_numpy()
     truth = d.mean()
     gen = np.random.default_rng(3)

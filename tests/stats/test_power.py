@@ -12,7 +12,7 @@ from scipy import stats
 
 import mrrstats
 from mrrstats.io import read_score_matrix
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 def _nct_power(effect, n, alpha=0.05):
@@ -133,7 +133,7 @@ def test_randomization_power_batch_invariance():
 
 
 def test_topic_set_size_from_pilot_matrix():
-    X = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
+    X = read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_rr.csv"))
     res = mrrstats.topic_set_size(X, difference=0.05, power=0.8)
     v_e = mrrstats.residual_variance(X)
     assert res.residual_variance == pytest.approx(v_e)

@@ -19,7 +19,7 @@ import mrrstats
 from mrrstats.io import read_score_matrix
 from mrrstats.stats import resampling
 from mrrstats.stats.counter import bootstrap_indices_xp, stream_key
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 ALTS = ("two-sided", "greater", "less")
 
@@ -291,7 +291,7 @@ def test_inverted_intervals_cover_a_known_mean_on_real_data():
     (50 topics); bootstrap-t inversion 0.958 and 0.945; shift inversion 0.931
     and 0.934; t interval 0.948 and 0.938.
     """
-    Xs = [read_score_matrix(shared_path("score_matrices", "trec_adhoc", f"adhoc{y}_rr.csv"))
+    Xs = [read_score_matrix(data_path("score_matrices", "trec_adhoc", f"adhoc{y}_rr.csv"))
           .to_numpy() for y in (5, 6, 7)]
     R, n = 1000, 25
     half = 3 * np.sqrt(0.95 * 0.05 / R)

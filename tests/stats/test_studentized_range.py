@@ -11,7 +11,7 @@ from scipy import integrate, stats
 import mrrstats
 from mrrstats.io.trec import read_score_matrix
 from mrrstats.stats.studentized_range import _log_range_sf_direct, studentized_range_sf
-from tests.conftest import shared_path
+from tests.reference_data import data_path
 
 
 def _scipy_sf(q, k, df):
@@ -179,7 +179,7 @@ def test_bad_arguments(k, df, match):
 # anova_tukey_hsd on real data (103 TREC-7 ad hoc systems, 5,253 pairs)
 # ---------------------------------------------------------------------------
 def test_anova_tukey_hsd_real_data_far_tail():
-    X = read_score_matrix(shared_path("score_matrices", "trec_adhoc", "adhoc7_ap.csv"))
+    X = read_score_matrix(data_path("score_matrices", "trec_adhoc", "adhoc7_ap.csv"))
     n, k = X.shape
     res = mrrstats.anova_tukey_hsd(X)
     df = (n - 1) * (k - 1)
