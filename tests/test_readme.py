@@ -121,7 +121,6 @@ def test_readme_is_a_front_door():
 def test_readme_starts_with_the_two_setup_commands():
     assert BASH[0].strip() == SETUP_REPORT
     assert BASH[1].strip() == SETUP_TESTS
-    assert "../shared" not in TEXT  # the tests read only what is in the repository
 
 
 def _mrrstats_commands() -> list[str]:
