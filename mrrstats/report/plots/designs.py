@@ -49,7 +49,7 @@ def replicate_runs(result, *, ax=None):
     ...                                    n_replicates=4, rng=0)
     >>> res = mrrstats.replicate_tests(sim, sim.attrs["replicates"], method="t")
     >>> mp.replicate_runs(res).get_ylabel()
-    'mean RR of each run (dots) and\nover runs (bar)'
+    'mean RR of each run (dots) and\\nover runs (bar)'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     _need(result, ("run_means", "systems", "share_replicates"), "replicate_runs()")
