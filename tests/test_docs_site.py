@@ -306,3 +306,15 @@ def test_which_test_page_has_its_sidebars(site, chromium):
     side = seen["primary_sidebar"]
     assert side is not None and (not side["shown"] or side["links"] > 0), side
     assert seen["page_toc_links"] >= 5, seen  # "On this page": the page's sections
+
+
+def test_markdown_outputs_render_as_tables(site):
+    # IPython.display.Markdown(res.to_markdown()) in the executed pages: CommonMark
+    # (myst-nb's default) has no tables and showed the raw "| a | b |" lines
+    raw = re.compile(r"<p>[^<]*\|\s*:?-{2,}:?\s*\|")
+    shown_raw = [str(p.relative_to(site)) for p in sorted(site.rglob("*.html"))
+                 if raw.search(p.read_text(encoding="utf-8"))]
+    assert not shown_raw, shown_raw
+    page = (site / "teaching" / "notebooks" / "02_significance_testing.html").read_text(
+        encoding="utf-8")
+    assert re.search(r"to_markdown.*?<table.*?run47", page, flags=re.S)

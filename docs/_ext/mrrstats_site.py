@@ -5,8 +5,8 @@
   object (a function, a class: most of our results, which get only "Python
   function, in ..."), and none at all when the site is opened from disk
   (``file://``), where browsers refuse the download. At build time this
-  extension keeps, for every page, the first paragraph of each section and the
-  first paragraph of each documented object, and writes them into
+  extension keeps, for every page, the first paragraph of each section, of each
+  documented object and of any other anchor, and writes them into
   ``_static/search-excerpts-data.js``; ``_static/search-excerpts.js`` puts the
   right one under each result that has no excerpt. Loaded by the search page only.
 * Primary sidebar of a top-level page without sub-pages (``which-test``,
@@ -71,6 +71,19 @@ def excerpts(doctree) -> dict[str, str]:
         for sig in desc.findall(addnodes.desc_signature):
             for ident in sig["ids"]:
                 out.setdefault(f"#{ident}", _short(text))
+    # any other anchor (a module's entry, a glossary term, a labelled paragraph): its
+    # first paragraph, else the paragraph after it
+    for node in doctree.findall(nodes.Element):
+        ids = [i for i in node.get("ids", ()) if f"#{i}" not in out]
+        if not ids or isinstance(node, (nodes.section, addnodes.desc_signature)):
+            continue
+        text = _first_paragraph(node)
+        if not text:
+            after = node.next_node(nodes.paragraph, descend=True, siblings=True, ascend=True)
+            text = after.astext().strip() if after is not None else ""
+        if text:
+            for ident in ids:
+                out[f"#{ident}"] = _short(text)
     if "" not in out:
         text = _first_paragraph(doctree)
         if text:
@@ -129,5 +142,5 @@ def setup(app):
         "version": "1.0",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 1,
+        "env_version": 2,  # what excerpts() keeps changed
     }
