@@ -34,6 +34,9 @@ Why these extensions (the scientific-Python convention, as scipy and statsmodels
   or when reading the site offline.
 * ``sphinx_design`` (cards on the home page, tabs) and ``sphinx_copybutton``
   (a copy button that leaves out the ``>>>`` prompts).
+* ``mrrstats_site`` (``_ext/mrrstats_site.py``): an excerpt under every search
+  result, also for functions and classes and on a site opened from disk; no empty
+  "Section Navigation" sidebar on the top-level pages without sub-pages.
 * No intersphinx: the build must not touch the network, so names of other
   packages (numpy, pandas, ...) are shown as text, not links
   (``nitpick_ignore_regex`` below lists exactly those packages).
@@ -75,6 +78,7 @@ extensions = [
     "sphinx_design",
     "sphinx_copybutton",
     "mrrstats_docs",
+    "mrrstats_site",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
@@ -131,6 +135,10 @@ _IPYTHON = DOCS / "_build" / "ipython"
 (_IPYTHON / "profile_default" / "ipython_kernel_config.py").write_text(
     'c.IPKernelApp.log_level = "ERROR"\n', encoding="utf-8")
 os.environ["IPYTHONDIR"] = str(_IPYTHON)
+# A cell's Markdown output (IPython.display.Markdown, e.g. ``compare(...).to_markdown()``)
+# is rendered as GitHub-flavoured Markdown: CommonMark, myst-nb's default, has no tables
+# and showed them as raw ``| a | b |`` text.
+nb_render_markdown_format = "gfm"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "substitution"]
 myst_heading_anchors = 3
 myst_dmath_double_inline = True

@@ -133,3 +133,22 @@ def test_plain_python_blocks_of_the_pages_run(tmp_path, monkeypatch):
         namespace: dict = {"__name__": "__docs__"}
         for code in codes:
             exec(compile(code, str(page), "exec"), namespace)  # noqa: S102 - our own pages
+
+
+def test_search_excerpts_of_a_page():
+    # _ext/mrrstats_site.py: the excerpt the search page shows under a result (the
+    # first paragraph of the page, of the section or anchor it points to)
+    import mrrstats_site
+    from docutils.core import publish_doctree
+
+    doctree = publish_doctree(
+        "Title\n=====\n\nThe lead of the page.\n\n"
+        "A section\n---------\n\n+---+\n| x |\n+---+\n\nAfter the table.\n\n"
+        ".. _a-label:\n\nThe labelled paragraph " + "word " * 80 + "\n",
+        settings_overrides={"report_level": 5, "doctitle_xform": False})  # as Sphinx
+    got = mrrstats_site.excerpts(doctree)
+    assert got[""] == "The lead of the page."
+    assert got["#a-section"] == "After the table."  # not the table's cell
+    assert got["#a-label"].startswith("The labelled paragraph word")
+    assert got["#a-label"].endswith(" …")
+    assert len(got["#a-label"]) <= mrrstats_site.EXCERPT_CHARS + 2

@@ -11,7 +11,10 @@ either is a failure. What it checks: no internal link of any page is broken (fil
 anchors); the home page, an API page (with its formulas typeset by the MathJax shipped
 in the site), a notebook page (its figures load) and the search page with the query
 "randomization" (the function's page is among the results) render with no script or
-console error and no resource that fails to load.
+console error and no resource that fails to load; the search page shows an excerpt
+under its results ("bootstrap"); no page shows an empty "Section Navigation" sidebar
+(the which-test page, in Chromium too). Screenshots of the home page, an API page and a
+search go to ``docs/_build/screenshots``.
 """
 
 from __future__ import annotations
@@ -147,6 +150,15 @@ window.addEventListener("load", function () { setTimeout(function () {
   s.math_source = document.querySelectorAll(".math").length;
   s.results = Array.prototype.slice.call(document.querySelectorAll("#search-results a"))
                  .map(function (a) { return a.getAttribute("href"); });
+  s.excerpts = Array.prototype.slice.call(document.querySelectorAll("#search-results li"))
+                 .map(function (li) {
+                   var a = li.querySelector("a"), p = li.querySelector("p.context");
+                   return [a ? a.getAttribute("href") : "", p ? p.textContent.trim() : ""]; });
+  var side = document.getElementById("pst-primary-sidebar");
+  s.primary_sidebar = side ? {
+    shown: side.getBoundingClientRect().width > 0 && getComputedStyle(side).display !== "none",
+    links: side.querySelectorAll("nav.bd-docs-nav a").length} : null;
+  s.page_toc_links = document.querySelectorAll("#pst-secondary-sidebar a").length;
   s.title = document.title;
   s.height = document.documentElement.scrollHeight;
   var pre = document.createElement("pre");
@@ -234,3 +246,75 @@ def test_search_finds_the_function_page(site, chromium):
     _clean(seen, "search.html")
     assert any(r and "mrrstats.randomization_test.html" in r for r in seen["results"]), \
         seen["results"][:20]
+
+
+def test_search_shows_an_excerpt_under_each_result(site, chromium):
+    # Sphinx shows none under a function or class, and none at all on a site opened
+    # from disk (it downloads the page): _ext/mrrstats_site.py writes them at build time
+    seen = open_page(chromium, site / "search.html", query="?q=bootstrap")
+    _clean(seen, "search.html")
+    excerpts = dict(seen["excerpts"])
+    assert len(excerpts) >= 10, seen["excerpts"]
+    with_one = [h for h, text in excerpts.items() if len(text) >= 20]
+    assert len(with_one) >= 0.9 * len(excerpts), [h for h in excerpts if h not in with_one]
+    fn = [t for h, t in excerpts.items() if h.endswith("bootstrap_ci.html#mrrstats.bootstrap_ci")]
+    assert fn and "confidence interval" in fn[0].lower(), fn  # the docstring's summary
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SHOTS / "search-bootstrap.png"
+    _chromium(chromium, ["--window-size=1280,900", "--virtual-time-budget=10000",
+                         f"--screenshot={shot}", (site / "search.html").as_uri() + "?q=bootstrap"])
+    assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+def _primary_sidebar(page_html: str) -> tuple[bool, int]:
+    """(shown on a wide screen, links in its section navigation) of a built page."""
+    found = re.search(r'<div id="pst-primary-sidebar" class="([^"]*)"(.*?)'
+                      r'<main id="main-content"', page_html, flags=re.S)
+    assert found is not None, "no primary sidebar: has the theme changed?"
+    nav = re.search(r'<nav class="bd-docs-nav[^"]*"[^>]*>(.*?)</nav>', found.group(2), re.S)
+    links = len(re.findall(r"<a ", nav.group(1))) if nav else 0
+    return "hide-on-wide" not in found.group(1), links
+
+
+def test_no_page_shows_an_empty_sidebar(site):
+    # the pydata theme gives a top-level page without sub-pages (which-test) a
+    # "Section Navigation" sidebar with nothing in it unless told otherwise
+    empty = []
+    for page in sorted(site.rglob("*.html")):
+        rel = page.relative_to(site)
+        if rel.parts[0].startswith("_") or rel.name in ("genindex.html", "search.html"):
+            continue
+        shown, links = _primary_sidebar(page.read_text(encoding="utf-8"))
+        if shown and links == 0:
+            empty.append(str(rel))
+    assert not empty, empty
+
+
+def test_the_sidebar_check_can_fail():
+    empty = ('<div id="pst-primary-sidebar" class="bd-sidebar-primary bd-sidebar"><nav '
+             'class="bd-docs-nav bd-links"><p>Section Navigation</p></nav></div>'
+             '<main id="main-content">')
+    assert _primary_sidebar(empty) == (True, 0)
+    assert _primary_sidebar(empty.replace("bd-sidebar\"", "bd-sidebar hide-on-wide\""))[0] \
+        is False
+
+
+def test_which_test_page_has_its_sidebars(site, chromium):
+    page = site / "which-test.html"
+    seen = open_page(chromium, page)
+    _clean(seen, page.name)
+    side = seen["primary_sidebar"]
+    assert side is not None and (not side["shown"] or side["links"] > 0), side
+    assert seen["page_toc_links"] >= 5, seen  # "On this page": the page's sections
+
+
+def test_markdown_outputs_render_as_tables(site):
+    # IPython.display.Markdown(res.to_markdown()) in the executed pages: CommonMark
+    # (myst-nb's default) has no tables and showed the raw "| a | b |" lines
+    raw = re.compile(r"<p>[^<]*\|\s*:?-{2,}:?\s*\|")
+    shown_raw = [str(p.relative_to(site)) for p in sorted(site.rglob("*.html"))
+                 if raw.search(p.read_text(encoding="utf-8"))]
+    assert not shown_raw, shown_raw
+    page = (site / "teaching" / "notebooks" / "02_significance_testing.html").read_text(
+        encoding="utf-8")
+    assert re.search(r"to_markdown.*?<table.*?run47", page, flags=re.S)

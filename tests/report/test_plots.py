@@ -565,3 +565,58 @@ def test_plots_run_no_statistics():
                      "randomization_power", "compare", "evaluation_baseline",
                      "random_baseline_test", "pairwise_tests"}
         assert not names & forbidden, (path.name, names & forbidden)
+
+
+# -- layout: nothing cut at the figure's edge, no legend over the data ---------------------
+def _inside_figure(fig, artist):
+    fig.canvas.draw()
+    box = artist.get_window_extent(fig.canvas.get_renderer())
+    return box.x0 >= 0 and box.y0 >= 0 and box.x1 <= fig.bbox.x1 + 0.5 and \
+        box.y1 <= fig.bbox.y1 + 0.5
+
+
+def test_design_plot_titles_and_labels_fit_the_figure():
+    # the titles of these plots are sentences; drawn on one line they ran past the
+    # figure's edge (cut in the saved PNG, constrained layout cannot shorten a line)
+    rr = mrrstats.datasets.trec7_scores("RR")
+    sim = mrrstats.simulate_replicates(rr[["run47", "run15"]], n_replicates=5, rng=1)
+    parts = {f"topics {i * 10 + 1}-{i * 10 + 10}": rr.iloc[10 * i:10 * i + 10][["run47", "run15"]]
+             for i in range(5)}
+    cal = mrrstats.calibrate_tests(rr[["run8", "run9"]], tests=["t", "randomization", "sign"],
+                                   n_simulations=20, rng=0)
+    axes = {
+        "replicate_runs": mp.replicate_runs(
+            mrrstats.replicate_tests(sim, sim.attrs["replicates"], method="t")),
+        "forest_collections": mp.forest_collections(mrrstats.across_collections(parts)),
+        "calibration_plot": mp.calibration_plot(cal),
+        "posterior_plot": mp.posterior_plot(
+            mrrstats.bayesian_comparison(rr["run47"], rr["run15"], rope=0.01)),
+    }
+    for name, ax in axes.items():
+        for artist in (ax.title, ax.xaxis.label, ax.yaxis.label):
+            if artist.get_text():
+                assert _inside_figure(ax.figure, artist), (name, artist.get_text())
+    assert "seeds hold" in axes["replicate_runs"].title.get_text()
+    assert axes["calibration_plot"].title.get_text().replace("\n", " ").endswith(
+        "*\u00a0recommended")
+
+
+def test_bound_bars_legend_hides_no_bar_and_no_point_is_cut():
+    data = mrrstats.datasets.cast2021()
+    bounds = mrrstats.judgment_bounds(data.qrels, data.runs, ["AP"])
+    ax = mp.bound_bars(bounds.systems, measure="AP")
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    for bar in ax.patches:
+        assert not legend.overlaps(bar.get_window_extent(renderer))
+    assert _inside_figure(fig, ax.get_legend())
+    # the lowest value sits on its bar's left end; the axis leaves room for the marker
+    values = bounds.systems["value"].to_numpy(float)
+    lo, hi = ax.get_xlim()
+    assert lo < values.min() and hi > bounds.systems["upper"].max()
+    (points,) = [ln for ln in ax.lines if ln.get_marker() == "o"]
+    marker = points.get_window_extent(renderer)
+    box = ax.get_window_extent(renderer)
+    assert marker.x0 >= box.x0 and marker.x1 <= box.x1

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ParameterError, ParameterTypeError
-from .style import GREY, LIGHT, finish, new_axes, series_style, short_names
+from .style import GREY, LIGHT, finish, fit_title, new_axes, series_style, short_names, wrap
 
 __all__ = ["replicate_runs", "forest_collections", "posterior_plot", "calibration_plot"]
 
@@ -49,12 +49,12 @@ def replicate_runs(result, *, ax=None):
     ...                                    n_replicates=4, rng=0)
     >>> res = mrrstats.replicate_tests(sim, sim.attrs["replicates"], method="t")
     >>> mp.replicate_runs(res).get_ylabel()
-    'mean RR of each run (dots) and over runs (bar)'
+    'mean RR of each run (dots) and\\nover runs (bar)'
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     _need(result, ("run_means", "systems", "share_replicates"), "replicate_runs()")
     systems = list(result.systems)
-    ax = new_axes(ax, figsize=(max(3.5, 0.9 + 0.8 * len(systems)), 3.4))
+    ax = new_axes(ax, figsize=(max(4.5, 1.5 + 0.8 * len(systems)), 3.6))
     gen = np.random.default_rng(0)  # fixed jitter: the figure is the same every time
     for i, s in enumerate(systems):
         st = series_style(i)
@@ -66,11 +66,13 @@ def replicate_runs(result, *, ax=None):
     ax.set_xticks(range(len(systems)))
     ax.set_xticklabels(short_names(systems))
     share = np.asarray(result.share_replicates, dtype=float)
-    ax.set_title(f"{result.n_queries} queries; seeds hold {share.min():.0%}"
-                 + (f"-{share.max():.0%}" if share.size > 1 and share.max() > share.min()
-                    else "") + " of the variance of a difference", fontsize=9)
-    return finish(ax, "system", f"mean {result.measure} of each run (dots) and over runs "
-                  "(bar)", legend=False)
+    fit_title(ax, f"{result.n_queries} queries; seeds hold {share.min():.0%}"
+              + (f"-{share.max():.0%}" if share.size > 1 and share.max() > share.min()
+                 else "") + " of the variance of a difference", fontsize=9)
+    ax = finish(ax, "system", f"mean {result.measure} of each run (dots) and over runs "
+                "(bar)", legend=False)
+    ax.yaxis.label.set_text(wrap(ax.get_ylabel(), 30))  # two lines: fits the figure's height
+    return ax
 
 
 def forest_collections(result, *, method="DL", ax=None):
@@ -122,9 +124,9 @@ def forest_collections(result, *, method="DL", ax=None):
     ax.axvline(0, color=GREY, linewidth=0.8)
     ax.set_yticks(list(y) + [0.8])
     ax.set_yticklabels(list(c.index) + [f"random effects ({method})"])
-    ax.set_title(f"tau^2 = {row['tau2']:.3g}, I^2 = {100 * row['i2']:.0f}%; better on at least "
-                 f"{result.k_hat['bonferroni']} of {k} (Bonferroni), "
-                 f"{result.k_hat['fisher']} (Fisher); replicated ones in colour", fontsize=8.5)
+    fit_title(ax, f"tau^2 = {row['tau2']:.3g}, I^2 = {100 * row['i2']:.0f}%; better on at "
+              f"least {result.k_hat['bonferroni']} of {k} (Bonferroni), "
+              f"{result.k_hat['fisher']} (Fisher); replicated ones in colour", fontsize=8.5)
     label = "d_z" if result.effect == "d_z" else "mean difference"
     return finish(ax, f"{label} (A - B), {result.confidence_level:.0%} interval", "",
                   legend=False)
@@ -178,7 +180,7 @@ def posterior_plot(result, *, ax=None):
     if result.rope is not None:
         title += (f"; P(practically better) = {result.p_a_practically_better:.3f}, "
                   f"P(equivalent) = {result.p_rope:.3f}")
-    ax.set_title(title, fontsize=8.5)
+    fit_title(ax, title, fontsize=8.5)
     return finish(ax, "mean difference a - b", "posterior density", legend_loc="right")
 
 
@@ -215,7 +217,9 @@ def calibration_plot(result, *, correction=None, ax=None):
         raise ParameterError(
             f"no rows for correction {corr!r}; have {sorted(set(t['correction']))}")
     tests = list(sub["test"])
-    ax = new_axes(ax, figsize=(max(4.0, 1.2 + 0.9 * len(tests)), 3.2))
+    # the legend sits right of the axes (it hides no bar): the figure is wide enough
+    # for both, and for the tick labels of the tests
+    ax = new_axes(ax, figsize=(max(6.0, 3.4 + 1.0 * len(tests)), 3.4))
     x = np.arange(len(tests), dtype=float)
     width = 0.8 / (1 + len(result.differences))
     st = series_style(0)
@@ -230,6 +234,6 @@ def calibration_plot(result, *, correction=None, ax=None):
     ax.set_xticks(x)
     ax.set_xticklabels([f"{s}*" if s == result.recommended_test else s for s in tests],
                        rotation=20)
-    ax.set_title(f"{result.n_queries} topics, {result.n_simulations} simulated collections; "
-                 f"correction {corr}; * recommended", fontsize=8.5)
+    fit_title(ax, f"{result.n_queries} topics, {result.n_simulations} simulated collections; "
+              f"correction {corr}; *\u00a0recommended", fontsize=8.5)
     return finish(ax, "test", f"rejection rate (alpha = {result.alpha:g})", legend_loc="right")

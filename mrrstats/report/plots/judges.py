@@ -145,5 +145,12 @@ def bound_bars(systems, *, measure=None, ax=None):
     ax.set_xlabel(f"{mean_label(measure)}" + ("" if guaranteed else
                                               " (the two conventions' values, not bounds)"))
     ax.set_ylabel("run")
-    ax.legend(fontsize=7, loc="best", frameon=False)
+    # a point on a bar's left end (value = lower) would be cut by the axis: the bars'
+    # sticky left edge is dropped, so the usual margin shows the whole marker
+    ax.use_sticky_edges = False
+    ax.margins(x=0.04)
+    ax.autoscale_view()
+    # the legend above the axes, in two columns: it hides no bar
+    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=2,
+              borderaxespad=0.0, frameon=False)
     return ax

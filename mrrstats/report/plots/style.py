@@ -157,6 +157,21 @@ def wrap(text, width=28):
     return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
+def fit_title(ax, text, fontsize=None):
+    """Set ``text`` as the title of ``ax``, broken into lines that fit the figure's width.
+
+    Constrained layout makes room for a title of several lines but cannot shorten a
+    line wider than the figure (it is cut at the edge); the lines here take at most
+    three quarters of the figure's width, at about 0.6 em a character.
+    """
+    import matplotlib as mpl
+    from matplotlib.font_manager import FontProperties
+
+    size = FontProperties(size=fontsize or mpl.rcParams["axes.titlesize"]).get_size_in_points()
+    chars = max(24, int(0.75 * ax.figure.get_figwidth() * 72 / (0.6 * size)))
+    return ax.set_title(wrap(text, chars), fontsize=fontsize)
+
+
 def short_names(names):
     """System names without the prefix and suffix they all share (``org_``, ``.run``).
 
