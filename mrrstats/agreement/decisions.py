@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,9 @@ from ..errors import ParameterError
 from ..stats import discriminative_power, pairwise_tests
 from ..validation import alpha_iv, rng_iv
 from .measures import aligned_score_frames, measure_name_iv
+
+if TYPE_CHECKING:
+    from .._typing import Scores, Seed
 
 __all__ = ["DecisionAgreement", "decision_agreement", "discriminative_power_table"]
 
@@ -116,10 +120,10 @@ def _decision_agreement_iv(scores, measure_a, measure_b, alpha):
     return frames, alpha_iv(alpha)
 
 
-def decision_agreement(scores, measure_a: str, measure_b: str, *,
-                       test: str = TEST, correction: str | None = CORRECTION,
-                       alpha: float = ALPHA, n_resamples: int = N_RESAMPLES, batch=None,
-                       workers=WORKERS, rng=None) -> DecisionAgreement:
+def decision_agreement(scores: Scores, measure_a: str, measure_b: str, *, test: str = TEST,
+                       correction: str | None = CORRECTION, alpha: float = ALPHA,
+                       n_resamples: int = N_RESAMPLES, batch: int | None = None,
+                       workers: int = WORKERS, rng: Seed = None) -> DecisionAgreement:
     """Do two measures agree on the direction and significance of every system pair?
 
     All pairs of systems are tested under each measure with
@@ -225,9 +229,10 @@ def _discriminative_power_table_iv(scores, alpha):
     return aligned_score_frames(scores), alpha_iv(alpha)
 
 
-def discriminative_power_table(scores, *, test: str = TEST, correction: str | None = None,
+def discriminative_power_table(scores: Scores, *, test: str = TEST, correction: str | None = None,
                                alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
-                               batch=None, workers=WORKERS, rng=None) -> pd.DataFrame:
+                               batch: int | None = None, workers: int = WORKERS,
+                               rng: Seed = None) -> pd.DataFrame:
     """Discriminative power of each measure, side by side (Sakai, 2006).
 
     Parameters

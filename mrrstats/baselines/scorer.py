@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..defaults import WORKERS
@@ -12,6 +14,12 @@ from ..validation import asarray_iv, int_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from .linkpred import LinkPredictionRanks
 from .rank_inputs import exclude_pairs, nonfinite_iv
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["ranks_from_scorer"]
 
@@ -63,9 +71,10 @@ def _ranks_from_scorer_iv(score_fn, queries, true_index, n_candidates, exclude, 
 
 
 @renamed_parameters(filter="exclude", chunk="candidate_batch")
-def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, exclude=None,
+def ranks_from_scorer(score_fn: Callable[..., Any], queries: ArrayLike, true_index: ArrayLike, *,
+                      n_candidates: int, exclude: ArrayLike | None = None,
                       nonfinite: str = "raise", candidate_batch: int | None = None,
-                      batch: int = 256, workers=WORKERS) -> LinkPredictionRanks:
+                      batch: int = 256, workers: int = WORKERS) -> LinkPredictionRanks:
     r"""Rank of the true candidate, scoring a batch of candidates at a time.
 
     The score matrix is never held whole: ``score_fn`` is called on ``batch``

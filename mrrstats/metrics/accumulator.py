@@ -39,6 +39,8 @@ equals the evaluations of each process's rows on their own.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -50,6 +52,14 @@ from ..model.ranking import TIES
 from .evaluation import Evaluation, QueryCounts, empty_target_iv, evaluate_flat
 from .flat_xp import flat_namespace
 from .measures import measures_iv
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import MeasuresInput
+    from ..baselines.linkpred import LinkPredictionRanks
 
 __all__ = ["Accumulator"]
 
@@ -139,9 +149,9 @@ class Accumulator:
     10 evaluated; 0 in qrels only; 0 in run only (unjudged); 2 without relevant (left out) 0.541
     """
 
-    def __init__(self, measures=None, *, empty_target: str = _EMPTY_TARGET, ties: str = _TIES,
-                 rel: int = REL, max_depth: int | None = None, name: str = "run",
-                 split_queries: bool = False):
+    def __init__(self, measures: MeasuresInput | None = None, *, empty_target: str = _EMPTY_TARGET,
+                 ties: str = _TIES, rel: int = REL, max_depth: int | None = None,
+                 name: str = "run", split_queries: bool = False) -> None:
         if not isinstance(ties, str | None) or ties not in TIES or ties == "rank":
             allowed = ", ".join(repr(t) for t in TIES if t != "rank")
             raise ParameterError(f"`ties` must be one of {allowed} (flat rows have no rank "
@@ -237,7 +247,8 @@ class Accumulator:
                 f"empty_target={self.empty_target!r})")
 
     # -- updates ---------------------------------------------------------------
-    def update(self, preds, target=None, indexes=None) -> None:
+    def update(self, preds: ArrayLike | LinkPredictionRanks, target: ArrayLike | None = None,
+               indexes: ArrayLike | None = None) -> None:
         """Add one batch: flat ``preds, target, indexes`` rows, or link-prediction ranks.
 
         Parameters
@@ -370,7 +381,7 @@ class Accumulator:
         self._last_ids = None
         return self
 
-    def all_gather(self, group=None) -> Accumulator:
+    def all_gather(self, group: Any = None) -> Accumulator:
         """The merged state of every process of a ``torch.distributed`` group.
 
         Every process calls it (a collective: ``torch.distributed.all_gather_object``
@@ -393,7 +404,7 @@ class Accumulator:
                            max_depth=max_depth, name=name, split_queries=split)
 
     # -- the result ------------------------------------------------------------
-    def compute(self):
+    def compute(self) -> Evaluation | LinkPredictionRanks:
         """The :class:`Evaluation` of every query so far (held ones included), as one
         :func:`mrrstats.evaluate_flat` call on all the rows; for ranks, their
         :class:`~mrrstats.LinkPredictionRanks` in update (and merge) order."""

@@ -20,6 +20,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,9 @@ from ..errors import ParameterError, ParameterTypeError
 from ..version import __version__
 from .data import STAT_COLUMNS, ReportData
 from .judged_section import JUDGED_TABLES, load_judged
+
+if TYPE_CHECKING:
+    from .._typing import PathLike
 
 __all__ = ["FORMAT_VERSION", "REPORT_FILES", "RESULT_TABLES", "MULTIVERSE_FRAMES",
            "write_per_query", "read_per_query", "versions", "file_record", "dump_json",
@@ -196,7 +200,7 @@ def _read_csv(path, index):
     return pd.read_csv(path, index_col=0 if index else None)
 
 
-def load_report(path, *, progress=False) -> ReportData:
+def load_report(path: PathLike, *, progress: bool = False) -> ReportData:
     """Load a report's saved results (nothing is recomputed).
 
     Parameters

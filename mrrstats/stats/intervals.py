@@ -54,7 +54,7 @@ class ConfidenceInterval:
     def __iter__(self):
         return iter((self.low, self.high))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row (or one per item): ``ci_low``, ``ci_high``, ``confidence_level``,
         ``method``."""
         low, high = np.atleast_1d(self.low), np.atleast_1d(self.high)

@@ -163,7 +163,7 @@ class PairwiseResult:
     def __len__(self):
         return len(self.a)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per pair: systems, means, difference, CI, statistic, p-values, effects.
 
         The column ``diff`` (a copy of ``difference``, its name before 0.2) is kept
@@ -192,7 +192,7 @@ class PairwiseResult:
         frame["diff"] = self.difference  # deprecated column name (removed in 0.3)
         return frame
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The interval of every pair, at ``confidence_level`` (default: the result's own).
 
         Recomputed at another level where the interval is ``difference +/- c *

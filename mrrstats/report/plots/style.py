@@ -12,8 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 import textwrap
+from typing import TYPE_CHECKING
 
 from ...stats.registry import interval_label
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
 
 __all__ = ["PALETTE", "style_context", "interval_name", "short_names", "series_style",
            "new_axes", "finish", "plain_log_ticks", "wrap", "GREY", "LIGHT", "MAX_SERIES"]
@@ -53,7 +58,7 @@ RC = {
 
 
 @contextlib.contextmanager
-def style_context(**rc):
+def style_context(**rc: Any) -> Iterator[None]:
     """Context manager applying the package's matplotlib style (and any overrides).
 
     Parameters
@@ -137,7 +142,7 @@ def plain_log_ticks(axis):
     axis.set_minor_formatter(NullFormatter())
 
 
-def interval_name(method) -> str:
+def interval_name(method: str | None) -> str:
     """Readable name of an interval method (``"bca"`` -> ``"marginal BCa bootstrap"``).
 
     :func:`mrrstats.stats.registry.interval_label` (the one table of interval
@@ -157,7 +162,7 @@ def wrap(text, width=28):
     return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
-def short_names(names):
+def short_names(names: Iterable[object]) -> list[str]:
     """System names without the prefix and suffix they all share (``org_``, ``.run``).
 
     Examples
