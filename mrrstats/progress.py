@@ -28,7 +28,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, ParamSpec, TextIO, TypeVar
+from typing import Any, ParamSpec, TextIO, TypeVar, cast
 
 from .errors import ParameterTypeError
 
@@ -135,7 +135,7 @@ def tracked(desc: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(func)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            with tracking(desc, progress=kwargs.get("progress")):
+            with tracking(desc, progress=cast("bool | None", kwargs.get("progress"))):
                 return func(*args, **kwargs)
         return wrapper
     return decorate

@@ -246,8 +246,8 @@ def multiverse(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput = ("R
         raise ParameterError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
                          "`empty_targets`, `unjudged`, `measures`) needs at least one value")
     run_objs = _read_runs(runs)
-    sys_rows, pair_rows = [], []
-    names = {}
+    sys_rows, pair_rows = [], []  # type: ignore[var-annotated]
+    names = {}  # type: ignore[var-annotated]
     for base in measures:
         for c in cutoffs:
             names.setdefault(_measure_name(base, c), (base, c))

@@ -89,7 +89,7 @@ def _named_runs(runs) -> list[tuple[str, object]]:
     if len(set(names)) != len(names):
         raise ParameterError(f"`runs` has duplicate run names {names}; pass a dict "
                          "{name: run} to name them")
-    return items
+    return items  # type: ignore[return-value]
 
 
 def _measure_names(measures) -> list[str]:

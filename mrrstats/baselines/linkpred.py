@@ -79,7 +79,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-    from .._typing import Seed
+    from .._typing import Alternative, Seed
     from ..baselines.random_baseline import RandomBaselineResult
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
@@ -290,8 +290,9 @@ class LinkPredictionRanks:
         """Adjusted MRR :math:`(M - E)/(1 - E)` (0: random, 1: perfect)."""
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
-    def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
-                      method: str = "auto", n_resamples: int = N_RESAMPLES,
+    def baseline_test(self, *, ties: str = "realistic", alternative: Alternative = "greater",
+                      method: Literal["auto", "exact", "monte-carlo"] = "auto",
+                      n_resamples: int = N_RESAMPLES,
                       rng: Seed = None) -> RandomBaselineResult:
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
         return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),

@@ -359,7 +359,8 @@ def _observed(rr, N, R, K, w):
     return M, E, V, se
 
 
-def random_baseline_test(reciprocal_ranks: ArrayLike, n_candidates: ArrayLike, n_relevant: int = 1,
+def random_baseline_test(reciprocal_ranks: ArrayLike, n_candidates: ArrayLike,
+                         n_relevant: ArrayLike = 1,
                          *, k: ArrayLike | None = None, weights: ArrayLike | None = None,
                          alternative: Alternative = BASELINE_ALTERNATIVE,
                          method: Literal["auto", "exact", "monte-carlo"] = "auto",
@@ -539,8 +540,9 @@ def _evaluation_baseline_iv(evaluation, random, measure):
 
 
 def evaluation_baseline(evaluation: Evaluation, *, random: Literal["retrieved", "judged"] = RANDOM,
-                        measure: str = "RR", alternative: str = BASELINE_ALTERNATIVE,
-                        method: str = "auto", n_resamples: int = N_RESAMPLES,
+                        measure: str = "RR", alternative: Alternative = BASELINE_ALTERNATIVE,
+                        method: Literal["auto", "exact", "monte-carlo"] = "auto",
+                        n_resamples: int = N_RESAMPLES,
                         progress: bool | None = None, rng: Seed = None) -> pd.DataFrame:
     """Observed MRR of every run of an evaluation against a random ranker.
 

@@ -30,7 +30,7 @@ import pandas as pd
 from .. import compiled
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
 from ..errors import ParameterError
-from ..stats.bootstrap import bootstrap_ci
+from ..stats.bootstrap import BootstrapCIResult, bootstrap_ci
 from ..stats.intervals import ConfidenceInterval
 from ..validation import (
     array_iv,
@@ -421,7 +421,7 @@ class SampledMetricResult:
     confidence_level: float
     seed: int | None = None
     n_resamples: int = N_RESAMPLES
-    bootstrap: object = field(default=None, repr=False, compare=False)
+    bootstrap: BootstrapCIResult | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:

@@ -159,7 +159,7 @@ def ranks_from_scorer(score_fn: Callable[..., Any], queries: ArrayLike, true_ind
     removed = np.zeros(n, np.int64)
     for b, s in enumerate(range(0, n, batch)):
         e = min(s + batch, n)
-        q = queries[s:e]
+        q = queries[s:e]  # type: ignore[index]
         ti = idx[s:e]
         bf_r = fr[row_bounds[b]:row_bounds[b + 1]] - s
         bf_c = fc[row_bounds[b]:row_bounds[b + 1]]
@@ -211,12 +211,12 @@ def _true_scores(score_fn, q, ti, cb: int, m: int, start: int) -> np.ndarray:
         if t_raw is None:
             t_raw = np.empty(ti.size, dtype=vals.dtype)
         t_raw[rows] = vals
-    bad_t = ~(t_raw.astype(np.float64) > -np.inf)
+    bad_t = ~(t_raw.astype(np.float64) > -np.inf)  # type: ignore[union-attr]
     if bad_t.any():
         i = int(np.flatnonzero(bad_t)[0])
         raise ParameterError(f"query {start + i}: the score of the true candidate is "
-                         f"{t_raw[i]} (NaN or -inf)")
-    return t_raw
+                         f"{t_raw[i]} (NaN or -inf)")  # type: ignore[index]
+    return t_raw  # type: ignore[return-value]
 
 
 def _candidate_batch_from_free_memory(score_fn, queries, n: int, m: int,

@@ -257,7 +257,7 @@ class Evaluation:
                 entry["per_query"] = {
                     str(q): {k: _json_num(x) for k, x in row.items()}
                     for q, row in self.values[run].to_dict(orient="index").items()}
-            out["runs"][run] = entry
+            out["runs"][run] = entry  # type: ignore[index]
         return out
 
     def to_json(self, *, per_query: bool = False, stat: str = "mean") -> str:

@@ -93,7 +93,7 @@ class Judged:
         starts = np.where(index >= 0, self.offsets[:-1][np.maximum(index, 0)], 0)
         rows = np.repeat(starts - offsets[:-1], lens) + np.arange(offsets[-1])
         ids = np.where(index >= 0, self.query_ids[np.maximum(index, 0)], None)
-        return Judged(ids, offsets, self.grades[rows])
+        return Judged(ids, offsets, self.grades[rows])  # type: ignore[arg-type]
 
 
 def judged_from_qrels(qrels: Qrels) -> Judged:

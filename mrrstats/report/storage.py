@@ -243,7 +243,7 @@ def load_report(path: PathLike, *, progress: bool = False) -> ReportData:
         tables[name] = _read_csv(f, name in ("random_baseline", "rr_summary")) \
             if f.is_file() else None
         if tables[name] is not None and name in OLD_COLUMNS:
-            tables[name] = tables[name].rename(columns=OLD_COLUMNS[name])
+            tables[name] = tables[name].rename(columns=OLD_COLUMNS[name])  # type: ignore[union-attr]
     if tables["power"] is not None and manifest.get("power"):
         tables["power"].attrs.update(manifest["power"])
     if tables["agreement"] is not None:

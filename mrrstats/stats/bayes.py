@@ -44,7 +44,8 @@ from ..validation import (
 from .intervals import ConfidenceInterval
 
 if TYPE_CHECKING:
-    from typing import Literal
+    from collections.abc import Callable
+    from typing import Any, Literal
 
     from numpy.typing import ArrayLike
 
@@ -168,7 +169,8 @@ class BayesianComparison:
         return s + "."
 
 
-def _probabilities(cdf, rope):
+def _probabilities(cdf: Callable[[Any], Any], rope: float | None
+                   ) -> tuple[float, float, float, float, float]:
     """``p_a_better, p_b_better, p_rope, p_a_practically, p_b_practically`` from a CDF."""
     p_b = float(cdf(0.0))
     if rope is None:
@@ -272,7 +274,7 @@ def bayesian_comparison(a: ArrayLike, b: ArrayLike | None = None, *, rope: float
     post = _bayesian_bootstrap(d, B, gen)
     srt = np.sort(post)
 
-    def cdf(x):
+    def cdf(x):  # type: ignore[no-redef]  # the bootstrap posterior's
         return np.searchsorted(srt, x, side="right") / B
 
     probs = _probabilities(cdf, rope)

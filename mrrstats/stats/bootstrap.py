@@ -441,7 +441,7 @@ class BootstrapTestResult:
     n_resamples: int
     n_queries: int
     seed: int | None
-    _null_distribution: np.ndarray = field(default=None, repr=False, compare=False)
+    _null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
     standard_error: float = math.nan
     n_clusters: int | None = None
 
@@ -452,7 +452,7 @@ class BootstrapTestResult:
     @property
     def null_distribution(self) -> np.ndarray:
         """The :math:`B` null statistics in draw order (read-only; see the class docstring)."""
-        return self._null_distribution
+        return self._null_distribution  # type: ignore[return-value]  # set by bootstrap_test
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         r"""Interval for the mean difference by inverting this bootstrap test.

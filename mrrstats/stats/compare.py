@@ -43,7 +43,7 @@ import dataclasses
 import json
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import pandas as pd
@@ -86,8 +86,8 @@ from .registry import (
     test_label,
     test_spec,
 )
-from .replicates import replicate_tests
-from .segments import segment_pairs
+from .replicates import ReplicateComparison, replicate_tests
+from .segments import SegmentComparison, segment_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -162,7 +162,7 @@ class Comparison:
     family: str = "pairs"
     family_size: int | None = None
     n_clusters: int | None = None
-    segments: object = field(default=None, repr=False)
+    segments: SegmentComparison | None = field(default=None, repr=False)
 
     baseline = renamed_attribute("control")
 
@@ -561,6 +561,38 @@ class Comparison:
         return text[:i] + rest
 
 
+@overload
+def compare(scores: Scores, *, test: str = TEST,
+            correction: Correction | None = CORRECTION,
+            alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+            confidence_level: float = CONFIDENCE_LEVEL, alternative: Alternative = ALTERNATIVE,
+            measure: str | Sequence[str] | None = None, ci: str | None = None, atol: float = 0.0,
+            missing: Missing = MISSING, batch: int | None = None,
+            test_options: Mapping[str, Any] | None = None, control: str | int | None = None,
+            family: Literal["pairs", "measures"] = "pairs",
+            clusters: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_by: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_correction: str = "holm", progress: bool | None = None,
+            replicates: None = None, workers: int = WORKERS,
+            rng: Seed = None) -> Comparison: ...
+
+
+@overload
+def compare(scores: Scores, *, test: str = TEST,
+            correction: Correction | None = CORRECTION,
+            alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+            confidence_level: float = CONFIDENCE_LEVEL, alternative: Alternative = ALTERNATIVE,
+            measure: str | Sequence[str] | None = None, ci: str | None = None, atol: float = 0.0,
+            missing: Missing = MISSING, batch: int | None = None,
+            test_options: Mapping[str, Any] | None = None, control: str | int | None = None,
+            family: Literal["pairs", "measures"] = "pairs",
+            clusters: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_by: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_correction: str = "holm", progress: bool | None = None,
+            replicates: Mapping[str, Sequence[str]], workers: int = WORKERS,
+            rng: Seed = None) -> ReplicateComparison: ...
+
+
 @tracked("mrrstats compare")
 @renamed_parameters(zero_tolerance="atol", baseline="control")
 def compare(scores: Scores, *, test: str = TEST,
@@ -575,7 +607,7 @@ def compare(scores: Scores, *, test: str = TEST,
             segment_by: Mapping[str, Any] | ArrayLike | str | None = None,
             segment_correction: str = "holm", progress: bool | None = None,
             replicates: Mapping[str, Sequence[str]] | None = None, workers: int = WORKERS,
-            rng: Seed = None) -> Comparison:
+            rng: Seed = None) -> Comparison | ReplicateComparison:
     r"""Compare systems pairwise on one or more measures, with correction and CIs.
 
     Parameters
@@ -756,10 +788,10 @@ def compare(scores: Scores, *, test: str = TEST,
         if not isinstance(method, str) or method not in ("bootstrap", "t", "mixed"):
             raise ParameterError("with `replicates`, `test` must be 'randomization' or "
                              f"'bootstrap' (two-stage bootstrap), 't' or 'mixed'; got {test!r}")
-        return replicate_tests(scores, replicates, method=method, alternative=alternative,
-                               correction=correction, alpha=alpha,
+        return replicate_tests(scores, replicates, method=method,  # type: ignore[arg-type]
+                               alternative=alternative, correction=correction, alpha=alpha,
                                confidence_level=confidence_level, n_resamples=n_resamples,
-                               measure=measure, missing=missing, batch=batch,
+                               measure=measure, missing=missing, batch=batch,  # type: ignore[arg-type]
                                workers=workers, rng=rng)
     (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed, family,
      cluster_labels, segment_labels) = _compare_iv(

@@ -15,7 +15,7 @@ from .pairwise import pairwise_tests
 from .pairwise_result import PairwiseResult
 
 if TYPE_CHECKING:
-    from .._typing import Correction, Missing, Scores, Seed
+    from .._typing import Alternative, Correction, Missing, Scores, Seed
 
 __all__ = ["DiscriminativePowerResult", "discriminative_power"]
 
@@ -73,7 +73,7 @@ class DiscriminativePowerResult:
 @renamed_parameters(zero_tolerance="atol")
 def discriminative_power(scores: Scores, *, test: str = TEST, alpha: float = ALPHA,
                          correction: Correction | None = None,
-                         alternative: str = ALTERNATIVE, n_resamples: int = N_RESAMPLES,
+                         alternative: Alternative = ALTERNATIVE, n_resamples: int = N_RESAMPLES,
                          atol: float = 0.0, batch: int | None = None, missing: Missing = MISSING,
                          workers: int = WORKERS, rng: Seed = None) -> DiscriminativePowerResult:
     r"""Sakai's discriminative power of a measure: the share of significant pairs.

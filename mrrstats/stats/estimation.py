@@ -43,7 +43,7 @@ from ..validation import (
     tolerance_iv,
     workers_iv,
 )
-from .bootstrap import bootstrap_ci
+from .bootstrap import BootstrapCIResult, bootstrap_ci
 from .intervals import ConfidenceInterval, level_iv
 from .randomization import randomization_test
 from .rows import ttest_rows
@@ -137,8 +137,8 @@ class HodgesLehmannResult:
     alternative: str
     n_queries: int = 0
     continuity: bool = True
-    _differences: np.ndarray = field(default=None, repr=False, compare=False)
-    _requested: float = field(default=None, repr=False, compare=False)
+    _differences: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _requested: float | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_nonzero")
 
@@ -481,7 +481,7 @@ class EquivalenceResult:
     n_resamples: int = 0
     seed: int | None = None
     _se: float = field(default=math.nan, repr=False)
-    _tests: tuple = field(default=None, repr=False, compare=False)
+    _tests: tuple | None = field(default=None, repr=False, compare=False)
 
     low = _MarginEnd(0)
     high = _MarginEnd(1)
@@ -684,7 +684,7 @@ class EffectSizeIntervals:
     confidence_level: float = 0.95
     n_resamples: int = 0
     atol: float = 0.0
-    _bootstrap: object = field(default=None, repr=False, compare=False)
+    _bootstrap: BootstrapCIResult | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_queries")
 
@@ -701,7 +701,7 @@ class EffectSizeIntervals:
             n = self.n_queries
             low, high = _nct_dz_interval(self.d_z * math.sqrt(n), n, cl)
             return ConfidenceInterval(low, high, cl, "noncentral t")
-        ci = self._bootstrap.confidence_interval(cl)
+        ci = self._bootstrap.confidence_interval(cl)  # type: ignore[union-attr]  # set by effect_size_intervals
         return ConfidenceInterval(ci.low, ci.high, cl, "bootstrap bca")
 
     def to_frame(self) -> pd.DataFrame:

@@ -46,6 +46,8 @@ class ConfidenceInterval:
         How the interval was computed (``"t"``, ``"bca"``, ...).
     """
 
+    # typed for the one interval of a test; arrays (one bound per item) for the results
+    # with several (PairwiseResult, MixedModelResult)
     low: float
     high: float
     confidence_level: float = 0.95

@@ -159,7 +159,7 @@ def compact_letter_display(decisions: PairwiseResult | ArrayLike | pd.DataFrame,
     k = len(names)
     if means is None and hasattr(decisions, "mean_a"):
         mm = {}
-        for a, b, ma, mb in zip(decisions.a, decisions.b, decisions.mean_a, decisions.mean_b,
+        for a, b, ma, mb in zip(decisions.a, decisions.b, decisions.mean_a, decisions.mean_b,  # type: ignore[union-attr]
                                 strict=True):
             mm[a], mm[b] = float(ma), float(mb)
         means = [mm.get(s, 0.0) for s in names]

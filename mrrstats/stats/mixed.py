@@ -75,7 +75,7 @@ class MixedModelResult:
     n_observations: int
     converged: bool
     measure: str
-    _cov: np.ndarray = field(repr=False, default=None)
+    _cov: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]
 
     def to_frame(self) -> pd.DataFrame:
         """The system effects table (a copy)."""
@@ -273,8 +273,8 @@ def mixed_vs_anova(scores: Scores, *, measure: str | None = None, confidence_lev
     means = frame.mean()
     rows = []
     for r in diffs.itertuples(index=False):
-        h = hsd.loc[(r.a, r.b)]
-        d_anova = float(means[r.a] - means[r.b])
+        h = hsd.loc[(r.a, r.b)]  # type: ignore[index]
+        d_anova = float(means[r.a] - means[r.b])  # type: ignore[index]
         rows.append({"a": r.a, "b": r.b, "difference": r.difference,
                      "se_mixed": r.standard_error, "low_mixed": r.ci_low, "high_mixed": r.ci_high,
                      "pvalue_mixed": r.pvalue, "difference_anova": d_anova,

@@ -214,7 +214,7 @@ class WilcoxonResult:
     zero_method: str
     continuity: bool
     alternative: str
-    _differences: np.ndarray = field(default=None, repr=False, compare=False)
+    _differences: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     zstatistic = renamed_attribute("zscore")
     correction = renamed_attribute("continuity")

@@ -135,7 +135,8 @@ def pairwise_tests(scores: Scores, *, test: str = DEFAULT_TEST,
                    ci: Literal["consistent", "simultaneous", "t", "bca", "percentile", "basic",
                                "none"] | None = None,
                    atol: float = 0.0, control: str | int | None = None,
-                   clusters: ArrayLike | None = None, batch: int | None = None,
+                   clusters: ArrayLike | Mapping[str, Any] | None = None,
+                   batch: int | None = None,
                    missing: Missing = MISSING, test_options: Mapping[str, Any] | None = None,
                    workers: int = WORKERS, rng: Seed = None) -> PairwiseResult:
     r"""Test every pair of systems (or every system against a control) and adjust.

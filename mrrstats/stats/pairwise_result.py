@@ -210,11 +210,11 @@ class PairwiseResult:
             ``low, high`` (arrays, one entry per pair), unpacking as ``low, high``.
         """
         if confidence_level is None:
-            return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level,
+            return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level,  # type: ignore[arg-type]
                                       self.ci_method)
         cl = confidence_level_iv(confidence_level)
         if cl == self.confidence_level:
-            return ConfidenceInterval(self.ci_low, self.ci_high, cl, self.ci_method)
+            return ConfidenceInterval(self.ci_low, self.ci_high, cl, self.ci_method)  # type: ignore[arg-type]
         method = self.ci_method
         if method not in _RESCALABLE or (self.standard_error is None
                                          and method != "tukey-simultaneous"):
@@ -239,7 +239,7 @@ class PairwiseResult:
             hi = np.full(len(self), np.inf)
         elif self.alternative == "less":
             lo = np.full(len(self), -np.inf)
-        return ConfidenceInterval(lo, hi, cl, method)
+        return ConfidenceInterval(lo, hi, cl, method)  # type: ignore[arg-type]
 
 
 def reject_beyond(reject, low, high):

@@ -150,7 +150,7 @@ class PPIResult:
         keep = ["estimate", "ci_low", "ci_high"]
         wide = self.systems.pivot_table(index=["system", "measure"], columns="method",
                                         values=keep, sort=False)
-        wide.columns = [f"{v}_{m}" for v, m in wide.columns]
+        wide.columns = [f"{v}_{m}" for v, m in wide.columns]  # type: ignore[str-unpack]
         order = [f"{v}_{m}" for m in PPI_METHODS for v in keep]
         wide = wide[order].reset_index()
         wide["width_ratio"] = ((wide["ci_high_ppi"] - wide["ci_low_ppi"])

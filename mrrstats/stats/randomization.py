@@ -94,11 +94,11 @@ class RandomizationTestResult:
     n_queries: int
     alternative: str
     seed: int | None
-    _differences: np.ndarray = field(default=None, repr=False, compare=False)
-    _sums: np.ndarray = field(default=None, repr=False, compare=False)
-    _kept: np.ndarray = field(default=None, repr=False, compare=False)
+    _differences: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _sums: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _kept: np.ndarray | None = field(default=None, repr=False, compare=False)
     n_clusters: int | None = None  # after the private fields: positional calls keep working
-    _sizes: np.ndarray = field(default=None, repr=False, compare=False)
+    _sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
     _dsum: float | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_queries")
@@ -159,7 +159,8 @@ class RandomizationTestResult:
         """
         cl = confidence_level_iv(confidence_level)
         sums, kept = self._null()
-        dsum = self._dsum if self._dsum is not None else float(np.sum(self._differences))
+        dsum = (self._dsum if self._dsum is not None
+                else float(np.sum(self._differences)))  # type: ignore[arg-type]
         low, high = signflip_interval(dsum, sums, kept, self.exact, self.alternative, cl,
                                       self.n_queries)
         return ConfidenceInterval(low, high, cl, "sign-flip inversion")

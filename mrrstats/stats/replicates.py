@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Literal
 
-    from .._typing import Alternative, Missing, Scores, Seed
+    from .._typing import Alternative, Correction, Missing, Scores, Seed
 
 __all__ = ["ReplicateComparison", "FewReplicatesWarning", "replicate_tests",
            "simulate_replicates", "REPLICATE_METHODS", "REPLICATE_DRAWS", "MIN_REPLICATES",
@@ -165,22 +165,22 @@ class ReplicateComparison:
     replicates: dict = field(repr=False)
     a: tuple = ()
     b: tuple = ()
-    mean_a: np.ndarray = field(repr=False, default=None)
-    mean_b: np.ndarray = field(repr=False, default=None)
-    difference: np.ndarray = None
-    standard_error: np.ndarray = None
-    df: np.ndarray = field(repr=False, default=None)
-    statistic: np.ndarray = None
-    pvalue: np.ndarray = None
-    pvalue_adjusted: np.ndarray = None
-    reject: np.ndarray = None
-    ci_low: np.ndarray = None
-    ci_high: np.ndarray = None
-    share_queries: np.ndarray = field(repr=False, default=None)
-    share_replicates: np.ndarray = field(repr=False, default=None)
-    n_replicates_a: np.ndarray = field(repr=False, default=None)
-    n_replicates_b: np.ndarray = field(repr=False, default=None)
-    components: pd.DataFrame = field(repr=False, default=None)
+    mean_a: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    mean_b: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    difference: np.ndarray = None  # type: ignore[assignment]
+    standard_error: np.ndarray = None  # type: ignore[assignment]
+    df: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    statistic: np.ndarray = None  # type: ignore[assignment]
+    pvalue: np.ndarray = None  # type: ignore[assignment]
+    pvalue_adjusted: np.ndarray = None  # type: ignore[assignment]
+    reject: np.ndarray = None  # type: ignore[assignment]
+    ci_low: np.ndarray = None  # type: ignore[assignment]
+    ci_high: np.ndarray = None  # type: ignore[assignment]
+    share_queries: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    share_replicates: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    n_replicates_a: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    n_replicates_b: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    components: pd.DataFrame = field(repr=False, default=None)  # type: ignore[assignment]
     method: str = "bootstrap"
     correction: str = "single-step"
     ci_method: str = "marginal"
@@ -192,7 +192,7 @@ class ReplicateComparison:
     n_queries: int = 0
     measure: str = "score"
     null_distribution: np.ndarray | None = field(repr=False, default=None)
-    run_means: dict = field(repr=False, default=None)
+    run_means: dict = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
     replicate_draws: str | None = None
 
     def __len__(self):
@@ -497,7 +497,7 @@ def _mixed_pair(sa, sb, n):
 def replicate_tests(scores: Scores, replicates: Mapping[str, Sequence[str]], *,
                     method: Literal["bootstrap", "t", "mixed"] = "bootstrap",
                     alternative: Alternative = "two-sided",
-                    correction: str = "single-step", alpha: float = 0.05,
+                    correction: Correction | None = "single-step", alpha: float = 0.05,
                     confidence_level: float = 0.95, n_resamples: int = 10000,
                     replicate_draws: Literal["parametric", "resample"] = REPLICATE_DRAW,
                     measure: str | None = None, missing: Missing = "raise",

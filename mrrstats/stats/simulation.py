@@ -704,7 +704,7 @@ def calibrate_tests(scores: Scores, *, n_queries: int | None = None,
         model = model.sharing_margin(0)
     k = len(model.systems)
     m0 = float(np.mean(model.observed_means))
-    rows = {(t, c): {} for t in tests for c in corrections}
+    rows = {(t, c): {} for t in tests for c in corrections}  # type: ignore[var-annotated]
     null = _condition(model, np.full(k, m0), n_q, n_sim, tests, corrections, alternative,
                       alpha, B, np.random.default_rng(gen.integers(2**63)), workers, None)
     first = [p for p, (i, _) in enumerate((i, j) for i in range(k) for j in range(i + 1, k))

@@ -128,8 +128,8 @@ class UnpairedResult:
     seed: int | None = None
     standard_error: float = math.nan
     alternative: str = "two-sided"
-    _null: np.ndarray = field(default=None, repr=False, compare=False)
-    _bootstrap: np.ndarray = field(default=None, repr=False, compare=False)
+    _null: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _bootstrap: np.ndarray | None = field(default=None, repr=False, compare=False)
     _acceleration: float = field(default=math.nan, repr=False, compare=False)
 
     @property

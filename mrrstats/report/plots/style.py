@@ -91,7 +91,7 @@ def style_context(**rc: Any) -> Iterator[None]:
     params.update(rc)
     interactive = mpl.rcParams["interactive"]
     try:
-        with mpl.rc_context(params):
+        with mpl.rc_context(params):  # type: ignore[arg-type]
             try:
                 yield
             finally:
@@ -162,7 +162,7 @@ def wrap(text, width=28):
     return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
-def short_names(names: Iterable[object]) -> list[str]:
+def short_names(names: Iterable[Any]) -> list[str]:
     """System names without the prefix and suffix they all share (``org_``, ``.run``).
 
     Examples
