@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from .._typing import Alternative, Seed
-    from ..baselines.random_baseline import RandomBaselineResult
+    from .random_baseline import RandomBaselineResult
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 

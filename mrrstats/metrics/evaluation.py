@@ -50,10 +50,12 @@ from .measures import measures_iv
 from .unjudged import UNJUDGED, score_with_unjudged
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from numpy.typing import ArrayLike
 
     from .._typing import MeasuresInput, QrelsInput, RunsInput
-    from ..metrics.measures import Measure
+    from .measures import Measure
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
            "ENGINES", "evaluate_group"]
@@ -126,12 +128,12 @@ class Evaluation:
         Every convention used: ``ties``, ``rel``, ``queries``, ``max_depth``.
     """
 
-    measures: tuple
-    runs: tuple
-    values: dict
-    counts: dict
+    measures: tuple[Measure, ...]
+    runs: tuple[str, ...]
+    values: dict[str, pd.DataFrame]
+    counts: dict[str, QueryCounts]
     query_stats: pd.DataFrame
-    settings: dict = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         """A short summary: runs, measures, query counts and conventions (not the values)."""

@@ -69,8 +69,8 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from .._typing import Alternative, BlockSource, BootstrapMethod, Missing, Seed
-    from ..stats.bootstrap import BootstrapCIResult
-    from ..stats.randomization import RandomizationTestResult
+    from .bootstrap import BootstrapCIResult
+    from .randomization import RandomizationTestResult
 
 __all__ = ["randomization_test", "bootstrap_ci", "BATCH"]
 

@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from .._typing import Alternative, Correction, Missing, Scores, Seed
+    from .pairwise_result import PairwiseResult
 
 __all__ = ["Comparison", "compare"]
 
@@ -146,9 +147,9 @@ class Comparison:
         Per-segment results (``segment_by=``).
     """
 
-    results: dict = field(repr=False)
-    measures: tuple
-    systems: tuple
+    results: dict[str, PairwiseResult] = field(repr=False)
+    measures: tuple[str, ...]
+    systems: tuple[str, ...]
     test: str
     correction: str
     alpha: float
@@ -415,7 +416,7 @@ class Comparison:
                     "pvalue": json_number(r.pvalue[q]), "pvalue_se": json_number(r.pvalue_se[q]),
                     "pvalue_adjusted": json_number(r.pvalue_adjusted[q]),
                     "reject": bool(r.reject[q]),
-                    "reject_beyond_ci": bool(r.reject_beyond_ci[q]),
+                    "reject_beyond_ci": bool(r.reject_beyond_ci[q]),  # type: ignore[index]
                     "test": r.test, "correction": r.correction, "ci_method": r.ci_method,
                     "marginal_low": json_number(None if r.marginal_low is None
                                                 else r.marginal_low[q]),
@@ -470,7 +471,7 @@ class Comparison:
         digits = int_iv(digits, "digits", minimum=0, maximum=15)
         lines = self._means_block(width, digits) + self._pairs_block(digits)
         cl = f"{self.confidence_level:.0%} CI"
-        beyond = any(self.results[m].reject_beyond_ci.any() for m in self.measures)
+        beyond = any(self.results[m].reject_beyond_ci.any() for m in self.measures)  # type: ignore[union-attr]
         label = interval_label(self.ci_method)
         note = (f"{self._plain_caption()} Means"
                 f" per system, in parentheses the systems (by letter, or their number) it beats "

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from .._typing import Missing, Scores, Seed
-    from ..stats.pairwise_result import PairwiseResult
+    from .pairwise_result import PairwiseResult
 
 __all__ = ["RankIntervals", "rank_intervals", "compact_letter_display"]
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from .._typing import Alternative, Seed
-    from ..stats.bayes import BayesianComparison
+    from .bayes import BayesianComparison
 
 __all__ = ["AcrossCollectionsResult", "across_collections", "partial_conjunction_pvalues",
            "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS"]

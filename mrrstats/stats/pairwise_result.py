@@ -115,9 +115,9 @@ class PairwiseResult:
         Number of query clusters resampled or flipped as units (``clusters=``).
     """
 
-    systems: tuple
-    a: tuple
-    b: tuple
+    systems: tuple[str, ...]
+    a: tuple[str, ...]
+    b: tuple[str, ...]
     mean_a: np.ndarray
     mean_b: np.ndarray
     difference: np.ndarray
@@ -145,8 +145,8 @@ class PairwiseResult:
     exact: bool
     seed: int | None
     n_queries: int
-    queries: tuple = field(repr=False)
-    dropped_queries: tuple = field(repr=False, default=())
+    queries: tuple[str, ...] = field(repr=False)
+    dropped_queries: tuple[str, ...] = field(repr=False, default=())
     measure: str | None = None
     marginal_low: np.ndarray | None = field(repr=False, default=None)
     marginal_high: np.ndarray | None = field(repr=False, default=None)
