@@ -13,6 +13,7 @@ from typing import assert_type
 import pandas as pd
 
 import mrrstats
+import mrrstats.plots as mp  # the 0.1 module path (mrrstats/plots.pyi)
 from mrrstats import blocked, datasets, plots
 
 
@@ -55,6 +56,7 @@ def main() -> None:
     assert_type(mrrstats.expected_mrr(100), float)
     assert_type(datasets.trec7_scores("RR"), pd.DataFrame)
     assert_type(plots.short_names(["org_a.run", "org_b.run"]), list[str])
+    assert_type(mp.interval_name("bca"), str)
 
 
 if __name__ == "__main__":
