@@ -9,6 +9,7 @@ control and agreement between measures.
 from __future__ import annotations
 
 import warnings as _warnings
+from typing import TYPE_CHECKING
 
 from .errors import (InputError, MrrstatsError, ParameterError, ParameterTypeError,
                      ResourceError)
@@ -77,6 +78,47 @@ _getattr, __dir__, _names = _attach(__name__, {
     # -- plots and reports (mrrstats.report) ---------------------------------------
     "report": ["ReportData", "ReportResult", "load_report", "make_report", "plots"],
 }, submodules=["datasets"])
+
+if TYPE_CHECKING:  # the names of the table above, for type checkers
+    from . import datasets
+    from .agreement import (
+        DecisionAgreement, MultiverseResult, add_relevant, agreement_matrix, decision_agreement,
+        discriminative_power_table, move_first_relevant, mrr_vs_map, multiverse,
+        per_query_correlation, perfect_rr_disagreement, perturbation_summary, ranking_agreement,
+        rr_diagnostics, swap_relevant, swapped_pairs, tau_ap)
+    from .agreement.judges import JudgeAgreement, SimulatedJudge, judge_agreement, simulate_judge
+    from .baselines import (
+        FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult, RandomMetricMoments,
+        SampledMetricResult, adjusted_mrr, correct_sampled_metric, evaluation_baseline,
+        expected_ap, expected_mrr, expected_rank, expected_rr, expected_success,
+        random_baseline_counts, random_baseline_test, random_metric_moments, ranks_from_negatives,
+        ranks_from_scorer, ranks_from_scores, variance_mrr, variance_rank, variance_rr,
+        variance_success)
+    from .io import KGFilter, Qrels, Run, kg_filter, read_qrels, read_run, read_score_matrix
+    from .metrics import (
+        Accumulator, EMPTY_TARGET, Evaluation, Measure, QUERIES, QueryCounts, evaluate,
+        evaluate_flat, parse_measure, parse_measures, score_ranked_run, score_rankings)
+    from .metrics.bounds import JudgmentBounds, judgment_bounds
+    from .model import RankedRun, TIES, rank_run
+    from .report import ReportData, ReportResult, load_report, make_report, plots
+    from .stats import (
+        BootstrapCIResult, BootstrapTestResult, Comparison, ConfidenceInterval,
+        DiscriminativePowerResult, EffectSizeIntervals, EffectSizes, EquivalenceResult,
+        HodgesLehmannResult, MixedModelResult, PairwiseResult, PowerResult,
+        RandomizationTestResult, RankIntervals, SegmentComparison, SignTestResult,
+        SimulatedPowerResult, TTestResult, TopicSetSizeResult, UnpairedResult, WilcoxonResult,
+        anova_tukey_hsd, blocked, bootstrap_ci, bootstrap_test, compact_letter_display, compare,
+        discriminative_power, effect_size_intervals, effect_sizes, equivalence_test,
+        hodges_lehmann, mixed_model, mixed_vs_anova, paired_ttest, pairwise_tests,
+        randomization_power, randomization_test, randomized_tukey_hsd, rank_intervals,
+        residual_variance, sign_test, topic_set_size, ttest_power, unpaired_bootstrap_ci,
+        unpaired_permutation_test, unpaired_ttest, westfall_young, wilcoxon_test)
+    from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
+    from .stats.meta import AcrossCollectionsResult, across_collections
+    from .stats.ppi import PPIResult, ppi_evaluate
+    from .stats.replicates import ReplicateComparison, replicate_tests, simulate_replicates
+    from .stats.segments import by_segment
+    from .stats.simulation import CalibrationResult, calibrate_tests, simulate_collection
 
 # Module paths kept from 0.1 (deprecated aliases): ``import mrrstats.plots`` and
 # ``import mrrstats.examples`` keep working, importing their targets only then.
@@ -230,10 +272,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
-    if name == "examples":
-        _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
-                       DeprecationWarning, stacklevel=2)
-        return _getattr("datasets")
-    return _getattr(name)
+if not TYPE_CHECKING:  # type checkers see the imports above, and no other name
+    def __getattr__(name):
+        # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
+        if name == "examples":
+            _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
+                           DeprecationWarning, stacklevel=2)
+            return _getattr("datasets")
+        return _getattr(name)

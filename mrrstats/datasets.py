@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,9 @@ from .agreement.judges import simulate_judge
 from .errors import ParameterError, ParameterTypeError
 from .io.trec import Qrels, read_qrels, read_score_matrix
 from .validation import rng_iv
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["ExampleData", "cast2021", "JudgedExample", "cast2021_judged", "KnowledgeGraph",
            "trec7_scores", "kg_graph", "TREC7_MEASURES", "KG_GRAPHS"]
@@ -51,7 +55,7 @@ def _trec7_scores_iv(measure):
     return name
 
 
-def trec7_scores(measure="RR") -> pd.DataFrame:
+def trec7_scores(measure: Literal["RR", "AP", "P@10"] = "RR") -> pd.DataFrame:
     """Per-topic scores of the 103 TREC-7 ad hoc runs on the 50 topics.
 
     Parameters
@@ -123,7 +127,7 @@ class KnowledgeGraph:
     def n_relations(self) -> int:
         return len(self.relations)
 
-    def triples(self, split="train") -> pd.DataFrame:
+    def triples(self, split: str = "train") -> pd.DataFrame:
         """Labelled triples of one split (``"train"``, ``"valid"``, ``"test"`` or ``"all"``)."""
         if split == "all":
             ids = np.concatenate([self.train, self.valid, self.test])
@@ -147,7 +151,7 @@ def _kg_graph_iv(name):
     return key
 
 
-def kg_graph(name="nations") -> KnowledgeGraph:
+def kg_graph(name: Literal["nations", "kinship", "umls"] = "nations") -> KnowledgeGraph:
     """One of the bundled link-prediction graphs: Nations, Kinship or UMLS.
 
     Parameters
@@ -268,7 +272,8 @@ class JudgedExample:
     description: str
 
 
-def cast2021_judged(flip=1 / 12, human_share=0.4, *, rng=2021) -> JudgedExample:
+def cast2021_judged(flip: float = 1 / 12, human_share: float = 0.4, *,
+                    rng: int = 2021) -> JudgedExample:
     """CAsT 2021 with a simulated LLM judge and a random human-labelled subset of queries.
 
     The judge moves each label to an adjacent grade with probability ``flip``

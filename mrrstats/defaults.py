@@ -130,6 +130,8 @@ per simulated experiment, and so on; each entry says why.
 
 from __future__ import annotations
 
+from typing import Final  # a Final string is its literal value for a type checker
+
 __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_ALTERNATIVE",
            "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
            "UNJUDGED", "RANDOM", "MISSING", "SCHEME", "BOOTSTRAP_METHOD", "WORKERS",
@@ -139,12 +141,12 @@ __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_
 N_RESAMPLES = 10_000
 ALPHA = 0.05
 CONFIDENCE_LEVEL = 0.95
-ALTERNATIVE = "two-sided"
+ALTERNATIVE: Final = "two-sided"
 #: The random-ranking baselines test "better than random".
-BASELINE_ALTERNATIVE = "greater"
+BASELINE_ALTERNATIVE: Final = "greater"
 TEST = "randomization"
 #: The many-system procedure: single-step max-T with simultaneous intervals (see above).
-CORRECTION = "single-step"
+CORRECTION: Final = "single-step"
 TIES = "trec_eval"
 #: The tie convention under ``queries="msmarco"``: the run's rank column.
 TIES_MSMARCO = "rank"
@@ -152,22 +154,22 @@ REL = 1
 QUERIES = "both"
 EMPTY_TARGET = "neg"
 UNJUDGED = "nonrelevant"
-RANDOM = "retrieved"
-MISSING = "raise"
+RANDOM: Final = "retrieved"
+MISSING: Final = "raise"
 #: The paired bootstrap's resampling scheme (``"poisson"``: in blocks, at scale).
-SCHEME = "multinomial"
+SCHEME: Final = "multinomial"
 #: The bootstrap interval of every bootstrap_ci (``method=``).
-BOOTSTRAP_METHOD = "bca"
+BOOTSTRAP_METHOD: Final = "bca"
 #: Threads of the resampling kernels (-1: all cores); results never depend on it.
 WORKERS = -1
 #: ``ppi_evaluate(variance=)``: the rectifier variance floored by the judge's error pooled
 #: over the systems where few labelled queries show it (RR coverage 0.95-0.96 on real runs
 #: where the plain sample variance gave 0.75-0.92: benchmarks/results_judge.md).
-PPI_VARIANCE = "moderated"
+PPI_VARIANCE: Final = "moderated"
 #: ``replicate_tests(replicate_draws=)``: the replicate stage drawn as normal run effects
 #: with a chi-square variance on R - 1 df (level within Monte-Carlo error with 3-10 runs,
 #: benchmarks/results_replicates.md).
-REPLICATE_DRAW = "parametric"
+REPLICATE_DRAW: Final = "parametric"
 
 #: Parameter name -> default, for every parameter with a package-wide default.
 PARAMETERS = {

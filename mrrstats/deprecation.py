@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from .errors import ParameterTypeError
 
@@ -37,7 +39,10 @@ REMOVED_IN = "0.3"
 
 #: ``(qualified name, old) -> new`` for every renamed parameter and attribute (filled by the
 #: decorators at import time).
-RENAMED: dict = {}
+RENAMED: dict[tuple[str, str], str] = {}
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _warn(what: str, new: str, stacklevel: int) -> None:
@@ -45,19 +50,19 @@ def _warn(what: str, new: str, stacklevel: int) -> None:
                   f"mrrstats {REMOVED_IN})", DeprecationWarning, stacklevel=stacklevel)
 
 
-def renamed_parameters(**old_to_new):
+def renamed_parameters(**old_to_new: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorator: accept each ``old=`` keyword as ``new=``, with a DeprecationWarning.
 
     Passing both the old and the new name is a ``TypeError``.
     """
 
-    def decorate(func):
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
         name = getattr(func, "__qualname__", func.__name__)
         for old, new in old_to_new.items():
             RENAMED[(f"{func.__module__}.{name}", old)] = new
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             for old, new in old_to_new.items():
                 if old in kwargs:
                     if new in kwargs:
@@ -68,7 +73,7 @@ def renamed_parameters(**old_to_new):
                     kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
 
-        wrapper.__renamed__ = dict(old_to_new)
+        wrapper.__renamed__ = dict(old_to_new)  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
@@ -87,21 +92,21 @@ class renamed_attribute:  # noqa: N801 (used like a property)
     5
     """
 
-    def __init__(self, new: str):
+    def __init__(self, new: str) -> None:
         self.new = new
 
-    def __set_name__(self, owner, name):
+    def __set_name__(self, owner: type, name: str) -> None:
         self.old = name
         RENAMED[(f"{owner.__module__}.{owner.__qualname__}", name)] = self.new
 
-    def __get__(self, obj, owner=None):
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self
         _warn(f"{type(obj).__name__}.{self.old}", f".{self.new}", 3)
         return getattr(obj, self.new)
 
 
-def renamed_value(value, renames: dict, param: str):
+def renamed_value(value: Any, renames: dict[str, str], param: str) -> Any:
     """``renames.get(value, value)``, warning when ``value`` is a retired spelling.
 
     >>> import warnings

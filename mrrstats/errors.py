@@ -30,7 +30,8 @@ class InputError(MrrstatsError, ValueError):
         What is wrong, in one sentence.
     """
 
-    def __init__(self, problem: str, *, source: str | None = None, line: int | None = None):
+    def __init__(self, problem: str, *, source: str | None = None,
+                 line: int | None = None) -> None:
         self.source = source
         self.line = line
         self.problem = problem
@@ -52,7 +53,7 @@ class ParameterError(MrrstatsError, ValueError):
         The parameter's name.
     """
 
-    def __init__(self, message: str, *, name: str | None = None):
+    def __init__(self, message: str, *, name: str | None = None) -> None:
         self.name = name
         super().__init__(message)
 
@@ -60,7 +61,7 @@ class ParameterError(MrrstatsError, ValueError):
 class ParameterTypeError(MrrstatsError, TypeError):
     """A parameter has a type that is not allowed; the message names the parameter."""
 
-    def __init__(self, message: str, *, name: str | None = None):
+    def __init__(self, message: str, *, name: str | None = None) -> None:
         self.name = name
         super().__init__(message)
 
@@ -76,7 +77,8 @@ class ResourceError(MrrstatsError, MemoryError):
         Bytes the request would need.
     """
 
-    def __init__(self, message: str, *, name: str | None = None, needed: int | None = None):
+    def __init__(self, message: str, *, name: str | None = None,
+                 needed: int | None = None) -> None:
         self.name = name
         self.needed = needed
         super().__init__(message)

@@ -82,6 +82,7 @@ def attach(package_name: str, submod_attrs: dict | None = None, *, submodules=()
     package = sys.modules[package_name]
     package.__class__ = _LazyPackage
     package.__dict__["__lazy_attrs__"] = attrs
+    package.__dict__["__lazy_submodules__"] = modules
 
     def __getattr__(name):
         if name in modules:

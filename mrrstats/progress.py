@@ -27,20 +27,25 @@ import contextvars
 import functools
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, ParamSpec, TextIO, TypeVar, cast
 
 from .errors import ParameterTypeError
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 __all__ = ["progress_enabled", "progress_bar", "tracking", "tracked", "resampling_ticker"]
 
 _FALSE = ("", "0", "false", "no", "off")
-_ACTIVE = contextvars.ContextVar("mrrstats_progress", default=None)
+_ACTIVE: contextvars.ContextVar[Any] = contextvars.ContextVar("mrrstats_progress", default=None)
 
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in _FALSE
 
 
-def progress_enabled(progress=None, stream=None) -> bool:
+def progress_enabled(progress: bool | None = None, stream: TextIO | None = None) -> bool:
     """Whether to show progress: ``progress`` if given, else an interactive terminal not in CI.
 
     Parameters
@@ -70,7 +75,9 @@ def progress_enabled(progress=None, stream=None) -> bool:
     return tty and not _in_ci()
 
 
-def progress_bar(iterable=None, *, total=None, desc=None, unit="it", progress=None):
+def progress_bar(iterable: Iterable[Any] | None = None, *, total: float | None = None,
+                 desc: str | None = None, unit: str = "it",
+                 progress: bool | None = None) -> Any:
     """A tqdm bar on standard error, disabled unless :func:`progress_enabled`.
 
     A disabled bar prints nothing and still iterates (``tqdm(disable=True)``).
@@ -83,7 +90,7 @@ def progress_bar(iterable=None, *, total=None, desc=None, unit="it", progress=No
 
 
 @contextlib.contextmanager
-def tracking(desc, *, progress=None):
+def tracking(desc: str, *, progress: bool | None = None) -> Iterator[Any]:
     """Count the resamples drawn inside the block on one bar (see :func:`resampling_ticker`).
 
     Nested blocks keep the outer bar. Yields the bar (or None when disabled).
@@ -102,11 +109,11 @@ def tracking(desc, *, progress=None):
         bar.close()
 
 
-def _noop(n):
+def _noop(n: float) -> None:
     return None
 
 
-def resampling_ticker(total):
+def resampling_ticker(total: int | None) -> Callable[[float], Any]:
     """A function ``tick(r)`` for a resampling loop of ``total`` resamples.
 
     Inside :func:`tracking` it advances the bar by ``r`` per call (the bar
@@ -119,16 +126,16 @@ def resampling_ticker(total):
     return bar.update
 
 
-def tracked(desc):
+def tracked(desc: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorator: run the function inside :func:`tracking` with its ``progress=`` argument.
 
     The decorated function declares ``progress=None`` itself (so that it shows
     in its signature and documentation); the decorator reads it.
     """
-    def decorate(func):
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with tracking(desc, progress=kwargs.get("progress")):
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            with tracking(desc, progress=cast("bool | None", kwargs.get("progress"))):
                 return func(*args, **kwargs)
         return wrapper
     return decorate

@@ -110,7 +110,7 @@ def clean_stale(tmpdir=None) -> list[str]:
     between making the folder and writing the marker).
     """
     base = Path(tmpdir) if tmpdir is not None else Path(tempfile.gettempdir())
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(base))
     except OSError:

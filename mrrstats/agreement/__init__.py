@@ -12,6 +12,8 @@ module          holds
 =============== ===========================================================================
 """
 
+from typing import TYPE_CHECKING
+
 from ..lazy import attach as _attach
 
 # Public names are imported when first used (SPEC 1 lazy loading, mrrstats.lazy).
@@ -23,6 +25,20 @@ __getattr__, __dir__, _names = _attach(__name__, {
     "multiverse": ["MultiverseResult", "multiverse"],
     "perturb": ["add_relevant", "move_first_relevant", "perturbation_summary", "swap_relevant"],
 })
+
+if TYPE_CHECKING:  # the names of the table above, for type checkers
+    from .decisions import DecisionAgreement, decision_agreement, discriminative_power_table
+    from .diagnostics import mrr_vs_map, rr_diagnostics
+    from .measures import (
+        agreement_matrix,
+        per_query_correlation,
+        perfect_rr_disagreement,
+        ranking_agreement,
+        swapped_pairs,
+        tau_ap,
+    )
+    from .multiverse import MultiverseResult, multiverse
+    from .perturb import add_relevant, move_first_relevant, perturbation_summary, swap_relevant
 
 __all__ = ["mrr_vs_map", "rr_diagnostics", "DecisionAgreement", "agreement_matrix",
            "decision_agreement", "discriminative_power_table", "per_query_correlation",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,11 +23,14 @@ from ..stats import discriminative_power, pairwise_tests
 from ..validation import alpha_iv, rng_iv
 from .measures import aligned_score_frames, measure_name_iv
 
+if TYPE_CHECKING:
+    from .._typing import Correction, Scores, Seed
+
 __all__ = ["DecisionAgreement", "decision_agreement", "discriminative_power_table"]
 
 #: Whether mrrstats.discriminative_power takes `workers` (the resampling functions of
 #: stats/ are gaining it); until it does, its engine runs on its default threads.
-_TAKES_WORKERS = "workers" in inspect.signature(discriminative_power).parameters
+_TAKES_WORKERS = "workers" in inspect.signature(discriminative_power).parameters  # type: ignore[has-type]
 
 _OUTCOMES = ("both significant", "neither significant", "significant only under a",
              "significant only under b", "reversed")
@@ -116,10 +120,10 @@ def _decision_agreement_iv(scores, measure_a, measure_b, alpha):
     return frames, alpha_iv(alpha)
 
 
-def decision_agreement(scores, measure_a: str, measure_b: str, *,
-                       test: str = TEST, correction: str | None = CORRECTION,
-                       alpha: float = ALPHA, n_resamples: int = N_RESAMPLES, batch=None,
-                       workers=WORKERS, rng=None) -> DecisionAgreement:
+def decision_agreement(scores: Scores, measure_a: str, measure_b: str, *, test: str = TEST,
+                       correction: Correction | None = CORRECTION, alpha: float = ALPHA,
+                       n_resamples: int = N_RESAMPLES, batch: int | None = None,
+                       workers: int = WORKERS, rng: Seed = None) -> DecisionAgreement:
     """Do two measures agree on the direction and significance of every system pair?
 
     All pairs of systems are tested under each measure with
@@ -225,9 +229,11 @@ def _discriminative_power_table_iv(scores, alpha):
     return aligned_score_frames(scores), alpha_iv(alpha)
 
 
-def discriminative_power_table(scores, *, test: str = TEST, correction: str | None = None,
+def discriminative_power_table(scores: Scores, *, test: str = TEST,
+                               correction: Correction | None = None,
                                alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
-                               batch=None, workers=WORKERS, rng=None) -> pd.DataFrame:
+                               batch: int | None = None, workers: int = WORKERS,
+                               rng: Seed = None) -> pd.DataFrame:
     """Discriminative power of each measure, side by side (Sakai, 2006).
 
     Parameters
@@ -277,7 +283,7 @@ def discriminative_power_table(scores, *, test: str = TEST, correction: str | No
         engine = {"workers": workers} if _TAKES_WORKERS else {}  # see _TAKES_WORKERS
         res = discriminative_power(frame, test=test, alpha=alpha, correction=correction,
                                    alternative="two-sided", n_resamples=n_resamples,
-                                   batch=batch, rng=common, **engine)
+                                   batch=batch, rng=common, **engine)  # type: ignore[arg-type]
         rows.append({
             "measure": m, "n_systems": frame.shape[1], "n_queries": frame.shape[0],
             "n_pairs": int(res.n_pairs), "n_significant": int(res.n_significant),

@@ -11,12 +11,19 @@ exactly one relevant document.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
 from ..metrics.measures import measure_iv
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from .._typing import Scores
+    from ..metrics.evaluation import Evaluation
 
 __all__ = ["rr_diagnostics", "mrr_vs_map"]
 
@@ -71,7 +78,8 @@ def _rr_diagnostics_iv(scores, measure, unretrieved, atol):
     return frame, unretrieved, float(atol)
 
 
-def rr_diagnostics(scores, *, measure: str = "RR", unretrieved="exclude",
+def rr_diagnostics(scores: Scores, *, measure: str = "RR",
+                   unretrieved: Literal["exclude", "inf"] = "exclude",
                    atol: float = 1e-9) -> pd.DataFrame:
     r"""Per-system distribution of RR and of the rank of the first relevant document.
 
@@ -218,7 +226,7 @@ def _mrr_vs_map_iv(evaluation, rr, ap):
     return evaluation, rr, ap
 
 
-def mrr_vs_map(evaluation, *, rr: str = "RR", ap: str = "AP") -> pd.DataFrame:
+def mrr_vs_map(evaluation: Evaluation, *, rr: str = "RR", ap: str = "AP") -> pd.DataFrame:
     r"""MRR and MAP side by side, and the identity RR = AP on single-relevant queries.
 
     With exactly one relevant document, AP is the precision at that document

@@ -22,6 +22,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,11 @@ from ..metrics.evaluation import evaluate
 from ..validation import alpha_iv, float_iv, n_resamples_iv, rng_iv
 from .decisions import decision_agreement
 from .measures import ranking_agreement
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .._typing import MeasuresInput, QrelsInput, RunsInput, Seed
 
 __all__ = ["JudgeAgreement", "SimulatedJudge", "judge_agreement", "judge_confusion",
            "simulate_judge", "cohen_kappa", "krippendorff_alpha", "LENIENT_SHARE"]
@@ -246,7 +252,8 @@ def _confusion_iv(confusion, grades):
     return M
 
 
-def simulate_judge(qrels, confusion=1 / 12, *, rng=None) -> SimulatedJudge:
+def simulate_judge(qrels: QrelsInput, confusion: float | pd.DataFrame | Mapping[Any, Any] = 1 / 12,
+                   *, rng: Seed = None) -> SimulatedJudge:
     r"""A judge made from qrels by drawing each label's grade from a confusion matrix.
 
     Parameters
@@ -442,9 +449,11 @@ def _conclusions(ev_h, ev_j, test, correction, alpha, n_resamples, seed):
     return pd.DataFrame(rank_rows), pairs, pd.DataFrame(sys_rows)
 
 
-def judge_agreement(judge_qrels, human_qrels, runs=None, measures=("RR",), *, rel=REL,
-                    test=TEST, correction=CORRECTION, alpha=ALPHA, n_resamples=N_RESAMPLES,
-                    rng=None) -> JudgeAgreement:
+def judge_agreement(judge_qrels: QrelsInput, human_qrels: QrelsInput,
+                    runs: RunsInput | None = None, measures: MeasuresInput = ("RR",), *,
+                    rel: int = REL, test: str = TEST, correction: str = CORRECTION,
+                    alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+                    rng: Seed = None) -> JudgeAgreement:
     r"""How far a judge agrees with people, on the labels and on the conclusions.
 
     Parameters

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,13 @@ from ..errors import ParameterError, ParameterTypeError
 from ..metrics.measures import parse_measure
 from ..model.scoretable import ScoreTable, as_score_tables
 from ..numerics import harmonic
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Scores
 
 __all__ = [
     "tau_ap",
@@ -222,7 +230,8 @@ def _tau_ap_one_way(t: np.ndarray, e: np.ndarray, ties: str) -> float:
     return float(2.0 / (n - 1) * (term1 + term2) - 1.0)
 
 
-def tau_ap(truth, estimate, *, ties: str = "agreement", symmetric: bool = False) -> float:
+def tau_ap(truth: ArrayLike, estimate: ArrayLike, *, ties: str = "agreement",
+           symmetric: bool = False) -> float:
     r"""AP rank correlation tau_AP (Yilmaz, Aslam & Robertson, 2008).
 
     A top-weighted Kendall-type correlation: disagreements at the top of the
@@ -323,8 +332,8 @@ def _pair_signs(x: np.ndarray) -> np.ndarray:
     return np.sign(x[i] - x[j])
 
 
-def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None = 12
-                      ) -> pd.DataFrame:
+def ranking_agreement(scores: Scores, *, ties: str = "agreement",
+                      decimals: int | None = 12) -> pd.DataFrame:
     r"""Agreement between the system rankings that pairs of measures produce.
 
     Systems are ranked by their mean score under each measure; for every
@@ -526,8 +535,8 @@ def _swapped_pairs_iv(scores, measure_a, measure_b, decimals):
     return frames, _check_decimals(decimals)
 
 
-def swapped_pairs(scores, measure_a: str, measure_b: str, *, decimals: int | None = 12
-                  ) -> pd.DataFrame:
+def swapped_pairs(scores: Scores, measure_a: str, measure_b: str, *,
+                  decimals: int | None = 12) -> pd.DataFrame:
     """The system pairs whose order swaps between two measures.
 
     Parameters
@@ -606,7 +615,7 @@ def _per_query_correlation_iv(scores, by):
     return frames, by
 
 
-def per_query_correlation(scores, *, by: str = "system") -> pd.DataFrame:
+def per_query_correlation(scores: Scores, *, by: str = "system") -> pd.DataFrame:
     """Correlation of the per-query values of pairs of measures.
 
     Parameters
@@ -681,8 +690,8 @@ def _perfect_rr_disagreement_iv(scores, rr, others, atol):
     return frames, others, atol
 
 
-def perfect_rr_disagreement(scores, *, rr: str = "RR", others=None, atol: float = 1e-9
-                            ) -> pd.DataFrame:
+def perfect_rr_disagreement(scores: Scores, *, rr: str = "RR", others: Sequence[str] | None = None,
+                            atol: float = 1e-9) -> pd.DataFrame:
     """How often RR says "perfect" (RR = 1) while another measure says otherwise.
 
     RR = 1 whenever the first document is relevant, whatever happens below it;

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,14 @@ from ..model.ranking import TIES
 from ..options import EMPTY_TARGET, QUERIES
 from ..stats import pairwise_tests
 from ..validation import alpha_iv, choice_iv, int_iv, rng_iv
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from matplotlib.axes import Axes
+
+    from .._typing import MeasuresInput, QrelsInput, RunsInput, Seed
 
 __all__ = ["MultiverseResult", "multiverse"]
 
@@ -77,11 +86,11 @@ class MultiverseResult:
     n_resamples: int | None = None
     seed: int | None = None
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The tidy one-table view: the per-convention summary."""
         return self.summary.copy()
 
-    def plot(self, ax=None, *, measure=None):
+    def plot(self, ax: Axes | None = None, *, measure: str | None = None) -> Axes:
         """Mean of every system under every convention (one line per system).
 
         The reference convention is the first column; marker size shows the
@@ -129,12 +138,16 @@ def _options_iv(values, name, check):
     return list(dict.fromkeys(check(v) for v in values))
 
 
-def multiverse(qrels, runs, measures=("RR",), *,
-               ties=("trec_eval", "optimistic", "pessimistic", "expected"),
-               queries=("both", "qrels"), rels=None, cutoffs=(None, 10, 100),
-               empty_targets=("neg", "pos", "skip"), unjudged=("nonrelevant",), test="t",
-               correction="holm", alpha=ALPHA, n_resamples=N_RESAMPLES, workers=WORKERS,
-               rng=None):
+def multiverse(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput = ("RR",), *,
+               ties: Sequence[str] = ("trec_eval", "optimistic", "pessimistic", "expected"),
+               queries: Sequence[Literal["both", "qrels"]] = ("both", "qrels"),
+               rels: Sequence[int] | None = None, cutoffs: Sequence[int | None] = (None, 10, 100),
+               empty_targets: Sequence[Literal["neg", "pos", "skip"]] = ("neg", "pos", "skip"),
+               unjudged: Sequence[Literal["nonrelevant", "condense",
+                                        "relevant"]] = ("nonrelevant",),
+               test: str = "t", correction: str = "holm", alpha: float = ALPHA,
+               n_resamples: int = N_RESAMPLES, workers: int = WORKERS,
+               rng: Seed = None) -> MultiverseResult:
     r"""Evaluate runs under every convention and report what changes.
 
     Parameters
@@ -233,8 +246,8 @@ def multiverse(qrels, runs, measures=("RR",), *,
         raise ParameterError("every option (`ties`, `queries`, `rels`, `cutoffs`, "
                          "`empty_targets`, `unjudged`, `measures`) needs at least one value")
     run_objs = _read_runs(runs)
-    sys_rows, pair_rows = [], []
-    names = {}
+    sys_rows, pair_rows = [], []  # type: ignore[var-annotated]
+    names = {}  # type: ignore[var-annotated]
     for base in measures:
         for c in cutoffs:
             names.setdefault(_measure_name(base, c), (base, c))

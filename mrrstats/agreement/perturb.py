@@ -43,6 +43,7 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -52,6 +53,9 @@ from ..io.trec import run_iv
 from ..metrics.kernels import score_rankings
 from ..metrics.measures import measures_iv
 from ..model.ranking import rank_run
+
+if TYPE_CHECKING:
+    from .._typing import QrelsInput, RunsInput
 
 __all__ = ["move_first_relevant", "swap_relevant", "add_relevant", "perturbation_summary"]
 
@@ -85,7 +89,7 @@ def _named_runs(runs) -> list[tuple[str, object]]:
     if len(set(names)) != len(names):
         raise ParameterError(f"`runs` has duplicate run names {names}; pass a dict "
                          "{name: run} to name them")
-    return items
+    return items  # type: ignore[return-value]
 
 
 def _measure_names(measures) -> list[str]:
@@ -173,8 +177,9 @@ def _move_first_relevant_iv(ranks, rel):
     return _check_steps(ranks, "ranks", 1), _check_rel(rel)
 
 
-def move_first_relevant(qrels, runs, *, ranks=(1, 2, 5, 10, 50),
-                        measures=_DEFAULT_MEASURES, rel: int = 1,
+def move_first_relevant(qrels: QrelsInput, runs: RunsInput, *,
+                        ranks: int | Sequence[int] = (1, 2, 5, 10, 50),
+                        measures: Sequence[str] = _DEFAULT_MEASURES, rel: int = 1,
                         ties: str = "trec_eval") -> pd.DataFrame:
     r"""Move the first relevant document from rank ``r`` to rank ``r + 1``.
 
@@ -271,7 +276,8 @@ def _swap_relevant_iv(which, rel):
     return tuple(_check_steps(which, "which", 2)), _check_rel(rel)
 
 
-def swap_relevant(qrels, runs, *, which=(2, 3), measures=_DEFAULT_MEASURES, rel: int = 1,
+def swap_relevant(qrels: QrelsInput, runs: RunsInput, *, which: tuple[int, int] = (2, 3),
+                  measures: Sequence[str] = _DEFAULT_MEASURES, rel: int = 1,
                   ties: str = "trec_eval") -> pd.DataFrame:
     """Swap two relevant documents below the first relevant one.
 
@@ -335,7 +341,8 @@ def _add_relevant_iv(n, rel):
     return _check_steps(n, "n", 1), _check_rel(rel)
 
 
-def add_relevant(qrels, runs, *, n=(1, 2, 5), measures=_DEFAULT_MEASURES, rel: int = 1,
+def add_relevant(qrels: QrelsInput, runs: RunsInput, *, n: int | Sequence[int] = (1, 2, 5),
+                 measures: Sequence[str] = _DEFAULT_MEASURES, rel: int = 1,
                  ties: str = "trec_eval") -> pd.DataFrame:
     """Put ``n`` more relevant documents directly below the first relevant one.
 

@@ -17,6 +17,8 @@ module                      holds
 =========================== =================================================================
 """
 
+from typing import TYPE_CHECKING
+
 from ..lazy import attach as _attach
 
 # Public names are imported when first used (SPEC 1 lazy loading, mrrstats.lazy).
@@ -32,6 +34,37 @@ __getattr__, __dir__, _names = _attach(__name__, {
                 "sampled_rank_matrix"],
     "scorer": ["ranks_from_scorer"],
 })
+
+if TYPE_CHECKING:  # the names of the table above, for type checkers
+    from .first_rank import (
+        FirstRelevantRank,
+        adjusted_mrr,
+        expected_ap,
+        expected_mrr,
+        expected_rank,
+        expected_rr,
+        expected_success,
+        variance_mrr,
+        variance_rank,
+        variance_rr,
+        variance_success,
+    )
+    from .linkpred import LinkPredictionRanks, ranks_from_negatives, ranks_from_scores
+    from .permutation_moments import RandomMetricMoments, random_metric_moments
+    from .random_baseline import (
+        RANDOM_MODELS,
+        RandomBaselineResult,
+        evaluation_baseline,
+        random_baseline_counts,
+        random_baseline_test,
+    )
+    from .sampled import (
+        SampledMetricResult,
+        correct_sampled_metric,
+        sampled_metric_mapping,
+        sampled_rank_matrix,
+    )
+    from .scorer import ranks_from_scorer
 
 __all__ = ["LinkPredictionRanks", "ranks_from_negatives", "ranks_from_scores", "ranks_from_scorer",
            "RANDOM_MODELS",

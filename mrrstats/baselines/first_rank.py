@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,11 @@ from ..errors import ParameterError, ParameterTypeError
 from ..numerics import harmonic
 from ..validation import array_iv
 from .rank_law import counts_iv, log_sf, rr_moments, shaped, weights_iv
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import FloatArray
 
 __all__ = [
     "FirstRelevantRank",
@@ -117,7 +123,7 @@ class FirstRelevantRank:
         """Smallest and largest possible rank, ``(1, N - R + 1)``."""
         return 1, self.n_candidates - self.n_relevant + 1
 
-    def sf(self, j):
+    def sf(self, j: ArrayLike) -> float | FloatArray:
         r""":math:`P(K > j) = \binom{N-j}{R} / \binom{N}{R}`."""
         j = np.asarray(j)
         jj = np.clip(np.floor(j), 0, self.n_candidates).astype(np.int64)
@@ -125,7 +131,7 @@ class FirstRelevantRank:
         out = np.where(j < 1, 1.0, out)
         return out[()] if out.ndim == 0 else out
 
-    def cdf(self, j):
+    def cdf(self, j: ArrayLike) -> float | FloatArray:
         r""":math:`P(K \le j)`, computed as ``-expm1(log sf)`` (accurate when small)."""
         j = np.asarray(j)
         jj = np.clip(np.floor(j), 0, self.n_candidates).astype(np.int64)
@@ -133,7 +139,7 @@ class FirstRelevantRank:
         out = np.where(j < 1, 0.0, out)
         return out[()] if out.ndim == 0 else out
 
-    def pmf(self, j):
+    def pmf(self, j: ArrayLike) -> float | FloatArray:
         """``P(K = j)`` (0 outside the support and for non-integer ``j``)."""
         j = np.asarray(j)
         lo, hi = self.support
@@ -161,7 +167,7 @@ class FirstRelevantRank:
         """``Var[RR]`` (or ``Var[RR@k]``); see :func:`variance_rr`."""
         return float(variance_rr(self.n_candidates, self.n_relevant, k=k))
 
-    def to_frame(self, ranks=None) -> pd.DataFrame:
+    def to_frame(self, ranks: ArrayLike | None = None) -> pd.DataFrame:
         """The law as a table: one row per rank ``j`` with ``pmf``, ``cdf``, ``sf`` and
         ``rr = 1/j``.
 
@@ -205,7 +211,8 @@ def _expected_rr_iv(n_candidates, n_relevant, k):
     return counts_iv(n_candidates, n_relevant, k)
 
 
-def expected_rr(n_candidates, n_relevant=1, *, k=None):
+def expected_rr(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *,
+                k: ArrayLike | None = None) -> float | FloatArray:
     r"""Expected reciprocal rank of a uniformly random ranking, per query.
 
     Parameters
@@ -254,7 +261,8 @@ def _variance_rr_iv(n_candidates, n_relevant, k):
     return counts_iv(n_candidates, n_relevant, k)
 
 
-def variance_rr(n_candidates, n_relevant=1, *, k=None):
+def variance_rr(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *,
+                k: ArrayLike | None = None) -> float | FloatArray:
     r"""Variance of the reciprocal rank of a uniformly random ranking, per query.
 
     Parameters are those of :func:`expected_rr`.
@@ -293,7 +301,8 @@ def _expected_mrr_iv(n_candidates, n_relevant, k, weights):
     return N, R, K, weights_iv(weights, N.size)
 
 
-def expected_mrr(n_candidates, n_relevant=1, *, k=None, weights=None) -> float:
+def expected_mrr(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *, k: ArrayLike | None = None,
+                 weights: ArrayLike | None = None) -> float:
     r"""Expected MRR of a uniformly random ranker over independent queries.
 
     Parameters
@@ -329,7 +338,8 @@ def _variance_mrr_iv(n_candidates, n_relevant, k, weights):
     return _expected_mrr_iv(n_candidates, n_relevant, k, weights)
 
 
-def variance_mrr(n_candidates, n_relevant=1, *, k=None, weights=None) -> float:
+def variance_mrr(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *, k: ArrayLike | None = None,
+                 weights: ArrayLike | None = None) -> float:
     r"""Variance of the MRR of a uniformly random ranker over independent queries.
 
     Parameters are those of :func:`expected_mrr`.
@@ -375,7 +385,8 @@ def _adjusted_mrr_iv(mrr, n_candidates, n_relevant, k, weights):
     return _observed_mrr(mrr, N.size, w), N, R, K, w
 
 
-def adjusted_mrr(mrr, n_candidates, n_relevant=1, *, k=None, weights=None) -> float:
+def adjusted_mrr(mrr: ArrayLike, n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *,
+                 k: ArrayLike | None = None, weights: ArrayLike | None = None) -> float:
     r"""Adjusted MRR :math:`(M - E)/(1 - E)`: 0 for a random ranker, 1 for a perfect one.
 
     Parameters
@@ -427,7 +438,8 @@ def _expected_success_iv(n_candidates, n_relevant, k):
     return counts_iv(n_candidates, n_relevant, k, k_required=True)
 
 
-def expected_success(n_candidates, n_relevant=1, *, k):
+def expected_success(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *,
+                     k: ArrayLike) -> float | FloatArray:
     r"""Probability that a random ranking puts a relevant candidate in the top ``k``.
 
     This is the expected Success@k (Hits@k) per query:
@@ -461,7 +473,8 @@ def _variance_success_iv(n_candidates, n_relevant, k):
     return counts_iv(n_candidates, n_relevant, k, k_required=True)
 
 
-def variance_success(n_candidates, n_relevant=1, *, k):
+def variance_success(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *,
+                     k: ArrayLike) -> float | FloatArray:
     """Variance ``p (1 - p)`` of Success@k (Hits@k) under random ranking, per query.
 
     Examples
@@ -482,7 +495,7 @@ def _rank_iv(n_candidates, n_relevant):
     return N, R, shape
 
 
-def expected_rank(n_candidates, n_relevant=1):
+def expected_rank(n_candidates: ArrayLike, n_relevant: ArrayLike = 1) -> float | FloatArray:
     r"""Expected first relevant rank of a random ranking, :math:`(N + 1)/(R + 1)`.
 
     For ``R = 1`` this is the expected mean rank :math:`(N + 1)/2` of
@@ -498,7 +511,7 @@ def expected_rank(n_candidates, n_relevant=1):
     return shaped((N + 1.0) / (R + 1.0), shape)
 
 
-def variance_rank(n_candidates, n_relevant=1):
+def variance_rank(n_candidates: ArrayLike, n_relevant: ArrayLike = 1) -> float | FloatArray:
     r"""Variance of the first relevant rank, :math:`R (N+1)(N-R) / ((R+1)^2 (R+2))`.
 
     ``(N^2 - 1)/12`` for ``R = 1`` (a discrete uniform rank).
@@ -519,7 +532,7 @@ def _expected_ap_iv(n_candidates, n_relevant):
     return N, R, shape
 
 
-def expected_ap(n_candidates, n_relevant=1):
+def expected_ap(n_candidates: ArrayLike, n_relevant: ArrayLike = 1) -> float | FloatArray:
     r"""Expected average precision of a random ranking (Bestgen, 2015).
 
     All ``R`` relevant candidates are among the ``N`` ranked ones, and AP

@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -71,6 +72,15 @@ from ._rank_xp import (
 from .first_rank import adjusted_mrr, expected_mrr
 from .random_baseline import random_baseline_test
 from .rank_inputs import exclude_iv, exclude_pairs, nonfinite_iv, true_index_iv
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Seed
+    from .random_baseline import RandomBaselineResult
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 
@@ -142,7 +152,8 @@ class LinkPredictionRanks:
 
     # -- construction -------------------------------------------------------
     @classmethod
-    def from_ranks(cls, ranks, *, pessimistic=None, n_candidates=None) -> LinkPredictionRanks:
+    def from_ranks(cls, ranks: ArrayLike, *, pessimistic: ArrayLike | None = None,
+                   n_candidates: ArrayLike | None = None) -> LinkPredictionRanks:
         """Ranks computed elsewhere (PyKEEN, OGB, TGB, your own code).
 
         Parameters
@@ -185,7 +196,7 @@ class LinkPredictionRanks:
         return cls(o, p, n_candidates)
 
     @classmethod
-    def concatenate(cls, parts) -> LinkPredictionRanks:
+    def concatenate(cls, parts: Iterable[LinkPredictionRanks]) -> LinkPredictionRanks:
         """Join the ranks of several batches of queries, in order."""
         parts = list(parts)
         if not parts:
@@ -279,14 +290,16 @@ class LinkPredictionRanks:
         """Adjusted MRR :math:`(M - E)/(1 - E)` (0: random, 1: perfect)."""
         return adjusted_mrr(self.reciprocal_rank(ties), self._need_counts())
 
-    def baseline_test(self, *, ties: str = "realistic", alternative: str = "greater",
-                      method: str = "auto", n_resamples: int = N_RESAMPLES, rng=None):
+    def baseline_test(self, *, ties: str = "realistic", alternative: Alternative = "greater",
+                      method: Literal["auto", "exact", "monte-carlo"] = "auto",
+                      n_resamples: int = N_RESAMPLES,
+                      rng: Seed = None) -> RandomBaselineResult:
         """Test "better than a random ranker" (:func:`mrrstats.random_baseline_test`)."""
         return random_baseline_test(self.reciprocal_rank(ties), self._need_counts(),
                                     alternative=alternative, method=method,
                                     n_resamples=n_resamples, rng=rng)
 
-    def summary(self, ks=(1, 3, 10), ties: str = "realistic") -> pd.Series:
+    def summary(self, ks: Sequence[int] = (1, 3, 10), ties: str = "realistic") -> pd.Series:
         """MRR, mean rank and Hits@k under ``ties`` (plus baselines when N is known)."""
         if isinstance(ks, int | np.integer):
             ks = (ks,)
@@ -436,8 +449,10 @@ def _true_scores_valid(t, start, name):
             raise ParameterError(f"{name} of query {start + i} is {t[i]}: its rank is undefined")
 
 
-def ranks_from_scores(scores, true_index, *, exclude=None, nonfinite="raise", batch=None,
-                      workers=-1) -> LinkPredictionRanks:
+def ranks_from_scores(scores: ArrayLike, true_index: ArrayLike, *,
+                      exclude: ArrayLike | None = None,
+                      nonfinite: Literal["raise", "exclude"] = "raise", batch: int | None = None,
+                      workers: int = -1) -> LinkPredictionRanks:
     r"""Rank of the true candidate in every row of a dense score matrix.
 
     Parameters
@@ -674,8 +689,9 @@ def _ranks_from_negatives_iv(positive, negatives, nonfinite, batch, workers):
     return S, pos, nonfinite_iv(nonfinite), _batch_iv(batch, m), workers_iv(workers)
 
 
-def ranks_from_negatives(positive, negatives, *, nonfinite="raise", batch=None,
-                         workers=-1) -> LinkPredictionRanks:
+def ranks_from_negatives(positive: ArrayLike, negatives: ArrayLike, *,
+                         nonfinite: Literal["raise", "exclude"] = "raise",
+                         batch: int | None = None, workers: int = -1) -> LinkPredictionRanks:
     r"""Ranks against sampled negatives, as in OGB and TGB link prediction.
 
     Parameters

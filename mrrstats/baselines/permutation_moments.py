@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,13 @@ from ..validation import (
     rng_iv,
 )
 from .rank_law import method_iv
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Seed
 
 __all__ = ["RandomMetricMoments", "random_metric_moments"]
 
@@ -95,7 +103,8 @@ class RandomMetricMoments:
         """True for exact enumeration."""
         return self.method == _EXACT
 
-    def confidence_interval(self, confidence_level=CONFIDENCE_LEVEL) -> ConfidenceInterval:
+    def confidence_interval(self,
+                            confidence_level: float = CONFIDENCE_LEVEL) -> ConfidenceInterval:
         r"""Interval for the expected value :attr:`mean` of the measure under random ranking.
 
         Exact enumeration: the point ``[mean, mean]`` (``method="exact"``). Monte Carlo:
@@ -191,9 +200,11 @@ def _score_permuted(rows: np.ndarray, measure, judged: np.ndarray, rel: int) -> 
     return out[str(measure)]
 
 
-def random_metric_moments(grades, measure="AP", *, judged=None, rel=1, method="auto",
-                          n_resamples=N_RESAMPLES, max_arrangements=100_000, batch=None,
-                          rng=None) -> RandomMetricMoments:
+def random_metric_moments(grades: ArrayLike, measure: str = "AP", *,
+                          judged: ArrayLike | None = None, rel: int = 1,
+                          method: Literal["auto", "exact", "monte-carlo"] = "auto",
+                          n_resamples: int = N_RESAMPLES, max_arrangements: int = 100_000,
+                          batch: int | None = None, rng: Seed = None) -> RandomMetricMoments:
     r"""Mean and variance of any measure of one query under a random permutation.
 
     The ``N`` candidates with the given ``grades`` are put in uniformly random

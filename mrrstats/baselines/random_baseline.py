@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,14 @@ from ..validation import (
     rng_iv,
 )
 from .rank_law import counts_iv, log_sf, method_iv, pmf_blocks, rr_moments, weights_iv
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Seed
+    from ..metrics.evaluation import Evaluation
 
 __all__ = ["RandomBaselineResult", "random_baseline_test", "random_baseline_counts",
            "evaluation_baseline", "RANDOM_MODELS"]
@@ -126,7 +135,8 @@ class RandomBaselineResult:
         """Null variance of the adjusted MRR, :math:`V / (1 - E)^2`."""
         return self.variance / (1.0 - self.expected) ** 2 if self.expected < 1 else math.nan
 
-    def confidence_interval(self, confidence_level=CONFIDENCE_LEVEL) -> ConfidenceInterval:
+    def confidence_interval(self,
+                            confidence_level: float = CONFIDENCE_LEVEL) -> ConfidenceInterval:
         r"""Interval for the system's MRR (the observed :attr:`statistic` ``M``) over queries.
 
         A t interval :math:`M \pm t_{n-1,\,1-\alpha/2}\,\mathrm{SE}` with
@@ -349,10 +359,13 @@ def _observed(rr, N, R, K, w):
     return M, E, V, se
 
 
-def random_baseline_test(reciprocal_ranks, n_candidates, n_relevant=1, *, k=None,
-                         weights=None, alternative=BASELINE_ALTERNATIVE, method="auto",
-                         n_resamples=N_RESAMPLES, batch=None, max_support=1 << 18,
-                         rng=None) -> RandomBaselineResult:
+def random_baseline_test(reciprocal_ranks: ArrayLike, n_candidates: ArrayLike,
+                         n_relevant: ArrayLike = 1,
+                         *, k: ArrayLike | None = None, weights: ArrayLike | None = None,
+                         alternative: Alternative = BASELINE_ALTERNATIVE,
+                         method: Literal["auto", "exact", "monte-carlo"] = "auto",
+                         n_resamples: int = N_RESAMPLES, batch: int | None = None,
+                         max_support: int = 1 << 18, rng: Seed = None) -> RandomBaselineResult:
     r"""Is an observed MRR better than that of a uniformly random ranker?
 
     Parameters
@@ -467,7 +480,8 @@ def _random_baseline_counts_iv(evaluation, random):
     return stats_
 
 
-def random_baseline_counts(evaluation, *, random) -> pd.DataFrame:
+def random_baseline_counts(evaluation: Evaluation, *,
+                           random: Literal["retrieved", "judged"]) -> pd.DataFrame:
     """Candidate and relevant counts per query under one explicit random model.
 
     Parameters
@@ -525,9 +539,11 @@ def _evaluation_baseline_iv(evaluation, random, measure):
     return ms[0]
 
 
-def evaluation_baseline(evaluation, *, random=RANDOM, measure="RR",
-                        alternative=BASELINE_ALTERNATIVE, method="auto",
-                        n_resamples=N_RESAMPLES, progress=None, rng=None) -> pd.DataFrame:
+def evaluation_baseline(evaluation: Evaluation, *, random: Literal["retrieved", "judged"] = RANDOM,
+                        measure: str = "RR", alternative: Alternative = BASELINE_ALTERNATIVE,
+                        method: Literal["auto", "exact", "monte-carlo"] = "auto",
+                        n_resamples: int = N_RESAMPLES,
+                        progress: bool | None = None, rng: Seed = None) -> pd.DataFrame:
     """Observed MRR of every run of an evaluation against a random ranker.
 
     Parameters

@@ -22,6 +22,7 @@ import math
 import re
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ import pandas as pd
 from .. import compiled
 from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
 from ..errors import ParameterError
-from ..stats.bootstrap import bootstrap_ci
+from ..stats.bootstrap import BootstrapCIResult, bootstrap_ci
 from ..stats.intervals import ConfidenceInterval
 from ..validation import (
     array_iv,
@@ -41,6 +42,13 @@ from ..validation import (
     rng_iv,
     workers_iv,
 )
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Seed
 
 __all__ = ["SampledMetricResult", "correct_sampled_metric", "sampled_rank_matrix",
            "sampled_metric_mapping"]
@@ -416,13 +424,13 @@ class SampledMetricResult:
     confidence_level: float
     seed: int | None = None
     n_resamples: int = N_RESAMPLES
-    bootstrap: object = field(default=None, repr=False, compare=False)
+    bootstrap: BootstrapCIResult | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:
         return int(self.per_query.size)
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The BCa bootstrap interval of ``estimate`` (default: the level of the call)."""
         cl = self.confidence_level if confidence_level is None else \
             confidence_level_iv(confidence_level)
@@ -433,7 +441,7 @@ class SampledMetricResult:
         ci = self.bootstrap.confidence_interval(cl)
         return ConfidenceInterval(ci.low, ci.high, cl, "bootstrap bca")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: measure, method, estimate, naive, interval, level, m, queries, seed."""
         return pd.DataFrame([{
             "measure": self.measure, "method": self.method, "estimate": self.estimate,
@@ -443,10 +451,14 @@ class SampledMetricResult:
             "seed": self.seed}])
 
 
-def correct_sampled_metric(sampled_ranks, n_negatives, n_candidates, measure="RR", *,
-                           method="bias-variance", regularization=0.01,
-                           confidence_level=CONFIDENCE_LEVEL, n_resamples=N_RESAMPLES,
-                           workers=WORKERS, rng=None):
+def correct_sampled_metric(sampled_ranks: ArrayLike, n_negatives: int, n_candidates: ArrayLike,
+                           measure: str = "RR", *,
+                           method: Literal["minimal-bias", "bias-variance", "rank-mapping",
+                                           "naive"] = "bias-variance",
+                           regularization: float = 0.01,
+                           confidence_level: float = CONFIDENCE_LEVEL,
+                           n_resamples: int = N_RESAMPLES, workers: int = WORKERS,
+                           rng: Seed = None) -> SampledMetricResult:
     r"""Correct a metric computed over sampled negatives (Krichene & Rendle 2020).
 
     Parameters

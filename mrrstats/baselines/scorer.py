@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..defaults import WORKERS
@@ -12,6 +14,12 @@ from ..validation import asarray_iv, int_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from .linkpred import LinkPredictionRanks
 from .rank_inputs import exclude_pairs, nonfinite_iv
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["ranks_from_scorer"]
 
@@ -63,9 +71,10 @@ def _ranks_from_scorer_iv(score_fn, queries, true_index, n_candidates, exclude, 
 
 
 @renamed_parameters(filter="exclude", chunk="candidate_batch")
-def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, exclude=None,
+def ranks_from_scorer(score_fn: Callable[..., Any], queries: ArrayLike, true_index: ArrayLike, *,
+                      n_candidates: int, exclude: ArrayLike | None = None,
                       nonfinite: str = "raise", candidate_batch: int | None = None,
-                      batch: int = 256, workers=WORKERS) -> LinkPredictionRanks:
+                      batch: int = 256, workers: int = WORKERS) -> LinkPredictionRanks:
     r"""Rank of the true candidate, scoring a batch of candidates at a time.
 
     The score matrix is never held whole: ``score_fn`` is called on ``batch``
@@ -150,7 +159,7 @@ def ranks_from_scorer(score_fn, queries, true_index, *, n_candidates: int, exclu
     removed = np.zeros(n, np.int64)
     for b, s in enumerate(range(0, n, batch)):
         e = min(s + batch, n)
-        q = queries[s:e]
+        q = queries[s:e]  # type: ignore[index]
         ti = idx[s:e]
         bf_r = fr[row_bounds[b]:row_bounds[b + 1]] - s
         bf_c = fc[row_bounds[b]:row_bounds[b + 1]]
@@ -202,12 +211,12 @@ def _true_scores(score_fn, q, ti, cb: int, m: int, start: int) -> np.ndarray:
         if t_raw is None:
             t_raw = np.empty(ti.size, dtype=vals.dtype)
         t_raw[rows] = vals
-    bad_t = ~(t_raw.astype(np.float64) > -np.inf)
+    bad_t = ~(t_raw.astype(np.float64) > -np.inf)  # type: ignore[union-attr]
     if bad_t.any():
         i = int(np.flatnonzero(bad_t)[0])
         raise ParameterError(f"query {start + i}: the score of the true candidate is "
-                         f"{t_raw[i]} (NaN or -inf)")
-    return t_raw
+                         f"{t_raw[i]} (NaN or -inf)")  # type: ignore[index]
+    return t_raw  # type: ignore[return-value]
 
 
 def _candidate_batch_from_free_memory(score_fn, queries, n: int, m: int,

@@ -312,7 +312,7 @@ def run_from_dict(mapping: dict, name, duplicates) -> Run:
                             f"got a {type(d).__name__} at position {i}",
                             source=source,
                         )
-            doc = pa.array([str(d) for d in docs], type=pa.string())
+            doc = pa.array([str(d) for d in docs], type=pa.string())  # type: ignore[union-attr]
         starts = np.repeat(np.cumsum(lens) - lens, lens)
         position = np.arange(total) - starts  # 0-based position in its list
         score = (np.repeat(lens, lens) - position).astype(np.float64)

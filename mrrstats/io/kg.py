@@ -12,11 +12,17 @@ from __future__ import annotations
 import os
 import zlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, ParameterError, ParameterTypeError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import PathLike
 
 __all__ = ["KGFilter", "kg_filter", "read_triples"]
 
@@ -107,7 +113,9 @@ def read_triples(source, *, name: str = "triples") -> np.ndarray:
     return arr
 
 
-def kg_filter(train, valid, test, *, side: str = "tail") -> KGFilter:
+def kg_filter(train: PathLike | pd.DataFrame | ArrayLike,
+              valid: PathLike | pd.DataFrame | ArrayLike,
+              test: PathLike | pd.DataFrame | ArrayLike, *, side: str = "tail") -> KGFilter:
     """The filtered-protocol exclusion pairs of every test triple.
 
     Parameters

@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,9 @@ from .records import (
 )
 from .tokenizer import tokenize_run
 
+if TYPE_CHECKING:
+    from .._typing import PathLike, QrelsInput, RunInput
+
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array",
            "qrels_iv", "run_iv"]
 
@@ -69,8 +73,8 @@ def read_text(path, source: str | None = None) -> str:
         raise InputError(f"not UTF-8 text ({exc.reason})", source=source) from None
 
 
-def read_score_matrix(path, *, missing: str = "raise", measure: str | None = None
-                      ) -> pd.DataFrame:
+def read_score_matrix(path: PathLike, *, missing: str = "raise",
+                      measure: str | None = None) -> pd.DataFrame:
     """Read a per-topic score matrix CSV: one column per system, one row per topic.
 
     The long TSV written by ``mrrstats evaluate --per-query --format tsv``
@@ -420,7 +424,7 @@ def run_iv(source, name="runs", *, run_name=None) -> Run:
     return _read_run(source, run_name, "raise", "raise", name)
 
 
-def read_qrels(source, *, duplicates: str = "raise") -> Qrels:
+def read_qrels(source: QrelsInput, *, duplicates: str = "raise") -> Qrels:
     """Read relevance judgements: a TREC qrels file, a DataFrame or a nested dict.
 
     Parameters
@@ -488,7 +492,7 @@ def _read_qrels(source, duplicates, _param):
 _RUN_COLUMNS = ["query", "iter", "doc", "rank", "score", "tag"]
 
 
-def read_run(source, *, name: str | None = None, duplicates: str = "raise",
+def read_run(source: RunInput, *, name: str | None = None, duplicates: str = "raise",
              mixed_tags: str = "raise") -> Run:
     """Read a retrieval run: a TREC run file, a DataFrame or a nested dict.
 

@@ -39,6 +39,8 @@ equals the evaluations of each process's rows on their own.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -50,6 +52,14 @@ from ..model.ranking import TIES
 from .evaluation import Evaluation, QueryCounts, empty_target_iv, evaluate_flat
 from .flat_xp import flat_namespace
 from .measures import measures_iv
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import MeasuresInput
+    from ..baselines.linkpred import LinkPredictionRanks
 
 __all__ = ["Accumulator"]
 
@@ -139,9 +149,9 @@ class Accumulator:
     10 evaluated; 0 in qrels only; 0 in run only (unjudged); 2 without relevant (left out) 0.541
     """
 
-    def __init__(self, measures=None, *, empty_target: str = _EMPTY_TARGET, ties: str = _TIES,
-                 rel: int = REL, max_depth: int | None = None, name: str = "run",
-                 split_queries: bool = False):
+    def __init__(self, measures: MeasuresInput | None = None, *, empty_target: str = _EMPTY_TARGET,  # type: ignore[assignment]
+                 ties: str = _TIES, rel: int = REL, max_depth: int | None = None,  # type: ignore[assignment]
+                 name: str = "run", split_queries: bool = False) -> None:
         if not isinstance(ties, str | None) or ties not in TIES or ties == "rank":
             allowed = ", ".join(repr(t) for t in TIES if t != "rank")
             raise ParameterError(f"`ties` must be one of {allowed} (flat rows have no rank "
@@ -168,13 +178,13 @@ class Accumulator:
     # -- state -----------------------------------------------------------------
     def reset(self) -> None:
         """Forget every batch (torchmetrics' ``reset``)."""
-        self._mode = None  # "flat" or "ranks", fixed by the first update
-        self._ids_kind = None  # "int" or "str"
-        self._chunks = []  # (ids, values (n, k), stats (n, 4)) or ranks (o, p, n)
+        self._mode: str | None = None  # "flat" or "ranks", fixed by the first update
+        self._ids_kind: str | None = None  # "int" or "str"
+        self._chunks: list[Any] = []  # (ids, values (n, k), stats (n, 4)) or ranks (o, p, n)
         self._rows = 0  # rows seen: the next batch's first global row number
-        self._held = None  # split_queries: (xp, P, T, I, R) of the latest queries
+        self._held: tuple[Any, ...] | None = None  # split_queries: (xp, P, T, I, R) of the latest
         self._last_ids = None  # whole-query batches: the previous batch's query ids
-        self._ranks_type = None  # LinkPredictionRanks (not imported: baselines use metrics)
+        self._ranks_type: Any = None  # LinkPredictionRanks (not imported: baselines use metrics)
 
     def _settings(self) -> tuple:
         return (tuple(str(m) for m in self.measures), self.empty_target, self.ties, self.rel,
@@ -191,7 +201,7 @@ class Accumulator:
 
     def __setstate__(self, state) -> None:
         measures, empty_target, ties, rel, max_depth, name, split = state["settings"]
-        self.__init__(list(measures), empty_target=empty_target, ties=ties, rel=rel,
+        self.__init__(list(measures), empty_target=empty_target, ties=ties, rel=rel,  # type: ignore[misc]
                       max_depth=max_depth, name=name, split_queries=split)
         self._mode, self._ids_kind = state["mode"], state["ids_kind"]
         self._chunks = [state["chunks"]] if state["chunks"] is not None else []
@@ -237,7 +247,8 @@ class Accumulator:
                 f"empty_target={self.empty_target!r})")
 
     # -- updates ---------------------------------------------------------------
-    def update(self, preds, target=None, indexes=None) -> None:
+    def update(self, preds: ArrayLike | LinkPredictionRanks, target: ArrayLike | None = None,
+               indexes: ArrayLike | None = None) -> None:
         """Add one batch: flat ``preds, target, indexes`` rows, or link-prediction ranks.
 
         Parameters
@@ -255,11 +266,11 @@ class Accumulator:
             if target is not None or indexes is not None:
                 raise ParameterTypeError("update(ranks) takes the ranks alone")
             self._set_mode("ranks")
-            n = preds.n_candidates
+            n = preds.n_candidates  # type: ignore[union-attr]
             if self._chunks and (self._chunks[0][2] is None) != (n is None):
                 raise ParameterError("some batches have `n_candidates` and some do not")
             self._ranks_type = type(preds)
-            self._add((preds.optimistic, preds.pessimistic, n))
+            self._add((preds.optimistic, preds.pessimistic, n))  # type: ignore[union-attr]
             return
         if target is None or indexes is None:
             raise ParameterTypeError("update() takes `preds, target, indexes`, or one "
@@ -370,7 +381,7 @@ class Accumulator:
         self._last_ids = None
         return self
 
-    def all_gather(self, group=None) -> Accumulator:
+    def all_gather(self, group: Any = None) -> Accumulator:
         """The merged state of every process of a ``torch.distributed`` group.
 
         Every process calls it (a collective: ``torch.distributed.all_gather_object``
@@ -384,7 +395,7 @@ class Accumulator:
         dist.all_gather_object(states, self, group=group)
         out = self._empty_like()
         for state in states:
-            out.merge(state)
+            out.merge(state)  # type: ignore[arg-type]
         return out
 
     def _empty_like(self) -> Accumulator:
@@ -393,7 +404,7 @@ class Accumulator:
                            max_depth=max_depth, name=name, split_queries=split)
 
     # -- the result ------------------------------------------------------------
-    def compute(self):
+    def compute(self) -> Evaluation | LinkPredictionRanks:
         """The :class:`Evaluation` of every query so far (held ones included), as one
         :func:`mrrstats.evaluate_flat` call on all the rows; for ranks, their
         :class:`~mrrstats.LinkPredictionRanks` in update (and merge) order."""

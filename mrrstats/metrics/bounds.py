@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,9 @@ import pandas as pd
 from ..defaults import REL, TIES
 from .evaluation import evaluate
 from .measures import measures_iv, parse_measures
+
+if TYPE_CHECKING:
+    from .._typing import MeasuresInput, QrelsInput, RunsInput
 
 __all__ = ["JudgmentBounds", "judgment_bounds", "PoolingBiasWarning", "POOLING_BIAS",
            "GUARANTEED"]
@@ -91,8 +95,9 @@ def _flag_pooling_bias(judged: pd.Series) -> list:
     return flagged
 
 
-def judgment_bounds(qrels, runs, measures=None, *, ties=TIES, rel=REL, max_depth=None
-                    ) -> JudgmentBounds:
+def judgment_bounds(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None = None, *,
+                    ties: str = TIES, rel: int = REL,
+                    max_depth: int | None = None) -> JudgmentBounds:
     r"""Per-query and per-system values of every measure under both ends of the unknown.
 
     Parameters

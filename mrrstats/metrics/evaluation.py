@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -47,6 +48,14 @@ from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
 from .measures import measures_iv
 from .unjudged import UNJUDGED, score_with_unjudged
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import MeasuresInput, QrelsInput, RunsInput
+    from .measures import Measure
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
            "ENGINES", "evaluate_group"]
@@ -119,12 +128,12 @@ class Evaluation:
         Every convention used: ``ties``, ``rel``, ``queries``, ``max_depth``.
     """
 
-    measures: tuple
-    runs: tuple
-    values: dict
-    counts: dict
+    measures: tuple[Measure, ...]
+    runs: tuple[str, ...]
+    values: dict[str, pd.DataFrame]
+    counts: dict[str, QueryCounts]
     query_stats: pd.DataFrame
-    settings: dict = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         """A short summary: runs, measures, query counts and conventions (not the values)."""
@@ -163,7 +172,7 @@ class Evaluation:
     def measure_names(self) -> list[str]:
         return [str(m) for m in self.measures]
 
-    def scores(self, measure) -> pd.DataFrame:
+    def scores(self, measure: str | Measure) -> pd.DataFrame:
         """Per-query values of one measure: index ``query``, one column per run.
 
         Runs evaluated on different query sets are aligned on the union of
@@ -250,7 +259,7 @@ class Evaluation:
                 entry["per_query"] = {
                     str(q): {k: _json_num(x) for k, x in row.items()}
                     for q, row in self.values[run].to_dict(orient="index").items()}
-            out["runs"][run] = entry
+            out["runs"][run] = entry  # type: ignore[index]
         return out
 
     def to_json(self, *, per_query: bool = False, stat: str = "mean") -> str:
@@ -340,10 +349,10 @@ def _msmarco_qrels(qrels: Qrels) -> Qrels:
                  qrels.empty_queries)
 
 
-def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = REL,
-             queries: str = QUERIES_DEFAULT, max_depth: int | None = None,
-             empty_target: str = EMPTY_TARGET_DEFAULT, engine: str = "memory",
-             unjudged: str = UNJUDGED_DEFAULT) -> Evaluation:
+def evaluate(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None = None, *,
+             ties: str | None = None, rel: int = REL, queries: str = QUERIES_DEFAULT,
+             max_depth: int | None = None, empty_target: str = EMPTY_TARGET_DEFAULT,
+             engine: str = "memory", unjudged: str = UNJUDGED_DEFAULT) -> Evaluation:
     """Evaluate one or more runs against qrels, per query and on average.
 
     Parameters
@@ -523,7 +532,8 @@ def _evaluation(measures, names, values, counts, stats, *, ties, rel, queries, m
                       query_stats=pd.concat(stats, ignore_index=True), settings=settings)
 
 
-def evaluate_flat(preds, target, indexes, measures=None, *, empty_target: str = "skip",
+def evaluate_flat(preds: ArrayLike, target: ArrayLike, indexes: ArrayLike,
+                  measures: MeasuresInput | None = None, *, empty_target: str = "skip",
                   ties: str = "expected", rel: int = 1, max_depth: int | None = None,
                   name: str = "run") -> Evaluation:
     """Evaluate flat ``preds``, ``target``, ``indexes`` arrays (torchmetrics' contract).

@@ -23,6 +23,7 @@ on relevance: :mod:`mrrstats.metrics.judged`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,9 @@ from ..numerics import harmonic, no_hugepage_madvise
 from ..validation import asarray_iv, int_iv
 from .judged import judged_at_k
 from .measures import Measure, measures_iv
+
+if TYPE_CHECKING:
+    from .._typing import MeasuresInput
 
 __all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
 
@@ -329,7 +333,7 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
     return out
 
 
-def score_ranked_run(ranked: RankedRun, measures, *, rel: int = 1) -> pd.DataFrame:
+def score_ranked_run(ranked: RankedRun, measures: MeasuresInput, *, rel: int = 1) -> pd.DataFrame:
     """Per-query measures of a :class:`RankedRun` (rows: its queries)."""
     if not isinstance(ranked, RankedRun):
         raise ParameterTypeError(f"`ranked` must be a RankedRun (from mrrstats.rank_run), got "
@@ -369,8 +373,8 @@ def _grade_lists(lists, name, dtype):
     return out
 
 
-def score_rankings(rankings: Sequence, measures, *, judged: Sequence, rel: int = 1,
-                   query_ids=None) -> pd.DataFrame:
+def score_rankings(rankings: Sequence, measures: MeasuresInput, *, judged: Sequence, rel: int = 1,
+                   query_ids: Sequence[str] | None = None) -> pd.DataFrame:
     """Measures of rankings given as grade lists (for perturbations and teaching).
 
     Parameters

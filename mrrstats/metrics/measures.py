@@ -34,8 +34,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import ParameterError, ParameterTypeError
+
+if TYPE_CHECKING:
+    from .._typing import MeasuresInput
 
 __all__ = ["Measure", "MeasureSpec", "SPECS", "parse_measure", "parse_measures", "measure_iv",
            "measures_iv",
@@ -174,7 +178,7 @@ class Measure:
         return self if self.rel is not None else Measure(self.name, self.k, rel)
 
 
-def parse_measure(spec) -> Measure:
+def parse_measure(spec: str | Measure) -> Measure:
     """Parse a measure name such as ``"RR"``, ``"RR@10"``, ``"RR(rel=2)@10"``, ``"nDCG@10"``.
 
     Names are case-insensitive; the names users type elsewhere are read too
@@ -234,7 +238,7 @@ def _parse_one(spec) -> Measure:
     return Measure(name, k, rel)
 
 
-def parse_measures(specs) -> tuple[Measure, ...]:
+def parse_measures(specs: MeasuresInput) -> tuple[Measure, ...]:
     """Parse one measure or a sequence of them; duplicates are removed, order kept."""
     return measures_iv(specs, "specs")
 

@@ -34,6 +34,7 @@ with vectorised numpy. Which document comes first when scores tie is the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,9 @@ from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
 from ..io.trec import Qrels, Run, as_string_array, qrels_iv, run_iv
 from ..numerics import no_hugepage_madvise
 from ..options import TIES
+
+if TYPE_CHECKING:
+    from .._typing import QrelsInput, RunInput
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
 
@@ -89,7 +93,7 @@ class Judged:
         starts = np.where(index >= 0, self.offsets[:-1][np.maximum(index, 0)], 0)
         rows = np.repeat(starts - offsets[:-1], lens) + np.arange(offsets[-1])
         ids = np.where(index >= 0, self.query_ids[np.maximum(index, 0)], None)
-        return Judged(ids, offsets, self.grades[rows])
+        return Judged(ids, offsets, self.grades[rows])  # type: ignore[arg-type]
 
 
 def judged_from_qrels(qrels: Qrels) -> Judged:
@@ -453,7 +457,8 @@ def _rank_key(run: Run) -> np.ndarray:
     return -values
 
 
-def rank_run(qrels, run, *, ties: str = "trec_eval", max_depth: int | None = None) -> RankedRun:
+def rank_run(qrels: QrelsInput, run: RunInput, *, ties: str = "trec_eval",
+             max_depth: int | None = None) -> RankedRun:
     """Sort a run into per-query rankings and attach the qrels grades.
 
     Parameters

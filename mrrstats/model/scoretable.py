@@ -244,9 +244,9 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
             raise ParameterError(f"`{name}` has a missing value for system {systems[s]!r} on "
                              f"query {queries[q]!r}; pass missing='drop' to drop the "
                              "queries that some system lacks")
-        dropped = dropped0 + tuple(q for q, b in zip(queries, bad, strict=True) if b)
+        dropped = dropped0 + tuple(q for q, b in zip(queries, bad, strict=True) if b)  # type: ignore[arg-type]
         X = X[~bad]
-        queries = tuple(q for q, b in zip(queries, bad, strict=True) if not b)
+        queries = tuple(q for q, b in zip(queries, bad, strict=True) if not b)  # type: ignore[arg-type]
     if X.shape[1] < min_systems:
         raise ParameterError(f"`{name}` needs at least {min_systems} systems, got {X.shape[1]}")
     if X.shape[0] < min_queries:

@@ -9,6 +9,8 @@
   :mod:`.sections` computes the newer sections.
 """
 
+from typing import TYPE_CHECKING
+
 from ..lazy import attach as _attach
 
 # Public names are imported when first used (SPEC 1 lazy loading, mrrstats.lazy).
@@ -18,6 +20,13 @@ __getattr__, __dir__, _names = _attach(__name__, {
     "data": ["ReportData", "ReportResult"],
     "storage": ["REPORT_FILES", "load_report"],
 }, submodules=["plots"])
+
+if TYPE_CHECKING:  # the names of the table above, for type checkers
+    from . import plots
+    from .analysis import power_table, recompute_report
+    from .builder import make_report
+    from .data import ReportData, ReportResult
+    from .storage import REPORT_FILES, load_report
 
 __all__ = ["plots", "ReportData", "ReportResult", "load_report", "make_report", "power_table",
            "recompute_report", "REPORT_FILES"]

@@ -74,6 +74,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -115,6 +116,20 @@ from .storage import (
     write_per_query,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, Literal
+
+    from .._typing import (
+        Alternative,
+        MeasuresInput,
+        Missing,
+        PathLike,
+        QrelsInput,
+        RunsInput,
+        Seed,
+    )
+
 __all__ = ["make_report", "RNG_ORDER", "RANDOM_MODELS"]
 
 #: The random rankers of the random-ranking baseline table (``random=``).
@@ -131,16 +146,27 @@ RNG_ORDER = ("one numpy Generator(PCG64) seeded with `seed`: the test of each "
 
 
 @renamed_parameters(baseline="control")
-def make_report(qrels=None, runs=None, *, scores=None, out, measures=None,
-                control=None, test=defaults.TEST, correction=defaults.CORRECTION,
-                alpha=defaults.ALPHA, alternative=defaults.ALTERNATIVE,
-                n_resamples=defaults.N_RESAMPLES, confidence_level=defaults.CONFIDENCE_LEVEL,
-                random=defaults.RANDOM, ties=None, rel=defaults.REL, queries=defaults.QUERIES,
-                missing=defaults.MISSING, title=None, notebook=True,
-                show_code=False, timeout=600, progress=None, clusters="auto",
-                multiverse=True, segment_by=None, equivalence_margin=None, judge_qrels=None,
-                replicates=None, calibration=False, bayesian=False, rope=None,
-                workers=defaults.WORKERS, rng=None) -> ReportResult:
+def make_report(qrels: QrelsInput | None = None, runs: RunsInput | None = None, *,
+                scores: PathLike | pd.DataFrame | Sequence[PathLike | pd.DataFrame]
+                | Mapping[str, PathLike | pd.DataFrame] | None = None,
+                out: PathLike, measures: MeasuresInput | None = None, control: str | None = None,
+                test: str = defaults.TEST, correction: str = defaults.CORRECTION,
+                alpha: float = defaults.ALPHA, alternative: Alternative = defaults.ALTERNATIVE,
+                n_resamples: int = defaults.N_RESAMPLES,
+                confidence_level: float = defaults.CONFIDENCE_LEVEL,
+                random: Literal["retrieved", "judged"] = defaults.RANDOM, ties: str | None = None,
+                rel: int = defaults.REL, queries: str = defaults.QUERIES,
+                missing: Missing = defaults.MISSING, title: str | None = None,
+                notebook: bool = True, show_code: bool = False, timeout: float = 600,
+                progress: bool | None = None,
+                clusters: Literal["auto"] | Mapping[str, Any] | Callable[[str], Any]
+                | None = "auto",
+                multiverse: bool = True,
+                segment_by: Mapping[str, Any] | Callable[[str], Any] | None = None,
+                equivalence_margin: float | None = None, judge_qrels: QrelsInput | None = None,
+                replicates: Mapping[str, Sequence[str]] | None = None,
+                calibration: bool | int = False, bayesian: bool = False, rope: float | None = None,
+                workers: int = defaults.WORKERS, rng: Seed = None) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
     Parameters

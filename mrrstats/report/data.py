@@ -155,11 +155,11 @@ class ReportData:
         return list(self.settings["systems"])
 
     @property
-    def rr_measure(self):
+    def rr_measure(self) -> str | None:
         """Name of the RR-type measure used for baselines and distributions, or None."""
         return self.settings.get("rr_measure")
 
-    def evaluation(self):
+    def evaluation(self) -> Evaluation:
         """The per-query values as an :class:`mrrstats.Evaluation` (runs input only).
 
         Rebuilt from ``per_query.csv`` and ``settings.json``, for functions

@@ -20,6 +20,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,9 @@ from ..errors import InputError, ParameterError, ParameterTypeError
 from ..version import __version__
 from .data import STAT_COLUMNS, ReportData
 from .judged_section import JUDGED_TABLES, load_judged
+
+if TYPE_CHECKING:
+    from .._typing import PathLike
 
 __all__ = ["FORMAT_VERSION", "REPORT_FILES", "RESULT_TABLES", "MULTIVERSE_FRAMES",
            "write_per_query", "read_per_query", "versions", "file_record", "dump_json",
@@ -225,7 +229,7 @@ def _read_csv(path, index):
     return pd.read_csv(path, index_col=0 if index else None)
 
 
-def load_report(path, *, progress=False) -> ReportData:
+def load_report(path: PathLike, *, progress: bool = False) -> ReportData:
     """Load a report's saved results (nothing is recomputed).
 
     Parameters
@@ -273,7 +277,7 @@ def load_report(path, *, progress=False) -> ReportData:
         tables[name] = _read_csv(f, name in ("random_baseline", "rr_summary")) \
             if f.is_file() else None
         if tables[name] is not None and name in OLD_COLUMNS:
-            tables[name] = tables[name].rename(columns=OLD_COLUMNS[name])
+            tables[name] = tables[name].rename(columns=OLD_COLUMNS[name])  # type: ignore[union-attr]
     if tables["power"] is not None and manifest.get("power"):
         tables["power"].attrs.update(manifest["power"])
     if tables["agreement"] is not None:

@@ -18,11 +18,16 @@ candidates at a time, no score matrix held whole) is
 other link-prediction ranks.
 """
 
+from typing import TYPE_CHECKING
+
 from ..lazy import attach as _attach
 
 # Public names are imported when first used (SPEC 1 lazy loading, mrrstats.lazy).
 __getattr__, __dir__, _names = _attach(__name__, {
     "stream": ["iter_query_groups"],
 })
+
+if TYPE_CHECKING:  # the names of the table above, for type checkers
+    from .stream import iter_query_groups
 
 __all__ = ["iter_query_groups"]

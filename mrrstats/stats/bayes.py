@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,14 @@ from ..validation import (
     rng_iv,
 )
 from .intervals import ConfidenceInterval
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Missing, Seed
 
 __all__ = ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical",
            "BAYES_METHODS"]
@@ -114,7 +123,7 @@ class BayesianComparison:
     p_new_a_better: float = math.nan
     _grid: tuple = field(repr=False, default=())
 
-    def credible_interval(self, confidence_level=None):
+    def credible_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Equal-tailed credible interval of :math:`\\mu` at ``confidence_level``.
 
         Named so because it is one: the posterior probability that
@@ -136,7 +145,7 @@ class BayesianComparison:
         grid, cdf = self._grid
         return np.interp(probs, cdf, grid)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: posterior summary, probabilities and the credible interval."""
         return pd.DataFrame([{
             "method": self.method, "difference": self.difference, "std": self.std,
@@ -147,7 +156,7 @@ class BayesianComparison:
             "p_b_practically_better": self.p_b_practically_better,
             "n_queries": self.n_queries, "n_resamples": self.n_resamples, "seed": self.seed}])
 
-    def summary(self):
+    def summary(self) -> str:
         """One sentence with the probabilities (for reports)."""
         s = (f"P(A better) = {self.p_a_better:.3f}, mean difference {self.difference:+.4f}, "
              f"{100 * self.confidence_level:g}% credible interval [{self.ci_low:+.4f}, "
@@ -160,7 +169,8 @@ class BayesianComparison:
         return s + "."
 
 
-def _probabilities(cdf, rope):
+def _probabilities(cdf: Callable[[Any], Any], rope: float | None
+                   ) -> tuple[float, float, float, float, float]:
     """``p_a_better, p_b_better, p_rope, p_a_practically, p_b_practically`` from a CDF."""
     p_b = float(cdf(0.0))
     if rope is None:
@@ -169,8 +179,10 @@ def _probabilities(cdf, rope):
     return 1.0 - p_b, p_b, hi - lo, 1.0 - hi, lo
 
 
-def bayesian_comparison(a, b=None, *, rope=None, method="t", confidence_level=0.95,
-                        n_resamples=10000, missing="raise", rng=None):
+def bayesian_comparison(a: ArrayLike, b: ArrayLike | None = None, *, rope: float | None = None,
+                        method: Literal["t", "bootstrap"] = "t", confidence_level: float = 0.95,
+                        n_resamples: int = 10000, missing: Missing = "raise",
+                        rng: Seed = None) -> BayesianComparison:
     r"""Posterior probability that system a is better than b, and a credible interval.
 
     Parameters
@@ -262,7 +274,7 @@ def bayesian_comparison(a, b=None, *, rope=None, method="t", confidence_level=0.
     post = _bayesian_bootstrap(d, B, gen)
     srt = np.sort(post)
 
-    def cdf(x):
+    def cdf(x):  # type: ignore[no-redef]  # the bootstrap posterior's
         return np.searchsorted(srt, x, side="right") / B
 
     probs = _probabilities(cdf, rope)
@@ -320,8 +332,9 @@ def _bayesian_comparison_iv(a, b, rope, method, confidence_level, n_resamples, m
 # --------------------------------------------------------------------------
 # the hierarchical model over collections
 # --------------------------------------------------------------------------
-def bayesian_hierarchical(effects, standard_errors, *, rope=None, confidence_level=0.95,
-                          n_grid=2000):
+def bayesian_hierarchical(effects: ArrayLike, standard_errors: ArrayLike, *,
+                          rope: float | None = None, confidence_level: float = 0.95,
+                          n_grid: int = 2000) -> BayesianComparison:
     r"""Normal hierarchical model over collections, computed exactly on a grid over tau.
 
     Parameters

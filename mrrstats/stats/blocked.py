@@ -43,6 +43,7 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -62,6 +63,14 @@ from ..validation import (
 from .bootstrap import bootstrap_ci_blocks
 from .intervals import CI_METHODS
 from .randomization import randomization_test_blocks
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from .._typing import Alternative, BlockSource, BootstrapMethod, Missing, Seed
+    from .bootstrap import BootstrapCIResult
+    from .randomization import RandomizationTestResult
 
 __all__ = ["randomization_test", "bootstrap_ci", "BATCH"]
 
@@ -319,9 +328,12 @@ def _counting(blocks, bar):
 
 
 @renamed_parameters(block_size="batch")
-def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_resamples=10000,
-                       exact=None, batch=None, missing="raise", workers=-1,
-                       progress=None, rng=None):
+def randomization_test(a: BlockSource, b: BlockSource | None = None, *,
+                       columns: str | Sequence[str] | None = None,
+                       alternative: Alternative = "two-sided", n_resamples: int = 10000,
+                       exact: bool | None = None, batch: int | None = None,
+                       missing: Missing = "raise", workers: int = -1, progress: bool | None = None,
+                       rng: Seed = None) -> RandomizationTestResult:
     r"""Fisher's paired randomization test over queries read in blocks (memory O(B + block)).
 
     The result is that of :func:`mrrstats.randomization_test` on the whole
@@ -383,9 +395,13 @@ def randomization_test(a, b=None, *, columns=None, alternative="two-sided", n_re
 
 
 @renamed_parameters(block_size="batch")
-def bootstrap_ci(a, b=None, *, columns=None, method=BOOTSTRAP_METHOD, confidence_level=0.95,
-                 alternative="two-sided", n_resamples=10000, batch=None, missing="raise",
-                 scheme="poisson", workers=-1, progress=None, rng=None):
+def bootstrap_ci(a: BlockSource, b: BlockSource | None = None, *,
+                 columns: str | Sequence[str] | None = None,
+                 method: BootstrapMethod = BOOTSTRAP_METHOD,
+                 confidence_level: float = 0.95, alternative: Alternative = "two-sided",
+                 n_resamples: int = 10000, batch: int | None = None, missing: Missing = "raise",
+                 scheme: Literal["poisson"] = "poisson", workers: int = -1,
+                 progress: bool | None = None, rng: Seed = None) -> BootstrapCIResult:
     r"""Poisson-bootstrap interval of a mean or paired mean difference, queries in blocks.
 
     The result equals ``mrrstats.bootstrap_ci(a, b, scheme="poisson", ...)``

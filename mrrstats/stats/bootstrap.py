@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,13 @@ from .resampling import (
     poisson_bootstrap_sums,
 )
 from .rows import bootstrap_test_rows
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, BootstrapMethod, Missing, Seed
 
 __all__ = ["BootstrapCIResult", "BootstrapTestResult", "bootstrap_ci", "bootstrap_test",
            "bootstrap_ci_blocks", "poisson_means"]
@@ -117,7 +125,8 @@ class BootstrapCIResult:
         """The :math:`B` resampled means, sorted ascending (read-only)."""
         return self._bootstrap_distribution
 
-    def confidence_interval(self, confidence_level=None, *, method=None):
+    def confidence_interval(self, confidence_level: float | None = None, *,
+                            method: BootstrapMethod | None = None) -> ConfidenceInterval:
         """Interval from the stored bootstrap distribution.
 
         Parameters
@@ -137,7 +146,7 @@ class BootstrapCIResult:
                                         self.alternative)
         return ConfidenceInterval(float(low[0]), float(high[0]), cl, method)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``statistic``, ``standard_error``, ``ci_low``, ``ci_high``,
         ``confidence_level``, ``method``, ``acceleration``, the sizes and ``seed``."""
         ci = self.confidence_interval()
@@ -150,9 +159,14 @@ class BootstrapCIResult:
                               "scheme": self.scheme, "seed": self.seed}])
 
 
-def bootstrap_ci(a, b=None, *, method=BOOTSTRAP_METHOD, confidence_level=0.95,
-                 alternative="two-sided", n_resamples=10000, clusters=None, strata=None,
-                 batch=None, missing="raise", scheme="multinomial", workers=-1, rng=None):
+def bootstrap_ci(a: ArrayLike, b: ArrayLike | None = None, *,
+                 method: BootstrapMethod = BOOTSTRAP_METHOD,
+                 confidence_level: float = 0.95, alternative: Alternative = "two-sided",
+                 n_resamples: int = 10000, clusters: ArrayLike | None = None,
+                 strata: ArrayLike | None = None, batch: int | None = None,
+                 missing: Missing = "raise",
+                 scheme: Literal["multinomial", "poisson"] = "multinomial", workers: int = -1,
+                 rng: Seed = None) -> BootstrapCIResult:
     r"""Bootstrap confidence interval for a mean (MRR) or a paired mean difference.
 
     Parameters
@@ -427,7 +441,7 @@ class BootstrapTestResult:
     n_resamples: int
     n_queries: int
     seed: int | None
-    _null_distribution: np.ndarray = field(default=None, repr=False, compare=False)
+    _null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
     standard_error: float = math.nan
     n_clusters: int | None = None
 
@@ -438,9 +452,9 @@ class BootstrapTestResult:
     @property
     def null_distribution(self) -> np.ndarray:
         """The :math:`B` null statistics in draw order (read-only; see the class docstring)."""
-        return self._null_distribution
+        return self._null_distribution  # type: ignore[return-value]  # set by bootstrap_test
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         r"""Interval for the mean difference by inverting this bootstrap test.
 
         The interval holds the shifts :math:`\delta` for which the test of
@@ -492,7 +506,7 @@ class BootstrapTestResult:
         low, high = (m if math.isnan(v) else float(v) for v in (low, high))
         return ConfidenceInterval(low, high, cl, name)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``test``, ``statistic``, ``pvalue``, ``pvalue_se``, ``difference``,
         ``standard_error``, the 95% interval, the settings and ``seed``."""
         ci = self.confidence_interval()
@@ -506,8 +520,12 @@ class BootstrapTestResult:
                               "seed": self.seed}])
 
 
-def bootstrap_test(a, b, *, method="studentized", alternative="two-sided", n_resamples=10000,
-                   clusters=None, batch=None, missing="raise", workers=-1, rng=None):
+def bootstrap_test(a: ArrayLike, b: ArrayLike, *,
+                   method: Literal["studentized", "shift"] = "studentized",
+                   alternative: Alternative = "two-sided", n_resamples: int = 10000,
+                   clusters: ArrayLike | None = None, batch: int | None = None,
+                   missing: Missing = "raise", workers: int = -1,
+                   rng: Seed = None) -> BootstrapTestResult:
     r"""Paired bootstrap test of the mean difference (shift or studentised).
 
     Parameters

@@ -43,6 +43,7 @@ import dataclasses
 import json
 import textwrap
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import pandas as pd
@@ -85,8 +86,17 @@ from .registry import (
     test_label,
     test_spec,
 )
-from .replicates import replicate_tests
-from .segments import segment_pairs
+from .replicates import ReplicateComparison, replicate_tests
+from .segments import SegmentComparison, segment_pairs
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Correction, Missing, Scores, Seed
+    from .pairwise_result import PairwiseResult
 
 __all__ = ["Comparison", "compare"]
 
@@ -137,9 +147,9 @@ class Comparison:
         Per-segment results (``segment_by=``).
     """
 
-    results: dict = field(repr=False)
-    measures: tuple
-    systems: tuple
+    results: dict[str, PairwiseResult] = field(repr=False)
+    measures: tuple[str, ...]
+    systems: tuple[str, ...]
     test: str
     correction: str
     alpha: float
@@ -153,12 +163,12 @@ class Comparison:
     family: str = "pairs"
     family_size: int | None = None
     n_clusters: int | None = None
-    segments: object = field(default=None, repr=False)
+    segments: SegmentComparison | None = field(default=None, repr=False)
 
     baseline = renamed_attribute("control")
 
     # -- tables ----------------------------------------------------------
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per pair and measure (columns as in the JSON ``pairs``)."""
         frames = [self.results[m].to_frame() for m in self.measures]
         frame = pd.concat(frames, ignore_index=True)
@@ -166,7 +176,7 @@ class Comparison:
             [np.full(len(self.results[m]), self.results[m].n_queries) for m in self.measures])
         return frame
 
-    def means(self):
+    def means(self) -> pd.DataFrame:
         """DataFrame of means: one row per system, one column per measure."""
         data = {}
         for m in self.measures:
@@ -184,7 +194,7 @@ class Comparison:
                                  f"{measure!r:.60}", name="measure")
         return measure
 
-    def wins_matrix(self, measure):
+    def wins_matrix(self, measure: str) -> pd.DataFrame:
         """Boolean DataFrame: ``[x, y]`` is True when system x beats y significantly."""
         r = self.results[self._measure_iv(measure)]
         k = len(self.systems)
@@ -205,7 +215,7 @@ class Comparison:
                 W[pos[b], pos[a]] = True
         return pd.DataFrame(W, index=list(self.systems), columns=list(self.systems))
 
-    def leaderboard(self, measure=None):
+    def leaderboard(self, measure: str | None = None) -> pd.DataFrame:
         r"""Ranks with their intervals and compact letters, from the same decisions.
 
         One row per system (best first): ``mean``, ``rank``, ``rank_low``,
@@ -224,7 +234,7 @@ class Comparison:
         f = leaderboard_frame(self.results[m], higher_is_better=higher_is_better(m))
         return f.sort_values(["rank", "rank_low"], kind="stable")
 
-    def caption(self):
+    def caption(self) -> str:
         """One sentence naming the test, sidedness, correction, alpha, B and seed."""
         r0 = self.results[self.measures[0]]
         corr = correction_label(r0.correction)
@@ -314,7 +324,7 @@ class Comparison:
                 out += ["rank" if one else f"{m} rank", "group" if one else f"{m} group"]
         return out
 
-    def to_markdown(self, *, digits=4):
+    def to_markdown(self, *, digits: int = 4) -> str:
         """Markdown table: one row per system, a column per measure, with superscripts."""
         digits = int_iv(digits, "digits", minimum=0, maximum=15)
         rows = self._cells(lambda t: t, lambda s: f"<sup>{s}</sup>", lambda t: f"**{t}**",
@@ -333,7 +343,7 @@ class Comparison:
             text += "\n" + self.segments.to_markdown(digits=digits)
         return text
 
-    def to_latex(self, *, digits=4, label=None):
+    def to_latex(self, *, digits: int = 4, label: str | None = None) -> str:
         """LaTeX ``table`` (booktabs): superscript letters, best value bold, full caption."""
         digits = int_iv(digits, "digits", minimum=0, maximum=15)
         if label is not None and not isinstance(label, str):
@@ -354,7 +364,7 @@ class Comparison:
         out.append("\\end{table}")
         return "\n".join(out) + "\n"
 
-    def to_string(self, *, digits=4, wide=False, width=100):
+    def to_string(self, *, digits: int = 4, wide: bool = False, width: int = 100) -> str:
         """Plain text (the CLI's ``--format table``, ``print(comparison)``).
 
         By default :meth:`to_table` (fits ``width`` columns); ``wide=True``
@@ -391,7 +401,7 @@ class Comparison:
         return self.to_string()
 
     # -- JSON ------------------------------------------------------------
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """The stable JSON contract (see the module documentation)."""
         pairs = []
         for m in self.measures:
@@ -406,7 +416,7 @@ class Comparison:
                     "pvalue": json_number(r.pvalue[q]), "pvalue_se": json_number(r.pvalue_se[q]),
                     "pvalue_adjusted": json_number(r.pvalue_adjusted[q]),
                     "reject": bool(r.reject[q]),
-                    "reject_beyond_ci": bool(r.reject_beyond_ci[q]),
+                    "reject_beyond_ci": bool(r.reject_beyond_ci[q]),  # type: ignore[index]
                     "test": r.test, "correction": r.correction, "ci_method": r.ci_method,
                     "marginal_low": json_number(None if r.marginal_low is None
                                                 else r.marginal_low[q]),
@@ -442,12 +452,12 @@ class Comparison:
             "segments": None if self.segments is None else self.segments.to_dict(),
         }
 
-    def to_json(self, *, indent=2):
+    def to_json(self, *, indent: int | None = 2) -> str:
         """``json.dumps(self.to_dict())`` (strict JSON: no NaN or Infinity)."""
         int_iv(indent, "indent", minimum=0, maximum=64, allow_none=True)
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
     # -- the terminal table ------------------------------------------------
-    def to_table(self, *, width=100, digits=4):
+    def to_table(self, *, width: int = 100, digits: int = 4) -> str:
         """Plain-text summary that fits ``width`` columns (``print(comparison)``, the CLI).
 
         Two blocks: each system's mean per measure with, in parentheses, the
@@ -461,7 +471,7 @@ class Comparison:
         digits = int_iv(digits, "digits", minimum=0, maximum=15)
         lines = self._means_block(width, digits) + self._pairs_block(digits)
         cl = f"{self.confidence_level:.0%} CI"
-        beyond = any(self.results[m].reject_beyond_ci.any() for m in self.measures)
+        beyond = any(self.results[m].reject_beyond_ci.any() for m in self.measures)  # type: ignore[union-attr]
         label = interval_label(self.ci_method)
         note = (f"{self._plain_caption()} Means"
                 f" per system, in parentheses the systems (by letter, or their number) it beats "
@@ -552,13 +562,53 @@ class Comparison:
         return text[:i] + rest
 
 
+@overload
+def compare(scores: Scores, *, test: str = TEST,
+            correction: Correction | None = CORRECTION,
+            alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+            confidence_level: float = CONFIDENCE_LEVEL, alternative: Alternative = ALTERNATIVE,
+            measure: str | Sequence[str] | None = None, ci: str | None = None, atol: float = 0.0,
+            missing: Missing = MISSING, batch: int | None = None,
+            test_options: Mapping[str, Any] | None = None, control: str | int | None = None,
+            family: Literal["pairs", "measures"] = "pairs",
+            clusters: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_by: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_correction: str = "holm", progress: bool | None = None,
+            replicates: None = None, workers: int = WORKERS,
+            rng: Seed = None) -> Comparison: ...
+
+
+@overload
+def compare(scores: Scores, *, test: str = TEST,
+            correction: Correction | None = CORRECTION,
+            alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+            confidence_level: float = CONFIDENCE_LEVEL, alternative: Alternative = ALTERNATIVE,
+            measure: str | Sequence[str] | None = None, ci: str | None = None, atol: float = 0.0,
+            missing: Missing = MISSING, batch: int | None = None,
+            test_options: Mapping[str, Any] | None = None, control: str | int | None = None,
+            family: Literal["pairs", "measures"] = "pairs",
+            clusters: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_by: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_correction: str = "holm", progress: bool | None = None,
+            replicates: Mapping[str, Sequence[str]], workers: int = WORKERS,
+            rng: Seed = None) -> ReplicateComparison: ...
+
+
 @tracked("mrrstats compare")
 @renamed_parameters(zero_tolerance="atol", baseline="control")
-def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resamples=N_RESAMPLES,
-            confidence_level=CONFIDENCE_LEVEL, alternative=ALTERNATIVE, measure=None, ci=None,
-            atol=0.0, missing=MISSING, batch=None, test_options=None, control=None,
-            family="pairs", clusters=None, segment_by=None, segment_correction="holm",
-            progress=None, replicates=None, workers=WORKERS, rng=None):
+def compare(scores: Scores, *, test: str = TEST,
+            correction: Correction | None = CORRECTION,
+            alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+            confidence_level: float = CONFIDENCE_LEVEL, alternative: Alternative = ALTERNATIVE,
+            measure: str | Sequence[str] | None = None, ci: str | None = None, atol: float = 0.0,
+            missing: Missing = MISSING, batch: int | None = None,
+            test_options: Mapping[str, Any] | None = None, control: str | int | None = None,
+            family: Literal["pairs", "measures"] = "pairs",
+            clusters: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_by: Mapping[str, Any] | ArrayLike | str | None = None,
+            segment_correction: str = "holm", progress: bool | None = None,
+            replicates: Mapping[str, Sequence[str]] | None = None, workers: int = WORKERS,
+            rng: Seed = None) -> Comparison | ReplicateComparison:
     r"""Compare systems pairwise on one or more measures, with correction and CIs.
 
     Parameters
@@ -739,10 +789,10 @@ def compare(scores, *, test=TEST, correction=CORRECTION, alpha=ALPHA, n_resample
         if not isinstance(method, str) or method not in ("bootstrap", "t", "mixed"):
             raise ParameterError("with `replicates`, `test` must be 'randomization' or "
                              f"'bootstrap' (two-stage bootstrap), 't' or 'mixed'; got {test!r}")
-        return replicate_tests(scores, replicates, method=method, alternative=alternative,
-                               correction=correction, alpha=alpha,
+        return replicate_tests(scores, replicates, method=method,  # type: ignore[arg-type]
+                               alternative=alternative, correction=correction, alpha=alpha,
                                confidence_level=confidence_level, n_resamples=n_resamples,
-                               measure=measure, missing=missing, batch=batch,
+                               measure=measure, missing=missing, batch=batch,  # type: ignore[arg-type]
                                workers=workers, rng=rng)
     (frames, test, correction, alpha, n_resamples, cl, alternative, gen, seed, family,
      cluster_labels, segment_labels) = _compare_iv(

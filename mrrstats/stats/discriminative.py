@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,9 @@ from ..defaults import ALPHA, ALTERNATIVE, MISSING, N_RESAMPLES, TEST, WORKERS
 from ..deprecation import renamed_parameters
 from .pairwise import pairwise_tests
 from .pairwise_result import PairwiseResult
+
+if TYPE_CHECKING:
+    from .._typing import Alternative, Correction, Missing, Scores, Seed
 
 __all__ = ["DiscriminativePowerResult", "discriminative_power"]
 
@@ -54,7 +58,7 @@ class DiscriminativePowerResult:
     seed: int | None = None
     measure: str | None = None
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: the measure, test, correction, alpha, counts, power, the smallest
         significant difference, resamples and seed (rows of several measures concatenate
         into a table)."""
@@ -67,9 +71,11 @@ class DiscriminativePowerResult:
 
 
 @renamed_parameters(zero_tolerance="atol")
-def discriminative_power(scores, *, test=TEST, alpha=ALPHA, correction=None,
-                         alternative=ALTERNATIVE, n_resamples=N_RESAMPLES, atol=0.0,
-                         batch=None, missing=MISSING, workers=WORKERS, rng=None):
+def discriminative_power(scores: Scores, *, test: str = TEST, alpha: float = ALPHA,
+                         correction: Correction | None = None,
+                         alternative: Alternative = ALTERNATIVE, n_resamples: int = N_RESAMPLES,
+                         atol: float = 0.0, batch: int | None = None, missing: Missing = MISSING,
+                         workers: int = WORKERS, rng: Seed = None) -> DiscriminativePowerResult:
     r"""Sakai's discriminative power of a measure: the share of significant pairs.
 
     Parameters

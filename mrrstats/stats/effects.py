@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -21,10 +22,15 @@ from ..validation import float_iv, tolerance_iv
 from .pairs import pair_iv
 from .rows import effect_rows
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Missing, Scores
+
 __all__ = ["EffectSizes", "effect_sizes", "residual_variance"]
 
 
-def residual_variance(scores):
+def residual_variance(scores: Scores) -> float:
     r"""Residual variance of the two-way ANOVA without replication (topics x systems).
 
     Parameters
@@ -104,13 +110,15 @@ class EffectSizes:
     zero_tolerance = renamed_attribute("atol")
     n = renamed_attribute("n_queries")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: the attributes, in their order."""
         return pd.DataFrame([dataclasses.asdict(self)])
 
 
 @renamed_parameters(zero_tolerance="atol")
-def effect_sizes(a, b, *, atol=0.0, residual_variance=None, missing="raise"):
+def effect_sizes(a: ArrayLike, b: ArrayLike, *, atol: float = 0.0,
+                 residual_variance: float | None = None,
+                 missing: Missing = "raise") -> EffectSizes:
     r"""Effect sizes of the difference ``a - b``.
 
     Parameters

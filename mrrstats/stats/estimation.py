@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -43,10 +43,17 @@ from ..validation import (
     tolerance_iv,
     workers_iv,
 )
-from .bootstrap import bootstrap_ci
+from .bootstrap import BootstrapCIResult, bootstrap_ci
 from .intervals import ConfidenceInterval, level_iv
 from .randomization import randomization_test
 from .rows import ttest_rows
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Missing, Seed
 
 __all__ = [
     "HodgesLehmannResult",
@@ -130,12 +137,12 @@ class HodgesLehmannResult:
     alternative: str
     n_queries: int = 0
     continuity: bool = True
-    _differences: np.ndarray = field(default=None, repr=False, compare=False)
-    _requested: float = field(default=None, repr=False, compare=False)
+    _differences: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _requested: float | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_nonzero")
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The interval as a :class:`~mrrstats.stats.intervals.ConfidenceInterval`.
 
         ``confidence_level`` (default: the level asked of :func:`hodges_lehmann`)
@@ -150,7 +157,7 @@ class HodgesLehmannResult:
                                      self.continuity)
         return ConfidenceInterval(hl.low, hl.high, hl.level, f"hodges-lehmann ({hl.method})")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``estimate``, ``ci_low``, ``ci_high``, ``confidence_level``, the rest."""
         return pd.DataFrame([{"estimate": self.estimate, "ci_low": self.low,
                               "ci_high": self.high, "confidence_level": self.confidence_level,
@@ -311,8 +318,10 @@ def _exact_to_method(method):
 
 
 @renamed_parameters(correct="continuity", exact="method")
-def hodges_lehmann(a, b, *, confidence_level=0.95, alternative="two-sided", method="auto",
-                   continuity=True, missing="raise"):
+def hodges_lehmann(a: ArrayLike, b: ArrayLike, *, confidence_level: float = 0.95,
+                   alternative: Alternative = "two-sided",
+                   method: Literal["auto", "exact", "asymptotic"] = "auto",
+                   continuity: bool = True, missing: Missing = "raise") -> HodgesLehmannResult:
     r"""Hodges-Lehmann estimate of the paired shift ``a - b`` with its interval.
 
     The estimate is the median of the Walsh averages :math:`(d_i + d_j)/2`,
@@ -472,23 +481,23 @@ class EquivalenceResult:
     n_resamples: int = 0
     seed: int | None = None
     _se: float = field(default=math.nan, repr=False)
-    _tests: tuple = field(default=None, repr=False, compare=False)
+    _tests: tuple | None = field(default=None, repr=False, compare=False)
 
     low = _MarginEnd(0)
     high = _MarginEnd(1)
     n = renamed_attribute("n_queries")
 
     @property
-    def statistic(self):
+    def statistic(self) -> float:
         """The statistic of the deciding one-sided test (the larger p-value)."""
         return (self.statistic_lower if self.pvalue_lower >= self.pvalue_upper
                 else self.statistic_upper)
 
-    def equivalent(self, alpha=0.05):
+    def equivalent(self, alpha: float = 0.05) -> bool:
         """Whether equivalence is shown at level ``alpha``."""
         return bool(self.pvalue <= confidence_level_iv(alpha, "alpha"))
 
-    def confidence_interval(self, confidence_level=0.90):
+    def confidence_interval(self, confidence_level: float = 0.90) -> ConfidenceInterval:
         r"""The :math:`1 - 2\alpha` interval of the mean difference (TOST's interval).
 
         Equivalence at :math:`\alpha = (1 - \text{level})/2` is shown exactly
@@ -521,7 +530,7 @@ class EquivalenceResult:
         high = upper.confidence_interval(one_sided).high + self.margin[1]
         return ConfidenceInterval(low, high, cl, "sign-flip inversion")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``test``, ``statistic``, ``pvalue`` and the one-sided parts, ``difference``,
         ``margin_low``, ``margin_high``, the 0.90 interval, ``equivalent`` (at 0.05)."""
         ci = self.confidence_interval()
@@ -549,8 +558,10 @@ def _margin_iv(margin):
     return float(m[0]), float(m[1])
 
 
-def equivalence_test(a, b, *, margin, test="t", n_resamples=10000, missing="raise",
-                     workers=-1, rng=None):
+def equivalence_test(a: ArrayLike, b: ArrayLike, *, margin: float | tuple[float, float],
+                     test: Literal["t", "randomization"] = "t", n_resamples: int = 10000,
+                     missing: Missing = "raise", workers: int = -1,
+                     rng: Seed = None) -> EquivalenceResult:
     r"""Equivalence of two systems within a stated margin: two one-sided tests (TOST).
 
     Tests :math:`H_0: \mu \le \text{low}` or :math:`\mu \ge \text{high}`
@@ -673,11 +684,13 @@ class EffectSizeIntervals:
     confidence_level: float = 0.95
     n_resamples: int = 0
     atol: float = 0.0
-    _bootstrap: object = field(default=None, repr=False, compare=False)
+    _bootstrap: BootstrapCIResult | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_queries")
 
-    def confidence_interval(self, confidence_level=None, *, effect="d_z"):
+    def confidence_interval(self, confidence_level: float | None = None, *,
+                            effect: Literal["d_z", "prob_superiority"] = "d_z"
+                            ) -> ConfidenceInterval:
         """The interval of ``effect`` (``"d_z"`` or ``"prob_superiority"``)."""
         if not isinstance(effect, str) or effect not in ("d_z", "prob_superiority"):
             raise ParameterError(f"`effect` must be 'd_z' or 'prob_superiority', got {effect!r}")
@@ -688,10 +701,10 @@ class EffectSizeIntervals:
             n = self.n_queries
             low, high = _nct_dz_interval(self.d_z * math.sqrt(n), n, cl)
             return ConfidenceInterval(low, high, cl, "noncentral t")
-        ci = self._bootstrap.confidence_interval(cl)
+        ci = self._bootstrap.confidence_interval(cl)  # type: ignore[union-attr]  # set by effect_size_intervals
         return ConfidenceInterval(ci.low, ci.high, cl, "bootstrap bca")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         rows = [(name, getattr(self, name), *getattr(self, f"{name}_interval"),
                  self.confidence_level, getattr(self, f"{name}_interval").method)
                 for name in ("d_z", "prob_superiority")]
@@ -726,8 +739,9 @@ def _nct_dz_interval(t_obs, n, cl):
 
 
 @renamed_parameters(zero_tolerance="atol")
-def effect_size_intervals(a, b, *, confidence_level=0.95, atol=0.0, n_resamples=10000,
-                          missing="raise", workers=-1, rng=None):
+def effect_size_intervals(a: ArrayLike, b: ArrayLike, *, confidence_level: float = 0.95,
+                          atol: float = 0.0, n_resamples: int = 10000, missing: Missing = "raise",
+                          workers: int = -1, rng: Seed = None) -> EffectSizeIntervals:
     r"""Confidence intervals for the paired effect sizes :math:`d_z` and the
     probability of superiority.
 

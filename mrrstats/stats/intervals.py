@@ -46,6 +46,8 @@ class ConfidenceInterval:
         How the interval was computed (``"t"``, ``"bca"``, ...).
     """
 
+    # typed for the one interval of a test; arrays (one bound per item) for the results
+    # with several (PairwiseResult, MixedModelResult)
     low: float
     high: float
     confidence_level: float = 0.95
@@ -54,7 +56,7 @@ class ConfidenceInterval:
     def __iter__(self):
         return iter((self.low, self.high))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row (or one per item): ``ci_low``, ``ci_high``, ``confidence_level``,
         ``method``."""
         low, high = np.atleast_1d(self.low), np.atleast_1d(self.high)

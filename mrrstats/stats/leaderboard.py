@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,12 @@ from ..validation import (
 from .designs import design_iv as _design_iv
 from .designs import design_sums as _design_sums
 from .resampling import bootstrap_sums
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Missing, Scores, Seed
+    from .pairwise_result import PairwiseResult
 
 __all__ = ["RankIntervals", "rank_intervals", "compact_letter_display"]
 
@@ -97,7 +104,10 @@ def _decision_matrix(decisions, systems):
     return m, names
 
 
-def compact_letter_display(decisions, *, systems=None, means=None, higher_is_better=True):
+def compact_letter_display(decisions: PairwiseResult | ArrayLike | pd.DataFrame, *,
+                           systems: Sequence[str] | None = None,
+                           means: Sequence[float] | None = None,
+                           higher_is_better: bool = True) -> pd.Series:
     r"""Compact letter display: systems sharing a letter are not significantly different.
 
     Parameters
@@ -149,7 +159,7 @@ def compact_letter_display(decisions, *, systems=None, means=None, higher_is_bet
     k = len(names)
     if means is None and hasattr(decisions, "mean_a"):
         mm = {}
-        for a, b, ma, mb in zip(decisions.a, decisions.b, decisions.mean_a, decisions.mean_b,
+        for a, b, ma, mb in zip(decisions.a, decisions.b, decisions.mean_a, decisions.mean_b,  # type: ignore[union-attr]
                                 strict=True):
             mm[a], mm[b] = float(ma), float(mb)
         means = [mm.get(s, 0.0) for s in names]
@@ -224,7 +234,7 @@ class RankIntervals:
     seed: int | None
     measure: str
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per system, best first: mean, rank, rank_low, rank_high, letters."""
         f = pd.DataFrame({"mean": self.mean, "rank": self.rank, "rank_low": self.low,
                           "rank_high": self.high, "letters": list(self.letters)},
@@ -240,9 +250,12 @@ def _intervals_from_decisions(sig, better):
     return 1 + n_better, k - n_worse
 
 
-def rank_intervals(scores, *, measure=None, confidence_level=CONFIDENCE_LEVEL,
-                   n_resamples=N_RESAMPLES, decisions=None, higher_is_better=None,
-                   clusters=None, batch=None, missing=MISSING, workers=WORKERS, rng=None):
+def rank_intervals(scores: Scores, *, measure: str | None = None,
+                   confidence_level: float = CONFIDENCE_LEVEL, n_resamples: int = N_RESAMPLES,
+                   decisions: PairwiseResult | ArrayLike | None = None,
+                   higher_is_better: bool | None = None, clusters: ArrayLike | None = None,
+                   batch: int | None = None, missing: Missing = MISSING, workers: int = WORKERS,
+                   rng: Seed = None) -> RankIntervals:
     r"""Simultaneous confidence intervals for the rank of every system.
 
     Parameters

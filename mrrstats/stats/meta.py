@@ -22,6 +22,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,12 @@ from .intervals import ConfidenceInterval
 from .paired import paired_ttest, sign_test, wilcoxon_test
 from .randomization import randomization_test
 from .registry import test_spec
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from .._typing import Alternative, Seed
+    from .bayes import BayesianComparison
 
 __all__ = ["AcrossCollectionsResult", "across_collections", "partial_conjunction_pvalues",
            "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS"]
@@ -93,11 +100,12 @@ class AcrossCollectionsResult:
     seed: int | None = None
     _inputs: tuple = field(repr=False, default=())
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The per-collection table (a copy): effects, intervals, p-values, Holm's choice."""
         return self.collections.copy()
 
-    def confidence_interval(self, confidence_level=None, *, method="DL"):
+    def confidence_interval(self, confidence_level: float | None = None, *,
+                            method: Literal["DL", "PM"] = "DL") -> ConfidenceInterval:
         """Interval of the pooled random-effects effect (normal), at ``confidence_level``."""
         from scipy import stats
 
@@ -111,7 +119,8 @@ class AcrossCollectionsResult:
                                   row["estimate"] + z * row["standard_error"], cl,
                                   f"random-effects-{method}")
 
-    def hierarchical(self, *, rope=None, confidence_level=None):
+    def hierarchical(self, *, rope: float | None = None,
+                     confidence_level: float | None = None) -> BayesianComparison:
         """The Bayesian normal hierarchical model over these collections' effects.
 
         :func:`mrrstats.bayesian_hierarchical` of ``collections["effect"]`` with
@@ -123,7 +132,7 @@ class AcrossCollectionsResult:
                                      np.sqrt(self.collections["variance"].to_numpy(
                                          dtype=float)), rope=rope, confidence_level=cl)
 
-    def summary(self):
+    def summary(self) -> str:
         """One sentence: on how many collections, and the pooled effect."""
         N = len(self.collections)
         kb, kf = self.k_hat["bonferroni"], self.k_hat["fisher"]
@@ -380,8 +389,12 @@ def _from_scores(name, table, test, alternative, gen):
             "pvalue": float(res.pvalue), "test": test}
 
 
-def across_collections(data, *, test="t", alternative="greater", alpha=0.05, effect="d_z",
-                       confidence_level=0.95, measure=None, rng=None):
+def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
+                       test: Literal["t", "randomization", "bootstrap", "wilcoxon", "sign"] = "t",
+                       alternative: Alternative = "greater", alpha: float = 0.05,
+                       effect: Literal["d_z", "difference"] = "d_z",
+                       confidence_level: float = 0.95, measure: str | None = None,
+                       rng: Seed = None) -> AcrossCollectionsResult:
     r"""On how many collections is A better than B, and by how much overall?
 
     Parameters

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,11 @@ from ..validation import confidence_level_iv
 from .effects import residual_variance
 from .intervals import ConfidenceInterval, level_iv
 from .multiple import anova_tukey_hsd
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from .._typing import Scores
 
 __all__ = ["MixedModelResult", "mixed_model", "mixed_vs_anova"]
 
@@ -69,13 +75,13 @@ class MixedModelResult:
     n_observations: int
     converged: bool
     measure: str
-    _cov: np.ndarray = field(repr=False, default=None)
+    _cov: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The system effects table (a copy)."""
         return self.effects.copy()
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Wald intervals :math:`\\hat\\mu_s \\pm z\\, \\widehat{se}_s` of the system effects.
 
         Returns
@@ -89,7 +95,7 @@ class MixedModelResult:
         se = self.effects["standard_error"].to_numpy()
         return ConfidenceInterval(est - z * se, est + z * se, cl, "wald")
 
-    def differences(self, confidence_level=None):
+    def differences(self, confidence_level: float | None = None) -> pd.DataFrame:
         """All pairwise differences :math:`\\hat\\mu_i - \\hat\\mu_j` with Wald intervals.
 
         Returns
@@ -114,7 +120,8 @@ class MixedModelResult:
                                            "ci_high", "pvalue"])
 
 
-def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
+def mixed_model(scores: Scores, *, measure: str | None = None, confidence_level: float = 0.95,
+                missing: Literal["drop", "raise", "keep"] = "drop") -> MixedModelResult:
     r"""Linear mixed model with random query effects: system effects with intervals.
 
     Parameters
@@ -202,7 +209,8 @@ def mixed_model(scores, *, measure=None, confidence_level=0.95, missing="drop"):
                             table.measure, cov)
 
 
-def mixed_vs_anova(scores, *, measure=None, confidence_level=0.95, missing="raise"):
+def mixed_vs_anova(scores: Scores, *, measure: str | None = None, confidence_level: float = 0.95,
+                   missing: Literal["drop", "raise"] = "raise") -> pd.DataFrame:
     r"""Every pairwise difference by the mixed model and by the two-way ANOVA, side by side.
 
     Parameters
@@ -265,8 +273,8 @@ def mixed_vs_anova(scores, *, measure=None, confidence_level=0.95, missing="rais
     means = frame.mean()
     rows = []
     for r in diffs.itertuples(index=False):
-        h = hsd.loc[(r.a, r.b)]
-        d_anova = float(means[r.a] - means[r.b])
+        h = hsd.loc[(r.a, r.b)]  # type: ignore[index]
+        d_anova = float(means[r.a] - means[r.b])  # type: ignore[index]
         rows.append({"a": r.a, "b": r.b, "difference": r.difference,
                      "se_mixed": r.standard_error, "low_mixed": r.ci_low, "high_mixed": r.ci_high,
                      "pvalue_mixed": r.pvalue, "difference_anova": d_anova,

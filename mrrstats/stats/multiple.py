@@ -19,6 +19,8 @@ cores) and :mod:`~mrrstats.stats.discriminative` (:func:`discriminative_power`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..defaults import ALPHA, CONFIDENCE_LEVEL, MISSING, N_RESAMPLES, WORKERS
 from ..deprecation import renamed_parameters
 from .corrections import adjust_pvalues, ci_excludes_zero
@@ -27,6 +29,14 @@ from .familywise import studentized_range_sf
 from .pairwise import pairwise_tests, pairwise_tests_in_family
 from .pairwise_result import PairwiseResult
 from .registry import TEST_NAMES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Missing, Scores, Seed
 
 __all__ = [
     "PairwiseResult",
@@ -45,9 +55,11 @@ _REEXPORTED = (adjust_pvalues, ci_excludes_zero, pairwise_tests_in_family, stude
 
 
 @renamed_parameters(zero_tolerance="atol")
-def randomized_tukey_hsd(scores, *, alpha=ALPHA, n_resamples=N_RESAMPLES,
-                         confidence_level=CONFIDENCE_LEVEL, atol=0.0, clusters=None,
-                         batch=None, missing=MISSING, workers=WORKERS, rng=None):
+def randomized_tukey_hsd(scores: Scores, *, alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+                         confidence_level: float = CONFIDENCE_LEVEL, atol: float = 0.0,
+                         clusters: ArrayLike | None = None, batch: int | None = None,
+                         missing: Missing = MISSING, workers: int = WORKERS,
+                         rng: Seed = None) -> PairwiseResult:
     r"""Topic-blocked randomised Tukey HSD over all pairs of systems.
 
     Parameters
@@ -110,9 +122,14 @@ def randomized_tukey_hsd(scores, *, alpha=ALPHA, n_resamples=N_RESAMPLES,
 
 
 @renamed_parameters(zero_tolerance="atol")
-def westfall_young(scores, *, statistic="mean", alpha=ALPHA, n_resamples=N_RESAMPLES,
-                   confidence_level=CONFIDENCE_LEVEL, atol=0.0, ci=None, control=None,
-                   clusters=None, batch=None, missing=MISSING, workers=WORKERS, rng=None):
+def westfall_young(scores: Scores, *, statistic: Literal["mean", "t"] = "mean",
+                   alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+                   confidence_level: float = CONFIDENCE_LEVEL, atol: float = 0.0,
+                   ci: Literal["simultaneous", "consistent", "none"] | None = None,
+                   control: str | int | None = None,
+                   clusters: ArrayLike | Mapping[str, Any] | None = None, batch: int | None = None,
+                   missing: Missing = MISSING, workers: int = WORKERS,
+                   rng: Seed = None) -> PairwiseResult:
     r"""Step-down max-T (Westfall-Young) over all pairs, within-query permutations.
 
     Parameters
@@ -175,8 +192,9 @@ def westfall_young(scores, *, statistic="mean", alpha=ALPHA, n_resamples=N_RESAM
 
 
 @renamed_parameters(zero_tolerance="atol")
-def anova_tukey_hsd(scores, *, alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL, atol=0.0,
-                    missing=MISSING):
+def anova_tukey_hsd(scores: Scores, *, alpha: float = ALPHA,
+                    confidence_level: float = CONFIDENCE_LEVEL, atol: float = 0.0,
+                    missing: Missing = MISSING) -> PairwiseResult:
     r"""Parametric Tukey HSD for a blocked design (two-way ANOVA without replication).
 
     Parameters

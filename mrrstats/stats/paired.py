@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,13 @@ from .estimation import WILCOXON_METHOD_RENAMES, hodges_lehmann_interval
 from .intervals import ConfidenceInterval, t_interval
 from .pairs import pair_iv
 from .rows import ttest_rows, win_tie_loss
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Missing
 
 __all__ = ["TTestResult", "WilcoxonResult", "SignTestResult", "paired_ttest",
            "wilcoxon_test", "sign_test"]
@@ -75,14 +83,14 @@ class TTestResult:
     std_error = renamed_attribute("standard_error")
     n = renamed_attribute("n_queries")
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Student-t interval for the mean difference (one-sided for one-sided tests)."""
         cl = confidence_level_iv(confidence_level)
         low, high = t_interval(self.difference, self.standard_error, self.df,
                                self.alternative, cl)
         return ConfidenceInterval(float(low), float(high), cl, "t")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``test``, the attributes, ``ci_low``, ``ci_high``, ``confidence_level``."""
         ci = self.confidence_interval()
         return pd.DataFrame([{"test": "t", "statistic": self.statistic, "pvalue": self.pvalue,
@@ -92,7 +100,8 @@ class TTestResult:
                               "n_queries": self.n_queries, "alternative": self.alternative}])
 
 
-def paired_ttest(a, b, *, alternative="two-sided", missing="raise"):
+def paired_ttest(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided",
+                 missing: Missing = "raise") -> TTestResult:
     r"""Paired Student t-test on the per-query differences ``a - b``.
 
     Parameters
@@ -205,13 +214,13 @@ class WilcoxonResult:
     zero_method: str
     continuity: bool
     alternative: str
-    _differences: np.ndarray = field(default=None, repr=False, compare=False)
+    _differences: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     zstatistic = renamed_attribute("zscore")
     correction = renamed_attribute("continuity")
     n = _RankedCount("n_nonzero")
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         r"""The Hodges-Lehmann interval for the shift :math:`\mu` of ``a - b``.
 
         The shifts that the signed-rank test of :math:`d - \mu` (zeros
@@ -230,7 +239,7 @@ class WilcoxonResult:
         hl = hodges_lehmann_interval(d, cl, self.alternative, method, self.continuity)
         return ConfidenceInterval(hl.low, hl.high, hl.level, f"hodges-lehmann ({hl.method})")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``test``, the attributes, ``ci_low``, ``ci_high``, ``confidence_level``."""
         ci = self.confidence_interval()
         return pd.DataFrame([{"test": "wilcoxon", "statistic": self.statistic,
@@ -244,8 +253,10 @@ class WilcoxonResult:
 
 
 @renamed_parameters(correction="continuity")
-def wilcoxon_test(a, b, *, alternative="two-sided", method="auto", zero_method="wilcox",
-                  continuity=None, missing="raise"):
+def wilcoxon_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided",
+                  method: Literal["auto", "exact", "asymptotic", "R"] = "auto",
+                  zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox",
+                  continuity: bool | None = None, missing: Missing = "raise") -> WilcoxonResult:
     r"""Wilcoxon signed-rank test on the per-query differences ``a - b``.
 
     Parameters
@@ -447,7 +458,7 @@ class SignTestResult:
     n = renamed_attribute("n_nonzero")
     zero_tolerance = renamed_attribute("atol")
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Clopper-Pearson interval for the share of wins among untied queries.
 
         ``(nan, nan)`` when every query is a tie.
@@ -459,7 +470,7 @@ class SignTestResult:
                              ).proportion_ci(confidence_level=cl, method="exact")
         return ConfidenceInterval(float(ci.low), float(ci.high), cl, "clopper-pearson")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``test``, the attributes, ``ci_low``, ``ci_high`` (the share of wins)."""
         ci = self.confidence_interval()
         return pd.DataFrame([{"test": "sign", "statistic": self.statistic,
@@ -471,7 +482,8 @@ class SignTestResult:
 
 
 @renamed_parameters(zero_tolerance="atol")
-def sign_test(a, b, *, alternative="two-sided", atol=0.0, missing="raise"):
+def sign_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided",
+              atol: float = 0.0, missing: Missing = "raise") -> SignTestResult:
     r"""Exact sign test on the per-query differences ``a - b``.
 
     Parameters

@@ -22,6 +22,7 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -84,6 +85,14 @@ from .registry import (
 from .resampling import array_namespace_of, bootstrap_sums, device_of, to_host
 from .rows import bootstrap_test_rows, sign_pvalues, signflip_pvalues, ttest_rows, win_tie_loss
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Correction, Missing, Scores, Seed
+
 __all__ = ["PairwiseResult", "pairwise_tests", "pairwise_tests_in_family",
            "pairwise_tests_over_measures", "CI_CHOICES", "FAMILY_CORES"]
 
@@ -119,11 +128,17 @@ class _Setup:
 
 
 @renamed_parameters(zero_tolerance="atol", baseline="control")
-def pairwise_tests(scores, *, test=DEFAULT_TEST, correction=CORRECTION, alpha=ALPHA,
-                   alternative=ALTERNATIVE, n_resamples=N_RESAMPLES,
-                   confidence_level=CONFIDENCE_LEVEL, ci=None, atol=0.0, control=None,
-                   clusters=None, batch=None, missing=MISSING, test_options=None,
-                   workers=WORKERS, rng=None):
+def pairwise_tests(scores: Scores, *, test: str = DEFAULT_TEST,
+                   correction: Correction | None = CORRECTION,
+                   alpha: float = ALPHA, alternative: Alternative = ALTERNATIVE,
+                   n_resamples: int = N_RESAMPLES, confidence_level: float = CONFIDENCE_LEVEL,
+                   ci: Literal["consistent", "simultaneous", "t", "bca", "percentile", "basic",
+                               "none"] | None = None,
+                   atol: float = 0.0, control: str | int | None = None,
+                   clusters: ArrayLike | Mapping[str, Any] | None = None,
+                   batch: int | None = None,
+                   missing: Missing = MISSING, test_options: Mapping[str, Any] | None = None,
+                   workers: int = WORKERS, rng: Seed = None) -> PairwiseResult:
     r"""Test every pair of systems (or every system against a control) and adjust.
 
     Parameters

@@ -115,9 +115,9 @@ class PairwiseResult:
         Number of query clusters resampled or flipped as units (``clusters=``).
     """
 
-    systems: tuple
-    a: tuple
-    b: tuple
+    systems: tuple[str, ...]
+    a: tuple[str, ...]
+    b: tuple[str, ...]
     mean_a: np.ndarray
     mean_b: np.ndarray
     difference: np.ndarray
@@ -145,8 +145,8 @@ class PairwiseResult:
     exact: bool
     seed: int | None
     n_queries: int
-    queries: tuple = field(repr=False)
-    dropped_queries: tuple = field(repr=False, default=())
+    queries: tuple[str, ...] = field(repr=False)
+    dropped_queries: tuple[str, ...] = field(repr=False, default=())
     measure: str | None = None
     marginal_low: np.ndarray | None = field(repr=False, default=None)
     marginal_high: np.ndarray | None = field(repr=False, default=None)
@@ -163,7 +163,7 @@ class PairwiseResult:
     def __len__(self):
         return len(self.a)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per pair: systems, means, difference, CI, statistic, p-values, effects.
 
         The column ``diff`` (a copy of ``difference``, its name before 0.2) is kept
@@ -192,7 +192,7 @@ class PairwiseResult:
         frame["diff"] = self.difference  # deprecated column name (removed in 0.3)
         return frame
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The interval of every pair, at ``confidence_level`` (default: the result's own).
 
         Recomputed at another level where the interval is ``difference +/- c *
@@ -210,11 +210,11 @@ class PairwiseResult:
             ``low, high`` (arrays, one entry per pair), unpacking as ``low, high``.
         """
         if confidence_level is None:
-            return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level,
+            return ConfidenceInterval(self.ci_low, self.ci_high, self.confidence_level,  # type: ignore[arg-type]
                                       self.ci_method)
         cl = confidence_level_iv(confidence_level)
         if cl == self.confidence_level:
-            return ConfidenceInterval(self.ci_low, self.ci_high, cl, self.ci_method)
+            return ConfidenceInterval(self.ci_low, self.ci_high, cl, self.ci_method)  # type: ignore[arg-type]
         method = self.ci_method
         if method not in _RESCALABLE or (self.standard_error is None
                                          and method != "tukey-simultaneous"):
@@ -239,7 +239,7 @@ class PairwiseResult:
             hi = np.full(len(self), np.inf)
         elif self.alternative == "less":
             lo = np.full(len(self), -np.inf)
-        return ConfidenceInterval(lo, hi, cl, method)
+        return ConfidenceInterval(lo, hi, cl, method)  # type: ignore[arg-type]
 
 
 def reject_beyond(reject, low, high):

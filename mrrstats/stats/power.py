@@ -18,6 +18,7 @@ import dataclasses
 import math
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,13 @@ from .intervals import ConfidenceInterval
 from .pairs import vector_iv
 from .resampling import signflip_pvalues_per_row
 from .rows import ttest_rows
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Scores, Seed
 
 __all__ = ["PowerResult", "SimulatedPowerResult", "TopicSetSizeResult", "ttest_power",
            "randomization_power", "topic_set_size"]
@@ -93,7 +101,7 @@ class PowerResult:
 
     sd = renamed_attribute("std")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: the attributes, in their order."""
         return pd.DataFrame([dataclasses.asdict(self)])
 
@@ -101,8 +109,9 @@ class PowerResult:
 @renamed_parameters(sd="std")
 
 
-def ttest_power(*, difference=None, std=None, n_queries=None, power=None, alpha=0.05,
-                alternative="two-sided"):
+def ttest_power(*, difference: float | None = None, std: float | None = None,
+                n_queries: int | None = None, power: float | None = None, alpha: float = 0.05,
+                alternative: Alternative = "two-sided") -> PowerResult:
     r"""Power of the paired t-test, or solve for the missing design quantity.
 
     Exactly one of ``difference``, ``std``, ``n_queries`` and ``power`` must be
@@ -281,7 +290,7 @@ class SimulatedPowerResult:
     exact: bool
     seed: int | None
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Clopper-Pearson interval of the power from the ``n_simulations`` experiments."""
         cl = confidence_level_iv(confidence_level)
         k = int(round(self.power * self.n_simulations))
@@ -289,7 +298,7 @@ class SimulatedPowerResult:
                                                                    method="exact")
         return ConfidenceInterval(float(ci.low), float(ci.high), cl, "clopper-pearson")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: the attributes, ``ci_low``, ``ci_high``, ``confidence_level``."""
         ci = self.confidence_interval()
         row = dataclasses.asdict(self)
@@ -297,9 +306,12 @@ class SimulatedPowerResult:
         return pd.DataFrame([row])
 
 
-def randomization_power(differences, *, n_queries=None, difference=None, alpha=0.05,
-                        alternative="two-sided", test="randomization", n_simulations=1000,
-                        n_resamples=1000, batch=None, rng=None):
+def randomization_power(differences: ArrayLike, *, n_queries: int | None = None,
+                        difference: float | None = None, alpha: float = 0.05,
+                        alternative: Alternative = "two-sided",
+                        test: Literal["randomization", "t"] = "randomization",
+                        n_simulations: int = 1000, n_resamples: int = 1000,
+                        batch: int | None = None, rng: Seed = None) -> SimulatedPowerResult:
     r"""Simulated power of the paired randomization test (seeded).
 
     Parameters
@@ -436,12 +448,14 @@ class TopicSetSizeResult:
 
     sd = renamed_attribute("std")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: the attributes, in their order."""
         return pd.DataFrame([dataclasses.asdict(self)])
 
 
-def topic_set_size(pilot, *, difference, power=0.8, alpha=0.05, alternative="two-sided"):
+def topic_set_size(pilot: Scores | float, *, difference: float, power: float = 0.8,
+                   alpha: float = 0.05,
+                   alternative: Alternative = "two-sided") -> TopicSetSizeResult:
     r"""Number of queries for a paired t-test to detect ``difference`` (Sakai's design).
 
     Parameters

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,11 @@ from ..validation import (
 )
 from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from .._typing import MeasuresInput, QrelsInput, RunsInput, Seed
 
 __all__ = ["PPIResult", "ppi_evaluate", "ppi_scores", "POPULATIONS", "PPI_METHODS",
            "PPI_VARIANCES"]
@@ -144,15 +150,16 @@ class PPIResult:
         keep = ["estimate", "ci_low", "ci_high"]
         wide = self.systems.pivot_table(index=["system", "measure"], columns="method",
                                         values=keep, sort=False)
-        wide.columns = [f"{v}_{m}" for v, m in wide.columns]
+        wide.columns = [f"{v}_{m}" for v, m in wide.columns]  # type: ignore[str-unpack]
         order = [f"{v}_{m}" for m in PPI_METHODS for v in keep]
         wide = wide[order].reset_index()
         wide["width_ratio"] = ((wide["ci_high_ppi"] - wide["ci_low_ppi"])
                                / (wide["ci_high_human"] - wide["ci_low_human"]))
         return wide
 
-    def confidence_interval(self, confidence_level=CONFIDENCE_LEVEL, *, a, b=None,
-                            measure=None, method="ppi") -> ConfidenceInterval:
+    def confidence_interval(self, confidence_level: float = CONFIDENCE_LEVEL, *, a: str,
+                            b: str | None = None, measure: str | None = None,
+                            method: str = "ppi") -> ConfidenceInterval:
         """The interval of system ``a`` (or of the difference ``a - b``) at any level.
 
         The interval is ``estimate -/+ q * standard_error`` with the t quantile
@@ -189,7 +196,7 @@ class PPIResult:
         se = float(r["standard_error"])
         return ConfidenceInterval(est - q * se, est + q * se, cl, f"{method} t")
 
-    def rank_intervals(self, measure=None, *, method="ppi") -> RankIntervals:
+    def rank_intervals(self, measure: str | None = None, *, method: str = "ppi") -> RankIntervals:
         """Simultaneous rank intervals of one measure and method, as a RankIntervals."""
         m = self._measure(measure)
         choice_iv(method, "method", PPI_METHODS)
@@ -610,10 +617,13 @@ def ppi_scores(human, judge, *, confidence_level=CONFIDENCE_LEVEL, population="f
                      cl, population, N, n, names, n_resamples, seed, crit, variance)
 
 
-def ppi_evaluate(runs, judge_qrels, human_qrels, measures=None, *,
-                 confidence_level=CONFIDENCE_LEVEL, population="finite",
-                 variance=PPI_VARIANCE, strata=None, n_resamples=N_RESAMPLES,
-                 rng=None) -> PPIResult:
+def ppi_evaluate(runs: RunsInput, judge_qrels: QrelsInput, human_qrels: QrelsInput,
+                 measures: MeasuresInput | None = None, *,
+                 confidence_level: float = CONFIDENCE_LEVEL,
+                 population: Literal["finite", "infinite"] = "finite",
+                 variance: Literal["moderated", "sample"] = PPI_VARIANCE,
+                 strata: Mapping[str, Any] | pd.Series | None = None,
+                 n_resamples: int = N_RESAMPLES, rng: Seed = None) -> PPIResult:
     r"""Estimate human-label means from judge labels and a human-labelled subset (PPI++).
 
     Parameters

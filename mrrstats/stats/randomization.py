@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,11 @@ from .intervals import ConfidenceInterval, signflip_interval
 from .pairs import device_pair, pair_iv, vector_iv
 from .resampling import mc_se, signflip_counts_blocked, signflip_null, use_exact
 from .rows import signflip_pvalues
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Missing, Seed
 
 __all__ = ["RandomizationTestResult", "randomization_test", "randomization_test_blocks"]
 
@@ -88,11 +94,11 @@ class RandomizationTestResult:
     n_queries: int
     alternative: str
     seed: int | None
-    _differences: np.ndarray = field(default=None, repr=False, compare=False)
-    _sums: np.ndarray = field(default=None, repr=False, compare=False)
-    _kept: np.ndarray = field(default=None, repr=False, compare=False)
+    _differences: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _sums: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _kept: np.ndarray | None = field(default=None, repr=False, compare=False)
     n_clusters: int | None = None  # after the private fields: positional calls keep working
-    _sizes: np.ndarray = field(default=None, repr=False, compare=False)
+    _sizes: np.ndarray | None = field(default=None, repr=False, compare=False)
     _dsum: float | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_queries")
@@ -122,7 +128,7 @@ class RandomizationTestResult:
         out.flags.writeable = False
         return out
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         r"""Interval for a shift :math:`\delta` by inverting the sign-flip test.
 
         The interval holds the :math:`\delta` for which the one-sided
@@ -153,12 +159,13 @@ class RandomizationTestResult:
         """
         cl = confidence_level_iv(confidence_level)
         sums, kept = self._null()
-        dsum = self._dsum if self._dsum is not None else float(np.sum(self._differences))
+        dsum = (self._dsum if self._dsum is not None
+                else float(np.sum(self._differences)))  # type: ignore[arg-type]
         low, high = signflip_interval(dsum, sums, kept, self.exact, self.alternative, cl,
                                       self.n_queries)
         return ConfidenceInterval(low, high, cl, "sign-flip inversion")
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``test``, ``statistic``, ``pvalue``, ``pvalue_se``, the 95% interval,
         ``exact``, the sizes, ``alternative`` and ``seed``."""
         ci = self.confidence_interval()
@@ -171,8 +178,11 @@ class RandomizationTestResult:
                               "seed": self.seed}])
 
 
-def randomization_test(a, b, *, alternative="two-sided", n_resamples=10000, exact=None,
-                       clusters=None, batch=None, missing="raise", workers=-1, rng=None):
+def randomization_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided",
+                       n_resamples: int = 10000, exact: bool | None = None,
+                       clusters: ArrayLike | None = None, batch: int | None = None,
+                       missing: Missing = "raise", workers: int = -1,
+                       rng: Seed = None) -> RandomizationTestResult:
     r"""Fisher's paired randomization test (sign flips) of the mean difference.
 
     Under the null hypothesis the two systems are exchangeable on every query,

@@ -160,7 +160,7 @@ def test_spec(test) -> TestSpec:
     return TESTS[name]
 
 
-test_spec.__test__ = False  # not a pytest function
+test_spec.__test__ = False  # type: ignore[attr-defined]  # not a pytest function
 
 
 def correction_spec(correction) -> CorrectionSpec:
@@ -185,7 +185,7 @@ def test_label(name) -> str:
     return TESTS[name].label
 
 
-test_label.__test__ = False
+test_label.__test__ = False  # type: ignore[attr-defined]
 
 
 def correction_label(name) -> str:

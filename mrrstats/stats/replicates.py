@@ -44,6 +44,7 @@ import numbers
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,12 @@ from .counter import as_key, bootstrap_counts, domain_key, subkey, threefry2x32
 from .intervals import ConfidenceInterval
 from .registry import correction_spec
 from .resampling import blas_single_thread, exact_count_products, exact_split
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from .._typing import Alternative, Correction, Missing, Scores, Seed
 
 __all__ = ["ReplicateComparison", "FewReplicatesWarning", "replicate_tests",
            "simulate_replicates", "REPLICATE_METHODS", "REPLICATE_DRAWS", "MIN_REPLICATES",
@@ -158,22 +165,22 @@ class ReplicateComparison:
     replicates: dict = field(repr=False)
     a: tuple = ()
     b: tuple = ()
-    mean_a: np.ndarray = field(repr=False, default=None)
-    mean_b: np.ndarray = field(repr=False, default=None)
-    difference: np.ndarray = None
-    standard_error: np.ndarray = None
-    df: np.ndarray = field(repr=False, default=None)
-    statistic: np.ndarray = None
-    pvalue: np.ndarray = None
-    pvalue_adjusted: np.ndarray = None
-    reject: np.ndarray = None
-    ci_low: np.ndarray = None
-    ci_high: np.ndarray = None
-    share_queries: np.ndarray = field(repr=False, default=None)
-    share_replicates: np.ndarray = field(repr=False, default=None)
-    n_replicates_a: np.ndarray = field(repr=False, default=None)
-    n_replicates_b: np.ndarray = field(repr=False, default=None)
-    components: pd.DataFrame = field(repr=False, default=None)
+    mean_a: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    mean_b: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    difference: np.ndarray = None  # type: ignore[assignment]
+    standard_error: np.ndarray = None  # type: ignore[assignment]
+    df: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    statistic: np.ndarray = None  # type: ignore[assignment]
+    pvalue: np.ndarray = None  # type: ignore[assignment]
+    pvalue_adjusted: np.ndarray = None  # type: ignore[assignment]
+    reject: np.ndarray = None  # type: ignore[assignment]
+    ci_low: np.ndarray = None  # type: ignore[assignment]
+    ci_high: np.ndarray = None  # type: ignore[assignment]
+    share_queries: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    share_replicates: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    n_replicates_a: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    n_replicates_b: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
+    components: pd.DataFrame = field(repr=False, default=None)  # type: ignore[assignment]
     method: str = "bootstrap"
     correction: str = "single-step"
     ci_method: str = "marginal"
@@ -185,13 +192,13 @@ class ReplicateComparison:
     n_queries: int = 0
     measure: str = "score"
     null_distribution: np.ndarray | None = field(repr=False, default=None)
-    run_means: dict = field(repr=False, default=None)
+    run_means: dict = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
     replicate_draws: str | None = None
 
     def __len__(self):
         return len(self.a)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per pair: ``a``, ``b``, means, ``difference``, interval, test, shares."""
         return pd.DataFrame({
             "measure": self.measure, "a": list(self.a), "b": list(self.b),
@@ -206,7 +213,7 @@ class ReplicateComparison:
             "ci_method": self.ci_method,
         })
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Intervals of every pair's difference at ``confidence_level`` (as ``ci_method``).
 
         Returns a :class:`~mrrstats.ConfidenceInterval` whose ``low`` and ``high``
@@ -487,10 +494,15 @@ def _mixed_pair(sa, sb, n):
 # --------------------------------------------------------------------------
 # the public function
 # --------------------------------------------------------------------------
-def replicate_tests(scores, replicates, *, method="bootstrap", alternative="two-sided",
-                    correction="single-step", alpha=0.05, confidence_level=0.95,
-                    n_resamples=10000, replicate_draws=REPLICATE_DRAW, measure=None,
-                    missing="raise", batch=None, workers=-1, rng=None):
+def replicate_tests(scores: Scores, replicates: Mapping[str, Sequence[str]], *,
+                    method: Literal["bootstrap", "t", "mixed"] = "bootstrap",
+                    alternative: Alternative = "two-sided",
+                    correction: Correction | None = "single-step", alpha: float = 0.05,
+                    confidence_level: float = 0.95, n_resamples: int = 10000,
+                    replicate_draws: Literal["parametric", "resample"] = REPLICATE_DRAW,
+                    measure: str | None = None, missing: Missing = "raise",
+                    batch: int | None = None, workers: int = -1,
+                    rng: Seed = None) -> ReplicateComparison:
     r"""Compare systems that have several runs each (seeds, folds), counting both sources.
 
     Parameters
@@ -828,8 +840,9 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
             seed)
 
 
-def simulate_replicates(scores, *, n_replicates=5, seed_std=0.2, query_std=0.5, measure=None,
-                        rng=None):
+def simulate_replicates(scores: Scores, *, n_replicates: int = 5, seed_std: float = 0.2,
+                        query_std: float = 0.5, measure: str | None = None,
+                        rng: Seed = None) -> pd.DataFrame:
     r"""Replicate runs (seeds) of each system, simulated around its per-query scores.
 
     For examples, teaching and planning: how would the comparison look if each

@@ -55,6 +55,7 @@ from __future__ import annotations
 import contextlib
 import math
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -116,7 +117,7 @@ _U64 = float(np.finfo(np.float64).eps) / 2.0
 # --------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------
-_CONTROLLER = []  # lazily created threadpoolctl.ThreadpoolController (scanning is slow)
+_CONTROLLER: list[Any] = []  # lazily created threadpoolctl.ThreadpoolController (scanning is slow)
 
 
 def blas_single_thread():

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,12 @@ from .designs import query_labels
 from .intervals import t_interval as _t_interval
 from .pairwise import pairwise_tests
 from .registry import correction_label, correction_spec, test_label
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from .._typing import MeasuresInput, Missing
 
 __all__ = ["SegmentComparison", "by_segment", "query_labels", "segment_pairs"]
 
@@ -71,7 +78,7 @@ class SegmentComparison:
     alpha: float
     confidence_level: float
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Tidy table: one row per measure, segment and pair.
 
         Columns: ``measure, segment, n_queries, a, b, mean_a, a_low, a_high,
@@ -85,7 +92,7 @@ class SegmentComparison:
         """
         return self.frame.copy()
 
-    def caption(self):
+    def caption(self) -> str:
         """One sentence naming the test, the correction across segments and alpha."""
         fam = self.frame["family_size"].max() if len(self.frame) else 0
         return (f"Per segment: mean per query with {self.confidence_level:.0%} t intervals; "
@@ -93,7 +100,7 @@ class SegmentComparison:
                 f"{correction_label(self.segment_correction)} correction across the "
                 f"{fam} segments of each pair and measure; alpha = {self.alpha:g}.")
 
-    def to_markdown(self, *, digits=4):
+    def to_markdown(self, *, digits: int = 4) -> str:
         """Markdown table (one row per segment and pair) with the caption below."""
         cols = ["measure", "segment", "n_queries", "a", "b", "mean_a", "mean_b", "difference",
                 "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "reject"]
@@ -104,7 +111,7 @@ class SegmentComparison:
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         return "\n".join(lines) + "\n\n" + self.caption() + "\n"
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready: settings, ``rows`` (the tidy table) and ``means``."""
         def clean(records):
             out = []
@@ -214,8 +221,10 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
     return SegmentComparison(frame, mf, tuple(segs), test, corr, alpha, confidence_level)
 
 
-def by_segment(evaluation, segment_by, *, measure=None, confidence_level=0.95,
-               missing="raise"):
+def by_segment(evaluation: Evaluation,
+               segment_by: Mapping[str, Any] | pd.Series | Callable[[str], Any], *,
+               measure: MeasuresInput | None = None, confidence_level: float = 0.95,
+               missing: Missing = "raise") -> pd.DataFrame:
     """Per-segment means with t intervals, per run, of an :class:`Evaluation`.
 
     Parameters

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -51,6 +52,14 @@ from .corrections import adjust_pvalues
 from .counter import as_key, subkey
 from .registry import correction_spec, test_label, test_spec
 from .rows import bootstrap_test_rows, sign_pvalues, signflip_pvalues, ttest_rows, win_tie_loss
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, Scores, Seed
 
 __all__ = ["CollectionModel", "CalibrationResult", "fit_collection", "simulate_collection",
            "calibrate_tests", "recommend_test", "CALIBRATION_TESTS", "NULLS", "support_of"]
@@ -376,8 +385,10 @@ def fit_collection(scores, *, measure=None, support=None, missing="raise"):
                            table.n_queries)
 
 
-def simulate_collection(scores, *, n_queries, means=None, measure=None, support=None,
-                        rng=None):
+def simulate_collection(scores: Scores, *, n_queries: int,
+                        means: float | ArrayLike | Mapping[str, float] | None = None,
+                        measure: str | None = None, support: ArrayLike | None = None,
+                        rng: Seed = None) -> pd.DataFrame:
     r"""A new simulated topic set like ``scores`` (Urbano & Nagler 2018, simIReff).
 
     Parameters
@@ -552,7 +563,7 @@ class CalibrationResult:
     n_resamples: int = 0
     seed: int | None = None
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The calibration table (a copy)."""
         return self.table.copy()
 
@@ -590,10 +601,14 @@ def _condition(model, targets, n_q, n_sim, tests, corrections, alternative, alph
     return {kc: v / n_sim for kc, v in hits.items()}
 
 
-def calibrate_tests(scores, *, n_queries=None, tests=None, corrections=None, alpha=0.05,
-                    differences=(0.02, 0.05), alternative="two-sided", null_hypothesis="means",
-                    n_simulations=1000, n_resamples=1000, max_systems=8, measure=None,
-                    workers=-1, rng=None):
+def calibrate_tests(scores: Scores, *, n_queries: int | None = None,
+                    tests: Sequence[str] | None = None, corrections: Sequence[str] | None = None,
+                    alpha: float = 0.05, differences: Sequence[float] = (0.02, 0.05),
+                    alternative: Alternative = "two-sided",
+                    null_hypothesis: Literal["means", "margins"] = "means",
+                    n_simulations: int = 1000, n_resamples: int = 1000, max_systems: int = 8,
+                    measure: str | None = None, workers: int = -1,
+                    rng: Seed = None) -> CalibrationResult:
     r"""Which paired test fits these data? Type I error and power on simulated collections.
 
     Parameters
@@ -689,7 +704,7 @@ def calibrate_tests(scores, *, n_queries=None, tests=None, corrections=None, alp
         model = model.sharing_margin(0)
     k = len(model.systems)
     m0 = float(np.mean(model.observed_means))
-    rows = {(t, c): {} for t in tests for c in corrections}
+    rows = {(t, c): {} for t in tests for c in corrections}  # type: ignore[var-annotated]
     null = _condition(model, np.full(k, m0), n_q, n_sim, tests, corrections, alternative,
                       alpha, B, np.random.default_rng(gen.integers(2**63)), workers, None)
     first = [p for p, (i, _) in enumerate((i, j) for i in range(k) for j in range(i + 1, k))

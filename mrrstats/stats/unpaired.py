@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,12 @@ from .intervals import (
     two_sample_acceleration,
 )
 from .resampling import bootstrap_sums, enumerated_splits, random_splits
+
+if TYPE_CHECKING:
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Alternative, BootstrapMethod, FloatArray, Seed
 
 __all__ = ["UnpairedResult", "unpaired_ttest", "unpaired_permutation_test",
            "unpaired_bootstrap_ci"]
@@ -121,21 +128,21 @@ class UnpairedResult:
     seed: int | None = None
     standard_error: float = math.nan
     alternative: str = "two-sided"
-    _null: np.ndarray = field(default=None, repr=False, compare=False)
-    _bootstrap: np.ndarray = field(default=None, repr=False, compare=False)
+    _null: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _bootstrap: np.ndarray | None = field(default=None, repr=False, compare=False)
     _acceleration: float = field(default=math.nan, repr=False, compare=False)
 
     @property
-    def null_distribution(self):
+    def null_distribution(self) -> FloatArray | None:
         """The permutation null distribution (None unless a permutation test)."""
         return self._null
 
     @property
-    def bootstrap_distribution(self):
+    def bootstrap_distribution(self) -> FloatArray | None:
         """The sorted bootstrap distribution (None unless a bootstrap interval)."""
         return self._bootstrap
 
-    def confidence_interval(self, confidence_level=None):
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The interval for ``mean(a) - mean(b)`` (default: at ``confidence_level``)."""
         default = 0.95 if math.isnan(self.confidence_level) else self.confidence_level
         cl = level_iv(confidence_level, default)
@@ -152,7 +159,7 @@ class UnpairedResult:
         return ConfidenceInterval(float(low[0] if np.ndim(low) else low),
                                   float(high[0] if np.ndim(high) else high), cl, self.method)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row: ``method``, ``difference``, ``statistic``, ``pvalue``, ``ci_low``,
         ``ci_high``, ``confidence_level``, ``standard_error``, ``df``, ``n_a``, ``n_b``,
         ``n_resamples``, ``seed``, ``alternative``."""
@@ -166,7 +173,8 @@ class UnpairedResult:
                               "alternative": self.alternative}])
 
 
-def unpaired_ttest(a, b, *, alternative="two-sided", confidence_level=0.95):
+def unpaired_ttest(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided",
+                   confidence_level: float = 0.95) -> UnpairedResult:
     r"""Welch's t-test for two systems evaluated on different query sets.
 
     Parameters
@@ -201,8 +209,10 @@ def unpaired_ttest(a, b, *, alternative="two-sided", confidence_level=0.95):
                           a.size, b.size, 0, None, se, alternative)
 
 
-def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=10000,
-                              exact=None, batch=None, workers=-1, rng=None):
+def unpaired_permutation_test(a: ArrayLike, b: ArrayLike, *,
+                              alternative: Alternative = "two-sided", n_resamples: int = 10000,
+                              exact: bool | None = None, batch: int | None = None,
+                              workers: int = -1, rng: Seed = None) -> UnpairedResult:
     r"""Permutation test of the difference of means for different query sets.
 
     Under the null hypothesis the two sets of per-query scores come from the
@@ -287,8 +297,10 @@ def unpaired_permutation_test(a, b, *, alternative="two-sided", n_resamples=1000
                           alternative=alternative, _null=_frozen(null))
 
 
-def unpaired_bootstrap_ci(a, b, *, confidence_level=0.95, method=BOOTSTRAP_METHOD,
-                          n_resamples=10000, batch=None, workers=-1, rng=None):
+def unpaired_bootstrap_ci(a: ArrayLike, b: ArrayLike, *, confidence_level: float = 0.95,
+                          method: BootstrapMethod = BOOTSTRAP_METHOD,
+                          n_resamples: int = 10000, batch: int | None = None, workers: int = -1,
+                          rng: Seed = None) -> UnpairedResult:
     r"""Bootstrap interval for ``mean(a) - mean(b)`` on different query sets.
 
     Each set of queries is resampled with replacement on its own (the

@@ -13,6 +13,7 @@ and the convention multiverse.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,13 @@ from ...metrics.measures import mean_label
 from ...model.scoretable import as_score_tables
 from .inputs import is_evaluation
 from .style import finish, new_axes, series_style, short_names
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from matplotlib.axes import Axes
+
+    from ..._typing import Scores
 
 __all__ = ["measure_scatter", "tau_heatmap", "one_option_at_a_time", "multiverse_plot"]
 
@@ -49,7 +57,8 @@ def _measure_scatter_iv(scores, x, y, decimals):
     return _pick_measures(scores, [x, y])
 
 
-def measure_scatter(scores, x="RR", y="AP", *, decimals=12, ax=None):
+def measure_scatter(scores: Scores, x: str = "RR", y: str = "AP", *, decimals: int | None = 12,
+                    ax: Axes | None = None) -> Axes:
     """System means under two measures, with Kendall's tau and tau_AP in the title.
 
     Parameters
@@ -108,7 +117,7 @@ def _tau_heatmap_iv(agreement, value):
     return agreement_matrix(table, value), table
 
 
-def tau_heatmap(agreement, *, value="tau", ax=None):
+def tau_heatmap(agreement: Scores, *, value: str = "tau", ax: Axes | None = None) -> Axes:
     """Annotated measure-by-measure matrix of rank agreement.
 
     Parameters
@@ -174,7 +183,7 @@ def tau_heatmap(agreement, *, value="tau", ax=None):
 _CONVENTION_OPTIONS = ("ties", "queries", "rel", "cutoff", "empty_target")
 
 
-def one_option_at_a_time(frame, reference):
+def one_option_at_a_time(frame: pd.DataFrame, reference: Mapping[str, Any]) -> pd.DataFrame:
     """Rows of a multiverse frame whose convention departs from ``reference`` in one option.
 
     ``frame`` has the convention columns ``ties, queries, rel, cutoff`` (and
@@ -211,7 +220,9 @@ def one_option_at_a_time(frame, reference):
     return out
 
 
-def multiverse_plot(systems, reference, *, measure=None, value="rank", ax=None):
+def multiverse_plot(systems: pd.DataFrame, reference: Mapping[str, Any], *,
+                    measure: str | None = None, value: Literal["rank", "mean"] = "rank",
+                    ax: Axes | None = None) -> Axes:
     """Each system's rank (or mean) under the reference convention and under each single change.
 
     Parameters

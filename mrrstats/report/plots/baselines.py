@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,12 @@ from ...metrics.measures import mean_label, parse_measures
 from ...validation import confidence_level_iv
 from .inputs import is_evaluation
 from .style import GREY, MAX_SERIES, finish, new_axes, plain_log_ticks, series_style
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["observed_vs_random", "expected_mrr_curve", "rank_credit"]
 
@@ -45,7 +52,8 @@ def _observed_vs_random_iv(baseline, random, measure, confidence_level):
     return table, name, cl
 
 
-def observed_vs_random(baseline, *, random=None, measure="RR", confidence_level=0.95, ax=None):
+def observed_vs_random(baseline: pd.DataFrame, *, random: None = None, measure: str = "RR",
+                       confidence_level: float = 0.95, ax: Axes | None = None) -> Axes:
     """Observed MRR against the MRR expected from a uniformly random ranking.
 
     Parameters
@@ -119,7 +127,9 @@ def _expected_mrr_curve_iv(n_candidates, n_relevant, k):
     return N, R, k
 
 
-def expected_mrr_curve(n_candidates=None, *, n_relevant=(1, 2, 5, 10), k=None, ax=None):
+def expected_mrr_curve(n_candidates: ArrayLike | None = None, *,
+                       n_relevant: Sequence[int] = (1, 2, 5, 10), k: int | None = None,
+                       ax: Axes | None = None) -> Axes:
     """Expected RR of a uniformly random ranking against the number of candidates.
 
     Parameters
@@ -173,7 +183,8 @@ def _rank_credit_iv(max_rank, n_relevant, measures):
     return [str(m) for m in ms]
 
 
-def rank_credit(*, max_rank=100, n_relevant=1, measures=("RR", "AP", "nDCG"), ax=None):
+def rank_credit(*, max_rank: int = 100, n_relevant: int = 1,
+                measures: Sequence[str] = ("RR", "AP", "nDCG"), ax: Axes | None = None) -> Axes:
     """How RR, AP and nDCG credit a relevant document as its rank grows (for teaching).
 
     Parameters

@@ -12,10 +12,22 @@ They draw results; none computes a test.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...errors import ParameterError, ParameterTypeError
 from .style import GREY, LIGHT, finish, fit_title, new_axes, series_style, short_names, wrap
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from matplotlib.axes import Axes
+
+    from ...stats.bayes import BayesianComparison
+    from ...stats.meta import AcrossCollectionsResult
+    from ...stats.replicates import ReplicateComparison
+    from ...stats.simulation import CalibrationResult
 
 __all__ = ["replicate_runs", "forest_collections", "posterior_plot", "calibration_plot"]
 
@@ -28,7 +40,7 @@ def _need(obj, attrs, what):
             f"named in its docstring (missing {missing})")
 
 
-def replicate_runs(result, *, ax=None):
+def replicate_runs(result: ReplicateComparison, *, ax: Axes | None = None) -> Axes:
     """Each system's run means (dots) and grand mean (bar), and the seed spread in the title.
 
     Parameters
@@ -75,7 +87,8 @@ def replicate_runs(result, *, ax=None):
     return ax
 
 
-def forest_collections(result, *, method="DL", ax=None):
+def forest_collections(result: AcrossCollectionsResult, *, method: Literal["DL", "PM"] = "DL",
+                       ax: Axes | None = None) -> Axes:
     """Forest plot: each collection's effect and interval, and the pooled random effect.
 
     Parameters
@@ -132,7 +145,7 @@ def forest_collections(result, *, method="DL", ax=None):
                   legend=False)
 
 
-def posterior_plot(result, *, ax=None):
+def posterior_plot(result: BayesianComparison, *, ax: Axes | None = None) -> Axes:
     """The posterior of the mean difference, its credible interval and the ROPE.
 
     Parameters
@@ -184,7 +197,8 @@ def posterior_plot(result, *, ax=None):
     return finish(ax, "mean difference a - b", "posterior density", legend_loc="right")
 
 
-def calibration_plot(result, *, correction=None, ax=None):
+def calibration_plot(result: CalibrationResult, *, correction: str | None = None,
+                     ax: Axes | None = None) -> Axes:
     """Type I error of each test (±2 Monte-Carlo SE) against alpha, and its power.
 
     Parameters

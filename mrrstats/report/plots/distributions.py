@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,15 @@ from .style import (
     plain_log_ticks,
     series_style,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from ..._typing import Alternative, Scores
 
 __all__ = ["rr_histogram", "rank_ecdf", "null_distribution"]
 
@@ -104,8 +114,10 @@ def _rr_histogram_iv(scores, systems, measure, n_candidates, n_relevant, k, rand
     return frame, name, cols, edges, k, counts
 
 
-def rr_histogram(scores, *, systems=None, measure="RR", n_candidates=None, n_relevant=1,
-                 k=None, random=None, bins=20, ax=None):
+def rr_histogram(scores: Scores, *, systems: Sequence[str] | None = None, measure: str = "RR",
+                 n_candidates: ArrayLike | None = None, n_relevant: ArrayLike = 1,
+                 k: int | None = None, random: Literal["retrieved", "judged"] | None = None,
+                 bins: int | ArrayLike = 20, ax: Axes | None = None) -> Axes:
     r"""Histogram of per-query RR per system, with the RR distribution of a random ranking.
 
     Parameters
@@ -195,8 +207,10 @@ def _rank_ecdf_iv(scores, systems, measure, n_candidates, n_relevant, random):
     return cols, ranks, counts
 
 
-def rank_ecdf(scores, *, systems=None, measure=None, n_candidates=None, n_relevant=1,
-              random=None, ax=None):
+def rank_ecdf(scores: Scores, *, systems: Sequence[str] | None = None, measure: str | None = None,
+              n_candidates: ArrayLike | None = None, n_relevant: ArrayLike = 1,
+              random: Literal["retrieved", "judged"] | None = None,
+              ax: Axes | None = None) -> Axes:
     r"""Empirical CDF of the rank of the first relevant document, on a log axis.
 
     Parameters
@@ -309,8 +323,11 @@ def _null_distribution_iv(distribution, observed, kind, alternative, pvalue, int
     return dist, observed, kind, alternative, pvalue, interval
 
 
-def null_distribution(distribution, observed=None, *, kind=None, alternative="two-sided",
-                      pvalue=None, interval=None, xlabel=None, bins=50, ax=None):
+def null_distribution(distribution: ArrayLike, observed: float | None = None, *,
+                      kind: Literal["null", "bootstrap"] | None = None,
+                      alternative: Alternative = "two-sided", pvalue: float | None = None,
+                      interval: tuple[float, float] | None = None, xlabel: str | None = None,
+                      bins: int = 50, ax: Axes | None = None) -> Axes:
     """Histogram of a null or bootstrap distribution with the observed statistic.
 
     Parameters

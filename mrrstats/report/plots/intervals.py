@@ -18,6 +18,7 @@ Nothing here computes an interval: each function draws the one it is given.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,17 @@ from ...metrics.measures import higher_is_better, mean_label
 from ...stats.registry import FAMILY_TESTS, test_label
 from .inputs import select_systems
 from .style import GREY, finish, interval_name, new_axes, series_style, short_names, wrap
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from ...stats.compare import Comparison
+    from ...stats.pairwise_result import PairwiseResult
+    from ...stats.segments import SegmentComparison
 
 __all__ = ["paired_differences", "forest_means", "forest_differences", "clustered_intervals",
            "estimation_intervals", "segment_means"]
@@ -91,7 +103,9 @@ def _paired_differences_iv(a, b, names, measure, interval):
     return x, y, tuple(map(str, names)), str(measure), _interval_iv(interval)
 
 
-def paired_differences(a, b, *, interval=None, names=None, measure=None, ax=None, **removed):
+def paired_differences(a: ArrayLike, b: ArrayLike, *, interval: Any = None,
+                       names: tuple[str, str] | None = None, measure: str | None = None,
+                       ax: Axes | None = None, **removed: object) -> Axes:
     """Sorted per-query differences ``a - b`` with the mean difference and its interval.
 
     Parameters
@@ -212,7 +226,9 @@ def _forest_means_iv(intervals, measure, systems):
     return frame.loc[cols], str(name), method, cl, nq
 
 
-def forest_means(intervals, *, measure=None, systems=None, sort=True, ax=None, **removed):
+def forest_means(intervals: pd.DataFrame | Mapping[str, pd.DataFrame], *,
+                 measure: str | None = None, systems: Sequence[str] | None = None,
+                 sort: bool = True, ax: Axes | None = None, **removed: object) -> Axes:
     """Forest plot of each system's mean (MRR) with its confidence interval.
 
     Parameters
@@ -327,8 +343,10 @@ def _first(frame, col, default=None):
 
 
 @renamed_parameters(baseline="control")
-def forest_differences(pairwise, control, *, simultaneous=None, measure=None, sort=True,
-                       ax=None, **removed):
+def forest_differences(pairwise: PairwiseResult | Comparison | pd.DataFrame, control: str, *,
+                       simultaneous: PairwiseResult | Comparison | pd.DataFrame | None = None,
+                       measure: str | None = None, sort: bool = True, ax: Axes | None = None,
+                       **removed: object) -> Axes:
     """Differences to a control system with their intervals and decisions, as computed.
 
     Parameters
@@ -462,7 +480,8 @@ def _pair_rows(frame, need, measure):
     return sub, labels, measure
 
 
-def clustered_intervals(frame, *, measure=None, ax=None):
+def clustered_intervals(frame: pd.DataFrame, *, measure: str | None = None,
+                        ax: Axes | None = None) -> Axes:
     """Each pair's interval with queries as independent (grey) and with clusters resampled.
 
     Parameters
@@ -511,7 +530,8 @@ def clustered_intervals(frame, *, measure=None, ax=None):
                    "pair", legend_loc="right")
 
 
-def estimation_intervals(frame, *, measure=None, margin=None, ax=None):
+def estimation_intervals(frame: pd.DataFrame, *, measure: str | None = None,
+                         margin: float | None = None, ax: Axes | None = None) -> Axes:
     """Each pair's Hodges-Lehmann shift with its interval, next to the mean difference.
 
     Parameters
@@ -559,7 +579,8 @@ def estimation_intervals(frame, *, measure=None, margin=None, ax=None):
                    "pair", legend_loc="right")
 
 
-def segment_means(table, *, measure=None, ax=None):
+def segment_means(table: pd.DataFrame | SegmentComparison, *, measure: str | None = None,
+                  ax: Axes | None = None) -> Axes:
     """Each segment's mean with its interval, one row per segment, per run.
 
     Draws a table computed elsewhere: :func:`mrrstats.by_segment` or the

@@ -13,12 +13,17 @@ take ``ax=None`` and return the Axes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError
 from ...metrics.measures import mean_label
 from .style import PALETTE, short_names, style_context
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["judge_intervals", "bound_bars"]
 
@@ -47,7 +52,8 @@ def _one_measure(frame, measure, need, name):
     return sub, measure
 
 
-def judge_intervals(systems, *, measure=None, ax=None):
+def judge_intervals(systems: pd.DataFrame, *, measure: str | None = None,
+                    ax: Axes | None = None) -> Axes:
     """Human-label means per system: PPI, people only and judge only, with intervals.
 
     Parameters
@@ -99,7 +105,8 @@ def judge_intervals(systems, *, measure=None, ax=None):
     return ax
 
 
-def bound_bars(systems, *, measure=None, ax=None):
+def bound_bars(systems: pd.DataFrame, *, measure: str | None = None,
+               ax: Axes | None = None) -> Axes:
     """Per system, the value with unjudged documents non-relevant and the range they allow.
 
     Parameters

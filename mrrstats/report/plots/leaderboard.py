@@ -3,16 +3,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError
 from .style import finish, new_axes, series_style, short_names
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+
 __all__ = ["rank_intervals_plot"]
 
 
-def rank_intervals_plot(leaderboard, *, measures=None, systems=None, ax=None):
+def rank_intervals_plot(leaderboard: pd.DataFrame, *, measures: Sequence[str] | None = None,
+                        systems: Sequence[str] | None = None, ax: Axes | None = None) -> Axes:
     """Each system's rank (marker) and simultaneous rank interval (line), per measure.
 
     Parameters

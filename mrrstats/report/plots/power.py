@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError, ParameterTypeError
 from .style import GREY, MAX_SERIES, finish, new_axes, series_style
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from matplotlib.axes import Axes
 
 __all__ = ["power_curve"]
 
@@ -32,7 +40,9 @@ def _power_curve_iv(curves, simulated, target):
     return diffs
 
 
-def power_curve(curves, *, simulated=None, target=None, series=None, ax=None, **removed):
+def power_curve(curves: pd.DataFrame, *, simulated: pd.DataFrame | None = None,
+                target: float | None = None, series: Mapping[str, Any] | None = None,
+                ax: Axes | None = None, **removed: object) -> Axes:
     """Power against the number of queries, one curve per true difference (as computed).
 
     Parameters

@@ -12,8 +12,16 @@ from __future__ import annotations
 import contextlib
 import os
 import textwrap
+from typing import TYPE_CHECKING
 
 from ...stats.registry import interval_label
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+    from matplotlib.axes import Axes
+    from matplotlib.text import Text
 
 __all__ = ["PALETTE", "style_context", "interval_name", "short_names", "series_style",
            "new_axes", "finish", "plain_log_ticks", "wrap", "GREY", "LIGHT", "MAX_SERIES"]
@@ -53,7 +61,7 @@ RC = {
 
 
 @contextlib.contextmanager
-def style_context(**rc):
+def style_context(**rc: Any) -> Iterator[None]:
     """Context manager applying the package's matplotlib style (and any overrides).
 
     Parameters
@@ -86,7 +94,7 @@ def style_context(**rc):
     params.update(rc)
     interactive = mpl.rcParams["interactive"]
     try:
-        with mpl.rc_context(params):
+        with mpl.rc_context(params):  # type: ignore[arg-type]
             try:
                 yield
             finally:
@@ -137,7 +145,7 @@ def plain_log_ticks(axis):
     axis.set_minor_formatter(NullFormatter())
 
 
-def interval_name(method) -> str:
+def interval_name(method: str | None) -> str:
     """Readable name of an interval method (``"bca"`` -> ``"marginal BCa bootstrap"``).
 
     :func:`mrrstats.stats.registry.interval_label` (the one table of interval
@@ -157,7 +165,7 @@ def wrap(text, width=28):
     return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
-def fit_title(ax, text, fontsize=None):
+def fit_title(ax: Axes, text: str, fontsize: float | None = None) -> Text:
     """Set ``text`` as the title of ``ax``, broken into lines that fit the figure's width.
 
     Constrained layout makes room for a title of several lines but cannot shorten a
@@ -172,7 +180,7 @@ def fit_title(ax, text, fontsize=None):
     return ax.set_title(wrap(text, chars), fontsize=fontsize)
 
 
-def short_names(names):
+def short_names(names: Iterable[Any]) -> list[str]:
     """System names without the prefix and suffix they all share (``org_``, ``.run``).
 
     Examples
