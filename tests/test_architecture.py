@@ -177,6 +177,7 @@ def test_renamed_public_names_still_work():
     with pytest.warns(DeprecationWarning, match="mrrstats.datasets"):
         assert mrrstats.examples is mrrstats.datasets
     from mrrstats.examples import trec7_scores  # the 0.1 import path
+
     from mrrstats.plots import rr_histogram  # noqa: F401
 
     assert trec7_scores is mrrstats.datasets.trec7_scores

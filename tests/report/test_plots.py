@@ -18,13 +18,13 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-import mrrstats.plots as mp  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import mrrstats  # noqa: E402
+import mrrstats.plots as mp  # noqa: E402
 from mrrstats.io import read_score_matrix  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.reference_data import data_path  # noqa: E402

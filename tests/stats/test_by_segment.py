@@ -69,6 +69,7 @@ def test_segment_means_plot_content(cast_eval):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     import mrrstats.plots as mp
 
     table = by_segment(cast_eval, lambda q: q.split("_")[0])

@@ -176,7 +176,8 @@ def fit_title(ax: Axes, text: str, fontsize: float | None = None) -> Text:
     from matplotlib.font_manager import FontProperties
 
     size = FontProperties(size=fontsize or mpl.rcParams["axes.titlesize"]).get_size_in_points()
-    chars = max(24, int(0.75 * ax.figure.get_figwidth() * 72 / (0.6 * size)))
+    width = ax.figure.get_figwidth()  # type: ignore[union-attr]  # a Figure, not a SubFigure
+    chars = max(24, int(0.75 * width * 72 / (0.6 * size)))
     return ax.set_title(wrap(text, chars), fontsize=fontsize)
 
 
