@@ -44,6 +44,7 @@ from .intervals import (
     jackknife_acceleration,
     level_iv,
 )
+from .methods import MethodsText, methods_text
 from .pairs import device_pair, pair_iv, vector_iv
 from .resampling import (
     PairwiseSum,
@@ -116,6 +117,10 @@ class BootstrapCIResult:
     scheme: str = "multinomial"
 
     n = renamed_attribute("n_queries")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def __post_init__(self):
         self._bootstrap_distribution.flags.writeable = False
@@ -448,6 +453,10 @@ class BootstrapTestResult:
     mean_difference = renamed_attribute("difference")
     std_error = renamed_attribute("standard_error")
     n = renamed_attribute("n_queries")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     @property
     def null_distribution(self) -> np.ndarray:

@@ -76,6 +76,7 @@ from ..validation import (
 from .corrections import adjust_pvalues
 from .designs import query_labels
 from .leaderboard import leaderboard_frame
+from .methods import MethodsText, methods_text
 from .pairwise import pairwise_tests, pairwise_tests_in_family, pairwise_tests_over_measures
 from .registry import (
     CORRECTIONS,
@@ -168,6 +169,10 @@ class Comparison:
     baseline = renamed_attribute("control")
 
     # -- tables ----------------------------------------------------------
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair and measure (columns as in the JSON ``pairs``)."""
         frames = [self.results[m].to_frame() for m in self.measures]

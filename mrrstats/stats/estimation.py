@@ -45,6 +45,7 @@ from ..validation import (
 )
 from .bootstrap import BootstrapCIResult, bootstrap_ci
 from .intervals import ConfidenceInterval, level_iv
+from .methods import MethodsText, methods_text
 from .randomization import randomization_test
 from .rows import ttest_rows
 
@@ -141,6 +142,10 @@ class HodgesLehmannResult:
     _requested: float | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_nonzero")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The interval as a :class:`~mrrstats.stats.intervals.ConfidenceInterval`.
@@ -486,6 +491,10 @@ class EquivalenceResult:
     low = _MarginEnd(0)
     high = _MarginEnd(1)
     n = renamed_attribute("n_queries")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     @property
     def statistic(self) -> float:

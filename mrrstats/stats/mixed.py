@@ -27,6 +27,7 @@ from ..model.scoretable import as_score_table
 from ..validation import confidence_level_iv
 from .effects import residual_variance
 from .intervals import ConfidenceInterval, level_iv
+from .methods import MethodsText, methods_text
 from .multiple import anova_tukey_hsd
 
 if TYPE_CHECKING:
@@ -76,6 +77,10 @@ class MixedModelResult:
     converged: bool
     measure: str
     _cov: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """The system effects table (a copy)."""

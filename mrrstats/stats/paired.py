@@ -30,6 +30,7 @@ from ..errors import ParameterError, ParameterTypeError
 from ..validation import alternative_iv, confidence_level_iv, tolerance_iv
 from .estimation import WILCOXON_METHOD_RENAMES, hodges_lehmann_interval
 from .intervals import ConfidenceInterval, t_interval
+from .methods import MethodsText, methods_text
 from .pairs import pair_iv
 from .rows import ttest_rows, win_tie_loss
 
@@ -82,6 +83,10 @@ class TTestResult:
     mean_difference = renamed_attribute("difference")
     std_error = renamed_attribute("standard_error")
     n = renamed_attribute("n_queries")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Student-t interval for the mean difference (one-sided for one-sided tests)."""
@@ -219,6 +224,10 @@ class WilcoxonResult:
     zstatistic = renamed_attribute("zscore")
     correction = renamed_attribute("continuity")
     n = _RankedCount("n_nonzero")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         r"""The Hodges-Lehmann interval for the shift :math:`\mu` of ``a - b``.
@@ -457,6 +466,10 @@ class SignTestResult:
 
     n = renamed_attribute("n_nonzero")
     zero_tolerance = renamed_attribute("atol")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Clopper-Pearson interval for the share of wins among untied queries.

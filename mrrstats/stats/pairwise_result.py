@@ -21,6 +21,7 @@ from .corrections import ci_excludes_zero
 from .effects import residual_variance
 from .familywise import simultaneous_critical_value
 from .intervals import ConfidenceInterval, t_interval
+from .methods import MethodsText, methods_text
 from .rows import effect_rows
 
 __all__ = ["PairwiseResult", "assemble", "reject_beyond"]
@@ -159,6 +160,10 @@ class PairwiseResult:
 
     zero_tolerance = renamed_attribute("atol")
     baseline = renamed_attribute("control")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def __len__(self):
         return len(self.a)

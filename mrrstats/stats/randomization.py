@@ -31,6 +31,7 @@ from ..validation import (
 )
 from .designs import design_iv
 from .intervals import ConfidenceInterval, signflip_interval
+from .methods import MethodsText, methods_text
 from .pairs import device_pair, pair_iv, vector_iv
 from .resampling import mc_se, signflip_counts_blocked, signflip_null, use_exact
 from .rows import signflip_pvalues
@@ -102,6 +103,10 @@ class RandomizationTestResult:
     _dsum: float | None = field(default=None, repr=False, compare=False)
 
     n = renamed_attribute("n_queries")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def _null(self):
         if self._sums is not None:

@@ -67,6 +67,7 @@ from ..validation import (
 from .corrections import adjust_pvalues
 from .counter import as_key, bootstrap_counts, domain_key, subkey, threefry2x32
 from .intervals import ConfidenceInterval
+from .methods import MethodsText, methods_text
 from .registry import correction_spec
 from .resampling import blas_single_thread, exact_count_products, exact_split
 
@@ -194,6 +195,10 @@ class ReplicateComparison:
     null_distribution: np.ndarray | None = field(repr=False, default=None)
     run_means: dict = field(repr=False, default=None)  # type: ignore[arg-type, assignment]
     replicate_draws: str | None = None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def __len__(self):
         return len(self.a)

@@ -41,6 +41,7 @@ from .intervals import (
     t_interval,
     two_sample_acceleration,
 )
+from .methods import MethodsText, methods_text
 from .resampling import bootstrap_sums, enumerated_splits, random_splits
 
 if TYPE_CHECKING:
@@ -131,6 +132,10 @@ class UnpairedResult:
     _null: np.ndarray | None = field(default=None, repr=False, compare=False)
     _bootstrap: np.ndarray | None = field(default=None, repr=False, compare=False)
     _acceleration: float = field(default=math.nan, repr=False, compare=False)
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     @property
     def null_distribution(self) -> FloatArray | None:
