@@ -40,8 +40,19 @@ from ..errors import ParameterTypeError
 from .references import bibtex
 from .registry import CORRECTIONS, INTERVAL_LABELS, TESTS
 
-__all__ = ["MethodsText", "Facts", "Procedure", "Coverage", "PROCEDURES", "CORRECTION_TEXT",
-           "INTERVALS", "COVERAGE", "methods_text", "facts_of", "combine"]
+__all__ = [
+    "MethodsText",
+    "Facts",
+    "Procedure",
+    "Coverage",
+    "PROCEDURES",
+    "CORRECTION_TEXT",
+    "INTERVALS",
+    "COVERAGE",
+    "methods_text",
+    "facts_of",
+    "combine",
+]
 
 #: The IR studies that compare the paired tests on real runs (cited with them).
 _IR_STUDIES = ("smucker2007", "urbano2019")
@@ -73,10 +84,11 @@ class MethodsText:
     @property
     def latex(self) -> str:
         """The paragraph for LaTeX: ``[@a; @b]`` becomes ``\\citep{a,b}``."""
-        return re.sub(r"\[(@[\w-]+(?:; @[\w-]+)*)\]",
-                      lambda m: "\\citep{" + ",".join(k.strip()[1:] for k in
-                                                      m.group(1).split(";")) + "}",
-                      self.text)
+        return re.sub(
+            r"\[(@[\w-]+(?:; @[\w-]+)*)\]",
+            lambda m: "\\citep{" + ",".join(k.strip()[1:] for k in m.group(1).split(";")) + "}",
+            self.text,
+        )
 
     def __str__(self) -> str:
         return self.text
@@ -97,79 +109,131 @@ class Procedure:
 _CLUSTER_BOOT = "whole clusters resampled"
 
 PROCEDURES: dict[str, Procedure] = {
-    "t": Procedure("paired Student's t-test on the per-query differences", ("student1908",),
-                   ir_test=True),
-    "wilcoxon": Procedure("Wilcoxon signed-rank test on the per-query differences",
-                          ("wilcoxon1945",), ir_test=True),
-    "sign": Procedure("exact binomial sign test on the per-query wins and losses",
-                      ("dixon1946",), ir_test=True),
+    "t": Procedure(
+        "paired Student's t-test on the per-query differences", ("student1908",), ir_test=True
+    ),
+    "wilcoxon": Procedure(
+        "Wilcoxon signed-rank test on the per-query differences", ("wilcoxon1945",), ir_test=True
+    ),
+    "sign": Procedure(
+        "exact binomial sign test on the per-query wins and losses", ("dixon1946",), ir_test=True
+    ),
     "randomization": Procedure(
         "paired randomization (permutation) test of the mean difference, flipping the sign "
-        "of the per-query differences", ("fisher1935", "pitman1937"), "random sign vectors",
-        "one sign flip per cluster", monte_carlo_p=True, ir_test=True),
+        "of the per-query differences",
+        ("fisher1935", "pitman1937"),
+        "random sign vectors",
+        "one sign flip per cluster",
+        monte_carlo_p=True,
+        ir_test=True,
+    ),
     "bootstrap": Procedure(
         "paired bootstrap shift test of the mean difference (the differences centred at "
-        "zero and resampled)", ("efron1993", "hall1991"), "bootstrap resamples of the queries",
-        _CLUSTER_BOOT, monte_carlo_p=True, ir_test=True),
+        "zero and resampled)",
+        ("efron1993", "hall1991"),
+        "bootstrap resamples of the queries",
+        _CLUSTER_BOOT,
+        monte_carlo_p=True,
+        ir_test=True,
+    ),
     "bootstrap-t": Procedure(
-        "studentised paired bootstrap test of the mean difference", ("efron1993", "hall1991"),
-        "bootstrap resamples of the queries", _CLUSTER_BOOT, monte_carlo_p=True,
-        ir_test=True),
+        "studentised paired bootstrap test of the mean difference",
+        ("efron1993", "hall1991"),
+        "bootstrap resamples of the queries",
+        _CLUSTER_BOOT,
+        monte_carlo_p=True,
+        ir_test=True,
+    ),
     "tukey": Procedure(
         "randomised Tukey HSD test (the maximum range of the system means under "
-        "within-query permutations of the systems)", ("carterette2012", "sakai2018"),
-        "random within-query permutations", "one permutation per cluster", monte_carlo_p=True),
+        "within-query permutations of the systems)",
+        ("carterette2012", "sakai2018"),
+        "random within-query permutations",
+        "one permutation per cluster",
+        monte_carlo_p=True,
+    ),
     "maxt": Procedure(
-        "Westfall-Young step-down max-T procedure under within-query permutations of the "
-        "systems", ("westfall1993",), "random within-query permutations",
-        "one permutation per cluster", monte_carlo_p=True),
-    "anova-hsd": Procedure("Tukey HSD test on the two-way (system x query) ANOVA",
-                           ("tukey1949",)),
+        "Westfall-Young step-down max-T procedure under within-query permutations of the systems",
+        ("westfall1993",),
+        "random within-query permutations",
+        "one permutation per cluster",
+        monte_carlo_p=True,
+    ),
+    "anova-hsd": Procedure("Tukey HSD test on the two-way (system x query) ANOVA", ("tukey1949",)),
     "dunnett": Procedure(
-        "Dunnett's many-to-one test on the two-way (system x query) ANOVA", ("dunnett1955",)),
+        "Dunnett's many-to-one test on the two-way (system x query) ANOVA", ("dunnett1955",)
+    ),
     "bootstrap-ci": Procedure(
         "nonparametric bootstrap of the mean (of one system's scores, or of the per-query "
-        "differences of two systems)", ("efron1979",),
-        "bootstrap resamples of the queries", _CLUSTER_BOOT),
-    "unpaired-t": Procedure("Welch's unpaired t-test on two independent query sets",
-                            ("welch1947",)),
+        "differences of two systems)",
+        ("efron1979",),
+        "bootstrap resamples of the queries",
+        _CLUSTER_BOOT,
+    ),
+    "unpaired-t": Procedure(
+        "Welch's unpaired t-test on two independent query sets", ("welch1947",)
+    ),
     "unpaired-permutation": Procedure(
         "unpaired permutation test of the difference of means (the queries of the two sets "
-        "permuted between them)", ("fisher1935", "pitman1937"), "random permutations",
-        monte_carlo_p=True),
+        "permuted between them)",
+        ("fisher1935", "pitman1937"),
+        "random permutations",
+        monte_carlo_p=True,
+    ),
     "unpaired-bootstrap": Procedure(
-        "unpaired bootstrap of the difference of means (each query set resampled on its "
-        "own)", ("efron1979",), "bootstrap resamples of each query set"),
-    "tost-t": Procedure("TOST equivalence procedure (two one-sided paired t-tests)",
-                        ("schuirmann1987", "student1908")),
+        "unpaired bootstrap of the difference of means (each query set resampled on its own)",
+        ("efron1979",),
+        "bootstrap resamples of each query set",
+    ),
+    "tost-t": Procedure(
+        "TOST equivalence procedure (two one-sided paired t-tests)",
+        ("schuirmann1987", "student1908"),
+    ),
     "tost-randomization": Procedure(
         "TOST equivalence procedure (two one-sided paired randomization tests)",
-        ("schuirmann1987", "fisher1935", "pitman1937"), "random sign vectors per test",
-        monte_carlo_p=True),
+        ("schuirmann1987", "fisher1935", "pitman1937"),
+        "random sign vectors per test",
+        monte_carlo_p=True,
+    ),
     "hodges-lehmann": Procedure(
         "Hodges-Lehmann estimate of the shift (the median of the Walsh averages of the "
-        "per-query differences)", ("hodges1963",)),
+        "per-query differences)",
+        ("hodges1963",),
+    ),
     "mixed": Procedure(
         "linear mixed model with fixed system effects and random query intercepts, fitted by "
-        "REML (statsmodels MixedLM)", ("laird1982",)),
+        "REML (statsmodels MixedLM)",
+        ("laird1982",),
+    ),
     "replicates-bootstrap": Procedure(
-        "two-stage studentised bootstrap of the mean difference over queries and replicate "
-        "runs", ("field2007", "efron1993"), "two-stage bootstrap resamples"),
+        "two-stage studentised bootstrap of the mean difference over queries and replicate runs",
+        ("field2007", "efron1993"),
+        "two-stage bootstrap resamples",
+    ),
     "replicates-t": Procedure(
         "t-test of the mean difference over queries and replicate runs, with the "
         "method-of-moments variance and Satterthwaite's degrees of freedom",
-        ("satterthwaite1946",)),
+        ("satterthwaite1946",),
+    ),
     "replicates-mixed": Procedure(
         "linear mixed model with crossed random query and run effects, fitted by REML "
-        "(statsmodels MixedLM)", ("laird1982",)),
+        "(statsmodels MixedLM)",
+        ("laird1982",),
+    ),
 }
 
 #: correction name -> (what it controls, in words; references)
 CORRECTION_TEXT: dict[str, tuple[str, tuple[str, ...]]] = {
-    "single-step-bootstrap": ("the single-step max-T procedure over the pairs' studentised "
-                              "bootstrap values (shared resamples)", ("westfall1993",)),
-    "single-step": ("the single-step max-T procedure (the maximum studentised difference "
-                    "under within-query permutations of the systems)", ("westfall1993",)),
+    "single-step-bootstrap": (
+        "the single-step max-T procedure over the pairs' studentised "
+        "bootstrap values (shared resamples)",
+        ("westfall1993",),
+    ),
+    "single-step": (
+        "the single-step max-T procedure (the maximum studentised difference "
+        "under within-query permutations of the systems)",
+        ("westfall1993",),
+    ),
     "holm": ("Holm's step-down procedure", ("holm1979",)),
     "bonferroni": ("the Bonferroni correction", ("dunn1961",)),
     "bh": ("the Benjamini-Hochberg procedure (false discovery rate)", ("benjamini1995",)),
@@ -187,36 +251,51 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
     "bonferroni": ("Bonferroni-adjusted simultaneous intervals", ("dunn1961",)),
     "holm-sb2008": ("intervals compatible with Holm's decisions", ("strassburger2008",)),
     "fcr-by2005": ("false-coverage-rate adjusted intervals", ("benjamini2005",)),
-    "maxt-step-down": ("intervals compatible with the step-down max-T decisions",
-                       ("strassburger2008",)),
-    "maxt-single-step": ("single-step max-T simultaneous intervals (the quantile of the "
-                         "maximum studentised difference under within-query permutations)",
-                         ("westfall1993",)),
-    "tukey-simultaneous": ("randomised Tukey HSD simultaneous intervals",
-                           ("carterette2012",)),
-    "studentized-range": ("Tukey HSD simultaneous intervals (studentised range)",
-                          ("tukey1949",)),
+    "maxt-step-down": (
+        "intervals compatible with the step-down max-T decisions",
+        ("strassburger2008",),
+    ),
+    "maxt-single-step": (
+        "single-step max-T simultaneous intervals (the quantile of the "
+        "maximum studentised difference under within-query permutations)",
+        ("westfall1993",),
+    ),
+    "tukey-simultaneous": ("randomised Tukey HSD simultaneous intervals", ("carterette2012",)),
+    "studentized-range": ("Tukey HSD simultaneous intervals (studentised range)", ("tukey1949",)),
     "dunnett-simultaneous": ("Dunnett simultaneous intervals", ("dunnett1955",)),
     "bca": ("bias-corrected and accelerated (BCa) bootstrap intervals", ("efron1987",)),
     "percentile": ("percentile bootstrap intervals", ("efron1993",)),
     "basic": ("basic bootstrap intervals", ("efron1993",)),
     "studentized": ("studentised (bootstrap-t) intervals", ("efron1993",)),
-    "hodges-lehmann": ("Hodges-Lehmann intervals (the inversion of the signed-rank test)",
-                       ("hodges1963",)),
-    "clopper-pearson": ("Clopper-Pearson intervals of the share of wins among untied "
-                        "queries", ("clopper1934",)),
-    "signflip": ("intervals inverting the sign-flip test (the shifts it does not reject)",
-                 ("garthwaite1996",)),
-    "test-inversion": ("intervals inverting the same bootstrap test on the same resamples",
-                       ()),
+    "hodges-lehmann": (
+        "Hodges-Lehmann intervals (the inversion of the signed-rank test)",
+        ("hodges1963",),
+    ),
+    "clopper-pearson": (
+        "Clopper-Pearson intervals of the share of wins among untied queries",
+        ("clopper1934",),
+    ),
+    "signflip": (
+        "intervals inverting the sign-flip test (the shifts it does not reject)",
+        ("garthwaite1996",),
+    ),
+    "test-inversion": ("intervals inverting the same bootstrap test on the same resamples", ()),
     "welch": ("Welch t intervals", ("welch1947",)),
     "wald": ("Wald intervals", ()),
-    "tost": ("intervals of the mean difference, inside the margin exactly when equivalence "
-             "is shown at $\\alpha = (1 - \\text{level})/2$", ("schuirmann1987",)),
-    "maxt-bootstrap": ("single-step max-T simultaneous intervals (the quantile of the pairs' "
-                       "maximum studentised bootstrap value)", ("westfall1993",)),
-    "satterthwaite": ("t intervals with Satterthwaite's degrees of freedom",
-                      ("satterthwaite1946",)),
+    "tost": (
+        "intervals of the mean difference, inside the margin exactly when equivalence "
+        "is shown at $\\alpha = (1 - \\text{level})/2$",
+        ("schuirmann1987",),
+    ),
+    "maxt-bootstrap": (
+        "single-step max-T simultaneous intervals (the quantile of the pairs' "
+        "maximum studentised bootstrap value)",
+        ("westfall1993",),
+    ),
+    "satterthwaite": (
+        "t intervals with Satterthwaite's degrees of freedom",
+        ("satterthwaite1946",),
+    ),
 }
 
 
@@ -229,22 +308,35 @@ class Coverage:
     source: str
 
 
-_SINGLE_STEP_BENCH = ("27 real TREC score matrices, 10 systems, all 45 intervals at once, "
-                      "topics drawn with replacement, 500 replicates per cell",
-                      "benchmarks/calibration/single_step_default.py")
-_PAIR_BENCH = ("12 system pairs of TREC 5-7 ad hoc and Web 2010/2011 on AP, RR, P@10 and "
-               "nDCG@20, mean over the pairs, 1,000 replications",
-               "benchmarks/calibration/coverage_pair_ci.py")
+_SINGLE_STEP_BENCH = (
+    "27 real TREC score matrices, 10 systems, all 45 intervals at once, "
+    "topics drawn with replacement, 500 replicates per cell",
+    "benchmarks/calibration/single_step_default.py",
+)
+_PAIR_BENCH = (
+    "12 system pairs of TREC 5-7 ad hoc and Web 2010/2011 on AP, RR, P@10 and "
+    "nDCG@20, mean over the pairs, 1,000 replications",
+    "benchmarks/calibration/coverage_pair_ci.py",
+)
 
 #: interval construction -> measured coverage of nominal 95% intervals (the single place
 #: for these numbers; they come from the benchmarks named in ``source``)
 COVERAGE: dict[str, Coverage] = {
-    "maxt-single-step": Coverage(((25, 0.908), (50, 0.918)), "simultaneous coverage, "
-                                 + _SINGLE_STEP_BENCH[0], _SINGLE_STEP_BENCH[1]),
-    "bonferroni": Coverage(((25, 0.928), (50, 0.944)), "simultaneous coverage, "
-                           + _SINGLE_STEP_BENCH[0], _SINGLE_STEP_BENCH[1]),
-    "tukey-simultaneous": Coverage(((25, 0.970), (50, 0.978)), "simultaneous coverage, "
-                                   + _SINGLE_STEP_BENCH[0], _SINGLE_STEP_BENCH[1]),
+    "maxt-single-step": Coverage(
+        ((25, 0.908), (50, 0.918)),
+        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
+        _SINGLE_STEP_BENCH[1],
+    ),
+    "bonferroni": Coverage(
+        ((25, 0.928), (50, 0.944)),
+        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
+        _SINGLE_STEP_BENCH[1],
+    ),
+    "tukey-simultaneous": Coverage(
+        ((25, 0.970), (50, 0.978)),
+        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
+        _SINGLE_STEP_BENCH[1],
+    ),
     "t": Coverage(((25, 0.945), (50, 0.949)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
     "marginal": Coverage(((25, 0.945), (50, 0.949)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
     "percentile": Coverage(((25, 0.924), (50, 0.938)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
@@ -294,101 +386,208 @@ def _pairwise(r: Any) -> Facts:
     spec = TESTS.get(r.test)
     correction = None if spec is not None and spec.family else r.correction
     n_res = r.n_resamples if r.n_resamples is not None else None
-    return Facts(r.test, r.n_queries, r.alternative, r.n_clusters, n_res, bool(r.exact),
-                 _seed(r), correction, r.alpha, _interval_key(r.ci_method),
-                 r.confidence_level, len(r.systems), len(r), (r.measure,) if r.measure else (),
-                 len(r), r.control)
+    return Facts(
+        r.test,
+        r.n_queries,
+        r.alternative,
+        r.n_clusters,
+        n_res,
+        bool(r.exact),
+        _seed(r),
+        correction,
+        r.alpha,
+        _interval_key(r.ci_method),
+        r.confidence_level,
+        len(r.systems),
+        len(r),
+        (r.measure,) if r.measure else (),
+        len(r),
+        r.control,
+    )
 
 
 def _comparison(c: Any) -> Facts:
     f = _pairwise(c.results[c.measures[0]])
     size = c.family_size if c.family_size is not None else f.n_pairs
-    return Facts(**{**f.__dict__, "measures": tuple(c.measures), "family_size": size,
-                    "seed": _seed(c), "n_clusters": c.n_clusters,
-                    "detail": (f"one correction over all {len(c.measures)} measures x "
-                               f"{f.n_pairs} pairs" if c.family == "measures" else "")})
+    return Facts(
+        **{
+            **f.__dict__,
+            "measures": tuple(c.measures),
+            "family_size": size,
+            "seed": _seed(c),
+            "n_clusters": c.n_clusters,
+            "detail": (
+                f"one correction over all {len(c.measures)} measures x {f.n_pairs} pairs"
+                if c.family == "measures"
+                else ""
+            ),
+        }
+    )
 
 
 def _boot_test(r: Any) -> Facts:
-    return Facts("bootstrap-t" if r.method == "studentized" else "bootstrap", r.n_queries,
-                 r.alternative, r.n_clusters, r.n_resamples, False, _seed(r),
-                 interval="test-inversion", confidence_level=0.95)
+    return Facts(
+        "bootstrap-t" if r.method == "studentized" else "bootstrap",
+        r.n_queries,
+        r.alternative,
+        r.n_clusters,
+        r.n_resamples,
+        False,
+        _seed(r),
+        interval="test-inversion",
+        confidence_level=0.95,
+    )
 
 
 def _boot_ci(r: Any) -> Facts:
-    detail = ("Poisson(1) weights per query" if r.scheme == "poisson" else "")
-    return Facts("bootstrap-ci", r.n_queries, r.alternative, r.n_clusters, r.n_resamples,
-                 False, _seed(r), interval=r.method, confidence_level=r.confidence_level,
-                 detail=detail)
+    detail = "Poisson(1) weights per query" if r.scheme == "poisson" else ""
+    return Facts(
+        "bootstrap-ci",
+        r.n_queries,
+        r.alternative,
+        r.n_clusters,
+        r.n_resamples,
+        False,
+        _seed(r),
+        interval=r.method,
+        confidence_level=r.confidence_level,
+        detail=detail,
+    )
 
 
 def _unpaired(r: Any) -> Facts:
     m = str(r.method)
     if m.startswith("bootstrap"):
-        return Facts("unpaired-bootstrap", r.n_a, r.alternative, n_resamples=r.n_resamples,
-                     seed=_seed(r), interval=m.split()[-1],
-                     confidence_level=r.confidence_level, n_second=r.n_b)
+        return Facts(
+            "unpaired-bootstrap",
+            r.n_a,
+            r.alternative,
+            n_resamples=r.n_resamples,
+            seed=_seed(r),
+            interval=m.split()[-1],
+            confidence_level=r.confidence_level,
+            n_second=r.n_b,
+        )
     if m in ("exact", "monte-carlo"):
-        return Facts("unpaired-permutation", r.n_a, r.alternative,
-                     n_resamples=r.n_resamples, exact=m == "exact", seed=_seed(r),
-                     n_second=r.n_b)
-    return Facts("unpaired-t", r.n_a, r.alternative, interval="welch",
-                 confidence_level=r.confidence_level, n_second=r.n_b)
+        return Facts(
+            "unpaired-permutation",
+            r.n_a,
+            r.alternative,
+            n_resamples=r.n_resamples,
+            exact=m == "exact",
+            seed=_seed(r),
+            n_second=r.n_b,
+        )
+    return Facts(
+        "unpaired-t",
+        r.n_a,
+        r.alternative,
+        interval="welch",
+        confidence_level=r.confidence_level,
+        n_second=r.n_b,
+    )
 
 
 def _replicates(r: Any) -> Facts:
     n_runs = sorted({len(v) for v in r.replicates.values()})
     runs = "-".join(str(n) for n in (n_runs[0], n_runs[-1]) if n_runs) if n_runs else "?"
     runs = str(n_runs[0]) if len(n_runs) == 1 else runs
-    interval = r.ci_method if r.ci_method != "marginal" else \
-        {"t": "satterthwaite", "mixed": "wald"}.get(r.method, "studentized")
+    interval = (
+        r.ci_method
+        if r.ci_method != "marginal"
+        else {"t": "satterthwaite", "mixed": "wald"}.get(r.method, "studentized")
+    )
     if interval == "maxt-single-step":
         interval = "maxt-bootstrap"
     correction = "single-step-bootstrap" if r.correction == "single-step" else r.correction
-    return Facts(f"replicates-{r.method}", r.n_queries, r.alternative,
-                 n_resamples=r.n_resamples, seed=_seed(r), correction=correction,
-                 alpha=r.alpha, interval=interval, confidence_level=r.confidence_level,
-                 n_systems=len(r.systems), n_pairs=len(r), measures=(r.measure,),
-                 family_size=len(r), detail=f"{runs} replicate runs per system")
+    return Facts(
+        f"replicates-{r.method}",
+        r.n_queries,
+        r.alternative,
+        n_resamples=r.n_resamples,
+        seed=_seed(r),
+        correction=correction,
+        alpha=r.alpha,
+        interval=interval,
+        confidence_level=r.confidence_level,
+        n_systems=len(r.systems),
+        n_pairs=len(r),
+        measures=(r.measure,),
+        family_size=len(r),
+        detail=f"{runs} replicate runs per system",
+    )
 
 
 def _equivalence(r: Any) -> Facts:
     low, high = r.margin
     rand = r.test != "t"
-    return Facts("tost-randomization" if rand else "tost-t", r.n_queries,
-                 n_resamples=r.n_resamples if rand else None, seed=_seed(r), interval="tost",
-                 confidence_level=0.90,
-                 detail=f"equivalence margin [{_num(low)}, {_num(high)}]")
+    return Facts(
+        "tost-randomization" if rand else "tost-t",
+        r.n_queries,
+        n_resamples=r.n_resamples if rand else None,
+        seed=_seed(r),
+        interval="tost",
+        confidence_level=0.90,
+        detail=f"equivalence margin [{_num(low)}, {_num(high)}]",
+    )
 
 
 #: result class name -> the reader of its facts
 _READERS: dict[str, Callable[[Any], Facts]] = {
     "Comparison": _comparison,
     "PairwiseResult": _pairwise,
-    "TTestResult": lambda r: Facts("t", r.n_queries, r.alternative, interval="t",
-                                   confidence_level=0.95),
+    "TTestResult": lambda r: Facts(
+        "t", r.n_queries, r.alternative, interval="t", confidence_level=0.95
+    ),
     "WilcoxonResult": lambda r: Facts(
-        "wilcoxon", r.n_queries, r.alternative, interval="hodges-lehmann",
+        "wilcoxon",
+        r.n_queries,
+        r.alternative,
+        interval="hodges-lehmann",
         confidence_level=0.95,
         detail=f"{r.method} p-values, {r.n_nonzero} non-zero differences"
-               + (" with continuity correction" if r.continuity else "")),
+        + (" with continuity correction" if r.continuity else ""),
+    ),
     "SignTestResult": lambda r: Facts(
-        "sign", r.n_queries, r.alternative, interval="clopper-pearson", confidence_level=0.95,
-        detail=f"{r.wins} wins, {r.ties} ties and {r.losses} losses"),
+        "sign",
+        r.n_queries,
+        r.alternative,
+        interval="clopper-pearson",
+        confidence_level=0.95,
+        detail=f"{r.wins} wins, {r.ties} ties and {r.losses} losses",
+    ),
     "RandomizationTestResult": lambda r: Facts(
-        "randomization", r.n_queries, r.alternative, r.n_clusters, r.n_resamples,
-        bool(r.exact), _seed(r), interval="signflip", confidence_level=0.95),
+        "randomization",
+        r.n_queries,
+        r.alternative,
+        r.n_clusters,
+        r.n_resamples,
+        bool(r.exact),
+        _seed(r),
+        interval="signflip",
+        confidence_level=0.95,
+    ),
     "BootstrapTestResult": _boot_test,
     "BootstrapCIResult": _boot_ci,
     "UnpairedResult": _unpaired,
     "HodgesLehmannResult": lambda r: Facts(
-        "hodges-lehmann", r.n_queries, r.alternative, interval="hodges-lehmann",
-        confidence_level=r.confidence_level, detail=f"{r.method} interval"),
+        "hodges-lehmann",
+        r.n_queries,
+        r.alternative,
+        interval="hodges-lehmann",
+        confidence_level=r.confidence_level,
+        detail=f"{r.method} interval",
+    ),
     "EquivalenceResult": _equivalence,
     "MixedModelResult": lambda r: Facts(
-        "mixed", r.n_queries, interval="wald", confidence_level=r.confidence_level,
-        measures=(r.measure,), n_systems=len(r.effects),
-        detail=f"{r.n_observations} observations"),
+        "mixed",
+        r.n_queries,
+        interval="wald",
+        confidence_level=r.confidence_level,
+        measures=(r.measure,),
+        n_systems=len(r.effects),
+        detail=f"{r.n_observations} observations",
+    ),
     "ReplicateComparison": _replicates,
 }
 
@@ -397,8 +596,10 @@ def facts_of(result: object) -> Facts:
     """The :class:`Facts` of a test or comparison result."""
     reader = _READERS.get(type(result).__name__)
     if reader is None:
-        raise ParameterTypeError(f"no methods paragraph for a {type(result).__name__}; "
-                                 f"known: {sorted(_READERS)}", name="result")
+        raise ParameterTypeError(
+            f"no methods paragraph for a {type(result).__name__}; known: {sorted(_READERS)}",
+            name="result",
+        )
     return reader(result)
 
 
@@ -422,15 +623,20 @@ def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-_SIDES = {"two-sided": "two-sided", "greater": "one-sided (alternative: the first system "
-          "scores higher)", "less": "one-sided (alternative: the first system scores lower)"}
+_SIDES = {
+    "two-sided": "two-sided",
+    "greater": "one-sided (alternative: the first system scores higher)",
+    "less": "one-sided (alternative: the first system scores lower)",
+}
 
 
 def _subject(f: Facts) -> str:
     on = f" on {_join(list(f.measures))}" if f.measures else ""
     if f.n_second is not None:
-        return f"We compared two systems on independent query sets of {f.n_queries} and " \
-               f"{f.n_second} queries"
+        return (
+            f"We compared two systems on independent query sets of {f.n_queries} and "
+            f"{f.n_second} queries"
+        )
     q = f"{f.n_queries} queries" if f.n_queries is not None else "the queries"
     if f.n_clusters is not None:
         q += f" in {f.n_clusters} clusters"
@@ -454,20 +660,26 @@ def methods_text(result: object) -> MethodsText:
     side = f"{_SIDES[f.alternative]} " if f.alternative in _SIDES else ""
     words = f"{side}{proc.label}"
     article = "an" if words[0] in "aeiouAEIOU" and not words.startswith("one") else "a"
-    s = [f"{_subject(f)}, with {article} {words}{_cite(proc.cites, used)}"
-         + (f" ({f.detail})" if f.detail else "") + "."]
+    s = [
+        f"{_subject(f)}, with {article} {words}{_cite(proc.cites, used)}"
+        + (f" ({f.detail})" if f.detail else "")
+        + "."
+    ]
     # resamples and seed
     if f.n_resamples:
         if f.exact:
             unit = (proc.resample or "resamples").removeprefix("random ")
-            s.append(f"Its null distribution was enumerated exactly (all {f.n_resamples:,} "
-                     f"{unit}).")
+            s.append(
+                f"Its null distribution was enumerated exactly (all {f.n_resamples:,} {unit})."
+            )
         else:
             seed = f"seed {f.seed}" if f.seed is not None else "a caller's random generator"
-            p = (", p-values $(b + 1)/(B + 1)$" + _cite(("phipson2010",), used)
-                 if proc.monte_carlo_p else "")
-            s.append(f"It used $B = {f.n_resamples}$ {proc.resample or 'resamples'} "
-                     f"({seed}){p}.")
+            p = (
+                ", p-values $(b + 1)/(B + 1)$" + _cite(("phipson2010",), used)
+                if proc.monte_carlo_p
+                else ""
+            )
+            s.append(f"It used $B = {f.n_resamples}$ {proc.resample or 'resamples'} ({seed}){p}.")
     if f.n_clusters is not None and proc.clusters:
         cites = ("field2007",) if proc.clusters == _CLUSTER_BOOT else ()
         s.append(f"Queries were clustered: {proc.clusters}{_cite(cites, used)}.")
@@ -476,35 +688,46 @@ def methods_text(result: object) -> MethodsText:
     if spec is not None and spec.family and spec.correction in CORRECTIONS:
         own = CORRECTIONS[spec.correction]
         what = own.controls.replace("FWER", "family-wise error")
-        s.append(f"The procedure controls the {what} over the "
-                 f"{_plural(f.family_size, 'pair')} of each measure at $\\alpha = {f.alpha:g}$.")
+        s.append(
+            f"The procedure controls the {what} over the "
+            f"{_plural(f.family_size, 'pair')} of each measure at $\\alpha = {f.alpha:g}$."
+        )
     elif f.correction is not None and f.correction != "none":
         phrase, cites = CORRECTION_TEXT.get(f.correction, (f.correction, ()))
-        controls = CORRECTIONS[f.correction].controls if f.correction in CORRECTIONS \
-            else "FWER"
+        controls = CORRECTIONS[f.correction].controls if f.correction in CORRECTIONS else "FWER"
         what = "false discovery rate" if controls == "FDR" else "family-wise error"
-        over = f.detail if f.detail.startswith("one correction") else \
-            f"the {_plural(f.family_size, 'pair')}" + (" of each measure" if f.measures else "")
-        s.append(f"The {what} over {over} was controlled with {phrase}"
-                 f"{_cite(cites, used)} at $\\alpha = {f.alpha:g}$.")
+        over = (
+            f.detail
+            if f.detail.startswith("one correction")
+            else f"the {_plural(f.family_size, 'pair')}"
+            + (" of each measure" if f.measures else "")
+        )
+        s.append(
+            f"The {what} over {over} was controlled with {phrase}"
+            f"{_cite(cites, used)} at $\\alpha = {f.alpha:g}$."
+        )
     elif f.correction == "none":
         s.append(f"No multiple-comparison correction was applied; $\\alpha = {f.alpha:g}$.")
     # the interval and its measured coverage
     if f.interval is not None:
-        name, cites = INTERVALS.get(f.interval, (INTERVAL_LABELS.get(f.interval, f.interval),
-                                                 ()))
+        name, cites = INTERVALS.get(f.interval, (INTERVAL_LABELS.get(f.interval, f.interval), ()))
         level = f"{f.confidence_level:.0%} " if f.confidence_level is not None else ""
-        s.append(f"Intervals: {level}{name}{_cite(cites, used)}"
-                 .replace("%", "\\%") + ".")
+        s.append(f"Intervals: {level}{name}{_cite(cites, used)}".replace("%", "\\%") + ".")
         cov = COVERAGE.get(f.interval)
         if cov is not None:
             nums = " and ".join(f"{c:.3f} with {n} topics" for n, c in cov.by_topics)
-            s.append(f"Their measured coverage at a nominal 95\\% was {nums} ({cov.what}; "
-                     f"`{cov.source}` in mrrstats).")
+            s.append(
+                f"Their measured coverage at a nominal 95\\% was {nums} ({cov.what}; "
+                f"`{cov.source}` in mrrstats)."
+            )
     if proc.ir_test:
-        s.append("Smucker et al." + _cite(_IR_STUDIES[:1], used) + " and Urbano et al."
-                 + _cite(_IR_STUDIES[1:], used)
-                 + " compare the paired tests on information retrieval runs.")
+        s.append(
+            "Smucker et al."
+            + _cite(_IR_STUDIES[:1], used)
+            + " and Urbano et al."
+            + _cite(_IR_STUDIES[1:], used)
+            + " compare the paired tests on information retrieval runs."
+        )
     return MethodsText(" ".join(s), tuple(used))
 
 
