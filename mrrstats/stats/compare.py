@@ -73,6 +73,7 @@ from ..validation import (
     n_resamples_iv,
     rng_iv,
 )
+from .compare_latex import comparison_latex
 from .corrections import adjust_pvalues
 from .designs import query_labels
 from .leaderboard import leaderboard_frame
@@ -241,6 +242,12 @@ class Comparison:
 
     def caption(self) -> str:
         """One sentence naming the test, sidedness, correction, alpha, B and seed."""
+        return self._caption(latex=False)
+
+    def _caption(self, latex: bool) -> str:
+        """The caption; ``latex``: escaped, without the settings that
+        :func:`~mrrstats.stats.compare_latex.comparison_latex` writes in math after it."""
+        esc = latex_escape if latex else str
         r0 = self.results[self.measures[0]]
         corr = correction_label(r0.correction)
         side = {"two-sided": "two-sided", "greater": "one-sided (row system better)",
@@ -258,21 +265,23 @@ class Comparison:
                    f"{len(self.measures)} measures x {len(r0)} pairs")
         else:
             how = f"{corr} correction over the {len(r0)} pairs of each measure"
-        parts = [f"{test_label(self.test)}, {side}", how, f"alpha = {self.alpha:g}"]
+        parts = [esc(f"{test_label(self.test)}, {side}"), esc(how)]
+        if not latex:
+            parts.append(f"alpha = {self.alpha:g}")
         if self.control is not None:
-            parts.insert(1, f"each system against the control {self.control}")
-        if self.n_clusters is not None:
+            parts.insert(1, f"each system against the control {esc(self.control)}")
+        if self.n_clusters is not None and not latex:
             unit = "one sign flip" if self.test == "randomization" else "resampled"
             parts.append(f"queries in {self.n_clusters} clusters ({unit} per cluster)")
-        if r0.n_resamples is not None:
+        if r0.n_resamples is not None and not latex:
             if r0.exact:
                 parts.append(f"exact enumeration ({r0.n_resamples} sign vectors)")
             else:
                 parts.append(f"B = {self.n_resamples}")
-        if self.seed is not None and (r0.n_resamples is not None
-                                      or self.ci_method in ("bca", "percentile", "basic")):
+        if not latex and self.seed is not None and (
+                r0.n_resamples is not None or self.ci_method in ("bca", "percentile", "basic")):
             parts.append(f"seed = {self.seed}")
-        elif self.seed is None and r0.n_resamples is not None:
+        elif not latex and self.seed is None and r0.n_resamples is not None:
             parts.append("seed: caller's Generator")
         letters = ("Superscripts: the systems (by letter) that the row system beats "
                    "significantly after correction; best value in bold.")
@@ -282,8 +291,10 @@ class Comparison:
             letters += (" Rank: interval of ranks from the same decisions"
                         + (" (simultaneous)" if fwer else " (not simultaneous: the "
                            "correction does not control the family-wise error)")
-                        + "; group: systems sharing a letter are not significantly "
-                          "different.")
+                        + "; group" + (" (italic letters)" if latex else "")
+                        + ": systems sharing a letter are not significantly different.")
+        if latex:
+            letters = letters.replace("Superscripts:", "Superscript upright letters:")
         return "Mean per query; " + "; ".join(parts) + ". " + letters
 
     def _boards(self):
@@ -348,26 +359,57 @@ class Comparison:
             text += "\n" + self.segments.to_markdown(digits=digits)
         return text
 
-    def to_latex(self, *, digits: int = 4, label: str | None = None) -> str:
-        """LaTeX ``table`` (booktabs): superscript letters, best value bold, full caption."""
+    def to_latex(self, *, digits: int = 4, label: str | None = None,
+                 table: Literal["means", "pairs"] = "means",
+                 names: Mapping[str, str] | None = None, columns: Sequence[str] | None = None,
+                 wide: bool = False) -> str:
+        r"""LaTeX ``table`` (booktabs) with a caption that names every setting.
+
+        Parameters
+        ----------
+        digits : int, keyword-only
+            Decimals of means, differences and interval ends.
+        label : str or None, keyword-only
+            ``\label`` of the table.
+        table : {"means", "pairs"}, keyword-only
+            ``"means"``: one row per system, a column of means per measure (headed
+            by the mean's name, ``MRR@10`` for ``RR@10``) with its rank interval
+            and letter group. ``"pairs"``: one row per pair (and measure) with the
+            difference of the means, its interval and the raw and adjusted p-values.
+        names : mapping of str -> str or None, keyword-only
+            Display names of systems and measures (``{"org_bm25.run": "BM25",
+            "RR@10": "MRR@10"}``; plain text, escaped). Unmapped measures are
+            headed by the name of their mean.
+        columns : list of str or None, keyword-only
+            The columns to show: for ``"means"`` among ``"mean"``, ``"rank"``,
+            ``"group"`` (per measure); for ``"pairs"`` among ``"measure"``,
+            ``"a"``, ``"b"``, ``"mean_a"``, ``"mean_b"``, ``"difference"``,
+            ``"ci"``, ``"pvalue"``, ``"pvalue_adjusted"``, ``"d_z"``, ``"wins"``
+            (default: measure (with several), a, b, difference, ci, pvalue,
+            pvalue_adjusted).
+        wide : bool, keyword-only
+            ``table*`` (both columns of a two-column paper) instead of ``table``.
+
+        Returns
+        -------
+        str
+
+        Notes
+        -----
+        Marks (see :mod:`mrrstats.stats.compare_latex`): the systems a row beats
+        significantly are superscript upright letters on its mean; compact-letter
+        groups are italic letters in their own column; in the pairs table a rejected
+        pair has a dagger on its difference (a double dagger when a step-down
+        procedure rejects it although its interval contains 0). Every minus sign is
+        ``$-$``. The caption gives the number of queries and their clustering,
+        ``$\alpha$``, and :math:`B` with what one resample is.
+        """
         digits = int_iv(digits, "digits", minimum=0, maximum=15)
         if label is not None and not isinstance(label, str):
             raise ParameterTypeError(f"`label` must be a string or None, got {label!r:.60}",
                                      name="label")
-        rows = self._cells(lambda t: t, lambda s: f"$^{{\\mathrm{{{s}}}}}$",
-                           lambda t: f"\\textbf{{{t}}}", digits, rank_sep="--")
-        cols = "ll" + ("rcl" if self.control is None else "r") * len(self.measures)
-        out = ["\\begin{table}", "\\centering", f"\\begin{{tabular}}{{{cols}}}", "\\toprule",
-               " & System & " + " & ".join(latex_escape(m) for m in self._heads())
-               + " \\\\", "\\midrule"]
-        for row in rows:
-            out.append(" & ".join([row[0], latex_escape(row[1]), *row[2:]]) + " \\\\")
-        out += ["\\bottomrule", "\\end{tabular}",
-                f"\\caption{{{latex_escape(self.caption())}}}"]
-        if label:
-            out.append(f"\\label{{{label}}}")
-        out.append("\\end{table}")
-        return "\n".join(out) + "\n"
+        return comparison_latex(self, digits=digits, label=label, table=table, names=names,
+                                columns=columns, wide=wide, caption_of=self._caption)
 
     def to_string(self, *, digits: int = 4, wide: bool = False, width: int = 100) -> str:
         """Plain text (the CLI's ``--format table``, ``print(comparison)``).

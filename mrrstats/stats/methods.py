@@ -52,6 +52,7 @@ __all__ = [
     "methods_text",
     "facts_of",
     "combine",
+    "resample_unit",
 ]
 
 #: The IR studies that compare the paired tests on real runs (cited with them).
@@ -327,7 +328,7 @@ COVERAGE: dict[str, Coverage] = {
         "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
         _SINGLE_STEP_BENCH[1],
     ),
-    "bonferroni": Coverage(
+    "bonferroni(randomization)": Coverage(
         ((25, 0.928), (50, 0.944)),
         "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
         _SINGLE_STEP_BENCH[1],
@@ -367,6 +368,16 @@ class Facts:
     control: str | None = None
     n_second: int | None = None  # queries of the second set (unpaired)
     detail: str = ""  # one more clause on the procedure
+    resample: str = ""  # what one resample is, when not the procedure's own
+    measured: bool = True  # whether COVERAGE applies (False: another design, e.g. unpaired)
+
+
+def resample_unit(test: str, correction: str | None) -> str:
+    """What one of the :math:`B` resamples of a pairwise procedure is."""
+    if correction == "single-step":  # the joint null: the systems permuted within queries
+        return "random within-query permutations of the systems"
+    spec = PROCEDURES.get(test)
+    return spec.resample if spec is not None and spec.resample else "resamples"
 
 
 def _seed(r: Any) -> int | None:
@@ -375,11 +386,9 @@ def _seed(r: Any) -> int | None:
 
 
 def _interval_key(ci_method: str) -> str:
-    """``"bonferroni(randomization)"`` -> ``"bonferroni"``; ``"marginal(t)"`` -> ``"t"``."""
-    base, _, inner = str(ci_method).partition("(")
-    if base == "marginal" and inner.rstrip(")") == "t":
-        return "t"
-    return base
+    """The ``ci_method`` of a pairwise result as a key of :data:`COVERAGE` (``"marginal(t)"``
+    is ``"t"``; ``"bonferroni(randomization)"`` stays: its coverage is that test's)."""
+    return "t" if ci_method == "marginal(t)" else str(ci_method)
 
 
 def _pairwise(r: Any) -> Facts:
@@ -403,6 +412,7 @@ def _pairwise(r: Any) -> Facts:
         (r.measure,) if r.measure else (),
         len(r),
         r.control,
+        resample=resample_unit(r.test, r.correction),
     )
 
 
@@ -467,6 +477,7 @@ def _unpaired(r: Any) -> Facts:
             interval=m.split()[-1],
             confidence_level=r.confidence_level,
             n_second=r.n_b,
+            measured=False,
         )
     if m in ("exact", "monte-carlo"):
         return Facts(
@@ -668,7 +679,7 @@ def methods_text(result: object) -> MethodsText:
     # resamples and seed
     if f.n_resamples:
         if f.exact:
-            unit = (proc.resample or "resamples").removeprefix("random ")
+            unit = (f.resample or proc.resample or "resamples").removeprefix("random ")
             s.append(
                 f"Its null distribution was enumerated exactly (all {f.n_resamples:,} {unit})."
             )
@@ -679,7 +690,8 @@ def methods_text(result: object) -> MethodsText:
                 if proc.monte_carlo_p
                 else ""
             )
-            s.append(f"It used $B = {f.n_resamples}$ {proc.resample or 'resamples'} ({seed}){p}.")
+            what = f.resample or proc.resample or "resamples"
+            s.append(f"It used $B = {f.n_resamples}$ {what} ({seed}){p}.")
     if f.n_clusters is not None and proc.clusters:
         cites = ("field2007",) if proc.clusters == _CLUSTER_BOOT else ()
         s.append(f"Queries were clustered: {proc.clusters}{_cite(cites, used)}.")
@@ -710,10 +722,11 @@ def methods_text(result: object) -> MethodsText:
         s.append(f"No multiple-comparison correction was applied; $\\alpha = {f.alpha:g}$.")
     # the interval and its measured coverage
     if f.interval is not None:
-        name, cites = INTERVALS.get(f.interval, (INTERVAL_LABELS.get(f.interval, f.interval), ()))
+        base = f.interval.partition("(")[0]
+        name, cites = INTERVALS.get(base, (INTERVAL_LABELS.get(base, base), ()))
         level = f"{f.confidence_level:.0%} " if f.confidence_level is not None else ""
         s.append(f"Intervals: {level}{name}{_cite(cites, used)}".replace("%", "\\%") + ".")
-        cov = COVERAGE.get(f.interval)
+        cov = COVERAGE.get(f.interval) if f.measured else None
         if cov is not None:
             nums = " and ".join(f"{c:.3f} with {n} topics" for n, c in cov.by_topics)
             s.append(
