@@ -39,6 +39,10 @@ def add_arguments(p) -> None:
     p.add_argument("--wide", action="store_true",
                    help="--format table: every column of every pair (one row per pair, "
                         "wider than 100 columns); default: a summary that fits 100 columns")
+    p.add_argument("--methods", action="store_true",
+                   help="print the methods paragraph (test, alternative, queries, B, seed, "
+                        "correction, alpha, interval and its measured coverage; Pandoc "
+                        "[@key] citations, \\citep with --format latex) instead of the table")
     p.add_argument("--progress", action="store_true",
                    help="show progress on stderr even when it is not a terminal (default: "
                         "only on an interactive terminal outside CI)")
@@ -154,7 +158,10 @@ def run(args) -> int:
 
 def _write(res, args) -> int:
     out = sys.stdout
-    if args.format == "json":
+    if args.methods:
+        m = res.methods()
+        out.write((m.latex if args.format == "latex" else m.text) + "\n")
+    elif args.format == "json":
         out.write(res.to_json() + "\n")
     elif args.format == "markdown":
         out.write(res.to_markdown())

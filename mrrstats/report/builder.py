@@ -29,6 +29,10 @@ sent to a reviewer or attached to a paper::
         segments         per segment and pair: the test within the segment, adjusted across
                          segments (only with segment_by)
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
+      methods.md         the methods paragraph of the comparison (Comparison.methods():
+                         test, alternative, queries, B, seed, correction, alpha, interval
+                         and its measured coverage), with Pandoc and LaTeX citations
+      references.bib     the BibTeX entries of every work methods.md cites
       results/           what the notebook draws, saved by the one run of the analysis:
         pairs.csv, means.csv, versus_control.csv, random_baseline.csv, rr_summary.csv,
         agreement.csv, power.csv, leaderboard.csv, clustered.csv, multiverse_*.csv,
@@ -129,6 +133,7 @@ if TYPE_CHECKING:
         RunsInput,
         Seed,
     )
+    from ..stats.compare import Comparison
 
 __all__ = ["make_report", "RNG_ORDER", "RANDOM_MODELS"]
 
@@ -517,7 +522,18 @@ def _write_analysis(out, settings, inputs, mv, progress, workers, judged=None):
         (out / "tables" / name).write_text(text, encoding="utf-8", newline="")
         written.append(f"tables/{name}")
     written += save_results(data, out / "results")
+    for name, text in methods_files(data.comparison).items():
+        (out / name).write_text(text, encoding="utf-8", newline="")
+        written.append(name)
     return data, written
+
+
+def methods_files(comparison: Comparison) -> dict[str, str]:
+    """``{"methods.md": ..., "references.bib": ...}`` of a report's comparison."""
+    m = comparison.methods()
+    text = ("# Methods\n\n" + m.text + "\n\nFor LaTeX (natbib `\\citep`; the entries are in "
+            "`references.bib`):\n\n```latex\n" + m.latex + "\n```\n")
+    return {"methods.md": text, "references.bib": m.bibtex}
 
 
 def _score_inputs(scores):

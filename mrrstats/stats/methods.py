@@ -724,6 +724,9 @@ def methods_text(result: object) -> MethodsText:
     if f.interval is not None:
         base = f.interval.partition("(")[0]
         name, cites = INTERVALS.get(base, (INTERVAL_LABELS.get(base, base), ()))
+        inner = f.interval.partition("(")[2].rstrip(")")
+        if inner in TESTS:
+            name += f" inverting the {TESTS[inner].label}"
         level = f"{f.confidence_level:.0%} " if f.confidence_level is not None else ""
         s.append(f"Intervals: {level}{name}{_cite(cites, used)}".replace("%", "\\%") + ".")
         cov = COVERAGE.get(f.interval) if f.measured else None
