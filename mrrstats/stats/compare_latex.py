@@ -174,7 +174,7 @@ def _settings(c: Comparison) -> str:
             b = f"{c.n_resamples:,}".replace(",", "{,}")
             text += f"; $B = {b}$ {what or 'resamples'}"
         if c.seed is not None and not r0.exact:
-            text += f" (seed {c.seed})"
+            text += f" (seed = {c.seed})"
     return text + "."
 
 

@@ -47,7 +47,8 @@ def test_scores_names_and_formats(csvs, capsys):
                  "--test", "tukey", "--n-resamples", "300", "--seed", "1",
                  "--format", "latex"]) == 0
     tex = capsys.readouterr().out
-    assert "& RR & RR rank & RR group & AP" in tex and "randomised Tukey HSD" in tex
+    # columns of means headed by the mean's name (MRR, MAP)
+    assert "& MRR & MRR rank & MRR group & MAP" in tex and "randomised Tukey HSD" in tex
     assert "seed = 1" in tex
     assert main(["compare", "--scores", str(csvs[0]), "--test", "sign", "--correction",
                  "bonferroni", "--wide"]) == 0
@@ -127,3 +128,17 @@ def test_control_option_and_hidden_baseline_alias(csvs, capsys):
     p = argparse.ArgumentParser()
     cli_compare.add_arguments(p)
     assert "--baseline" not in p.format_help() and "--control" in p.format_help()
+
+
+def test_methods_flag_prints_the_paragraph(csvs, capsys):
+    assert main(["compare", "--scores", str(csvs[0]), "--test", "t", "--correction", "holm",
+                 "--alpha", "0.01", "--methods"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("We compared 5 systems (10 pairs) on adhoc7_rr over 50 queries")
+    assert "Holm's step-down procedure [@holm1979]" in text and "$\\alpha = 0.01$" in text
+    assert text.count("\n") == 1  # one paragraph, no table
+    assert main(["compare", "--scores", str(csvs[0]), "--seed", "3", "--n-resamples", "200",
+                 "--methods", "--format", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert "$B = 200$" in tex and "seed 3" in tex and "\\citep{westfall1993}" in tex
+    assert "[@" not in tex

@@ -159,6 +159,15 @@ def test_scores_report_is_deterministic_and_uses_compare(tmp_path):
                                "AP": trec7_scores("AP")[systems]}, n_resamples=2000, rng=7)
     assert (tmp_path / "a" / "tables" / "comparison.md").read_text() == direct.to_markdown()
 
+    # the methods paragraph of that comparison, and the BibTeX of every work it cites
+    assert {"methods.md", "references.bib"} <= set(a.files)
+    methods = (tmp_path / "a" / "methods.md").read_text(encoding="utf-8")
+    m = direct.methods()
+    assert methods.startswith("# Methods\n\n" + m.text + "\n") and m.latex in methods
+    assert "$B = 2000$" in methods and "seed 7" in methods and "6 systems (15 pairs)" in methods
+    bib = (tmp_path / "a" / "references.bib").read_text(encoding="utf-8")
+    assert bib == m.bibtex and all(f"{{{k}," in bib for k in m.keys)
+
     # per_query.csv holds the input values exactly
     pq = pd.read_csv(tmp_path / "a" / "per_query.csv", dtype=str)
     assert list(pq.columns) == ["system", "query", "RR", "AP"]
