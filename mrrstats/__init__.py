@@ -60,6 +60,7 @@ _getattr, __dir__, _names = _attach(__name__, {
     "stats.replicates": ["ReplicateComparison", "replicate_tests",  # several runs
                          "simulate_replicates"],
     "stats.meta": ["AcrossCollectionsResult", "across_collections"],  # several collections
+    "stats.critical": ["CriticalDifferenceResult", "critical_difference"],  # many systems too
     "stats.bayes": ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical"],
     "stats.simulation": ["CalibrationResult", "calibrate_tests", "simulate_collection"],
     # -- MRR against other measures (mrrstats.agreement) ---------------------------
@@ -164,6 +165,8 @@ __all__ = [
     "simulate_replicates",
     "AcrossCollectionsResult",
     "across_collections",
+    "CriticalDifferenceResult",
+    "critical_difference",
     "BayesianComparison",
     "bayesian_comparison",
     "bayesian_hierarchical",

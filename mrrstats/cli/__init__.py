@@ -40,6 +40,7 @@ _COMMANDS = {
     "bounds": "mrrstats.cli.bounds",
     "replicates": "mrrstats.cli.replicates",
     "collections": "mrrstats.cli.collections",
+    "critical-difference": "mrrstats.cli.critical",
     "bayes": "mrrstats.cli.bayes",
     "calibrate": "mrrstats.cli.calibrate",
 }

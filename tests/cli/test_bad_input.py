@@ -168,6 +168,10 @@ FILE_SLOTS = {
     "collections": [
         ["--collection", "c1=BAD", "--collection", "c2=SCORES", "--systems", "run1", "run2"]
     ],
+    "critical-difference": [
+        ["--scores", "BAD"],
+        ["--collection", "c1=BAD", "--collection", "c2=SCORES", *FAST],
+    ],
     "bayes": [["BAD", "RUN1", "RUN2"], ["QRELS", "RUN1", "BAD"], ["--scores", "BAD"]],
     "calibrate": [
         ["BAD", "RUN1", "RUN2", "--n-simulations", "5", "--n-resamples", "9"],
