@@ -211,7 +211,9 @@ class CriticalDifferenceResult:
         population of data-set effects fitted by MCMC. Queries are independent
         within a collection, so here each collection's likelihood is the normal
         one of its mean difference, and the population is normal (computed
-        exactly on a grid; no sampler).
+        exactly on a grid; no sampler). A collection whose differences do not
+        vary (a few queries, tied scores) gets the standard deviation pooled
+        over the collections instead of a standard error of zero.
         """
         if not self._per_query:
             raise ParameterError(
@@ -227,7 +229,7 @@ class CriticalDifferenceResult:
         cl = self.confidence_level if confidence_level is None else confidence_level
         systems = list(self.scores.columns)
         ia, ib = systems.index(a), systems.index(b)
-        effects, ses = [], []
+        effects, sds, ns = [], [], []
         for name, values in zip(self.scores.index, self._per_query, strict=True):
             d = values[:, ia] - values[:, ib]
             if d.size < 2:
@@ -236,17 +238,19 @@ class CriticalDifferenceResult:
                     name="table",
                 )
             effects.append(float(d.mean()))
-            ses.append(float(d.std(ddof=1)) / math.sqrt(d.size))
-        ses = np.asarray(ses)
-        if not (ses > 0).any():
+            sds.append(float(d.std(ddof=1)))
+            ns.append(d.size)
+        sds, ns = np.asarray(sds), np.asarray(ns)
+        if not (sds > 0).any():
             raise ParameterError(
-                f"{a!r} and {b!r} score the same on every query of every "
-                "collection: nothing to compare",
+                f"{a!r} and {b!r} differ by the same amount on every query of every "
+                "collection: no within-collection variation to model",
                 name="b",
             )
-        # a collection with no variation in its differences is known exactly; give it the
-        # smallest positive standard error of the others rather than zero
-        ses = np.where(ses > 0, ses, ses[ses > 0].min())
+        # a collection whose differences do not vary (a few queries, tied RR values) would
+        # be known exactly: give it the standard deviation pooled over the collections
+        pooled = math.sqrt(float(((ns - 1) * sds**2).sum() / (ns - 1).sum()))
+        ses = np.where(sds > 0, sds, pooled) / np.sqrt(ns)
         return bayesian_hierarchical(np.asarray(effects), ses, rope=rope, confidence_level=cl)
 
     def summary(self) -> str:

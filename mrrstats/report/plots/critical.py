@@ -58,6 +58,13 @@ def critical_difference_plot(result, *, ax=None):
             f"{missing})",
             name="result",
         )
+    if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise ParameterTypeError(
+                f"`ax` must be a matplotlib Axes or None, got {type(ax).__name__}", name="ax"
+            )
     ranks = result.average_ranks
     systems = list(ranks.index)
     labels = dict(zip(systems, short_names(systems), strict=True))
