@@ -61,6 +61,7 @@ _getattr, __dir__, _names = _attach(__name__, {
                          "simulate_replicates"],
     "stats.meta": ["AcrossCollectionsResult", "across_collections"],  # several collections
     "stats.critical": ["CriticalDifferenceResult", "critical_difference"],  # many systems too
+    "stats.reproducibility": ["ReproducibilityResult", "reproducibility"],  # repro_eval
     "stats.bayes": ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical"],
     "stats.simulation": ["CalibrationResult", "calibrate_tests", "simulate_collection"],
     # -- MRR against other measures (mrrstats.agreement) ---------------------------
@@ -167,6 +168,8 @@ __all__ = [
     "across_collections",
     "CriticalDifferenceResult",
     "critical_difference",
+    "ReproducibilityResult",
+    "reproducibility",
     "BayesianComparison",
     "bayesian_comparison",
     "bayesian_hierarchical",

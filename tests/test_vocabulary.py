@@ -233,6 +233,7 @@ NO_WORKERS = {
     "bayesian_comparison": "Dirichlet weights of the Bayesian bootstrap drawn in NumPy",
     "critical_difference": "multinomial query counts times a (queries x systems) matrix per "
                            "collection in NumPy",
+    "reproducibility": "topic indices of four small (topics x measures) arrays in NumPy",
 }
 
 MUST_HAVE_CLUSTERS = ("randomization_test", "bootstrap_ci", "bootstrap_test", "pairwise_tests",
@@ -324,6 +325,9 @@ def _random_calls(s):
         {"x": s[["a", "b"]], "y": s[["c", "d"]]}, test="randomization")
     calls["critical_difference"] = lambda: mrrstats.critical_difference(
         {"x": s.iloc[:15], "y": s.iloc[15:]}, n_resamples=99)
+    calls["reproducibility"] = lambda: mrrstats.reproducibility(
+        data.qrels, {"baseline": data.runs[0], "advanced": data.runs[1]},
+        {"baseline": data.runs[2], "advanced": data.runs[3]}, measures=["RR"], n_resamples=99)
     calls["bayesian_comparison"] = lambda: mrrstats.bayesian_comparison(
         a, b, method="bootstrap", n_resamples=99)
     calls["simulate_collection"] = lambda: mrrstats.simulate_collection(
