@@ -41,6 +41,7 @@ _COMMANDS = {
     "replicates": "mrrstats.cli.replicates",
     "collections": "mrrstats.cli.collections",
     "critical-difference": "mrrstats.cli.critical",
+    "reproducibility": "mrrstats.cli.reproducibility",
     "bayes": "mrrstats.cli.bayes",
     "calibrate": "mrrstats.cli.calibrate",
 }

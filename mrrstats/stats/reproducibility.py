@@ -74,7 +74,7 @@ class ReproducibilityResult:
     intervals : DataFrame or None
         Per measure: ``er_low``, ``er_high``, ``delta_ri_low``, ``delta_ri_high``,
         percentile bootstrap intervals at ``confidence_level`` (None when
-        ``n_resamples`` is 0).
+        ``n_resamples`` is None).
     means : DataFrame
         Mean score of each of the four runs (rows ``original baseline`` ...) per measure.
     measures : tuple of str
@@ -85,7 +85,7 @@ class ReproducibilityResult:
     rbo_p : float
         RBO's persistence.
     confidence_level : float
-    n_resamples : int
+    n_resamples : int or None
     seed : int or None
     """
 
@@ -106,7 +106,7 @@ class ReproducibilityResult:
     depth: int
     rbo_p: float
     confidence_level: float
-    n_resamples: int
+    n_resamples: int | None
     seed: int | None = None
 
     def to_frame(self) -> pd.DataFrame:
@@ -262,8 +262,8 @@ def reproducibility(
         RBO's persistence (``repro_eval``'s ``RBO_P``, 0.95).
     confidence_level : float, keyword-only
         Level of the bootstrap intervals of ER and DeltaRI.
-    n_resamples : int, keyword-only
-        Bootstrap resamples (0: no intervals).
+    n_resamples : int or None, keyword-only
+        Bootstrap resamples (None: no intervals).
     rng : None, int or numpy.random.Generator, keyword-only
 
     Returns
@@ -418,7 +418,7 @@ def reproducibility(
         depth=depth,
         rbo_p=rbo_p,
         confidence_level=cl,
-        n_resamples=B,
+        n_resamples=B or None,
         seed=seed if B else None,
     )
 
@@ -457,13 +457,7 @@ def _reproducibility_iv(
     if isinstance(rbo_p, bool) or not isinstance(rbo_p, numbers.Real) or not 0 < rbo_p < 1:
         raise ParameterError(f"`rbo_p` must lie in (0, 1), got {rbo_p!r}", name="rbo_p")
     cl = confidence_level_iv(confidence_level)
-    B = (
-        0
-        if isinstance(n_resamples, numbers.Integral)
-        and not isinstance(n_resamples, bool)
-        and n_resamples == 0
-        else n_resamples_iv(n_resamples)
-    )
+    B = 0 if n_resamples is None else n_resamples_iv(n_resamples)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
         raise ParameterTypeError(
             f"`rng` must be None, an integer seed or a Generator, got {rng!r}", name="rng"

@@ -106,7 +106,7 @@ RPL = {
 
 def test_reproducibility_equals_repro_eval_pasted(experiment):
     res = mrrstats.reproducibility(experiment["qrels"], experiment["original"],
-                                   experiment["reproduced"], measures=M, n_resamples=0)
+                                   experiment["reproduced"], measures=M, n_resamples=None)
     assert res.kind == "reproducibility" and list(res.measures) == M
     for r in RUNS:
         assert res.ktu[r] == pytest.approx(RPD["ktu"][r], abs=1e-12)
@@ -122,7 +122,7 @@ def test_replicability_equals_repro_eval_pasted(experiment):
     rpl = experiment["replicability"]
     res = mrrstats.reproducibility(rpl["qrels"], rpl["original"], rpl["reproduced"],
                                    measures=M, reproduced_qrels=rpl["reproduced_qrels"],
-                                   n_resamples=0)
+                                   n_resamples=None)
     assert res.kind == "replicability" and res.ktu is None and res.rmse is None
     assert res.n_queries["original"] != res.n_queries["reproduced"]
     np.testing.assert_allclose(res.er[M], RPL["er"], rtol=1e-10)
@@ -141,7 +141,7 @@ def test_equals_repro_eval_live(experiment):
                       run_a_rep_path=p["advanced"])
     ev.trim()
     ev.evaluate()
-    res = mrrstats.reproducibility(experiment["qrels"], o, p, measures=M, n_resamples=0)
+    res = mrrstats.reproducibility(experiment["qrels"], o, p, measures=M, n_resamples=None)
     for r in RUNS:
         assert res.ktu[r] == pytest.approx(ev.ktu()[r], abs=1e-12)
         assert res.rbo[r] == pytest.approx(ev.rbo()[r], abs=1e-12)
@@ -162,7 +162,7 @@ def test_equals_repro_eval_live(experiment):
     rl.evaluate()
     res = mrrstats.reproducibility(rpl["qrels"], rpl["original"], rpl["reproduced"],
                                    measures=M, reproduced_qrels=rpl["reproduced_qrels"],
-                                   n_resamples=0)
+                                   n_resamples=None)
     for m in M:
         assert res.er[m] == pytest.approx(rl.er()[m], rel=1e-10)
         for r in RUNS:

@@ -11,7 +11,7 @@ imported inside the functions, so ``import mrrstats`` does not import it.
 One module per plot family (in ``mrrstats.report.plots``): ``distributions``,
 ``intervals``, ``agreement``, ``baselines``, ``power``, ``leaderboard``, ``judges``,
 ``designs`` (seeds, collections, posteriors, calibration), ``critical`` (many systems over
-many collections), and ``style`` (the look
+many collections), ``reproduction`` (a reproduced experiment), and ``style`` (the look
 they share).
 
 The style is shared by all functions: the Okabe-Ito colour-blind-safe palette
@@ -49,7 +49,9 @@ Functions
 ============================  ===========================================================
 
 and :func:`critical_difference_plot`, the critical-difference diagram of many systems over
-many collections (average ranks, the groups not significantly different).
+many collections (average ranks, the groups not significantly different);
+:func:`er_delta_ri_plot` and :func:`rmse_by_cutoff`, how well a reproduction reproduces
+the original experiment (Breuer et al. 2020).
 
 Examples
 --------
@@ -82,6 +84,7 @@ from .intervals import (
 from .judges import bound_bars, judge_intervals
 from .leaderboard import rank_intervals_plot
 from .power import power_curve
+from .reproduction import er_delta_ri_plot, rmse_by_cutoff
 from .style import PALETTE, interval_name, short_names, style_context
 
 __all__ = [
@@ -114,4 +117,6 @@ __all__ = [
     "posterior_plot",
     "calibration_plot",
     "critical_difference_plot",
+    "er_delta_ri_plot",
+    "rmse_by_cutoff",
 ]
