@@ -46,6 +46,8 @@ __all__ = ["ReproducibilityResult", "reproducibility", "RUNS"]
 
 #: The two runs of an experiment, as ``repro_eval`` names them.
 RUNS = ("baseline", "advanced")
+#: Multinomial counts drawn in one step of the bootstrap (bounds memory).
+_BATCH_ELEMENTS = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,16 +202,22 @@ def _effects(ob, oa, rb, ra):
 
 
 def _bootstrap(ob, oa, rb, ra, paired, B, gen, cl):
+    """Percentile intervals of ER and DeltaRI: topics resampled as multinomial counts (the
+    same draw for the four runs when ``paired``; the original and reproduced topics
+    independently otherwise), in batches of at most ``_BATCH_ELEMENTS`` counts."""
     n_o, n_r = ob.shape[0], rb.shape[0]
+    step = max(1, _BATCH_ELEMENTS // max(n_o, n_r))
     ers, dris = [], []
-    for _ in range(B):
-        i = gen.integers(0, n_o, n_o)
-        j = i if paired else gen.integers(0, n_r, n_r)
-        er, dri = _effects(ob[i], oa[i], rb[j], ra[j])
-        ers.append(er)
-        dris.append(dri)
+    for start in range(0, B, step):
+        size = min(step, B - start)
+        co = gen.multinomial(n_o, np.full(n_o, 1.0 / n_o), size=size) / n_o
+        cr = co if paired else gen.multinomial(n_r, np.full(n_r, 1.0 / n_r), size=size) / n_r
+        mob, moa, mrb, mra = co @ ob, co @ oa, cr @ rb, cr @ ra  # (size, measures) means
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ers.append((mra - mrb) / (moa - mob))
+            dris.append((moa - mob) / mob - (mra - mrb) / mrb)
     lo, hi = (1 - cl) / 2, (1 + cl) / 2
-    ers, dris = np.array(ers), np.array(dris)
+    ers, dris = np.vstack(ers), np.vstack(dris)
     return (
         np.nanquantile(ers, lo, axis=0),
         np.nanquantile(ers, hi, axis=0),
