@@ -218,12 +218,15 @@ def _bootstrap(ob, oa, rb, ra, paired, B, gen, cl):
             dris.append((moa - mob) / mob - (mra - mrb) / mrb)
     lo, hi = (1 - cl) / 2, (1 + cl) / 2
     ers, dris = np.vstack(ers), np.vstack(dris)
-    return (
-        np.nanquantile(ers, lo, axis=0),
-        np.nanquantile(ers, hi, axis=0),
-        np.nanquantile(dris, lo, axis=0),
-        np.nanquantile(dris, hi, axis=0),
-    )
+    # a resample without improvement gives ER = +-inf (kept: it is an extreme value); NaN
+    # (0/0) is left out
+    with np.errstate(invalid="ignore"):
+        return (
+            np.nanquantile(ers, lo, axis=0),
+            np.nanquantile(ers, hi, axis=0),
+            np.nanquantile(dris, lo, axis=0),
+            np.nanquantile(dris, hi, axis=0),
+        )
 
 
 # --------------------------------------------------------------------------
