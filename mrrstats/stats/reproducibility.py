@@ -302,7 +302,12 @@ def reproducibility(
       :math:`\Delta RI = RI_o - RI_r` with :math:`RI = (\bar a - \bar b)/\bar b`.
     * The intervals resample the topics (the same topics in all four runs for
       reproducibility; the original and the reproduced topics independently
-      for replicability) and take percentiles of ER and DeltaRI.
+      for replicability) and take percentiles of ER and DeltaRI. Measured
+      coverage of the 95% intervals, with the 158 judged CAsT 2021 topics of
+      the ``mrrstats reproducibility --example`` runs as the population (400
+      samples of 50 and of 158 topics, 1,000 resamples each; Monte Carlo
+      error about 0.011): ER 0.945-0.982 (AP, nDCG@10, P@10), DeltaRI
+      0.940-0.958.
 
     References
     ----------
