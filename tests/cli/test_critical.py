@@ -30,8 +30,7 @@ def test_scores_table_matches_the_function(tmp_path, capsys):
     res = mrrstats.critical_difference(blocks, test="conover")
     assert f"Friedman chi2 = {res.friedman['statistic']:.3f}" in out
     for system, rank in res.average_ranks.items():
-        assert any(line.startswith(system) and f"{rank:.2f}" in line
-                   for line in out.splitlines())
+        assert any(line.startswith(system) and f"{rank:.2f}" in line for line in out.splitlines())
     assert "interval" not in out  # one score per collection: no bootstrap
 
 
@@ -39,15 +38,33 @@ def test_collections_and_plot(tmp_path, capsys):
     rng = np.random.default_rng(0)
     files = []
     for c in range(3):
-        frame = pd.DataFrame(rng.random((6, 3)), columns=["a", "b", "c"],
-                             index=pd.Index([f"q{i}" for i in range(6)], name="query"))
+        frame = pd.DataFrame(
+            rng.random((6, 3)),
+            columns=["a", "b", "c"],
+            index=pd.Index([f"q{i}" for i in range(6)], name="query"),
+        )
         frame["a"] += 0.5
         path = tmp_path / f"c{c}.csv"
         frame.to_csv(path)
         files += ["--collection", f"c{c}={path}"]
     png = tmp_path / "cd.png"
-    assert main(["critical-difference", *files, "--n-resamples", "199", "--seed", "1",
-                 "--test", "wilcoxon-holm", "--plot", str(png)]) == 0
+    assert (
+        main(
+            [
+                "critical-difference",
+                *files,
+                "--n-resamples",
+                "199",
+                "--seed",
+                "1",
+                "--test",
+                "wilcoxon-holm",
+                "--plot",
+                str(png),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "3 systems, 3 collections" in out and png.stat().st_size > 1000
 

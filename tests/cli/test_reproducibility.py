@@ -12,9 +12,12 @@ def test_example_matches_the_function(capsys):
     data = mrrstats.datasets.cast2021()
     runs = {mrrstats.read_run(r).name: r for r in data.runs}
     res = mrrstats.reproducibility(
-        data.qrels, {"baseline": runs["org_convdr.run"], "advanced": runs["org_convdr_bert.run"]},
+        data.qrels,
+        {"baseline": runs["org_convdr.run"], "advanced": runs["org_convdr_bert.run"]},
         {"baseline": runs["org_manual_bm25.run"], "advanced": runs["org_manual_ance.run"]},
-        measures=["AP", "RR"], n_resamples=None)
+        measures=["AP", "RR"],
+        n_resamples=None,
+    )
     for m in ("AP", "RR"):
         line = next(ln for ln in out.splitlines() if ln.startswith(m + " "))
         assert f"{res.er[m]:.4f}" in line and f"{res.delta_ri[m]:+.4f}" in line
@@ -24,9 +27,22 @@ def test_example_matches_the_function(capsys):
 def test_replicability_and_usage_errors(capsys):
     data = mrrstats.datasets.cast2021()
     runs = [str(r) for r in data.runs]
-    argv = ["reproducibility", str(data.qrels), "--original", runs[0], runs[1],
-            "--reproduced", runs[2], runs[3], "--reproduced-qrels", str(data.qrels),
-            "--n-resamples", "99", "--seed", "1"]
+    argv = [
+        "reproducibility",
+        str(data.qrels),
+        "--original",
+        runs[0],
+        runs[1],
+        "--reproduced",
+        runs[2],
+        runs[3],
+        "--reproduced-qrels",
+        str(data.qrels),
+        "--n-resamples",
+        "99",
+        "--seed",
+        "1",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("# replicability") and "RMSE" not in out

@@ -25,7 +25,8 @@ def test_diagram_draws_every_system_the_cliques_and_the_cd(blocks):
     texts = [t.get_text() for t in ax.texts]
     for system, rank in res.average_ranks.items():
         short = mp.short_names(list(res.average_ranks.index))[
-            list(res.average_ranks.index).index(system)]
+            list(res.average_ranks.index).index(system)
+        ]
         assert any(short in t and f"{rank:.2f}" in t for t in texts), system
     assert f"CD = {res.critical_difference:.2f}" in texts
     bars = [ln for ln in ax.lines if ln.get_linewidth() == 3.0]

@@ -17,10 +17,14 @@ import mrrstats  # noqa: E402
 @pytest.fixture(scope="module")
 def result():
     d = mrrstats.datasets.cast2021()
-    return mrrstats.reproducibility(d.qrels, {"baseline": d.runs[0], "advanced": d.runs[1]},
-                                    {"baseline": d.runs[2], "advanced": d.runs[3]},
-                                    measures=["AP", "P@5", "P@10", "P@20"], n_resamples=300,
-                                    rng=2)
+    return mrrstats.reproducibility(
+        d.qrels,
+        {"baseline": d.runs[0], "advanced": d.runs[1]},
+        {"baseline": d.runs[2], "advanced": d.runs[3]},
+        measures=["AP", "P@5", "P@10", "P@20"],
+        n_resamples=300,
+        rng=2,
+    )
 
 
 def test_er_delta_ri_points_and_intervals(result):
@@ -39,8 +43,9 @@ def test_rmse_by_cutoff_draws_each_run(result):
     for run in ("baseline", "advanced"):
         line = next(ln for ln in ax.lines if ln.get_label() == run)
         assert list(line.get_xdata()) == [5, 10, 20]
-        np.testing.assert_allclose(line.get_ydata(),
-                                   result.rmse.loc[run, ["P@5", "P@10", "P@20"]].to_numpy())
+        np.testing.assert_allclose(
+            line.get_ydata(), result.rmse.loc[run, ["P@5", "P@10", "P@20"]].to_numpy()
+        )
     with pytest.raises(mrrstats.ParameterError, match="`measure`"):
         mp.rmse_by_cutoff(result, measure="nDCG")
     with pytest.raises(mrrstats.ParameterTypeError, match="reproducibility"):

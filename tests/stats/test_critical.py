@@ -21,15 +21,40 @@ from mrrstats.stats.critical import nemenyi_critical_difference
 
 # Demšar (2006), Table 6: AUC of four C4.5 variants on 14 UCI data sets.
 DEMSAR = pd.DataFrame(
-    [[0.763, 0.768, 0.771, 0.798], [0.599, 0.591, 0.590, 0.569], [0.954, 0.971, 0.968, 0.967],
-     [0.628, 0.661, 0.654, 0.657], [0.882, 0.888, 0.886, 0.898], [0.936, 0.931, 0.916, 0.931],
-     [0.661, 0.668, 0.609, 0.685], [0.583, 0.583, 0.563, 0.625], [0.775, 0.838, 0.866, 0.875],
-     [1.000, 1.000, 1.000, 1.000], [0.940, 0.962, 0.965, 0.962], [0.619, 0.666, 0.614, 0.669],
-     [0.972, 0.981, 0.975, 0.975], [0.957, 0.978, 0.946, 0.970]],
+    [
+        [0.763, 0.768, 0.771, 0.798],
+        [0.599, 0.591, 0.590, 0.569],
+        [0.954, 0.971, 0.968, 0.967],
+        [0.628, 0.661, 0.654, 0.657],
+        [0.882, 0.888, 0.886, 0.898],
+        [0.936, 0.931, 0.916, 0.931],
+        [0.661, 0.668, 0.609, 0.685],
+        [0.583, 0.583, 0.563, 0.625],
+        [0.775, 0.838, 0.866, 0.875],
+        [1.000, 1.000, 1.000, 1.000],
+        [0.940, 0.962, 0.965, 0.962],
+        [0.619, 0.666, 0.614, 0.669],
+        [0.972, 0.981, 0.975, 0.975],
+        [0.957, 0.978, 0.946, 0.970],
+    ],
     columns=["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"],
-    index=["adult (sample)", "breast cancer", "breast cancer wisconsin", "cmc", "ionosphere",
-           "iris", "liver disorders", "lung cancer", "lymphography", "mushroom",
-           "primary tumor", "rheum", "voting", "wine"])
+    index=[
+        "adult (sample)",
+        "breast cancer",
+        "breast cancer wisconsin",
+        "cmc",
+        "ionosphere",
+        "iris",
+        "liver disorders",
+        "lung cancer",
+        "lymphography",
+        "mushroom",
+        "primary tumor",
+        "rheum",
+        "voting",
+        "wine",
+    ],
+)
 
 
 def trec7_blocks():
@@ -84,14 +109,16 @@ def test_friedman_equals_scipy_on_ties_and_on_real_scores():
         f = (N - 1) * chi2 / (N * (k - 1) - chi2)  # Iman & Davenport (1980), Demšar eq. 4
         assert res.friedman["iman_davenport"] == pytest.approx(f, rel=1e-12)
         assert res.friedman["iman_davenport_pvalue"] == pytest.approx(
-            stats.f.sf(f, k - 1, (k - 1) * (N - 1)), rel=1e-10)
+            stats.f.sf(f, k - 1, (k - 1) * (N - 1)), rel=1e-10
+        )
 
 
 def test_critical_difference_equals_scipy_studentized_range():
     for k, n, alpha in [(2, 10, 0.05), (4, 14, 0.05), (8, 10, 0.1), (20, 30, 0.01)]:
         q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
         assert nemenyi_critical_difference(k, n, alpha) == pytest.approx(
-            q * np.sqrt(k * (k + 1) / (6 * n)), rel=1e-6)
+            q * np.sqrt(k * (k + 1) / (6 * n)), rel=1e-6
+        )
 
 
 # -- scikit-posthocs: pasted values, and live where installed ------------------------
@@ -107,21 +134,96 @@ def test_critical_difference_equals_scipy_studentized_range():
 #                       group_col="g", p_adjust="holm").loc[o, o]
 ORDER = ["run1", "run3", "run8", "run2", "run6", "run5", "run4", "run7"]
 SKPH = {
-    "nemenyi": [0.999959564, 0.9983308374, 0.6023751721, 0.0303647471, 0.0063532128,
-                0.0022069414, 8.77627e-05, 0.9999943696, 0.8283962879, 0.0876992405,
-                0.0226685077, 0.0088643351, 0.0004728258, 0.9359488943, 0.1723049291,
-                0.0527590345, 0.0226685077, 0.0015223137, 0.8713147459, 0.6023751721,
-                0.4150411917, 0.0876992405, 0.9998173354, 0.996108826, 0.8283962879,
-                0.9999943696, 0.9739765294, 0.996108826],
-    "conover": [1.0, 1.0, 0.0645987772, 5.74242e-05, 4.1448e-06, 7.644e-07, 7.8e-09, 1.0,
-                0.2629234351, 0.0004450067, 3.63368e-05, 7.0282e-06, 7.94e-08, 0.5467692246,
-                0.001845635, 0.0001621152, 3.63368e-05, 4.44e-07, 0.3123918723, 0.0645987772,
-                0.0188228025, 0.0004450067, 1.0, 1.0, 0.2629234351, 1.0, 0.8891827315, 1.0],
-    "wilcoxon-holm": [1.0, 1.0, 0.13671875, 0.0546875, 0.0546875, 0.0546875, 0.0546875, 1.0,
-                      0.37109375, 0.08203125, 0.08203125, 0.08203125, 0.08203125,
-                      0.94921875, 0.0546875, 0.0546875, 0.09375, 0.0546875, 0.13671875,
-                      0.1640625, 0.21484375, 0.08203125, 0.94921875, 1.0, 0.09375, 1.0, 1.0,
-                      1.0],
+    "nemenyi": [
+        0.999959564,
+        0.9983308374,
+        0.6023751721,
+        0.0303647471,
+        0.0063532128,
+        0.0022069414,
+        8.77627e-05,
+        0.9999943696,
+        0.8283962879,
+        0.0876992405,
+        0.0226685077,
+        0.0088643351,
+        0.0004728258,
+        0.9359488943,
+        0.1723049291,
+        0.0527590345,
+        0.0226685077,
+        0.0015223137,
+        0.8713147459,
+        0.6023751721,
+        0.4150411917,
+        0.0876992405,
+        0.9998173354,
+        0.996108826,
+        0.8283962879,
+        0.9999943696,
+        0.9739765294,
+        0.996108826,
+    ],
+    "conover": [
+        1.0,
+        1.0,
+        0.0645987772,
+        5.74242e-05,
+        4.1448e-06,
+        7.644e-07,
+        7.8e-09,
+        1.0,
+        0.2629234351,
+        0.0004450067,
+        3.63368e-05,
+        7.0282e-06,
+        7.94e-08,
+        0.5467692246,
+        0.001845635,
+        0.0001621152,
+        3.63368e-05,
+        4.44e-07,
+        0.3123918723,
+        0.0645987772,
+        0.0188228025,
+        0.0004450067,
+        1.0,
+        1.0,
+        0.2629234351,
+        1.0,
+        0.8891827315,
+        1.0,
+    ],
+    "wilcoxon-holm": [
+        1.0,
+        1.0,
+        0.13671875,
+        0.0546875,
+        0.0546875,
+        0.0546875,
+        0.0546875,
+        1.0,
+        0.37109375,
+        0.08203125,
+        0.08203125,
+        0.08203125,
+        0.08203125,
+        0.94921875,
+        0.0546875,
+        0.0546875,
+        0.09375,
+        0.0546875,
+        0.13671875,
+        0.1640625,
+        0.21484375,
+        0.08203125,
+        0.94921875,
+        1.0,
+        0.09375,
+        1.0,
+        1.0,
+        1.0,
+    ],
 }
 
 
@@ -145,8 +247,11 @@ def _skph(test, table):
 
 @pytest.mark.parametrize("test", sorted(SKPH))
 def test_pvalues_equal_scikit_posthocs_live(test):
-    for table in (trec7_blocks(), DEMSAR,
-                  pd.DataFrame({k: v.mean() for k, v in cast_conversations().items()}).T):
+    for table in (
+        trec7_blocks(),
+        DEMSAR,
+        pd.DataFrame({k: v.mean() for k, v in cast_conversations().items()}).T,
+    ):
         res = mrrstats.critical_difference(table, test=test)
         ref = _skph(test, table).loc[res.pvalues.index, res.pvalues.columns]
         # Nemenyi: scipy's studentized_range.sf against mrrstats' tail-accurate one
@@ -156,11 +261,16 @@ def test_pvalues_equal_scikit_posthocs_live(test):
 def test_wilcoxon_holm_is_scipy_wilcoxon_then_holm():
     table = trec7_blocks()
     res = mrrstats.critical_difference(table, test="wilcoxon-holm")
-    raw = {(a, b): stats.wilcoxon(table[a], table[b]).pvalue
-           for a, b in itertools.combinations(table.columns, 2)}
+    raw = {
+        (a, b): stats.wilcoxon(table[a], table[b]).pvalue
+        for a, b in itertools.combinations(table.columns, 2)
+    }
     for _, r in res.pairs.iterrows():
-        key = (r.system_a, r.system_b) if (r.system_a, r.system_b) in raw else \
-            (r.system_b, r.system_a)
+        key = (
+            (r.system_a, r.system_b)
+            if (r.system_a, r.system_b) in raw
+            else (r.system_b, r.system_a)
+        )
         assert r.pvalue == pytest.approx(raw[key], rel=1e-12)
 
 
@@ -173,8 +283,16 @@ def test_wilcoxon_holm_is_scipy_wilcoxon_then_holm():
 #   r.cd, r.pvalue, r.rankdf["meanrank"]
 AUTORANK_CD = 3.3201413514435267
 AUTORANK_PVALUE = 1.0149527552874522e-07
-AUTORANK_RANKS = {"run7": 7.1, "run4": 6.3, "run5": 6.0, "run6": 5.5, "run2": 4.0, "run8": 2.7,
-                  "run3": 2.4, "run1": 2.0}
+AUTORANK_RANKS = {
+    "run7": 7.1,
+    "run4": 6.3,
+    "run5": 6.0,
+    "run6": 5.5,
+    "run2": 4.0,
+    "run8": 2.7,
+    "run3": 2.4,
+    "run1": 2.0,
+}
 
 
 def test_equals_autorank_pasted():
@@ -209,11 +327,14 @@ def test_cliques_are_maximal_runs_without_a_significant_pair(test):
     runs = []
     for i in range(len(order)):  # every run of consecutive systems with no significant pair
         for j in range(i + 1, len(order)):
-            block = order[i:j + 1]
+            block = order[i : j + 1]
             if not sig.loc[block, block].to_numpy().any():
                 runs.append((i, j))
-    maximal = [tuple(order[i:j + 1]) for i, j in runs
-               if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs)]
+    maximal = [
+        tuple(order[i : j + 1])
+        for i, j in runs
+        if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in runs)
+    ]
     assert list(res.cliques) == maximal
     assert res.cliques  # the example has groups
     if test == "nemenyi":  # a Nemenyi clique spans at most the critical difference
@@ -256,8 +377,10 @@ def test_two_level_bootstrap_intervals():
     assert ((ri["ci_low"] <= ri["average_rank"]) & (ri["average_rank"] <= ri["ci_high"])).all()
     assert (ri["ci_low"] >= 1).all() and (ri["ci_high"] <= 5).all()
     p = a.pairs
-    assert ((p["rank_ci_low"] <= p["rank_difference"] + 1e-12)
-            & (p["rank_difference"] <= p["rank_ci_high"] + 1e-12)).all()
+    assert (
+        (p["rank_ci_low"] <= p["rank_difference"] + 1e-12)
+        & (p["rank_difference"] <= p["rank_ci_high"] + 1e-12)
+    ).all()
     assert ((p["ci_low"] <= p["difference"]) & (p["difference"] <= p["ci_high"])).all()
     # with one query per collection the second level has nothing to resample: the
     # intervals are those of the collections alone, which are narrower here
