@@ -61,6 +61,8 @@ _getattr, __dir__, _names = _attach(__name__, {
     "stats.replicates": ["ReplicateComparison", "replicate_tests",  # several runs
                          "simulate_replicates"],
     "stats.meta": ["AcrossCollectionsResult", "across_collections"],  # several collections
+    "stats.critical": ["CriticalDifferenceResult", "critical_difference"],  # many systems too
+    "stats.reproducibility": ["ReproducibilityResult", "reproducibility"],  # repro_eval
     "stats.bayes": ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical"],
     "stats.simulation": ["CalibrationResult", "calibrate_tests", "simulate_collection"],
     # -- MRR against other measures (mrrstats.agreement) ---------------------------
@@ -206,6 +208,10 @@ __all__ = [
     "simulate_replicates",
     "AcrossCollectionsResult",
     "across_collections",
+    "CriticalDifferenceResult",
+    "critical_difference",
+    "ReproducibilityResult",
+    "reproducibility",
     "BayesianComparison",
     "bayesian_comparison",
     "bayesian_hierarchical",

@@ -231,6 +231,9 @@ NO_WORKERS = {
     "ppi_evaluate": "Gaussian multipliers of a small (queries x pairs) matrix in NumPy",
     "judge_agreement": "the decisions of decision_agreement (pairwise_tests inside)",
     "bayesian_comparison": "Dirichlet weights of the Bayesian bootstrap drawn in NumPy",
+    "critical_difference": "multinomial query counts times a (queries x systems) matrix per "
+                           "collection in NumPy",
+    "reproducibility": "topic indices of four small (topics x measures) arrays in NumPy",
 }
 
 MUST_HAVE_CLUSTERS = ("randomization_test", "bootstrap_ci", "bootstrap_test", "pairwise_tests",
@@ -320,6 +323,11 @@ def _random_calls(s):
     calls["replicate_tests"] = lambda: mrrstats.replicate_tests(s, reps, n_resamples=99)
     calls["across_collections"] = lambda: mrrstats.across_collections(
         {"x": s[["a", "b"]], "y": s[["c", "d"]]}, test="randomization")
+    calls["critical_difference"] = lambda: mrrstats.critical_difference(
+        {"x": s.iloc[:15], "y": s.iloc[15:]}, n_resamples=99)
+    calls["reproducibility"] = lambda: mrrstats.reproducibility(
+        data.qrels, {"baseline": data.runs[0], "advanced": data.runs[1]},
+        {"baseline": data.runs[2], "advanced": data.runs[3]}, measures=["RR"], n_resamples=99)
     calls["bayesian_comparison"] = lambda: mrrstats.bayesian_comparison(
         a, b, method="bootstrap", n_resamples=99)
     calls["simulate_collection"] = lambda: mrrstats.simulate_collection(

@@ -40,6 +40,8 @@ _COMMANDS = {
     "bounds": "mrrstats.cli.bounds",
     "replicates": "mrrstats.cli.replicates",
     "collections": "mrrstats.cli.collections",
+    "critical-difference": "mrrstats.cli.critical",
+    "reproducibility": "mrrstats.cli.reproducibility",
     "bayes": "mrrstats.cli.bayes",
     "calibrate": "mrrstats.cli.calibrate",
 }

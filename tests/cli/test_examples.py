@@ -22,6 +22,8 @@ QUICK = {
     "bounds": [],
     "replicates": ["--method", "t", "--seed", "1"],
     "collections": [],
+    "critical-difference": ["--n-resamples", "999", "--seed", "1"],
+    "reproducibility": ["--n-resamples", "199", "--seed", "1"],
     "bayes": ["--rope", "0.01"],
     "calibrate": ["--n-simulations", "20", "--n-resamples", "99", "--max-systems", "3",
                   "--seed", "1"],
