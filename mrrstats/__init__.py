@@ -116,9 +116,11 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
         residual_variance, sign_test, topic_set_size, ttest_power, unpaired_bootstrap_ci,
         unpaired_permutation_test, unpaired_ttest, westfall_young, wilcoxon_test)
     from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
+    from .stats.critical import CriticalDifferenceResult, critical_difference
     from .stats.meta import AcrossCollectionsResult, across_collections
     from .stats.ppi import PPIResult, ppi_evaluate
     from .stats.replicates import ReplicateComparison, replicate_tests, simulate_replicates
+    from .stats.reproducibility import ReproducibilityResult, reproducibility
     from .stats.segments import by_segment
     from .stats.simulation import CalibrationResult, calibrate_tests, simulate_collection
 

@@ -251,9 +251,8 @@ def test_deprecated_module_paths():
     import warnings
 
     import mrrstats.examples
-    from mrrstats.examples import trec7_scores
-
     import mrrstats.plots
+    from mrrstats.examples import trec7_scores
     from mrrstats.plots import rr_histogram
 
     assert mrrstats.plots is sys.modules["mrrstats.report.plots"]

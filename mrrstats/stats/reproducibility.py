@@ -118,7 +118,7 @@ class ReproducibilityResult:
             frame = frame.join(self.intervals)
         for run in RUNS:
             frame[f"pvalue_{run}"] = self.pvalues.loc[run]
-            if self.rmse is not None:
+            if self.rmse is not None and self.nrmse is not None:
                 frame[f"rmse_{run}"] = self.rmse.loc[run]
                 frame[f"nrmse_{run}"] = self.nrmse.loc[run]
         frame.index.name = "measure"
@@ -137,7 +137,7 @@ class ReproducibilityResult:
                 text += f" [{r['delta_ri_low']:+.3f}, {r['delta_ri_high']:+.3f}]"
             parts.append(text)
         head = f"{self.kind}: " + "; ".join(parts)
-        if self.ktu is not None:
+        if self.ktu is not None and self.rbo is not None:
             head += (
                 f". KTU {self.ktu['baseline']:.3f} / {self.ktu['advanced']:.3f}, RBO "
                 f"{self.rbo['baseline']:.3f} / {self.rbo['advanced']:.3f} (baseline / "

@@ -8,9 +8,9 @@ import pytest
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-import mrrstats.plots as mp  # noqa: E402
 
 import mrrstats  # noqa: E402
+import mrrstats.plots as mp  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-import mrrstats.plots as mp  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import mrrstats  # noqa: E402
+import mrrstats.plots as mp  # noqa: E402
 
 
 @pytest.fixture(scope="module")
