@@ -35,6 +35,7 @@ from ..numerics import harmonic, no_hugepage_madvise
 from ..validation import asarray_iv, int_iv
 from .judged import judged_at_k
 from .measures import Measure, measures_iv
+from .trec_measures import TREC_FAMILIES, trec_measure
 
 __all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
 
@@ -311,15 +312,23 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
         return {str(m): judged_m[str(m)] if m.name == "Judged" else out[str(m)]
                 for m in measures}
     if ties not in ("realistic", "expected") and np.size(grades) >= COMPILED_MIN_ROWS and \
-            compiled.available():
-        return compiled_measures(measures, offsets=offsets, grades=grades, judged=judged,
-                                 max_depth=max_depth, rel=rel)
+            compiled.available() and any(m.name in _KINDS for m in measures):
+        fast = [m for m in measures if m.name in _KINDS]
+        out = compiled_measures(fast, offsets=offsets, grades=grades, judged=judged,
+                                max_depth=max_depth, rel=rel)
+        rest = [m for m in measures if m.name not in _KINDS]  # trec_measures: numpy
+        if rest:
+            out.update(compute_measures(rest, offsets=offsets, grades=grades, judged=judged,
+                                        ties=ties, max_depth=max_depth, rel=rel))
+        return {str(m): out[str(m)] for m in measures}
     L = _Layout(offsets, grades, judged, group_bounds if ties in ("realistic", "expected")
                 else None, max_depth)
     out: dict[str, np.ndarray] = {}
     for m in measures:
         t = max(int(m.rel if m.rel is not None else rel), 1)
-        if ties == "realistic":
+        if m.name in TREC_FAMILIES:
+            values = trec_measure(m, L, t, ties)
+        elif ties == "realistic":
             values = _realistic(m, L, t)
         elif ties == "expected":
             values = _expected(m, L, t)
