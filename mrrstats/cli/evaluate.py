@@ -27,9 +27,11 @@ def add_arguments(p) -> None:
                    help="a query without any relevant document: neg (score 0, trec_eval; "
                         "default), pos (score 1), skip (leave out), error")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
-    p.add_argument("--stat", choices=("mean", "median"), default="mean",
-                   help="aggregate over queries: mean (MRR, MAP, ...; default) or median "
-                        "(median RR, ...); Rank is always aggregated by its median")
+    p.add_argument("--stat", choices=("mean", "median", "gmean", "sum"), default="mean",
+                   help="aggregate over queries: mean (MRR, MAP, ...; default), median "
+                        "(median RR, ...), gmean (trec_eval's gm_map for AP) or sum "
+                        "(trec_eval's num_ret for NumRet); Rank is always aggregated by "
+                        "its median")
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="output format (tsv: long 'run query measure value', aggregates as "
                         "query 'all')")

@@ -88,7 +88,7 @@ def _expected_hits(L, t, depth) -> np.ndarray:
     info = L.rel_info(t)
     gs, gm, gq, gstart = L.groups()
     d = depth[gq] if np.ndim(depth) else depth
-    kept = np.clip(d - gstart + 1, 0, gm)
+    kept = np.clip(d - gstart.astype(np.int64) + 1, 0, gm)
     return np.bincount(gq, weights=info["gr"] * kept / gm, minlength=L.n_q)
 
 

@@ -32,14 +32,32 @@ _PATTERNS = [
     (re.compile(r"^P_(\d+)$"), lambda m: f"P@{m.group(1)}"),
     (re.compile(r"^recall_(\d+)$"), lambda m: f"R@{m.group(1)}"),
     (re.compile(r"^success_(\d+)$"), lambda m: f"Success@{m.group(1)}"),
+    # trec_eval's other measures, under ir_measures' names (metrics.trec_measures)
+    (re.compile(r"^bpref$"), lambda m: "Bpref"),
+    (re.compile(r"^Rprec$"), lambda m: "Rprec"),
+    (re.compile(r"^infAP$"), lambda m: "infAP"),
+    (re.compile(r"^num_ret$"), lambda m: "NumRet"),
+    (re.compile(r"^num_rel$"), lambda m: "NumRel"),
+    (re.compile(r"^num_rel_ret$"), lambda m: "NumRelRet"),
+    (re.compile(r"^set_P$"), lambda m: "SetP"),
+    (re.compile(r"^set_recall$"), lambda m: "SetR"),
+    (re.compile(r"^set_F$"), lambda m: "SetF"),
+    (re.compile(r"^rbp$"), lambda m: "RBP(p=0.9)"),
+    (re.compile(r"^rbp_resid$"), lambda m: "RBPResid(p=0.9)"),
+    (re.compile(r"^Rndcg$"), lambda m: "Rndcg"),
+    (re.compile(r"^iprec_at_recall_(\d\.\d+)$"), lambda m: f"IPrec@{m.group(1)}"),
 ]
+# trec_eval's summary line of these is not the mean over queries but (name: (ours, stat))
+_AGGREGATES = {"num_ret": ("NumRet", "sum"), "num_rel": ("NumRel", "sum"),
+               "num_rel_ret": ("NumRelRet", "sum"), "gm_map": ("AP", "gmean"),
+               "gm_bpref": ("Bpref", "gmean")}
 
 
 def _our_name(trec_name: str) -> str | None:
     for pattern, make in _PATTERNS:
         m = pattern.match(trec_name)
         if m:
-            return make(m)
+            return str(mrrstats.parse_measure(make(m)))  # canonical: IPrec@0.10 is IPrec@0.1
     return None
 
 
@@ -57,7 +75,10 @@ def read_trec_eval_output(path):
             if name == "num_q" and query == "all":
                 num_q = int(value)
             ours = _our_name(name)
-            if ours is not None:
+            if name in _AGGREGATES and query == "all":
+                ours, stat = _AGGREGATES[name]
+                values[f"{stat}:{ours}"][query] = float(value)
+            elif ours is not None:
                 values[ours][query] = float(value)
     return dict(values), num_q
 
@@ -65,19 +86,23 @@ def read_trec_eval_output(path):
 def check_against(expected_path, qrels, run, *, label, **kwargs):
     expected, num_q = read_trec_eval_output(expected_path)
     assert expected, f"no comparable measures in {expected_path}"
-    measures = sorted(expected)
+    measures = sorted({key.partition(":")[2] or key for key in expected})
     ev = mrrstats.evaluate(qrels, run, measures, **kwargs)
     (name,) = ev.runs
     per_q = ev.values[name]
-    agg = ev.aggregate().loc[name]
+    aggs = {stat: ev.aggregate(stat).loc[name] for stat in ("mean", "sum", "gmean")}
     compared = 0
+    per_family: dict[str, int] = defaultdict(int)
     mismatches = []
-    for measure, by_query in expected.items():
+    for key, by_query in expected.items():
+        stat, _, measure = key.rpartition(":")
         for query, want in by_query.items():
-            got = agg[measure] if query == "all" else per_q.loc[query, measure]
+            got = aggs[stat or "mean"][measure] if query == "all" else \
+                per_q.loc[query, measure]
             compared += 1
+            per_family[mrrstats.parse_measure(measure).name] += 1
             if not abs(got - want) <= TOL:
-                mismatches.append((measure, query, want, got))
+                mismatches.append((key, query, want, got))
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:5]}"
     # The evaluated query set is trec_eval's (num_q).
     if num_q is not None:
@@ -87,6 +112,8 @@ def check_against(expected_path, qrels, run, *, label, **kwargs):
     if printed:
         assert printed == set(per_q.index)
     record_conformance(label, compared)
+    for family, n in per_family.items():
+        record_conformance(f"measure {family}", n)
     return compared
 
 
