@@ -121,7 +121,7 @@ SPECS = {s.name: s for s in (
     # trec_eval's other measures (its m_*.c files), under ir_measures' names
     MeasureSpec("Bpref", ("bpref",), False, "bpref", None, mean_name="mean Bpref",
                 cutoff="none"),
-    MeasureSpec("Rprec", ("rprec", "r-prec", "r_prec", "r-precision"), False, "Rprec", None,
+    MeasureSpec("Rprec", ("rprec", "r_prec", "r_precision"), False, "Rprec", None,
                 mean_name="mean Rprec", cutoff="none"),
     MeasureSpec("infAP", ("infap", "inf_ap"), False, "infAP", None, mean_name="mean infAP",
                 cutoff="none"),
