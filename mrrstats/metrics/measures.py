@@ -22,7 +22,35 @@ Rank       rank of the first relevant document              (none)          opti
 Judged     judged documents among the first min(k, retrieved) (none)         optional ``@k``
            / min(k, retrieved): ir_measures' ``Judged@k``
            (any grade counts as judged; ``rel`` does not apply)
+Bpref      (1/R) sum over relevant retrieved d of           bpref           none
+           1 - min(N_d, R) / min(N, R); N_d judged
+           non-relevant above d, N judged non-relevant
+Rprec      relevant in the top R / R                        Rprec           none
+infAP      inferred AP (Yilmaz & Aslam 2006)                infAP           none
+IPrec      interpolated precision at recall ``r``: the      iprec_at_recall required: a
+           best precision at or below the rank where                        recall level
+           recall reaches lround(r R) / R                                   ``IPrec@0.5``
+SetP       relevant retrieved / retrieved                   set_P           none
+SetR       relevant retrieved / R                           set_recall      none
+SetF       (beta + 1) P R / (beta P + R), ``beta=1``        set_F           none
+NumRet     documents retrieved (``rel`` does not apply)     num_ret         none
+NumRel     judged relevant documents R                      num_rel         none
+NumRelRet  relevant documents retrieved                     num_rel_ret     none
+RBP        (1 - p) sum gain(d) p^(rank(d) - 1), gain the    rbp (p=0.9)     optional ``@k``
+           grade over the topic's highest grade when that
+           exceeds 1 (or 1 for grade >= ``rel`` if given)
+RBPResid   RBP's residual: p^n + (1 - p) sum over           rbp_resid       optional ``@k``
+           unjudged d of p^(rank(d) - 1) (0 if none)
+Rndcg      mean nDCG at the boundaries between the grade    Rndcg           none
+           levels of the ideal ranking
 ========== ================================================ =============== ==============
+
+The formulas of the last thirteen follow trec_eval 10.0's ``m_*.c`` sources
+(:mod:`mrrstats.metrics.trec_measures`); ``RBP(p=...)`` and ``SetF(beta=...)`` take
+their parameter before the ``@`` as in ir_measures (``RBP(p=0.8,rel=2)@10``). trec_eval's
+``rbp`` is ``RBP(p=0.9)``; ir_measures' bare ``RBP`` is ``RBP(p=0.8)``. trec_eval's
+``gm_map`` is ``Evaluation.aggregate("gmean")`` of ``AP``; its summaries of ``num_ret``,
+``num_rel`` and ``num_rel_ret`` are ``aggregate("sum")``.
 
 ``rel`` (default: the evaluation's ``rel``, itself 1 by default) is the minimum
 grade that counts as relevant; grades <= 0 are never relevant. nDCG uses the
