@@ -70,8 +70,8 @@ from ._rank_xp import (
 )
 from .first_rank import adjusted_mrr, expected_mrr
 from .random_baseline import random_baseline_test
-from .rank_metrics import rank_metrics, resolve_rank_metric
 from .rank_inputs import exclude_iv, exclude_pairs, nonfinite_iv, true_index_iv
+from .rank_metrics import rank_metrics, resolve_rank_metric
 
 __all__ = ["LinkPredictionRanks", "ranks_from_scores", "ranks_from_negatives", "TIES"]
 

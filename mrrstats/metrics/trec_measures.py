@@ -38,8 +38,23 @@ from .measures import Measure
 __all__ = ["TREC_FAMILIES", "trec_measure"]
 
 #: The families computed here (the others are in :mod:`mrrstats.metrics.kernels`).
-TREC_FAMILIES = frozenset({"Bpref", "Rprec", "infAP", "IPrec", "SetP", "SetR", "SetF", "NumRet",
-                           "NumRel", "NumRelRet", "RBP", "RBPResid", "Rndcg"})
+TREC_FAMILIES = frozenset(
+    {
+        "Bpref",
+        "Rprec",
+        "infAP",
+        "IPrec",
+        "SetP",
+        "SetR",
+        "SetF",
+        "NumRet",
+        "NumRel",
+        "NumRelRet",
+        "RBP",
+        "RBPResid",
+        "Rndcg",
+    }
+)
 #: Families with an exact expectation over random tie-breaking (linear in the ranking).
 _EXPECTED = frozenset({"Rprec", "SetP", "SetR", "SetF", "NumRet", "NumRel", "NumRelRet", "RBP"})
 #: trec_eval's ``INFAP_EPSILON`` (trec_eval.h).
@@ -170,11 +185,13 @@ def _infap(L, t, depth) -> np.ndarray:
     term = np.ones(j.size)
     on = j > 0
     fj, r1, nr, pu = j[on], rel_so_far[on] - 1, nonrel_so_far[on], pool_so_far[on]
-    term[on] = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((r1 + nr + pu) / fj) * \
-        ((r1 + INFAP_EPSILON) / (r1 + nr + 2 * INFAP_EPSILON))
+    term[on] = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((r1 + nr + pu) / fj) * (
+        (r1 + INFAP_EPSILON) / (r1 + nr + 2 * INFAP_EPSILON)
+    )
     q = L.qidx[rel]
-    return _divide(np.bincount(q, weights=term, minlength=L.n_q),
-                   L.judged.num_rel(t).astype(np.float64))
+    return _divide(
+        np.bincount(q, weights=term, minlength=L.n_q), L.judged.num_rel(t).astype(np.float64)
+    )
 
 
 def _lround(x):
@@ -251,13 +268,15 @@ def trec_measure(m: Measure, L, t: int, ties: str) -> np.ndarray:
     if ties == "realistic":
         raise ParameterError(
             f"ties='realistic' defines the rank of the first relevant document only; {m} is "
-            "not a function of that rank. Use ties='expected', 'optimistic' or 'pessimistic'.")
+            "not a function of that rank. Use ties='expected', 'optimistic' or 'pessimistic'."
+        )
     expected = ties == "expected"
     if expected and name not in _EXPECTED:
         raise ParameterError(
             f"{m} has no exact expectation over random tie-breaking here (ties='expected'); "
             f"use ties='trec_eval', 'optimistic' or 'pessimistic' (expected: "
-            f"{', '.join(sorted(_EXPECTED))})")
+            f"{', '.join(sorted(_EXPECTED))})"
+        )
     if name == "NumRet":
         return _num_ret(L, depth)
     num_rel = L.judged.num_rel(t).astype(np.float64)
@@ -281,8 +300,9 @@ def trec_measure(m: Measure, L, t: int, ties: str) -> np.ndarray:
         if expected:  # a tie group's positions share its mean gain
             gb = L.group_bounds
             size = np.diff(gb)
-            gains = np.repeat(np.add.reduceat(gains, gb[:-1]) / size, size) if gains.size \
-                else gains
+            gains = (
+                np.repeat(np.add.reduceat(gains, gb[:-1]) / size, size) if gains.size else gains
+            )
         return _rbp(m, L, depth, gains)
     if name == "RBPResid":
         return _rbp_resid(m, L, depth)

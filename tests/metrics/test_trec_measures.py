@@ -18,20 +18,34 @@ NAN = float("nan")
 EPS = 0.00001  # trec_eval's INFAP_EPSILON
 
 
-@pytest.mark.parametrize("typed, canonical, trec_eval", [
-    ("bpref", "Bpref", "bpref"), ("BPREF", "Bpref", "bpref"), ("r_prec", "Rprec", "Rprec"),
-    ("Rprec", "Rprec", "Rprec"), ("infAP", "infAP", "infAP"),
-    ("iprec_at_recall_0.10", "IPrec@0.1", "iprec_at_recall_0.10"),
-    ("IPrec@0", "IPrec@0", "iprec_at_recall_0.00"), ("IPrec@1.0", "IPrec@1", "iprec_at_recall_1.00"),
-    ("set_P", "SetP", "set_P"), ("set_recall", "SetR", "set_recall"), ("set_F", "SetF", "set_F"),
-    ("SetF(beta=1)", "SetF", "set_F"), ("SetF(beta=0.5)", "SetF(beta=0.5)", None),
-    ("num_ret", "NumRet", "num_ret"), ("num_rel", "NumRel", "num_rel"),
-    ("num_rel_ret", "NumRelRet", "num_rel_ret"), ("NumRet(rel=1)", "NumRelRet(rel=1)", "num_rel_ret"),
-    ("rbp", "RBP(p=0.9)", "rbp"), ("RBP(p=0.8)", "RBP(p=0.8)", None),
-    ("RBP(rel=2,p=0.8)@10", "RBP(p=0.8,rel=2)@10", None),
-    ("rbp_resid", "RBPResid(p=0.9)", "rbp_resid"), ("rndcg", "Rndcg", "Rndcg"),
-    ("map_cut_10", "AP@10", "map_cut_10"),
-])
+@pytest.mark.parametrize(
+    "typed, canonical, trec_eval",
+    [
+        ("bpref", "Bpref", "bpref"),
+        ("BPREF", "Bpref", "bpref"),
+        ("r_prec", "Rprec", "Rprec"),
+        ("Rprec", "Rprec", "Rprec"),
+        ("infAP", "infAP", "infAP"),
+        ("iprec_at_recall_0.10", "IPrec@0.1", "iprec_at_recall_0.10"),
+        ("IPrec@0", "IPrec@0", "iprec_at_recall_0.00"),
+        ("IPrec@1.0", "IPrec@1", "iprec_at_recall_1.00"),
+        ("set_P", "SetP", "set_P"),
+        ("set_recall", "SetR", "set_recall"),
+        ("set_F", "SetF", "set_F"),
+        ("SetF(beta=1)", "SetF", "set_F"),
+        ("SetF(beta=0.5)", "SetF(beta=0.5)", None),
+        ("num_ret", "NumRet", "num_ret"),
+        ("num_rel", "NumRel", "num_rel"),
+        ("num_rel_ret", "NumRelRet", "num_rel_ret"),
+        ("NumRet(rel=1)", "NumRelRet(rel=1)", "num_rel_ret"),
+        ("rbp", "RBP(p=0.9)", "rbp"),
+        ("RBP(p=0.8)", "RBP(p=0.8)", None),
+        ("RBP(rel=2,p=0.8)@10", "RBP(p=0.8,rel=2)@10", None),
+        ("rbp_resid", "RBPResid(p=0.9)", "rbp_resid"),
+        ("rndcg", "Rndcg", "Rndcg"),
+        ("map_cut_10", "AP@10", "map_cut_10"),
+    ],
+)
 def test_names_aliases_and_round_trip(typed, canonical, trec_eval):
     m = parse_measure(typed)
     assert str(m) == canonical
@@ -39,12 +53,21 @@ def test_names_aliases_and_round_trip(typed, canonical, trec_eval):
     assert m.trec_eval_name == trec_eval
 
 
-@pytest.mark.parametrize("bad, match", [
-    ("Bpref@10", "takes no cutoff"), ("IPrec", "needs a cutoff"), ("IPrec@1.5", r"\[0, 1\]"),
-    ("IPrec@x", "recall level"), ("RBP(p=1)", r"\(0, 1\)"), ("RBP(p=x)", "must be a number"),
-    ("SetF(beta=-1)", ">= 0"), ("SetP(beta=1)", "unknown parameter"),
-    ("NumRet(rel=0)", "`rel`"), ("Bpref(rel=0)", "`rel`"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ("Bpref@10", "takes no cutoff"),
+        ("IPrec", "needs a cutoff"),
+        ("IPrec@1.5", r"\[0, 1\]"),
+        ("IPrec@x", "recall level"),
+        ("RBP(p=1)", r"\(0, 1\)"),
+        ("RBP(p=x)", "must be a number"),
+        ("SetF(beta=-1)", ">= 0"),
+        ("SetP(beta=1)", "unknown parameter"),
+        ("NumRet(rel=0)", "`rel`"),
+        ("Bpref(rel=0)", "`rel`"),
+    ],
+)
 def test_bad_names(bad, match):
     with pytest.raises(mrrstats.errors.ParameterError, match=match):
         parse_measure(bad)
@@ -67,8 +90,9 @@ _IDCG = 2 + 1 / math.log2(3) + 1 / math.log2(4) + 1 / math.log2(5)
 
 
 def _infap_term(j, rel_so_far, nonrel, pooled=0):
-    return 1 / (j + 1) + (j / (j + 1)) * ((rel_so_far - 1 + nonrel + pooled) / j) * \
-        ((rel_so_far - 1 + EPS) / (rel_so_far - 1 + nonrel + 2 * EPS))
+    return 1 / (j + 1) + (j / (j + 1)) * ((rel_so_far - 1 + nonrel + pooled) / j) * (
+        (rel_so_far - 1 + EPS) / (rel_so_far - 1 + nonrel + 2 * EPS)
+    )
 
 
 WORKED = {
@@ -76,17 +100,24 @@ WORKED = {
     "Bpref": ((1 - 1 / 3) + (1 - 2 / 3) + (1 - 2 / 3)) / 4,
     "Rprec": 1 / 4,  # one relevant in the top R = 4
     "infAP": (_infap_term(1, 1, 1) + _infap_term(4, 2, 2) + _infap_term(5, 3, 2)) / 4,
-    "NumRet": 6, "NumRel": 4, "NumRelRet": 3,
-    "SetP": 3 / 6, "SetR": 3 / 4, "SetF": 2 * 0.5 * 0.75 / (0.5 + 0.75),
+    "NumRet": 6,
+    "NumRel": 4,
+    "NumRelRet": 3,
+    "SetP": 3 / 6,
+    "SetR": 3 / 4,
+    "SetF": 2 * 0.5 * 0.75 / (0.5 + 0.75),
     "SetF(beta=0.5)": 1.5 * 0.5 * 0.75 / (0.5 * 0.5 + 0.75),
     # precision at the relevant ranks: 1/2, 2/5, 3/6; lround(r * 4) relevant must be reached
-    "IPrec@0": 0.5, "IPrec@0.5": 0.5, "IPrec@0.6": 0.5, "IPrec@1": 0.0,
+    "IPrec@0": 0.5,
+    "IPrec@0.5": 0.5,
+    "IPrec@0.6": 0.5,
+    "IPrec@1": 0.0,
     # gains: grade / 2 (the topic's highest grade); (1 - p) sum gain p^(rank - 1)
-    "RBP(p=0.5)": 0.5 * (0.5 * 0.5 ** 1 + 1.0 * 0.5 ** 4 + 0.5 * 0.5 ** 5),
-    "RBP(p=0.5,rel=2)": 0.5 * 0.5 ** 4,
-    "RBP(p=0.5)@3": 0.5 * (0.5 * 0.5 ** 1),
+    "RBP(p=0.5)": 0.5 * (0.5 * 0.5**1 + 1.0 * 0.5**4 + 0.5 * 0.5**5),
+    "RBP(p=0.5,rel=2)": 0.5 * 0.5**4,
+    "RBP(p=0.5)@3": 0.5 * (0.5 * 0.5**1),
     # the unjudged document at rank 3: p^n + (1 - p) p^2
-    "RBPResid(p=0.5)": 0.5 ** 6 + 0.5 * 0.5 ** 2,
+    "RBPResid(p=0.5)": 0.5**6 + 0.5 * 0.5**2,
     # levels: grade 2 ends at rank 1, grade 1 at rank 4; n = 6 > P + 1 = 5 adds DCG@6 / IDCG
     "Rndcg": (0.0 + (1 / math.log2(3)) / _IDCG + _DCG / _IDCG) / 3,
 }
@@ -101,16 +132,18 @@ def test_worked_example(name):
 def test_iprec_interpolates_to_the_right():
     # relevant at ranks 3 and 4: precision 1/3 then 1/2; at recall 0.5 the best precision at
     # or below rank 3 is 1/2
-    got = mrrstats.score_rankings([[0, 0, 1, 1]], ["IPrec@0.5", "IPrec@1", "IPrec@0"],
-                                  judged=[[1, 1]])
+    got = mrrstats.score_rankings(
+        [[0, 0, 1, 1]], ["IPrec@0.5", "IPrec@1", "IPrec@0"], judged=[[1, 1]]
+    )
     assert got.iloc[0].tolist() == [0.5, 0.5, 0.5]
 
 
 def test_pooled_unjudged_grades_in_infap_and_bpref():
     # a qrels grade < 0 is pooled but unjudged: infAP counts it above a relevant document,
     # bpref skips it, rbp_resid counts it unjudged
-    got = mrrstats.score_rankings([[-1, 1]], ["infAP", "Bpref", "RBPResid(p=0.5)"],
-                                  judged=[[1, 0, -1]]).iloc[0]
+    got = mrrstats.score_rankings(
+        [[-1, 1]], ["infAP", "Bpref", "RBPResid(p=0.5)"], judged=[[1, 0, -1]]
+    ).iloc[0]
     assert got["infAP"] == pytest.approx(_infap_term(1, 1, 0, pooled=1))
     assert got["Bpref"] == 1.0
     assert got["RBPResid(p=0.5)"] == pytest.approx(0.25 + 0.5)
@@ -147,24 +180,49 @@ def _flat_case(seed=0, n=3000, queries=40):
     return preds, target, idx
 
 
-ALL_NEW = ["Bpref", "Rprec", "infAP", "IPrec@0.3", "SetP", "SetR", "SetF", "NumRet", "NumRel",
-           "NumRelRet", "RBP(p=0.8)", "RBP(p=0.8,rel=2)@5", "RBPResid", "Rndcg"]
+ALL_NEW = [
+    "Bpref",
+    "Rprec",
+    "infAP",
+    "IPrec@0.3",
+    "SetP",
+    "SetR",
+    "SetF",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "RBP(p=0.8)",
+    "RBP(p=0.8,rel=2)@5",
+    "RBPResid",
+    "Rndcg",
+]
 
 
 @pytest.mark.parametrize("max_depth", [None, 7])
 @pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
 def test_flat_door_equals_host_door(ties, max_depth):
     preds, target, idx = _flat_case()
-    flat = mrrstats.evaluate_flat(preds, target, idx, ALL_NEW, ties=ties, max_depth=max_depth,
-                                  empty_target="neg").values["run"]
+    flat = mrrstats.evaluate_flat(
+        preds, target, idx, ALL_NEW, ties=ties, max_depth=max_depth, empty_target="neg"
+    ).values["run"]
     qrels, run = flat_to_qrels_run(preds, target, idx, name="run")
-    host = mrrstats.evaluate(qrels, {"run": run}, ALL_NEW, ties=ties, max_depth=max_depth,
-                             empty_target="neg").values["run"]
+    host = mrrstats.evaluate(
+        qrels, {"run": run}, ALL_NEW, ties=ties, max_depth=max_depth, empty_target="neg"
+    ).values["run"]
     pd.testing.assert_frame_equal(flat, host)
 
 
-LINEAR = ["SetP", "SetR", "SetF(beta=0.5)", "Rprec", "RBP(p=0.8)", "RBP(p=0.8,rel=2)@4",
-          "NumRelRet", "NumRet", "NumRel"]
+LINEAR = [
+    "SetP",
+    "SetR",
+    "SetF(beta=0.5)",
+    "Rprec",
+    "RBP(p=0.8)",
+    "RBP(p=0.8,rel=2)@4",
+    "NumRelRet",
+    "NumRet",
+    "NumRel",
+]
 
 
 @pytest.mark.parametrize("max_depth", [None, 3, 6])
@@ -173,19 +231,30 @@ def test_expected_ties_average_every_order(max_depth):
     preds = np.array([3, 2, 2, 2, 2, 1, 1, 1, 0.5, 0.5])
     target = np.array([0, 2, 0, 1, 0, 1, 0, 2, 1, 0])
     idx = np.zeros(10, dtype=np.int64)
-    want = mrrstats.evaluate_flat(preds, target, idx, LINEAR, ties="expected",
-                                  max_depth=max_depth, empty_target="neg").values["run"].iloc[0]
+    want = (
+        mrrstats.evaluate_flat(
+            preds, target, idx, LINEAR, ties="expected", max_depth=max_depth, empty_target="neg"
+        )
+        .values["run"]
+        .iloc[0]
+    )
     rows = []
     for a in itertools.permutations(range(1, 5)):
         for b in itertools.permutations(range(5, 8)):
             for c in itertools.permutations(range(8, 10)):
                 scores = np.empty(10)
                 scores[[0, *a, *b, *c]] = np.arange(10, 0, -1.0)
-                rows.append(mrrstats.score_rankings(
-                    [target[np.argsort(-scores)]], LINEAR, judged=[target]).iloc[0]
-                    if max_depth is None else mrrstats.evaluate_flat(
-                    scores, target, idx, LINEAR, max_depth=max_depth,
-                    empty_target="neg").values["run"].iloc[0])
+                rows.append(
+                    mrrstats.score_rankings(
+                        [target[np.argsort(-scores)]], LINEAR, judged=[target]
+                    ).iloc[0]
+                    if max_depth is None
+                    else mrrstats.evaluate_flat(
+                        scores, target, idx, LINEAR, max_depth=max_depth, empty_target="neg"
+                    )
+                    .values["run"]
+                    .iloc[0]
+                )
     mean = pd.DataFrame(rows).mean()
     assert np.allclose(mean[LINEAR].to_numpy(), want[LINEAR].to_numpy(), rtol=0, atol=1e-12)
 
@@ -219,8 +288,11 @@ def test_compiled_and_numpy_paths_agree():
 def test_unjudged_conventions(unjudged):
     qrels = {"q": {"a": 1, "b": 0, "c": 1}}
     run = {"q": {"x": 3.0, "a": 2.0, "b": 1.0, "c": 0.5}}
-    got = mrrstats.evaluate(qrels, run, ["Bpref", "SetP", "NumRet"],
-                            unjudged=unjudged).values["run"].iloc[0]
+    got = (
+        mrrstats.evaluate(qrels, run, ["Bpref", "SetP", "NumRet"], unjudged=unjudged)
+        .values["run"]
+        .iloc[0]
+    )
     if unjudged == "condense":  # x dropped: a, b, c
         assert got.tolist() == [pytest.approx(0.5), pytest.approx(2 / 3), 3]
     else:  # x relevant (grade 1) but not judged: Bpref counts judged documents only
