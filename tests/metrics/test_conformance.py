@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import re
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -243,3 +244,29 @@ def test_query_stats_match_trec_eval_counts():
             assert stats.loc[query, name] == value
     record_conformance("out.test.aq counts", sum(len(r) for r in want.values()))
     assert np.all(stats["num_judged"] > 0)
+
+
+# trec_eval -q -m all_trec [-l2 | -M50 | -c] on the bundled CAsT runs with qrels where every
+# third judgment is -1 ("pooled, not judged"): tests/data/trec_eval_extra/README.md
+EXTRA = Path(__file__).resolve().parents[1] / "data" / "trec_eval_extra"
+BUNDLED_RUNS = Path(mrrstats.__file__).resolve().parent / "data" / "cast2021" / "runs"
+
+
+@pytest.mark.parametrize("expected, run, kwargs", [
+    ("org_manual_bm25.sampled.all_trec.q.txt.gz", "org_manual_bm25", {}),
+    ("org_convdr.sampled.all_trec.q.l2.txt.gz", "org_convdr", {"rel": 2}),
+    ("org_manual_bm25.sampled.all_trec.q.M50.txt.gz", "org_manual_bm25", {"max_depth": 50}),
+])
+def test_sampled_qrels_pooled_unjudged(expected, run, kwargs):
+    n = check_against(EXTRA / expected, EXTRA / "cast2021.qrels.sampled.gz",
+                      BUNDLED_RUNS / f"{run}.run.gz", label="cast2021 sampled qrels", **kwargs)
+    assert n > 10_000  # 158 queries x 65 measures, and the summaries
+
+
+def test_sampled_qrels_missing_queries_count_as_zero():
+    frame = mrrstats.read_run(BUNDLED_RUNS / "org_convdr.run.gz").to_frame()
+    trunc = frame[~frame["query"].astype(str).str.match(r"1[01]")]
+    n = check_against(EXTRA / "org_convdr.trunc.sampled.all_trec.q.c.txt.gz",
+                      EXTRA / "cast2021.qrels.sampled.gz", {"convdr.trunc": trunc},
+                      label="cast2021 sampled qrels (-c)", queries="qrels")
+    assert n > 10_000  # 158 queries x 65 measures, and the summaries
