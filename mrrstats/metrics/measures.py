@@ -43,9 +43,15 @@ RBPResid   RBP's residual: p^n + (1 - p) sum over           rbp_resid       opti
            unjudged d of p^(rank(d) - 1) (0 if none)
 Rndcg      mean nDCG at the boundaries between the grade    Rndcg           none
            levels of the ideal ranking
+ERR        expected reciprocal rank, gdeval's: sum over     (gdeval err@k)  optional ``@k``
+           ranks i of R_i prod_{j<i} (1 - R_j) / i,
+           R = (2^grade - 1) / 2^4 (grades 1..4)
 ========== ================================================ =============== ==============
 
-The formulas of the last thirteen follow trec_eval 10.0's ``m_*.c`` sources
+``nDCG(gain=exp)@k`` is gdeval's ``ndcg@k``: gain 2^grade - 1 for grades above 0
+(trec_eval's ``nDCG`` uses the grade itself).
+
+The formulas of Bpref ... Rndcg follow trec_eval 10.0's ``m_*.c`` sources
 (:mod:`mrrstats.metrics.trec_measures`); ``RBP(p=...)`` and ``SetF(beta=...)`` take
 their parameter before the ``@`` as in ir_measures (``RBP(p=0.8,rel=2)@10``). trec_eval's
 ``rbp`` is ``RBP(p=0.9)``; ir_measures' bare ``RBP`` is ``RBP(p=0.8)``. trec_eval's
@@ -104,6 +110,8 @@ class MeasureSpec:
         The family's one numeric parameter (``p`` of ``RBP``, ``beta`` of ``SetF``)
         and its default (trec_eval's). ``param_shown``: whether the canonical
         name prints it when it has its default (``RBP(p=0.9)`` but ``SetF``).
+        ``param_choices``: the words a non-numeric parameter takes (``gain`` of
+        ``nDCG``: ``grade``, trec_eval's, or ``exp``, gdeval's 2^grade - 1).
     uses_rel : bool
         Whether ``rel`` applies (``False`` for ``Judged`` and ``NumRet``).
     count : bool
@@ -130,13 +138,16 @@ class MeasureSpec:
     count: bool = False
     full_ranking: bool = False
     param_shown: bool = True
+    param_choices: tuple = ()
 
 
 SPECS = {s.name: s for s in (
     MeasureSpec("RR", ("mrr", "recip_rank", "reciprocal_rank", "rr"), False, "recip_rank",
                 None, mean_name="MRR"),
     MeasureSpec("AP", ("map", "average_precision"), False, "map", "map_cut", mean_name="MAP"),
-    MeasureSpec("nDCG", ("ndcg",), False, "ndcg", "ndcg_cut", mean_name="mean nDCG"),
+    MeasureSpec("nDCG", ("ndcg",), False, "ndcg", "ndcg_cut", mean_name="mean nDCG",
+                param="gain", param_default="grade", param_shown=False,
+                param_choices=("grade", "exp")),
     MeasureSpec("P", ("precision",), True, None, "P", mean_name="mean P"),
     MeasureSpec("R", ("recall",), True, None, "recall", mean_name="mean R"),
     MeasureSpec("Success", ("hits", "hit", "success", "hitrate", "hit_rate", "top_k_accuracy"),
@@ -175,6 +186,8 @@ SPECS = {s.name: s for s in (
                 mean_name="mean RBPResid", param="p", param_default=0.9, full_ranking=True),
     MeasureSpec("Rndcg", ("rndcg",), False, "Rndcg", None, mean_name="mean Rndcg",
                 cutoff="none", full_ranking=True),
+    # gdeval.pl (TREC Web track 2010-2014)
+    MeasureSpec("ERR", ("err",), False, None, None, mean_name="mean ERR", uses_rel=False),
 )}
 _ALIASES = {name.lower(): name for name in SPECS}
 for _s in SPECS.values():
@@ -242,6 +255,12 @@ class Measure:
                 raise ParameterError(f"{self.name} takes no parameter besides `rel`")
             return
         value = spec.param_default if self.param is None else self.param
+        if spec.param_choices:
+            if value not in spec.param_choices:
+                raise ParameterError(f"`{spec.param}` of {self.name} must be one of "
+                                     f"{', '.join(spec.param_choices)}, got {value!r}")
+            object.__setattr__(self, "param", value)
+            return
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ParameterError(f"`{spec.param}` of {self.name} must be a number, "
                                  f"got {value!r}")
@@ -257,7 +276,8 @@ class Measure:
         params = []
         spec = self.spec
         if spec.param is not None and (spec.param_shown or self.param != spec.param_default):
-            params.append((spec.param, _num(self.param)))
+            params.append((spec.param, self.param if isinstance(self.param, str)
+                           else _num(self.param)))
         if self.rel is not None:
             params.append(("rel", str(self.rel)))
         if params:
@@ -363,13 +383,17 @@ def _parse_one(spec) -> Measure:
                 except ValueError:
                     raise ParameterError(f"`rel` must be an integer in {spec!r}") from None
             elif sep and family.param is not None and key == family.param:
+                if family.param_choices:
+                    param = value.strip().lower()
+                    continue
                 try:
                     param = float(value.strip())
                 except ValueError:
                     raise ParameterError(f"`{key}` must be a number in {spec!r}") from None
             else:
+                what = "|".join(family.param_choices) or "<number>"
                 known = "rel=<int>" if family.param is None else \
-                    f"{family.param}=<number> and rel=<int>"
+                    f"{family.param}={what} and rel=<int>"
                 raise ParameterError(f"unknown parameter {part.strip()!r} in {spec!r}; "
                                      f"{name} takes {known}")
     if name == "NumRet" and rel is not None:  # ir_measures: NumRet(rel=1) is NumRelRet

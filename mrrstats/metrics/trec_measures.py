@@ -26,13 +26,17 @@ relevant ones among them:
 * ``Rndcg``: the mean of ``nDCG@B`` over the boundaries ``B`` between the positive
   grade levels of the ideal ranking, plus ``DCG@n / IDCG`` when the ranking goes on
   past the last positive judged document by more than one (``m_Rndcg.c``).
+
+And gdeval.pl's (TREC Web track 2010-2014, version 1.2a as shipped with ir_measures)
+``ERR@k = sum_{i <= k} R_i prod_{j < i} (1 - R_j) / i`` with ``R = (2^g - 1) / 2^4``
+for grades ``g`` in 1..4 (0 otherwise).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import InputError, ParameterError
 from .measures import Measure
 
 __all__ = ["TREC_FAMILIES", "trec_measure"]
@@ -53,6 +57,7 @@ TREC_FAMILIES = frozenset(
         "RBP",
         "RBPResid",
         "Rndcg",
+        "ERR",
     }
 )
 #: Families with an exact expectation over random tie-breaking (linear in the ranking).
@@ -256,6 +261,29 @@ def _rndcg(L, t, depth) -> np.ndarray:
     return np.where(L.judged.num_rel(t) > 0, out, 0.0)
 
 
+#: gdeval's ``$MAX_JUDGMENT``: ERR's stopping probability is (2^grade - 1) / 2^4.
+ERR_MAX_GRADE = 4
+
+
+def _err(L, depth) -> np.ndarray:
+    """gdeval.pl's ERR@k: sum_i R_i prod_{j<i} (1 - R_j) / i, R = (2^g - 1) / 2^4."""
+    g = L.grades
+    rows = np.flatnonzero((g > 0) & (L.pos <= depth))  # NaN > 0 is False
+    gr = g[rows]
+    if gr.size and gr.max() > ERR_MAX_GRADE:
+        raise InputError(
+            f"ERR takes grades up to {ERR_MAX_GRADE} (gdeval's maximum judgment), found "
+            f"{gr.max():g}"
+        )
+    r = (np.exp2(gr) - 1.0) / 2.0**ERR_MAX_GRADE
+    q = L.qidx[rows]
+    logs = np.log1p(-r)
+    cs = np.concatenate(([0.0], np.cumsum(logs)))
+    first = np.searchsorted(q, q, side="left")  # rows are in query order
+    decay = np.exp(cs[:-1] - cs[first])  # prod of (1 - R_j) over earlier rows of the query
+    return np.bincount(q, weights=r * decay / L.pos[rows], minlength=L.n_q)
+
+
 def trec_measure(m: Measure, L, t: int, ties: str) -> np.ndarray:
     """Per-query values of ``m`` (a family of :data:`TREC_FAMILIES`) on the layout ``L``.
 
@@ -314,4 +342,6 @@ def trec_measure(m: Measure, L, t: int, ties: str) -> np.ndarray:
         return _iprec(m, L, t, depth)
     if name == "Rndcg":
         return _rndcg(L, t, depth)
+    if name == "ERR":
+        return _err(L, depth)
     raise AssertionError(name)  # pragma: no cover

@@ -270,3 +270,30 @@ def test_sampled_qrels_missing_queries_count_as_zero():
                       EXTRA / "cast2021.qrels.sampled.gz", {"convdr.trunc": trunc},
                       label="cast2021 sampled qrels (-c)", queries="qrels")
     assert n > 10_000  # 158 queries x 65 measures, and the summaries
+
+
+# gdeval.pl (TREC Web track) ERR@k and nDCG@k (gain 2^g - 1) per topic on two CAsT runs:
+# tests/data/gdeval/README.md (gdeval prints 5 decimals)
+GDEVAL = Path(__file__).resolve().parents[1] / "data" / "gdeval"
+
+
+@pytest.mark.parametrize("k", [20, 10])
+@pytest.mark.parametrize("run", ["org_manual_bm25", "org_convdr"])
+def test_gdeval_per_topic(run, k):
+    lines = (GDEVAL / f"{run}.gdeval.k{k}.csv").read_text().splitlines()
+    assert lines[0] == f"runid,topic,ndcg@{k},err@{k}"
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, BUNDLED_RUNS / f"{run}.run.gz",
+                           [f"nDCG(gain=exp)@{k}", f"ERR@{k}"])
+    per_q = ev.values[ev.runs[0]]
+    compared = 0
+    for line in lines[1:]:
+        _, topic, ndcg, err = line.split(",")
+        query = f"{int(topic) // 1000}_{int(topic) % 1000}"
+        assert abs(per_q.loc[query, f"nDCG(gain=exp)@{k}"] - float(ndcg)) <= 0.5e-5 + 1e-12
+        assert abs(per_q.loc[query, f"ERR@{k}"] - float(err)) <= 0.5e-5 + 1e-12
+        compared += 2
+    assert compared == 2 * 158
+    record_conformance("gdeval.pl (cast2021)", compared)
+    for family in ("nDCG(gain=exp)", "ERR"):
+        record_conformance(f"measure {family}", compared // 2)

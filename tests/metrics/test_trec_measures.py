@@ -195,6 +195,8 @@ ALL_NEW = [
     "RBP(p=0.8,rel=2)@5",
     "RBPResid",
     "Rndcg",
+    "ERR@5",
+    "nDCG(gain=exp)@5",
 ]
 
 
@@ -222,6 +224,7 @@ LINEAR = [
     "NumRelRet",
     "NumRet",
     "NumRel",
+    "nDCG(gain=exp)@4",
 ]
 
 
@@ -259,7 +262,7 @@ def test_expected_ties_average_every_order(max_depth):
     assert np.allclose(mean[LINEAR].to_numpy(), want[LINEAR].to_numpy(), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["Bpref", "infAP", "IPrec@0.5", "Rndcg", "RBPResid"])
+@pytest.mark.parametrize("name", ["Bpref", "infAP", "IPrec@0.5", "Rndcg", "RBPResid", "ERR"])
 def test_nonlinear_measures_refuse_expected_ties(name):
     preds, target, idx = _flat_case()
     with pytest.raises(mrrstats.errors.ParameterError, match="no exact expectation"):
@@ -297,3 +300,27 @@ def test_unjudged_conventions(unjudged):
         assert got.tolist() == [pytest.approx(0.5), pytest.approx(2 / 3), 3]
     else:  # x relevant (grade 1) but not judged: Bpref counts judged documents only
         assert got["SetP"] == 0.75 and got["NumRet"] == 4
+
+
+def test_gdeval_err_and_exponential_ndcg_by_hand():
+    # grades 0, 3, 1, (unjudged), 4; judged 4, 3, 1, 0. gdeval: R = (2^g - 1) / 16
+    got = mrrstats.score_rankings(
+        [[0, 3, 1, NAN, 4]], ["ERR@3", "ERR", "nDCG(gain=exp)@3", "nDCG@3"], judged=[[4, 3, 1, 0]]
+    ).iloc[0]
+    r2, r3, r5 = 7 / 16, 1 / 16, 15 / 16
+    assert got["ERR@3"] == pytest.approx(r2 / 2 + (1 - r2) * r3 / 3)
+    assert got["ERR"] == pytest.approx(r2 / 2 + (1 - r2) * r3 / 3 + (1 - r2) * (1 - r3) * r5 / 5)
+    dcg = 7 / math.log2(3) + 1 / math.log2(4)
+    assert got["nDCG(gain=exp)@3"] == pytest.approx(dcg / (15 + 7 / math.log2(3) + 0.5))
+    assert got["nDCG@3"] == pytest.approx((3 / math.log2(3) + 0.5) / (4 + 3 / math.log2(3) + 0.5))
+
+
+def test_err_refuses_grades_above_gdevals_maximum():
+    with pytest.raises(mrrstats.errors.InputError, match="up to 4"):
+        mrrstats.score_rankings([[5, 1]], ["ERR"], judged=[[5, 1]])
+
+
+@pytest.mark.parametrize("bad, match", [("nDCG(gain=log)", "grade, exp"), ("ERR(rel=2)", "rel")])
+def test_gdeval_names_refused(bad, match):
+    with pytest.raises(mrrstats.errors.ParameterError, match=match):
+        parse_measure(bad)
