@@ -35,6 +35,7 @@ from ..defaults import QUERIES as QUERIES_DEFAULT
 from ..defaults import REL, default_ties
 from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
 from ..errors import InputError, ParameterError, ParameterTypeError
+from ..io.doors import is_records
 from ..io.flat import flat_to_qrels_run
 from ..io.hashing import encode_strings
 from ..io.trec import Qrels, Run, qrels_iv, run_iv
@@ -289,6 +290,8 @@ def _is_one_run(mapping: Mapping) -> bool:
     """``{query: {doc: score}}`` or ``{query: [doc, ...]}`` is one run;
     ``{name: run}`` (a run being a path, frame, Run or such a dict) is several."""
     for value in mapping.values():
+        if is_records(value):
+            return False  # {name: named-tuple records}
         if isinstance(value, (list, tuple, np.ndarray)):
             return True  # {query: [doc, ...]}
         if not isinstance(value, Mapping):
@@ -309,6 +312,8 @@ def _runs_iv(runs) -> list:
         if _is_one_run(runs):
             return [(None, runs)]
         return [(str(k), v) for k, v in runs.items()]
+    if is_records(runs):  # named tuples (ir_datasets, ir_measures): one run
+        return [(None, runs)]
     if isinstance(runs, (list, tuple)):
         if not runs:
             raise ParameterError("`runs` is empty")

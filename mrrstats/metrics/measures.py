@@ -338,7 +338,9 @@ def parse_measure(spec) -> Measure:
     (``MRR``, ``MRR@10``, ``recip_rank``, ``map``, ``HitRate@10``, ``Hits@10``,
     ``Recall@100``, and trec_eval's cut names ``P_10``, ``ndcg_cut_10``,
     ``map_cut_10``, ``recall_100``, ``success_10``); the result prints in
-    canonical form. The aliases live in :data:`SPECS`.
+    canonical form. The aliases live in :data:`SPECS`. ir_measures' measure objects
+    (``ir_measures.nDCG@10``, ``ir_measures.RR(rel=2)@10``) are read as they are, with
+    ir_measures' defaults (its bare ``RBP`` is ``RBP(p=0.8)``).
 
     Examples
     --------
@@ -353,9 +355,49 @@ def parse_measure(spec) -> Measure:
     return measure_iv(spec, "spec")
 
 
+def _from_ir_measures(obj) -> Measure:
+    """An ir_measures measure object (``ir_measures.nDCG@10``, ``ir_measures.RBP``) as a
+    :class:`Measure`; its defaults filled in where they differ from ours (``RBP``'s
+    ``p=0.8``), ``nDCG(dcg='exp-log2')`` as ``nDCG(gain=exp)``."""
+    params = dict(obj.params)
+    name = _ALIASES.get(str(obj.NAME).lower())
+    if name is None:
+        raise ParameterError(f"ir_measures' {obj} has no counterpart here; known: "
+                             f"{', '.join(SPECS)}")
+    family = SPECS[name]
+    if params.pop("judged_only", False):
+        raise ParameterError(f"{obj}: judged_only=True is evaluate(unjudged='condense') here")
+    k = params.pop("cutoff", None)
+    if "recall" in params:
+        k = params.pop("recall")
+    rel = params.pop("rel", None)
+    param = None
+    if name == "nDCG" and "dcg" in params:
+        dcg = params.pop("dcg")
+        if dcg not in ("log2", "exp-log2"):
+            raise ParameterError(f"{obj}: dcg={dcg!r} has no counterpart (log2, exp-log2)")
+        param = "exp" if dcg == "exp-log2" else None
+    elif family.param is not None:
+        param = params.pop(family.param, None)
+        if param is None:  # ir_measures' default, when it has one (RBP: p=0.8)
+            default = getattr(obj.SUPPORTED_PARAMS.get(family.param), "default", None)
+            param = default if isinstance(default, int | float) else None
+    if params:
+        raise ParameterError(f"{obj}: parameter {', '.join(params)} has no counterpart here")
+    if name == "NumRet" and rel is not None:
+        name = "NumRelRet"
+    return Measure(name, k, rel, param)
+
+
+def _is_ir_measures(obj) -> bool:
+    return type(obj).__module__.split(".")[0] == "ir_measures" and hasattr(obj, "NAME")
+
+
 def _parse_one(spec) -> Measure:
     if isinstance(spec, Measure):
         return spec
+    if _is_ir_measures(spec):
+        return _from_ir_measures(spec)
     if not isinstance(spec, str):
         raise ParameterTypeError(
             f"a measure must be a string such as 'RR@10', got {type(spec).__name__}")
@@ -429,7 +471,7 @@ def measure_iv(spec, name="measure") -> Measure:
 
 def measures_iv(specs, name="measures") -> tuple[Measure, ...]:
     """One measure or a sequence of them, parsed; duplicates removed, order kept."""
-    if isinstance(specs, (str, Measure)):
+    if isinstance(specs, (str, Measure)) or _is_ir_measures(specs):
         specs = [specs]
     if not isinstance(specs, Iterable) or isinstance(specs, Mapping):
         raise ParameterTypeError(f"`{name}` must be a measure name such as 'RR@10' or a list "
