@@ -14,7 +14,10 @@ def add_arguments(p) -> None:
     add_run_inputs(p)
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure name, repeatable: RR, RR@10, 'RR(rel=2)@10', AP, AP@100, "
-                        "nDCG, nDCG@10, P@10, R@100, Success@10, Rank (default: RR)")
+                        "nDCG, nDCG@10, P@10, R@100, Success@10, Rank, Bpref, Rprec, infAP, "
+                        "IPrec@0.5, SetF, NumRet, 'RBP(p=0.8)', Rndcg, ERR@20, "
+                        "'nDCG(gain=exp)@20' or trec_eval's names (bpref, map_cut_10, "
+                        "iprec_at_recall_0.10, ...) (default: RR)")
     add_conventions(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="M",
                    help="only the first M documents per query count (trec_eval -M)")
