@@ -215,48 +215,50 @@ def _iprec(m: Measure, L, t, depth) -> np.ndarray:
     return out
 
 
-def _prefix_dcg(L, depth, q, cut) -> np.ndarray:
-    """DCG of query ``q[i]``'s ranking over its first ``cut[i]`` positions (within depth)."""
-    rows, gain = L.gain_rows()
-    pos = L.pos[rows].astype(np.int64)
-    keep = pos <= depth
-    rows, gain, pos = rows[keep], gain[keep], pos[keep]
-    big = int(max(np.max(pos, initial=0), np.max(cut, initial=0))) + 2
-    keys = L.qidx[rows].astype(np.int64) * big + pos
-    cs = np.concatenate(([0.0], np.cumsum(gain / np.log2(pos + 1.0))))
-    hi = np.searchsorted(keys, q * big + cut, side="right")
-    lo = np.searchsorted(keys, q * big, side="left")
-    return cs[hi] - cs[lo]
-
-
 def _rndcg(L, t, depth) -> np.ndarray:
+    """Mean of DCG@B / IDCG@B over the level boundaries B (and DCG@n / IDCG past them).
+
+    Each ratio's sums are ``numpy.bincount`` sums in rank order of the same terms
+    ``g / log2(rank + 1)`` as nDCG's, so a ranking in ideal order scores exactly 1."""
     j = L.judged
     jq = np.repeat(np.arange(j.query_ids.size), np.diff(j.offsets))
     jpos = np.arange(j.grades.size) - j.offsets[:-1][jq] + 1
     pos_gain = j.grades > 0
     jq, jpos, jg = jq[pos_gain], jpos[pos_gain], j.grades[pos_gain].astype(np.float64)
-    ideal = np.cumsum(jg / np.log2(jpos + 1.0))
+    jw = jg / np.log2(jpos + 1.0)
+    rows, gain = L.gain_rows()
+    pos = L.pos[rows].astype(np.int64)
+    keep = pos <= depth
+    rows, pos = rows[keep], pos[keep]
+    rq, rw = L.qidx[rows], gain[keep] / np.log2(pos + 1.0)
     # the last row of each (query, grade) run is a boundary B between ideal gain levels
     last = np.ones(jq.size, dtype=bool)
     if jq.size:
         last[:-1] = (jq[1:] != jq[:-1]) | (jg[1:] != jg[:-1])
-    qstart = np.concatenate(([True], jq[1:] != jq[:-1])) if jq.size else last
-    base = np.concatenate(([0.0], ideal))[np.flatnonzero(qstart)]
-    base_of = base[np.cumsum(qstart) - 1]
-    idcg = ideal - base_of
-    bq, bcut, bideal = jq[last], jpos[last].astype(np.int64), idcg[last]
-    terms = _divide(_prefix_dcg(L, depth, bq, bcut), bideal)
-    total = np.bincount(bq, weights=terms, minlength=L.n_q)
-    num = np.bincount(bq, minlength=L.n_q).astype(np.float64)
+    bq, bcut = jq[last], jpos[last]
+    level = np.arange(bq.size) - np.searchsorted(bq, bq, side="left")  # 0, 1, ... per query
+    total = np.zeros(L.n_q)
+    num = np.zeros(L.n_q)
+
+    def ratio(queries, cut_of_query):
+        cut = np.zeros(L.n_q, dtype=np.int64)
+        cut[queries] = cut_of_query
+        dcg = np.bincount(rq, weights=np.where(pos <= cut[rq], rw, 0.0), minlength=L.n_q)
+        idcg = np.bincount(jq, weights=np.where(jpos <= cut[jq], jw, 0.0), minlength=L.n_q)
+        return _divide(dcg[queries], idcg[queries])
+
+    for lv in range(int(level.max()) + 1 if level.size else 0):
+        at = level == lv
+        total[bq[at]] += ratio(bq[at], bcut[at])
+        num[bq[at]] += 1
     # past the last positive judged document P: one more term, DCG@n / IDCG, when P + 1 < n
     n = _num_ret(L, depth)
     npos = np.bincount(jq, minlength=L.n_q)
-    full_ideal = np.bincount(jq, weights=jg / np.log2(jpos + 1.0), minlength=L.n_q)
-    extra = (npos > 0) & (npos + 1 < n)
-    if extra.any():
-        eq = np.flatnonzero(extra)
-        total[eq] += _divide(_prefix_dcg(L, depth, eq, n[eq].astype(np.int64)), full_ideal[eq])
-        num[eq] += 1
+    extra = np.flatnonzero((npos > 0) & (npos + 1 < n))
+    if extra.size:
+        full = np.full(extra.size, np.iinfo(np.int64).max // 4, dtype=np.int64)
+        total[extra] += ratio(extra, full)
+        num[extra] += 1
     out = _divide(total, num)
     return np.where(L.judged.num_rel(t) > 0, out, 0.0)
 
