@@ -60,8 +60,11 @@ TREC_FAMILIES = frozenset(
         "ERR",
     }
 )
-#: Families with an exact expectation over random tie-breaking (linear in the ranking).
-_EXPECTED = frozenset({"Rprec", "SetP", "SetR", "SetF", "NumRet", "NumRel", "NumRelRet", "RBP"})
+#: Families with an exact expectation over random tie-breaking (linear in the ranking, and
+#: Bpref: its ``_expected_bpref``).
+_EXPECTED = frozenset(
+    {"Rprec", "SetP", "SetR", "SetF", "NumRet", "NumRel", "NumRelRet", "RBP", "Bpref"}
+)
 #: trec_eval's ``INFAP_EPSILON`` (trec_eval.h).
 INFAP_EPSILON = 0.00001
 
@@ -174,6 +177,46 @@ def _bpref(L, t, depth) -> np.ndarray:
     some = before > 0
     term[some] = 1.0 - np.minimum(before[some], num_rel[q][some]) / denom[some]
     return _divide(np.bincount(q, weights=term, minlength=L.n_q), num_rel)
+
+
+def _expected_bpref(L, t, depth) -> np.ndarray:
+    """Bpref's exact expectation over random tie-breaking.
+
+    A relevant judged document ``d`` of a tie group with ``u`` judged non-relevant
+    documents, below ``c`` judged non-relevant documents of the groups above, has
+    ``N_d = c + J`` with ``J`` uniform on ``0..u`` (the order of ``d`` among those ``u``
+    is uniform; other documents do not matter); so each of the group's relevant
+    documents adds ``(1/(u+1)) sum_j f(c + j)``, ``f`` Bpref's term.
+    """
+    g = L.grades
+    gs, gm, gq, gstart = L.groups()
+    inside = L.pos <= depth
+    judged = (g >= 0) & inside
+    nonrel = judged & (g < t)
+    rel = judged & (g >= t)
+    u = np.add.reduceat(nonrel.astype(np.int64), gs) if gs.size else np.zeros(0, np.int64)
+    r = np.add.reduceat(rel.astype(np.int64), gs) if gs.size else np.zeros(0, np.int64)
+    gend = gstart + gm.astype(np.int64) - 1
+    rel_all = np.add.reduceat((g >= t).astype(np.int64), gs) if gs.size else r
+    if np.any((rel_all > 0) & (gstart <= depth) & (gend > depth)):  # cut by max_depth
+        raise ParameterError(
+            "Bpref under ties='expected' with max_depth cutting a tie group that holds a "
+            "relevant document is not available; use another tie convention or no max_depth"
+        )
+    c = _counts_before(nonrel, L)[gs]  # judged non-relevant above the group
+    num_rel = L.judged.num_rel(t).astype(np.float64)
+    denom = np.minimum(_num_nonrel(L.judged, t), num_rel)
+    has = np.flatnonzero(r > 0)
+    reps = u[has] + 1
+    grp = np.repeat(has, reps)
+    jj = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
+    before = (c[grp] + jj).astype(np.float64)
+    q = gq[grp]
+    term = np.ones(grp.size)
+    some = before > 0
+    term[some] = 1.0 - np.minimum(before[some], num_rel[q][some]) / denom[q][some]
+    w = r[grp] * term / reps.repeat(reps)
+    return _divide(np.bincount(q, weights=w, minlength=L.n_q), num_rel)
 
 
 def _infap(L, t, depth) -> np.ndarray:
@@ -337,7 +380,7 @@ def trec_measure(m: Measure, L, t: int, ties: str) -> np.ndarray:
     if name == "RBPResid":
         return _rbp_resid(m, L, depth)
     if name == "Bpref":
-        return _bpref(L, t, depth)
+        return _expected_bpref(L, t, depth) if expected else _bpref(L, t, depth)
     if name == "infAP":
         return _infap(L, t, depth)
     if name == "IPrec":

@@ -262,7 +262,7 @@ def test_expected_ties_average_every_order(max_depth):
     assert np.allclose(mean[LINEAR].to_numpy(), want[LINEAR].to_numpy(), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["Bpref", "infAP", "IPrec@0.5", "Rndcg", "RBPResid", "ERR"])
+@pytest.mark.parametrize("name", ["infAP", "IPrec@0.5", "Rndcg", "RBPResid", "ERR"])
 def test_nonlinear_measures_refuse_expected_ties(name):
     preds, target, idx = _flat_case()
     with pytest.raises(mrrstats.errors.ParameterError, match="no exact expectation"):
@@ -324,3 +324,50 @@ def test_err_refuses_grades_above_gdevals_maximum():
 def test_gdeval_names_refused(bad, match):
     with pytest.raises(mrrstats.errors.ParameterError, match=match):
         parse_measure(bad)
+
+
+@pytest.mark.parametrize("max_depth", [None, 5, 8])
+def test_expected_bpref_averages_every_order(max_depth):
+    preds = np.array([3, 2, 2, 2, 2, 1, 1, 1, 0.5, 0.5])
+    idx = np.zeros(10, dtype=np.int64)
+    for target in ([0, 2, 0, 1, 0, 1, 0, 2, 1, 0], [1, 0, 0, 1, 0, 0, 1, 0, 1, 1]):
+        target = np.array(target)
+        want = mrrstats.evaluate_flat(
+            preds, target, idx, ["Bpref"], ties="expected", max_depth=max_depth, empty_target="neg"
+        )
+        rows = []
+        for a in itertools.permutations(range(1, 5)):
+            for b in itertools.permutations(range(5, 8)):
+                for c in itertools.permutations(range(8, 10)):
+                    scores = np.empty(10)
+                    scores[[0, *a, *b, *c]] = np.arange(10, 0, -1.0)
+                    rows.append(
+                        mrrstats.evaluate_flat(
+                            scores,
+                            target,
+                            idx,
+                            ["Bpref"],
+                            ties="trec_eval",
+                            max_depth=max_depth,
+                            empty_target="neg",
+                        )
+                        .values["run"]
+                        .iloc[0, 0]
+                    )
+        assert want.values["run"].iloc[0, 0] == pytest.approx(np.mean(rows), abs=1e-12)
+
+
+def test_expected_bpref_with_unjudged_documents_and_a_refusal():
+    # host door: unjudged documents (x, y) in the tie groups do not count
+    qrels = {"q": {"a": 1, "b": 0, "c": 2, "d": 0, "e": 1, "z": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0, "x": 1.0, "c": 0.5, "d": 0.5, "y": 0.5, "e": 0.2}}
+    want = mrrstats.evaluate(qrels, run, ["Bpref"], ties="expected").values["run"].iloc[0, 0]
+    rows = []
+    for p1 in itertools.permutations(["a", "b", "x"]):
+        for p2 in itertools.permutations(["c", "d", "y"]):
+            order = [*p1, *p2, "e"]
+            one = {"q": {d: float(len(order) - i) for i, d in enumerate(order)}}
+            rows.append(mrrstats.evaluate(qrels, one, ["Bpref"]).values["run"].iloc[0, 0])
+    assert want == pytest.approx(np.mean(rows), abs=1e-12)
+    with pytest.raises(mrrstats.errors.ParameterError, match="max_depth cutting"):
+        mrrstats.evaluate(qrels, run, ["Bpref"], ties="expected", max_depth=2)
