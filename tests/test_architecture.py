@@ -177,6 +177,7 @@ def test_tests_mirror_the_package():
     the files left at the top of tests/ are about the package as a whole."""
     tests = Path(__file__).resolve().parent
     subpackages = {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()}
-    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    folders = {p.name for p in tests.iterdir()
+               if p.is_dir() and not p.name.startswith("_") and p.name != "data"}  # fixtures
     assert folders <= subpackages, f"test folders without a sub-package: {folders - subpackages}"
     assert all((tests / f / "__init__.py").exists() for f in folders)
