@@ -137,7 +137,7 @@ class MeasureSpec:
     mean_name: str = ""
     cutoff: str = "rank"
     param: str | None = None
-    param_default: float | None = None
+    param_default: float | str | None = None
     uses_rel: bool = True
     count: bool = False
     full_ranking: bool = False
@@ -227,7 +227,7 @@ class Measure:
     name: str
     k: int | float | None = None
     rel: int | None = None
-    param: float | None = None
+    param: float | str | None = None
 
     def __post_init__(self):
         if self.name not in SPECS:

@@ -34,6 +34,8 @@ for grades ``g`` in 1..4 (0 otherwise).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..errors import InputError, ParameterError
@@ -123,13 +125,18 @@ def _set_measure(m: Measure, hits, num_ret, num_rel) -> np.ndarray:
     if m.name == "SetR":
         return _divide(hits, num_rel)
     # SetF: (x + 1) P R / (x P + R) = (x + 1) a / (x R + n), 0 when nothing relevant is retrieved
-    x = m.param
+    x = _number(m)
     p = _divide(hits, num_ret)
     r = _divide(hits, num_rel)
     out = np.zeros(hits.size)
     ok = hits > 0
     out[ok] = (x + 1.0) * p[ok] * r[ok] / (x * p[ok] + r[ok])
     return out
+
+
+def _number(m: Measure) -> float:
+    """The numeric parameter of ``m`` (``Measure`` fills in its family's default)."""
+    return float(cast("float", m.param))
 
 
 def _rbp_gains(m: Measure, L, grades) -> np.ndarray:
@@ -149,14 +156,15 @@ def _rbp_gains(m: Measure, L, grades) -> np.ndarray:
 
 def _rbp(m: Measure, L, depth, gains) -> np.ndarray:
     keep = (L.pos <= depth) & (gains != 0)
-    w = gains[keep] * np.power(m.param, L.pos[keep] - 1.0)
-    return (1.0 - m.param) * np.bincount(L.qidx[keep], weights=w, minlength=L.n_q)
+    p = _number(m)
+    w = gains[keep] * np.power(p, L.pos[keep] - 1.0)
+    return (1.0 - p) * np.bincount(L.qidx[keep], weights=w, minlength=L.n_q)
 
 
 def _rbp_resid(m: Measure, L, depth) -> np.ndarray:
     g = L.grades
     unj = ~(g >= 0) & (L.pos <= depth)  # NaN (not in the qrels) or a grade < 0 (pooled)
-    p = m.param
+    p = _number(m)
     total = np.bincount(L.qidx[unj], weights=np.power(p, L.pos[unj] - 1.0), minlength=L.n_q)
     any_unj = np.bincount(L.qidx[unj], minlength=L.n_q) > 0
     n = _num_ret(L, depth)
