@@ -35,7 +35,7 @@ def test_ranks_file_whitespace_with_comments(tmp_path, capsys):
     api = mrrstats.random_baseline_test([1, 0.5, 0], [5, 5, 5])
     assert res["zscore"] == pytest.approx(api.zscore)
     assert res["adjusted"] == pytest.approx(api.adjusted)
-    assert res["z"] == res["zscore"]  # the retired key, until mrrstats 0.3
+    assert "z" not in res  # one name: zscore only
     assert res["standard_error"] == pytest.approx(api.standard_error)
     assert res["seed"] is None  # an exact p-value draws nothing
 
