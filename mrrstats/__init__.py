@@ -232,8 +232,6 @@ __all__ = [
 def __getattr__(name):
     # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
     if name == "examples":
-        from .deprecation import warn_deprecated
-
-        warn_deprecated("mrrstats.examples", "mrrstats.datasets")
+        _getattr("deprecation").warn_deprecated("mrrstats.examples", "mrrstats.datasets")
         return _getattr("datasets")
     return _getattr(name)
