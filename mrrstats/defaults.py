@@ -168,6 +168,9 @@ PPI_VARIANCE = "moderated"
 #: with a chi-square variance on R - 1 df (level within Monte-Carlo error with 3-10 runs,
 #: benchmarks/results_replicates.md).
 REPLICATE_DRAW = "parametric"
+#: The seed of every command's ``--example`` when ``--seed`` is not given, so that an
+#: example prints the same numbers at every run (the command prints it: ``seed: 2024``).
+EXAMPLE_SEED = 2024
 
 #: Parameter name -> default, for every parameter with a package-wide default.
 PARAMETERS = {

@@ -47,7 +47,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from .. import datasets
     from ..agreement.judges import judge_agreement
-    from ..formatting import interval_text
+    from ..formatting import interval_text, text_table
 
     if args.example:
         if args.runs or args.judge or args.human:
@@ -96,10 +96,10 @@ def run(args) -> int:
                 said = d.outcome.replace("under a", "with people").replace(
                     "under b", "with the judge")
                 lines.append(f"  {d.a} vs {d.b}: {said}")
-        lines.append("system\thuman\tjudge\tshift\tinterval")
         s = res.systems[res.systems.measure == r.measure]
-        for x in s.itertuples(index=False):
-            lines.append(f"{x.system}\t{x.human:.4f}\t{x.judge:.4f}\t{x.shift:+.4f}\t"
-                         f"{interval_text(x.ci_low, x.ci_high, '+.4f')}")
+        lines.append(text_table(["system", "human", "judge", "shift", "interval"],
+                                [[x.system, f"{x.human:.4f}", f"{x.judge:.4f}",
+                                  f"{x.shift:+.4f}", interval_text(x.ci_low, x.ci_high, "+.4f")]
+                                 for x in s.itertuples(index=False)]))
     print("\n".join(lines))
     return 0
