@@ -23,7 +23,7 @@ import numpy as np
 
 __all__ = ["DIGITS", "PVALUE_FLOOR", "fixed", "pvalue_text", "percent", "json_number",
            "latex_escape", "latex_cell", "markdown_table", "latex_table", "text_table",
-           "TEXT_WIDTH", "wrap", "letters", "interval_text", "interval_cell"]
+           "frame_text", "TEXT_WIDTH", "wrap", "letters", "interval_text", "interval_cell"]
 
 #: Decimals of every mean, difference and interval end in tables.
 DIGITS = 4
@@ -143,6 +143,36 @@ def text_table(header, rows, align=None) -> str:
     return "\n".join(lines)
 
 
+def frame_text(frame, *, index=True, digits=DIGITS, formats=None) -> str:
+    """A DataFrame as a :func:`text_table`: floats in :func:`fixed` ``digits`` (or
+    ``formats[column]``, a function of the value), text left-aligned, numbers right.
+
+    >>> import pandas as pd
+    >>> print(frame_text(pd.DataFrame({"mean": [0.5, 0.25]}, index=pd.Index(["a", "b"],
+    ...                                                                     name="run"))))
+    run    mean
+    a    0.5000
+    b    0.2500
+    """
+    formats = formats or {}
+    cols = list(frame.columns)
+    heads = ([frame.index.name or ""] if index else []) + [str(c) for c in cols]
+
+    def cell(c, v):
+        if c in formats:
+            return formats[c](v)
+        if isinstance(v, float | np.floating):
+            return fixed(v, digits)
+        return str(v)
+
+    rows, align = [], ("l" if index else "")
+    align += "".join("r" if frame[c].dtype.kind in "fiub" else "l" for c in cols)
+    for key, row in zip(frame.index, frame.itertuples(index=False), strict=True):
+        rows.append(([str(key)] if index else []) + [cell(c, v) for c, v in zip(cols, row,
+                                                                                  strict=True)])
+    return text_table(heads, rows, align=align)
+
+
 def wrap(text, width=TEXT_WIDTH, prefix="") -> list:
     """Prose in lines of at most ``width`` characters, each starting with ``prefix``
     (``"# "`` for the notes of a command's output)."""
@@ -156,7 +186,7 @@ def letters(k) -> list:
     """``a, b, ..., z, aa, ab, ...``: short labels of ``k`` systems in text tables.
 
     >>> letters(3), letters(28)[-2:]
-    (['a', 'b', 'c'], ['ab', 'ac'])
+    (['a', 'b', 'c'], ['aa', 'ab'])
     """
     out = []
     for i in range(k):

@@ -60,7 +60,7 @@ def test_ranks_file_table_output(tmp_path, capsys):
     code, out, _ = _run(["baseline", "--ranks", str(f), "--seed", "3", "--n-resamples", "499"],
                         capsys)
     assert code == 0
-    assert "MRR" in out and "E[random]" in out and "adjusted" in out and " p " in out
+    assert "MRR" in out and "E[random]" in out and "adjusted" in out and " pvalue" in out
     assert "monte-carlo" in out and "B=499 seed=3" in out
     # p-value floor (b + 1)/(B + 1) for a clearly better-than-random system
     assert "0.002" in out
