@@ -118,11 +118,12 @@ def test_cli_unpaired_equals_api(tmp_path, capsys):
     w = mrrstats.unpaired_ttest(a, bb, alternative="greater")
     got = _numbers(lines["Welch"])
     np.testing.assert_allclose(got[:2], [w.statistic, w.df], atol=5e-3)
-    assert f"p = {w.pvalue:.4g}" in lines["Welch"]
+    assert f"p = {pvalue_text(w.pvalue)}" in lines["Welch"]
     assert f"[{w.low:+.4f}, {w.high:+.4f}]" in lines["Welch"]
     perm = mrrstats.unpaired_permutation_test(a, bb, alternative="greater", n_resamples=999,
                                               rng=5)
-    assert f"p = {perm.pvalue:.4g}" in lines["permutation"]
+    floor = perm.n_resamples if perm.method == "monte-carlo" else None
+    assert f"p = {pvalue_text(perm.pvalue, floor)}" in lines["permutation"]
     boot = mrrstats.unpaired_bootstrap_ci(a, bb, n_resamples=999, rng=5)
     assert f"[{boot.low:+.4f}, {boot.high:+.4f}]" in lines["bootstrap"]
     assert f"difference A - B {a.mean() - bb.mean():+.4f}" in out
