@@ -52,20 +52,20 @@ def fixed(x, digits=DIGITS) -> str:
     return "0." + "0" * digits if s == "-0." + "0" * digits else s
 
 
-def pvalue_text(p, n_resamples=None) -> str:
+def pvalue_text(p, resamples=None) -> str:
     """A p-value as every table and command writes it; never ``0``.
 
     3 decimals, 2 significant digits in scientific notation below 0.001, and
     ``< 0.0001`` below :data:`PVALUE_FLOOR` (an exact or asymptotic p-value that
-    underflows to 0 included). A Monte-Carlo p-value (``n_resamples`` = B given) at its
+    underflows to 0 included). A Monte-Carlo p-value (``resamples`` = its B given) at its
     floor ``1/(B+1)`` -- no resample as extreme as the observed statistic -- is written
     ``<= 1/(B+1)`` (``< 0.0001`` when that is below the floor).
 
     >>> pvalue_text(0.5), pvalue_text(1e-20), pvalue_text(float("nan"))
     ('0.500', '< 0.0001', '--')
-    >>> pvalue_text(1 / 100, n_resamples=99), pvalue_text(1 / 10001, n_resamples=10000)
+    >>> pvalue_text(1 / 100, resamples=99), pvalue_text(1 / 10001, resamples=10000)
     ('<= 0.010', '< 0.0001')
-    >>> pvalue_text(2 / 100, n_resamples=99)
+    >>> pvalue_text(2 / 100, resamples=99)
     '0.020'
     """
     if p is None:
@@ -73,8 +73,8 @@ def pvalue_text(p, n_resamples=None) -> str:
     p = float(p)
     if not math.isfinite(p):
         return "--"
-    if n_resamples is not None and n_resamples == n_resamples and n_resamples > 0:
-        floor = 1.0 / (float(n_resamples) + 1.0)
+    if resamples is not None and resamples == resamples and resamples > 0:
+        floor = 1.0 / (float(resamples) + 1.0)
         if p <= floor * (1 + 1e-9):
             return "< 0.0001" if floor < PVALUE_FLOOR else "<= " + pvalue_text(floor)
     if p < PVALUE_FLOOR:

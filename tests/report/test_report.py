@@ -208,7 +208,7 @@ def test_committed_example_tables_match_the_library():
     # (its p-values use another part of the random stream, so they are not compared)
     ref = mrrstats.evaluation_baseline(ev, random="retrieved", rng=0)
     got = data.random_baseline.loc[list(ref.index)]
-    for col in ("observed", "expected", "std", "adjusted", "z"):
+    for col in ("observed", "expected", "std", "adjusted", "zscore"):
         np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float),
                                    rtol=1e-12)
     # versus-control rows: system - control; the default single-step max-T adjusts over
