@@ -18,6 +18,7 @@ Examples
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -176,8 +177,6 @@ def frame_text(frame, *, index=True, digits=DIGITS, formats=None) -> str:
 def wrap(text, width=TEXT_WIDTH, prefix="") -> list:
     """Prose in lines of at most ``width`` characters, each starting with ``prefix``
     (``"# "`` for the notes of a command's output)."""
-    import textwrap
-
     return textwrap.wrap(text, width=width, initial_indent=prefix, subsequent_indent=prefix,
                          break_on_hyphens=False) or [prefix.rstrip()]
 

@@ -83,8 +83,9 @@ def run(args) -> int:
           f"{interval_text(hl.low, hl.high, '+.4f')} ({hl.confidence_level:g}, {hl.method})")
     print(f"d_z                       {es.d_z:+.4f}  "
           f"{interval_text(es.d_z_interval.low, es.d_z_interval.high, '+.4f')} (noncentral t)")
+    psi = es.prob_superiority_interval
     print(f"P(A beats B)              {es.prob_superiority:.4f}  "
-          f"{interval_text(*es.prob_superiority_interval[:2], '.4f')} (bootstrap BCa)")
+          f"{interval_text(psi.low, psi.high, '.4f')} (bootstrap BCa)")
     if args.margin is not None:
         for test in ("t", "randomization"):
             eq = equivalence_test(a, b, margin=args.margin, test=test,
