@@ -421,6 +421,13 @@ def test_no_retired_name_in_results(scores, random_results):
         "mixed_model": mrrstats.mixed_model(scores),
         "per_query_correlation": mrrstats.per_query_correlation(ev),
     })
+    qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["d2", "d1"], "grade": [1, 1]})
+    run = pd.DataFrame({"query": ["q1"] * 3 + ["q2"] * 3, "doc": ["d1", "d2", "d3"] * 2,
+                        "score": [3.0, 2.0, 1.0] * 2})
+    results["move_first_relevant"] = mrrstats.move_first_relevant(qrels, {"r": run}, ranks=[1],
+                                                                  measures=["RR"])
+    results["perturbation_summary"] = mrrstats.perturbation_summary(
+        results["move_first_relevant"])
     bad = []
     for fname, res in results.items():
         if isinstance(res, Exception):
