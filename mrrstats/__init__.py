@@ -8,11 +8,10 @@ control and agreement between measures.
 
 from __future__ import annotations
 
-import warnings as _warnings
 from typing import TYPE_CHECKING
 
-from .errors import (InputError, MrrstatsError, ParameterError, ParameterTypeError,
-                     ResourceError)
+from .errors import (InputError, MrrstatsDeprecationWarning, MrrstatsError, ParameterError,
+                     ParameterTypeError, ResourceError)
 from .lazy import alias_modules as _alias_modules
 from .lazy import attach as _attach
 from .version import __version__ as __version__  # re-exported
@@ -135,6 +134,7 @@ __all__ = [
     "ParameterError",
     "ParameterTypeError",
     "ResourceError",
+    "MrrstatsDeprecationWarning",
     "read_score_matrix",
     "datasets",
     "blocked",
@@ -284,7 +284,6 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no other name
     def __getattr__(name):
         # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
         if name == "examples":
-            _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
-                           DeprecationWarning, stacklevel=2)
+            _getattr("deprecation").warn_deprecated("mrrstats.examples", "mrrstats.datasets")
             return _getattr("datasets")
         return _getattr(name)

@@ -264,7 +264,8 @@ def test_deprecated_module_paths():
             warnings.simplefilter("always")
             assert mrrstats.examples is mrrstats.datasets
         assert [str(x.message) for x in w] == [
-            "mrrstats.examples is deprecated; use mrrstats.datasets"]
+            "mrrstats.examples is deprecated; use mrrstats.datasets (the old name will be removed "
+            "in mrrstats 0.3)"]
 
 
 def test_deprecated_paths_are_lazy_too():

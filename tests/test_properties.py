@@ -261,7 +261,7 @@ def test_every_pairwise_pvalue_lies_in_unit_interval(X, test, correction):
     with _quiet():
         # Dunnett's many-to-one test needs a baseline (the first system)
         res = mrrstats.pairwise_tests(X, test=test, correction=correction, n_resamples=200,
-                                      rng=3, baseline=0 if test == "dunnett" else None)
+                                      rng=3, control=0 if test == "dunnett" else None)
     assert _in_unit_interval(res.pvalue), (test, res.pvalue)
     assert _in_unit_interval(res.pvalue_adjusted), (test, res.pvalue_adjusted)
     # an adjusted p-value is never smaller than the unadjusted one
@@ -321,7 +321,7 @@ def test_compare_of_a_system_with_itself_rejects_nothing(X, test, correction):
     assert res.difference[twin][0] == 0
     frame = cmp.to_frame()
     rows = frame[(frame["a"] == "s0") & (frame["b"] == "twin")]
-    assert len(rows) == 1 and not rows["reject"].any() and rows["diff"].iloc[0] == 0
+    assert len(rows) == 1 and not rows["reject"].any() and rows["difference"].iloc[0] == 0
     if X.shape[1] == 2:  # only the twins: nothing at all is rejected
         assert not res.reject.any()
 

@@ -55,7 +55,6 @@ def resolve_inputs(args):
 
 
 def run(args) -> int:
-    import pandas as pd
 
     from ..metrics.evaluation import evaluate
 
@@ -74,14 +73,14 @@ def run(args) -> int:
     out.write(f"# ties={s['ties']} rel={s['rel']} queries={s['queries']}"
               + (f" max_depth={s['max_depth']}" if s["max_depth"] else "")
               + f" aggregate={args.stat}\n")
-    with pd.option_context("display.width", 200, "display.max_columns", 50,
-                           "display.float_format", "{:.4f}".format):
-        out.write(ev.aggregate(args.stat).to_string() + "\n")
-        out.write("\nqueries per run:\n")
+    from ..formatting import frame_text, wrap
+
+    out.write(frame_text(ev.aggregate(args.stat)) + "\n")
+    out.write("\nqueries per run:\n")
+    for run_name in ev.runs:
+        out.write("\n".join(wrap(f"{run_name}: {ev.counts[run_name]}", prefix="  ")) + "\n")
+    if args.per_query:
         for run_name in ev.runs:
-            out.write(f"  {run_name}: {ev.counts[run_name]}\n")
-        if args.per_query:
-            for run_name in ev.runs:
-                out.write(f"\n{run_name}\n")
-                out.write(ev.values[run_name].to_string() + "\n")
+            out.write(f"\n{run_name}\n")
+            out.write(frame_text(ev.values[run_name]) + "\n")
     return 0

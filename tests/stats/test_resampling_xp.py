@@ -43,7 +43,7 @@ def test_randomization_test_identical_on_array_api(kind, alternative):
     a2[[3, 50]] = np.nan
     ref2 = mrrstats.randomization_test(a2, b2, n_resamples=999, missing="drop", rng=1)
     got2 = mrrstats.randomization_test(mk(a2), b2, n_resamples=999, missing="drop", rng=1)
-    assert got2.pvalue == ref2.pvalue and got2.n == 298
+    assert got2.pvalue == ref2.pvalue and got2.n_queries == 298
     assert np.array_equal(got2.null_distribution, ref2.null_distribution)
 
 
