@@ -1,4 +1,4 @@
-"""What clusters=, family='measures', baseline= and segment_by= change in compare for the
+"""What clusters=, family='measures', control= and segment_by= change in compare for the
 bundled CAsT 2021 runs (trec_eval ties, rel >= 1; randomization test, Holm, B = 20000).
 
 Run: PYTHONPATH=. python benchmarks/cast_wire.py   (writes benchmarks/results_cast_wire.md)
@@ -44,8 +44,8 @@ def main():
                    + ("; ".join(flips) if flips else "none"))
     out.append("")
     for test in ("t", "maxt", "dunnett"):
-        base = mrrstats.compare(ev, baseline="org_manual_bm25.run", test=test, **kw)
-        out.append(f"baseline org_manual_bm25.run, test={test}: significant "
+        base = mrrstats.compare(ev, control="org_manual_bm25.run", test=test, **kw)
+        out.append(f"control org_manual_bm25.run, test={test}: significant "
                    + ", ".join(f"{m} {v} of 4" for m, v in n_sig(base).items()))
     out.append("")
     board = plain.leaderboard("RR")

@@ -8,11 +8,10 @@ control and agreement between measures.
 
 from __future__ import annotations
 
-import warnings as _warnings
 from typing import TYPE_CHECKING
 
-from .errors import (InputError, MrrstatsError, ParameterError, ParameterTypeError,
-                     ResourceError)
+from .errors import (InputError, MrrstatsDeprecationWarning, MrrstatsError, ParameterError,
+                     ParameterTypeError, ResourceError)
 from .lazy import alias_modules as _alias_modules
 from .lazy import attach as _attach
 from .version import __version__ as __version__  # re-exported
@@ -61,6 +60,8 @@ _getattr, __dir__, _names = _attach(__name__, {
     "stats.replicates": ["ReplicateComparison", "replicate_tests",  # several runs
                          "simulate_replicates"],
     "stats.meta": ["AcrossCollectionsResult", "across_collections"],  # several collections
+    "stats.critical": ["CriticalDifferenceResult", "critical_difference"],  # many systems too
+    "stats.reproducibility": ["ReproducibilityResult", "reproducibility"],  # repro_eval
     "stats.bayes": ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical"],
     "stats.simulation": ["CalibrationResult", "calibrate_tests", "simulate_collection"],
     # -- MRR against other measures (mrrstats.agreement) ---------------------------
@@ -114,9 +115,11 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
         residual_variance, sign_test, topic_set_size, ttest_power, unpaired_bootstrap_ci,
         unpaired_permutation_test, unpaired_ttest, westfall_young, wilcoxon_test)
     from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
+    from .stats.critical import CriticalDifferenceResult, critical_difference
     from .stats.meta import AcrossCollectionsResult, across_collections
     from .stats.ppi import PPIResult, ppi_evaluate
     from .stats.replicates import ReplicateComparison, replicate_tests, simulate_replicates
+    from .stats.reproducibility import ReproducibilityResult, reproducibility
     from .stats.segments import by_segment
     from .stats.simulation import CalibrationResult, calibrate_tests, simulate_collection
 
@@ -131,6 +134,7 @@ __all__ = [
     "ParameterError",
     "ParameterTypeError",
     "ResourceError",
+    "MrrstatsDeprecationWarning",
     "read_score_matrix",
     "datasets",
     "blocked",
@@ -206,6 +210,10 @@ __all__ = [
     "simulate_replicates",
     "AcrossCollectionsResult",
     "across_collections",
+    "CriticalDifferenceResult",
+    "critical_difference",
+    "ReproducibilityResult",
+    "reproducibility",
     "BayesianComparison",
     "bayesian_comparison",
     "bayesian_hierarchical",
@@ -276,7 +284,6 @@ if not TYPE_CHECKING:  # type checkers see the imports above, and no other name
     def __getattr__(name):
         # ``mrrstats.examples`` (0.1) is ``mrrstats.datasets`` now; the old name still works.
         if name == "examples":
-            _warnings.warn("mrrstats.examples is deprecated; use mrrstats.datasets",
-                           DeprecationWarning, stacklevel=2)
+            _getattr("deprecation").warn_deprecated("mrrstats.examples", "mrrstats.datasets")
             return _getattr("datasets")
         return _getattr(name)

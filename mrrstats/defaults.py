@@ -170,6 +170,10 @@ PPI_VARIANCE: Final = "moderated"
 #: with a chi-square variance on R - 1 df (level within Monte-Carlo error with 3-10 runs,
 #: benchmarks/results_replicates.md).
 REPLICATE_DRAW: Final = "parametric"
+#: The seed of every command's ``--example`` when ``--seed`` is not given, so that an
+#: example prints the same numbers at every run (each command prints the seed it used;
+#: ``mrrstats report --example`` regenerates reports/cast2021 with it).
+EXAMPLE_SEED: Final = 2021
 
 #: Parameter name -> default, for every parameter with a package-wide default.
 PARAMETERS = {

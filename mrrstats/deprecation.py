@@ -1,12 +1,20 @@
 """Retired names keep working for one release, with a warning that names the new one.
 
 * :func:`renamed_parameters` -- a decorator: ``f(old=1)`` becomes ``f(new=1)`` with a
-  :class:`DeprecationWarning`; the signature (``inspect.signature``, ``help``) shows only
-  the new names.
+  :class:`~mrrstats.errors.MrrstatsDeprecationWarning`; the signature
+  (``inspect.signature``, ``help``) shows only the new names.
 * :class:`renamed_attribute` -- a class attribute: ``result.old`` returns ``result.new``
-  with a :class:`DeprecationWarning`.
+  with a :class:`~mrrstats.errors.MrrstatsDeprecationWarning`. It is the only way a
+  retired name stays on a result: ``dir(result)``, ``dataclasses.fields`` and
+  ``repr`` show the current names only.
 * :func:`renamed_value` -- a string value of a parameter (``"monte carlo"`` ->
   ``"monte-carlo"``).
+* :func:`warn_deprecated` -- every deprecation warning of mrrstats goes through it (one
+  warning class, one wording of the release that removes the old form).
+
+Frames (``to_frame()``, the tables functions return) carry the current column names
+only: a retired column (``diff``, ``z``) is not kept beside its new name, so
+``frame["diff"]`` is a ``KeyError``; select ``frame["difference"]``.
 
 The names themselves are listed in :mod:`mrrstats.glossary`; ``tests/test_vocabulary.py``
 reads :data:`RENAMED` to check that every retired name still works.
@@ -30,9 +38,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
-from .errors import ParameterTypeError
+from .errors import MrrstatsDeprecationWarning, ParameterTypeError
 
-__all__ = ["renamed_parameters", "renamed_attribute", "renamed_value", "RENAMED", "REMOVED_IN"]
+__all__ = ["renamed_parameters", "renamed_attribute", "renamed_value", "warn_deprecated",
+           "RENAMED", "REMOVED_IN"]
 
 #: The release that removes the retired names.
 REMOVED_IN = "0.3"
@@ -45,9 +54,21 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _warn(what: str, new: str, stacklevel: int) -> None:
-    warnings.warn(f"{what} is deprecated; use {new} (the old name will be removed in "
-                  f"mrrstats {REMOVED_IN})", DeprecationWarning, stacklevel=stacklevel)
+def warn_deprecated(what: str, new: str, *, stacklevel: int = 2, form: str = "name") -> None:
+    """Warn that ``what`` is deprecated and ``new`` replaces it.
+
+    Parameters
+    ----------
+    what, new : str
+        The retired form and its replacement, as the caller would write them.
+    stacklevel : int, keyword-only
+        As in :func:`warnings.warn`, counted from the caller of this function.
+    form : str, keyword-only
+        ``"name"`` or ``"form"``: the word the message uses for the retired thing.
+    """
+    warnings.warn(f"{what} is deprecated; use {new} (the old {form} will be removed in "
+                  f"mrrstats {REMOVED_IN})", MrrstatsDeprecationWarning,
+                  stacklevel=stacklevel + 1)
 
 
 def renamed_parameters(**old_to_new: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -69,7 +90,7 @@ def renamed_parameters(**old_to_new: str) -> Callable[[Callable[P, R]], Callable
                         raise ParameterTypeError(
                             f"{func.__name__}() got both `{old}` (deprecated) "
                             f"and `{new}`; pass `{new}` only")
-                    _warn(f"{func.__name__}({old}=)", f"{new}=", 3)
+                    warn_deprecated(f"{func.__name__}({old}=)", f"{new}=")
                     kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
 
@@ -102,7 +123,7 @@ class renamed_attribute:  # noqa: N801 (used like a property)
     def __get__(self, obj: object, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        _warn(f"{type(obj).__name__}.{self.old}", f".{self.new}", 3)
+        warn_deprecated(f"{type(obj).__name__}.{self.old}", f".{self.new}")
         return getattr(obj, self.new)
 
 
@@ -116,6 +137,6 @@ def renamed_value(value: Any, renames: dict[str, str], param: str) -> Any:
     'monte-carlo'
     """
     if isinstance(value, str) and value in renames:
-        _warn(f"`{param}={value!r}`", f"`{param}={renames[value]!r}`", 3)
+        warn_deprecated(f"`{param}={value!r}`", f"`{param}={renames[value]!r}`")
         return renames[value]
     return value

@@ -10,7 +10,7 @@ scipy keeps working.
 from __future__ import annotations
 
 __all__ = ["MrrstatsError", "InputError", "ParameterError", "ParameterTypeError",
-           "ResourceError"]
+           "ResourceError", "MrrstatsDeprecationWarning"]
 
 
 class MrrstatsError(Exception):
@@ -82,3 +82,14 @@ class ResourceError(MrrstatsError, MemoryError):
         self.name = name
         self.needed = needed
         super().__init__(message)
+
+
+class MrrstatsDeprecationWarning(DeprecationWarning):
+    """A retired name or form was used; the message names its replacement.
+
+    Every deprecation warning mrrstats emits is this class (through
+    :mod:`mrrstats.deprecation`), so a caller (or a test suite) can silence or raise
+    mrrstats' own deprecations without touching those of numpy, pandas or scipy::
+
+        warnings.filterwarnings("error", category=MrrstatsDeprecationWarning)
+    """

@@ -7,8 +7,8 @@ Examples
 >>> from mrrstats.formatting import fixed, pvalue_text, latex_escape, json_number
 >>> fixed(0.123456), fixed(-0.00001), fixed(float("nan"))
 ('0.1235', '0.0000', '--')
->>> pvalue_text(0.0312), pvalue_text(2.5e-5)
-('0.031', '2.5e-05')
+>>> pvalue_text(0.0312), pvalue_text(2.5e-4), pvalue_text(0.0)
+('0.031', '2.5e-04', '< 0.0001')
 >>> latex_escape("org_bm25 & 10%")
 'org\\_bm25 \\& 10\\%'
 >>> json_number(float("inf")) is None, json_number(3)
@@ -18,14 +18,22 @@ Examples
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
-__all__ = ["DIGITS", "fixed", "pvalue_text", "percent", "json_number", "latex_escape",
-           "latex_cell", "markdown_table", "latex_table", "interval_text", "interval_cell"]
+__all__ = ["DIGITS", "PVALUE_FLOOR", "fixed", "pvalue_text", "percent", "json_number",
+           "latex_escape", "latex_cell", "markdown_table", "latex_table", "text_table",
+           "frame_text", "TEXT_WIDTH", "wrap", "letters", "interval_text", "interval_cell"]
 
 #: Decimals of every mean, difference and interval end in tables.
 DIGITS = 4
+
+#: Columns of the command line's text output by default (``--wide``: every column).
+TEXT_WIDTH = 100
+
+#: The smallest p-value written as a number; a smaller one is written ``< 0.0001`` (never 0).
+PVALUE_FLOOR = 1e-4
 
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -45,13 +53,33 @@ def fixed(x, digits=DIGITS) -> str:
     return "0." + "0" * digits if s == "-0." + "0" * digits else s
 
 
-def pvalue_text(p) -> str:
-    """p-value: 3 decimals, or 2 significant digits in scientific notation below 0.001."""
+def pvalue_text(p, resamples=None) -> str:
+    """A p-value as every table and command writes it; never ``0``.
+
+    3 decimals, 2 significant digits in scientific notation below 0.001, and
+    ``< 0.0001`` below :data:`PVALUE_FLOOR` (an exact or asymptotic p-value that
+    underflows to 0 included). A Monte-Carlo p-value (``resamples`` = its B given) at its
+    floor ``1/(B+1)`` -- no resample as extreme as the observed statistic -- is written
+    ``<= 1/(B+1)`` (``< 0.0001`` when that is below the floor).
+
+    >>> pvalue_text(0.5), pvalue_text(1e-20), pvalue_text(float("nan"))
+    ('0.500', '< 0.0001', '--')
+    >>> pvalue_text(1 / 100, resamples=99), pvalue_text(1 / 10001, resamples=10000)
+    ('<= 0.010', '< 0.0001')
+    >>> pvalue_text(2 / 100, resamples=99)
+    '0.020'
+    """
     if p is None:
         return "--"
     p = float(p)
     if not math.isfinite(p):
         return "--"
+    if resamples is not None and resamples == resamples and resamples > 0:
+        floor = 1.0 / (float(resamples) + 1.0)
+        if p <= floor * (1 + 1e-9):
+            return "< 0.0001" if floor < PVALUE_FLOOR else "<= " + pvalue_text(floor)
+    if p < PVALUE_FLOOR:
+        return "< 0.0001"
     return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
@@ -94,6 +122,82 @@ def markdown_table(header, rows, align, caption) -> str:
     return "\n".join(lines) + "\n\n" + caption + "\n"
 
 
+def text_table(header, rows, align=None) -> str:
+    """A plain-text table whose columns line up: every command prints its tables so.
+
+    Columns are separated by two spaces; ``align`` is a string of ``'l'``/``'r'``, one
+    per column (default: the first column left, the others right). Cells are written
+    as given (format numbers first: :func:`fixed`, :func:`pvalue_text`, ...).
+
+    >>> print(text_table(["system", "mean"], [["bm25", "0.1234"], ["dense", "0.25"]]))
+    system    mean
+    bm25    0.1234
+    dense     0.25
+    """
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    n = len(cells[0])
+    align = align or "l" + "r" * (n - 1)
+    widths = [max(len(r[i]) for r in cells) for i in range(n)]
+    lines = ["  ".join(c.ljust(w) if a == "l" else c.rjust(w)
+                       for c, w, a in zip(r, widths, align, strict=True)).rstrip()
+             for r in cells]
+    return "\n".join(lines)
+
+
+def frame_text(frame, *, index=True, digits=DIGITS, formats=None) -> str:
+    """A DataFrame as a :func:`text_table`: floats in :func:`fixed` ``digits`` (or
+    ``formats[column]``, a function of the value), text left-aligned, numbers right.
+
+    >>> import pandas as pd
+    >>> print(frame_text(pd.DataFrame({"mean": [0.5, 0.25]}, index=pd.Index(["a", "b"],
+    ...                                                                     name="run"))))
+    run    mean
+    a    0.5000
+    b    0.2500
+    """
+    formats = formats or {}
+    cols = list(frame.columns)
+    heads = ([frame.index.name or ""] if index else []) + [str(c) for c in cols]
+
+    def cell(c, v):
+        if c in formats:
+            return formats[c](v)
+        if isinstance(v, float | np.floating):
+            return fixed(v, digits)
+        return str(v)
+
+    rows, align = [], ("l" if index else "")
+    align += "".join("r" if frame[c].dtype.kind in "fiub" else "l" for c in cols)
+    for key, row in zip(frame.index, frame.itertuples(index=False), strict=True):
+        rows.append(([str(key)] if index else []) + [cell(c, v) for c, v in zip(cols, row,
+                                                                                  strict=True)])
+    return text_table(heads, rows, align=align)
+
+
+def wrap(text, width=TEXT_WIDTH, prefix="") -> list:
+    """Prose in lines of at most ``width`` characters, each starting with ``prefix``
+    (``"# "`` for the notes of a command's output)."""
+    return textwrap.wrap(text, width=width, initial_indent=prefix, subsequent_indent=prefix,
+                         break_on_hyphens=False) or [prefix.rstrip()]
+
+
+def letters(k) -> list:
+    """``a, b, ..., z, aa, ab, ...``: short labels of ``k`` systems in text tables.
+
+    >>> letters(3), letters(28)[-2:]
+    (['a', 'b', 'c'], ['aa', 'ab'])
+    """
+    out = []
+    for i in range(k):
+        s = ""
+        i += 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            s = chr(97 + r) + s
+        out.append(s)
+    return out
+
+
 def latex_table(header, rows, align, caption, label) -> str:
     """A booktabs table with caption and label."""
     out = ["\\begin{table}", "\\centering", f"\\begin{{tabular}}{{{align}}}", "\\toprule",
@@ -105,14 +209,24 @@ def latex_table(header, rows, align, caption, label) -> str:
 
 
 def interval_text(low, high, fmt="+.3f") -> str:
-    """``[low, high]``, an infinite end written open: ``(-∞, 0.120]``.
+    """``[low, high]``, an infinite end written open: ``(-∞, 0.120]``; an end that is 0 up
+    to rounding is written without a minus sign.
 
-    >>> interval_text(-0.1, 0.2), interval_text(-math.inf, 0.12)
-    ('[-0.100, +0.200]', '(-∞, +0.120]')
+    >>> interval_text(-0.1, 0.2), interval_text(-math.inf, 0.12), interval_text(-1e-9, 0.5)
+    ('[-0.100, +0.200]', '(-∞, +0.120]', '[+0.000, +0.500]')
     """
-    left = "(-∞" if low == -math.inf else f"[{low:{fmt}}"
-    right = "∞)" if high == math.inf else f"{high:{fmt}}]"
+    left = "(-∞" if low == -math.inf else f"[{_number(low, fmt)}"
+    right = "∞)" if high == math.inf else f"{_number(high, fmt)}]"
     return f"{left}, {right}"
+
+
+def _number(x, fmt) -> str:
+    """``format(x, fmt)`` without a negative zero (``-0.000`` is written ``0.000``)."""
+    x = float(x)
+    s = format(x, fmt)
+    if x < 0 and s.lstrip("-+").strip("0.") == "":
+        s = format(0.0, fmt)
+    return s
 
 
 def interval_cell(low, high, digits=DIGITS) -> str:

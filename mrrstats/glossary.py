@@ -7,8 +7,11 @@ result class). A name is scipy's or numpy's where one of them has the concept;
 otherwise it is ours, and the table says why.
 
 Retired names still work for one release: a function called with one gets a
-:class:`DeprecationWarning` naming the new one (:mod:`mrrstats.deprecation`),
-and a result attribute under its old name does the same.
+:class:`~mrrstats.errors.MrrstatsDeprecationWarning` (a ``DeprecationWarning``) naming
+the new one (:mod:`mrrstats.deprecation`), and a result attribute under its old name
+does the same. Frames (``to_frame()`` and the tables functions return) carry the
+current column names only: a retired column such as ``diff`` or ``z`` is gone, not
+kept beside its new name.
 
 The table renders itself (:func:`glossary_frame`, :func:`glossary_rst`), so the
 documentation shows exactly what the test enforces.

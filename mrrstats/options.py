@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __all__ = ["TIES", "QUERIES", "ENGINES", "EMPTY_TARGET", "BAYES_METHODS", "CALIBRATION_TESTS",
            "NULLS", "META_TESTS", "EFFECTS", "REPLICATE_METHODS", "POPULATIONS",
-           "PPI_VARIANCES", "REPLICATE_DRAWS"]
+           "PPI_VARIANCES", "REPLICATE_DRAWS", "CD_TESTS"]
 
 #: Tie conventions of ``rank_run`` and ``evaluate`` (:mod:`mrrstats.model.ranking`).
 TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
@@ -47,3 +47,7 @@ POPULATIONS = ("finite", "infinite")
 #: judge's error pooled over the systems when few labelled queries show it
 #: (``"moderated"``), or the plain sample variance as ``ppi_py`` computes it (``"sample"``).
 PPI_VARIANCES = ("moderated", "sample")
+#: ``test=`` of :func:`mrrstats.critical_difference`: Nemenyi's test on the average ranks
+#: (Demsar 2006), pairwise Wilcoxon signed-rank tests with Holm's correction (Benavoli et
+#: al. 2016), Conover's post-hoc test of Friedman's ranks (Holm-adjusted).
+CD_TESTS = ("nemenyi", "wilcoxon-holm", "conover")

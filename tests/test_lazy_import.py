@@ -251,9 +251,8 @@ def test_deprecated_module_paths():
     import warnings
 
     import mrrstats.examples
-    from mrrstats.examples import trec7_scores
-
     import mrrstats.plots
+    from mrrstats.examples import trec7_scores
     from mrrstats.plots import rr_histogram
 
     assert mrrstats.plots is sys.modules["mrrstats.report.plots"]
@@ -265,7 +264,8 @@ def test_deprecated_module_paths():
             warnings.simplefilter("always")
             assert mrrstats.examples is mrrstats.datasets
         assert [str(x.message) for x in w] == [
-            "mrrstats.examples is deprecated; use mrrstats.datasets"]
+            "mrrstats.examples is deprecated; use mrrstats.datasets (the old name will be removed "
+            "in mrrstats 0.3)"]
 
 
 def test_deprecated_paths_are_lazy_too():

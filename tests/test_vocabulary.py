@@ -168,7 +168,8 @@ def test_renamed_parameter_warns_and_maps():
     def f(a, *, atol=0.0):
         return a, atol
 
-    with pytest.warns(DeprecationWarning, match=r"use atol="):
+    # mrrstats' own class (a DeprecationWarning), which the test suite turns into errors
+    with pytest.warns(mrrstats.MrrstatsDeprecationWarning, match=r"use atol="):
         assert f(1, zero_tolerance=0.25) == (1, 0.25)
     with pytest.raises(TypeError, match="both"):
         f(1, zero_tolerance=0.1, atol=0.2)
@@ -231,6 +232,9 @@ NO_WORKERS = {
     "ppi_evaluate": "Gaussian multipliers of a small (queries x pairs) matrix in NumPy",
     "judge_agreement": "the decisions of decision_agreement (pairwise_tests inside)",
     "bayesian_comparison": "Dirichlet weights of the Bayesian bootstrap drawn in NumPy",
+    "critical_difference": "multinomial query counts times a (queries x systems) matrix per "
+                           "collection in NumPy",
+    "reproducibility": "topic indices of four small (topics x measures) arrays in NumPy",
 }
 
 MUST_HAVE_CLUSTERS = ("randomization_test", "bootstrap_ci", "bootstrap_test", "pairwise_tests",
@@ -320,6 +324,11 @@ def _random_calls(s):
     calls["replicate_tests"] = lambda: mrrstats.replicate_tests(s, reps, n_resamples=99)
     calls["across_collections"] = lambda: mrrstats.across_collections(
         {"x": s[["a", "b"]], "y": s[["c", "d"]]}, test="randomization")
+    calls["critical_difference"] = lambda: mrrstats.critical_difference(
+        {"x": s.iloc[:15], "y": s.iloc[15:]}, n_resamples=99)
+    calls["reproducibility"] = lambda: mrrstats.reproducibility(
+        data.qrels, {"baseline": data.runs[0], "advanced": data.runs[1]},
+        {"baseline": data.runs[2], "advanced": data.runs[3]}, measures=["RR"], n_resamples=99)
     calls["bayesian_comparison"] = lambda: mrrstats.bayesian_comparison(
         a, b, method="bootstrap", n_resamples=99)
     calls["simulate_collection"] = lambda: mrrstats.simulate_collection(
@@ -342,21 +351,110 @@ def test_every_random_function_is_in_the_seed_table(scores):
     assert not bad, "random functions missing from the seed table: " + ", ".join(bad)
 
 
-def test_random_functions_record_the_seed_they_drew(scores):
-    bad = []
+@pytest.fixture(scope="module")
+def random_results(scores):
+    """``{name: result}`` of every call of the seed table (an exception where it raised)."""
+    out = {}
     for fname, call in _random_calls(scores).items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                res = call()
-            except Exception as exc:  # noqa: BLE001 (reported below, by name)
-                bad.append(f"{fname}: {type(exc).__name__}: {exc}")
-                continue
+                out[fname] = call()
+            except Exception as exc:  # noqa: BLE001 (reported by the tests, by name)
+                out[fname] = exc
+    return out
+
+
+def test_random_functions_record_the_seed_they_drew(random_results):
+    bad = []
+    for fname, res in random_results.items():
+        if isinstance(res, Exception):
+            bad.append(f"{fname}: {type(res).__name__}: {res}")
+            continue
         seed = _seed_of(res)
         if not isinstance(seed, int | np.integer):
             bad.append(f"{fname}: seed {seed!r}")
     assert not bad, "random functions called with rng=None record no integer seed:\n" + \
         "\n".join(bad)
+
+
+def _result_names(res):
+    """Every name a result shows: frame columns and index names (of ``to_frame()`` or of a
+    returned frame), ``to_dict()`` keys, frame ``attrs``, public attributes and fields."""
+    names = set()
+    frames = []
+    if isinstance(res, pd.DataFrame):
+        frames.append(res)
+    else:
+        if hasattr(res, "to_frame"):
+            frames.append(res.to_frame())
+        if hasattr(res, "to_dict"):
+            d = res.to_dict()
+            names |= {k for k in d if isinstance(k, str)}
+        if dataclasses.is_dataclass(res):
+            names |= {f.name for f in dataclasses.fields(res)}
+        names |= {n for n in dir(res) if not n.startswith("_")
+                  and not isinstance(inspect.getattr_static(type(res), n, None),
+                                     renamed_attribute)}
+    for f in frames:
+        names |= {c for c in f.columns if isinstance(c, str)}
+        names |= {n for n in f.index.names if isinstance(n, str)}
+        names |= {k for k in f.attrs if isinstance(k, str)}
+    return names
+
+
+def test_no_retired_name_in_results(scores, random_results):
+    """Results show the current names only: a retired name is reachable through its
+    deprecated alias (a renamed_attribute, warning), never as a column, key or field."""
+    a, b = scores["a"].to_numpy(), scores["b"].to_numpy()
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, data.runs[:4], ["RR", "nDCG@10"])
+    seg = {q: ("odd" if i % 2 else "even")
+           for i, q in enumerate(ev.values[ev.runs[0]].index)}
+    results = dict(random_results)
+    results.update({
+        "evaluate": ev,
+        "compare(segment_by=)": mrrstats.compare(ev, measure="RR", test="t", segment_by=seg),
+        "compare(...).segments": mrrstats.compare(ev, measure="RR", test="t",
+                                                  segment_by=seg).segments,
+        "by_segment": mrrstats.by_segment(ev, seg, measure="RR"),
+        "paired_ttest": mrrstats.paired_ttest(a, b),
+        "wilcoxon_test": mrrstats.wilcoxon_test(a, b),
+        "sign_test": mrrstats.sign_test(a, b),
+        "effect_sizes": mrrstats.effect_sizes(a, b),
+        "hodges_lehmann": mrrstats.hodges_lehmann(a, b),
+        "unpaired_ttest": mrrstats.unpaired_ttest(a, b),
+        "anova_tukey_hsd": mrrstats.anova_tukey_hsd(scores),
+        "ttest_power": mrrstats.ttest_power(difference=0.05, std=0.2, n_queries=50),
+        "mixed_model": mrrstats.mixed_model(scores),
+        "per_query_correlation": mrrstats.per_query_correlation(ev),
+    })
+    qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["d2", "d1"], "grade": [1, 1]})
+    run = pd.DataFrame({"query": ["q1"] * 3 + ["q2"] * 3, "doc": ["d1", "d2", "d3"] * 2,
+                        "score": [3.0, 2.0, 1.0] * 2})
+    results["move_first_relevant"] = mrrstats.move_first_relevant(qrels, {"r": run}, ranks=[1],
+                                                                  measures=["RR"])
+    results["perturbation_summary"] = mrrstats.perturbation_summary(
+        results["move_first_relevant"])
+    bad = []
+    for fname, res in results.items():
+        if isinstance(res, Exception):
+            continue  # reported by test_random_functions_record_the_seed_they_drew
+        retired = sorted(n for n in _result_names(res) if n in ATTR_RETIRED)
+        bad += [f"{fname} ({type(res).__name__}): {n} -> {ATTR_RETIRED[n]}" for n in retired]
+    assert not bad, "retired names in results:\n" + "\n".join(bad)
+
+
+def test_retired_attribute_warns_with_mrrstats_class(scores):
+    res = mrrstats.bootstrap_ci(scores["a"], scores["b"], n_resamples=99, rng=1)
+    assert "n" not in dir(res) or isinstance(
+        inspect.getattr_static(type(res), "n"), renamed_attribute)
+    with pytest.warns(mrrstats.MrrstatsDeprecationWarning, match=r"use \.n_queries"):
+        assert res.n == res.n_queries
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mrrstats.MrrstatsDeprecationWarning)
+        with pytest.raises(mrrstats.MrrstatsDeprecationWarning):
+            res.n  # noqa: B018 (the access is the test)
 
 
 # ---------------------------------------------------------------------------

@@ -631,7 +631,8 @@ def per_query_correlation(scores: Scores, *, by: str = "system") -> pd.DataFrame
     pandas.DataFrame
         One row per unordered pair of measures (and system), columns
         ``measure_a``, ``measure_b``, ``system`` (``"(pooled)"`` when
-        ``by="pooled"``), ``n`` (number of values), ``pearson``, ``spearman``
+        ``by="pooled"``), ``n_values`` (the values correlated: the system's queries,
+        or every (system, query) pair when pooled), ``pearson``, ``spearman``
         (Pearson on average ranks) and ``kendall`` (tau-b, scipy). A
         correlation is NaN when either measure is constant over the values
         (e.g. a system with RR = 1 on every query).
@@ -660,12 +661,12 @@ def per_query_correlation(scores: Scores, *, by: str = "system") -> pd.DataFrame
                 x = np.ravel(frames[a].loc[:, col].to_numpy())
                 y = np.ravel(frames[b].loc[:, col].to_numpy())
                 rows.append({
-                    "measure_a": a, "measure_b": b, "system": label, "n": x.size,
+                    "measure_a": a, "measure_b": b, "system": label, "n_values": x.size,
                     "pearson": _corr(x, y),
                     "spearman": _corr(stats.rankdata(x), stats.rankdata(y)),
                     "kendall": float(stats.kendalltau(x, y, variant="b").statistic),
                 })
-    return pd.DataFrame(rows, columns=["measure_a", "measure_b", "system", "n", "pearson",
+    return pd.DataFrame(rows, columns=["measure_a", "measure_b", "system", "n_values", "pearson",
                                        "spearman", "kendall"])
 
 

@@ -19,7 +19,7 @@ Common columns of the returned frames:
     Run name and query id.
 ``measure``
     Canonical measure name (e.g. ``"RR"``, ``"P@10"``).
-``before``, ``after``, ``delta``
+``before``, ``after``, ``difference``
     The measure on the ranking before and after the perturbation and
     ``after - before``. NaN when the perturbation is not defined for the query
     (``eligible`` is False).
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = ["move_first_relevant", "swap_relevant", "add_relevant", "perturbation_summary"]
 
 _DEFAULT_MEASURES = ("RR", "AP", "nDCG", "P@10")
-_COMMON = ["run", "query", "measure", "before", "after", "delta", "eligible", "first_rank",
+_COMMON = ["run", "query", "measure", "before", "after", "difference", "eligible", "first_rank",
            "num_rel"]
 
 
@@ -165,7 +165,7 @@ def _run_perturbation(qrels, runs, measures, rel, ties, settings, build, setting
     out["measure"] = np.tile(np.asarray(names, dtype=object), n_rows)
     out["before"] = values[:, 0, :].ravel()
     out["after"] = values[:, 1, :].ravel()
-    out["delta"] = out["after"] - out["before"]
+    out["difference"] = out["after"] - out["before"]
     return out[_COMMON[:2] + [setting_col] + _COMMON[2:]]
 
 
@@ -238,8 +238,9 @@ def move_first_relevant(qrels: QrelsInput, runs: RunsInput, *,
     >>> run = pd.DataFrame({"query": ["q1"] * 5, "doc": ["d1", "d2", "d3", "d4", "d5"],
     ...                     "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
     >>> out = move_first_relevant(qrels, {"bm25": run}, ranks=[1, 2], measures=["RR", "AP"])
-    >>> print(out[["r", "measure", "before", "after", "delta"]].round(4).to_string(index=False))
-     r measure  before  after   delta
+    >>> cols = ["r", "measure", "before", "after", "difference"]
+    >>> print(out[cols].round(4).to_string(index=False))
+     r measure  before  after  difference
      1      RR    1.00 0.5000 -0.5000
      1      AP    0.75 0.5000 -0.2500
      2      RR    0.50 0.3333 -0.1667
@@ -302,7 +303,7 @@ def swap_relevant(qrels: QrelsInput, runs: RunsInput, *, which: tuple[int, int] 
     Notes
     -----
     Binary measures (RR, AP, P@k, R@k, Success@k) depend only on which ranks
-    hold relevant documents, so they cannot change: ``delta`` is 0. nDCG
+    hold relevant documents, so they cannot change: ``difference`` is 0. nDCG
     changes when the two grades differ: the higher grade moving up raises it.
     This is the teaching point: graded relevance below the top is invisible
     to RR, and grades are invisible to every binary measure.
@@ -316,8 +317,8 @@ def swap_relevant(qrels: QrelsInput, runs: RunsInput, *, which: tuple[int, int] 
     >>> run = pd.DataFrame({"query": ["q1"] * 4, "doc": ["d1", "d2", "d3", "d4"],
     ...                     "score": [4.0, 3.0, 2.0, 1.0]})
     >>> out = swap_relevant(qrels, {"bm25": run}, measures=["RR", "AP", "nDCG"])
-    >>> print(out[["measure", "delta"]].round(4).to_string(index=False))
-    measure  delta
+    >>> print(out[["measure", "difference"]].round(4).to_string(index=False))
+    measure  difference
          RR 0.0000
          AP 0.0000
        nDCG 0.0336
@@ -373,7 +374,7 @@ def add_relevant(qrels: QrelsInput, runs: RunsInput, *, n: int | Sequence[int] =
 
     Notes
     -----
-    RR depends only on the first relevant document, so its ``delta`` is 0:
+    RR depends only on the first relevant document, so its ``difference`` is 0:
     a run that finds one relevant document and one that finds ten right
     behind it have the same RR. AP, nDCG and P@10 (when the first relevant is
     above rank 10) increase.
@@ -438,8 +439,8 @@ def perturbation_summary(frame: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per (run, setting, measure) with ``n_queries`` (all),
-        ``n_eligible``, ``mean_before``, ``mean_after``, ``mean_delta`` (over
-        the eligible queries) and ``min_delta``, ``max_delta``.
+        ``n_eligible``, ``mean_before``, ``mean_after``, ``difference_mean`` (over
+        the eligible queries) and ``difference_min``, ``difference_max``.
 
     Examples
     --------
@@ -450,16 +451,16 @@ def perturbation_summary(frame: pd.DataFrame) -> pd.DataFrame:
     ...                     "doc": ["d1", "d2", "d3"] * 2, "score": [3.0, 2.0, 1.0] * 2})
     >>> out = perturbation_summary(move_first_relevant(qrels, {"r": run}, ranks=[1],
     ...                                                measures=["RR"]))
-    >>> print(out[["r", "n_eligible", "mean_delta"]].to_string(index=False))
-     r  n_eligible  mean_delta
-     1           2        -0.5
+    >>> print(out[["r", "n_eligible", "difference_mean"]].to_string(index=False))
+     r  n_eligible  difference_mean
+     1           2             -0.5
     """
     frame, setting = _perturbation_summary_iv(frame)
     keys = ["run", setting, "measure"]
     g = frame.groupby(keys, sort=False)
     out = g.agg(n_queries=("query", "size"), n_eligible=("eligible", "sum"),
                 mean_before=("before", "mean"), mean_after=("after", "mean"),
-                mean_delta=("delta", "mean"), min_delta=("delta", "min"),
-                max_delta=("delta", "max")).reset_index()
+                difference_mean=("difference", "mean"), difference_min=("difference", "min"),
+                difference_max=("difference", "max")).reset_index()
     out["n_eligible"] = out["n_eligible"].astype(int)
     return out

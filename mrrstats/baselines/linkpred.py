@@ -72,6 +72,7 @@ from ._rank_xp import (
 from .first_rank import adjusted_mrr, expected_mrr
 from .random_baseline import random_baseline_test
 from .rank_inputs import exclude_iv, exclude_pairs, nonfinite_iv, true_index_iv
+from .rank_metrics import rank_metrics, resolve_rank_metric
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -299,8 +300,30 @@ class LinkPredictionRanks:
                                     alternative=alternative, method=method,
                                     n_resamples=n_resamples, rng=rng)
 
-    def summary(self, ks: Sequence[int] = (1, 3, 10), ties: str = "realistic") -> pd.Series:
-        """MRR, mean rank and Hits@k under ``ties`` (plus baselines when N is known)."""
+    def summary(self, ks: Sequence[int] = (1, 3, 10), ties: str = "realistic", *,
+                pykeen: bool = True) -> pd.Series:
+        """MRR, mean rank and Hits@k under ``ties`` (plus baselines when N is known), and
+        every rank-based metric of PyKEEN under its key.
+
+        With ``pykeen`` (default), the metrics of ``pykeen.metrics.ranking`` on the ranks
+        ``self.rank(ties)`` follow (:mod:`mrrstats.baselines.rank_metrics`): the
+        arithmetic, geometric, harmonic and median rank and their inverses, their spread,
+        ``hits_at_k``; with ``n_candidates`` also the adjusted ones
+        (``adjusted_arithmetic_mean_rank`` and its index AMRI, ``adjusted_hits_at_k``,
+        ``adjusted_inverse_harmonic_mean_rank``, ...), the z-scores (``z_hits_at_k``,
+        ``z_inverse_harmonic_mean_rank``, ``z_arithmetic_mean_rank``, ...), and
+        ``expected_<key>`` / ``variance_<key>`` under random ranking. PyKEEN reports the
+        adjusted and z-scored metrics for realistic ranks only (the default here).
+        :meth:`metric` reads one by any of PyKEEN's names and synonyms.
+
+        Examples
+        --------
+        >>> from mrrstats import LinkPredictionRanks
+        >>> r = LinkPredictionRanks.from_ranks([1, 2, 4], n_candidates=[10, 10, 10])
+        >>> s = r.summary(ks=(1,))
+        >>> round(float(s["MRR"]), 4), round(float(s["z_inverse_harmonic_mean_rank"]), 4)
+        (0.5833, 1.9125)
+        """
         if isinstance(ks, int | np.integer):
             ks = (ks,)
         if not isinstance(ks, list | tuple | np.ndarray):
@@ -314,8 +337,33 @@ class LinkPredictionRanks:
         if self.n_candidates is not None:
             out["expected_MRR"] = self.expected_mrr()
             out["adjusted_MRR"] = self.adjusted_mrr(ties)
+        if pykeen and self.n_queries:
+            out.update(rank_metrics(self.rank(ties), self.n_candidates, ks))
         s = pd.Series(out, name=ties)
         return s
+
+    def metric(self, name: str, ties: str = "realistic") -> float:
+        """One of PyKEEN's rank-based metrics by its key or any synonym, case-insensitive
+        (``"mrr"``, ``"amri"``, ``"hits@10"``, ``"z_hits_at_10"``, ``"zmrr"``,
+        ``"expected_amri"``, ``"variance_mrr"``), on ``self.rank(ties)``.
+
+        >>> from mrrstats import LinkPredictionRanks
+        >>> r = LinkPredictionRanks.from_ranks([1, 2, 4], n_candidates=[10, 10, 10])
+        >>> round(r.metric("amri"), 4), r.metric("h@1")
+        (0.7037, 0.3333333333333333)
+        """
+        ties = _ties_iv(ties)
+        prefix = ""
+        if isinstance(name, str):
+            for p in ("expected_", "variance_"):
+                if name.lower().startswith(p):
+                    prefix, name = p, name[len(p):]
+        key = resolve_rank_metric(name)
+        k = int(key.rsplit("_", 1)[1]) if "hits_at_" in key else 10
+        values = rank_metrics(self.rank(ties), self.n_candidates, (k,))
+        if prefix + key not in values:
+            raise ParameterError(f"{prefix}{key} needs `n_candidates`; pass it to from_ranks()")
+        return values[prefix + key]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per query: optimistic, pessimistic and realistic rank, expected RR, N."""

@@ -162,14 +162,10 @@ class RandomBaselineResult:
         return ConfidenceInterval(self.statistic - half, self.statistic + half, cl, "t")
 
     def to_dict(self) -> dict:
-        """The numbers as a flat dict (the keys of :meth:`to_frame`, plus ``"z"``).
-
-        ``"z"`` is the retired key of ``"zscore"`` (the same value), kept until
-        mrrstats 0.3.
-        """
+        """The numbers as a flat dict (the keys of :meth:`to_frame`)."""
         return {"measure": self.measure, "queries": self.n_queries,
                 "observed": self.statistic, "expected": self.expected, "std": self.std,
-                "adjusted": self.adjusted, "zscore": self.zscore, "z": self.zscore,
+                "adjusted": self.adjusted, "zscore": self.zscore,
                 "pvalue": self.pvalue, "alternative": self.alternative,
                 "method": self.method, "n_resamples": self.n_resamples,
                 "standard_error": self.standard_error, "seed": self.seed}
@@ -177,9 +173,7 @@ class RandomBaselineResult:
     def to_frame(self) -> pd.DataFrame:
         """One row: ``measure, queries, observed, expected, std, adjusted, zscore, pvalue,
         alternative, method, n_resamples, standard_error, seed``."""
-        d = self.to_dict()
-        del d["z"]
-        return pd.DataFrame([d])
+        return pd.DataFrame([self.to_dict()])
 
 
 # --------------------------------------------------------------------------
@@ -572,8 +566,7 @@ def evaluation_baseline(evaluation: Evaluation, *, random: Literal["retrieved", 
         Index ``run``; the columns of :meth:`RandomBaselineResult.to_frame` (``measure,
         queries, observed, expected, std, adjusted, zscore, pvalue, alternative,
         method, n_resamples, standard_error, seed``; ``seed`` is the run's, None where
-        its p-value is exact) and ``z``, the retired name of ``zscore`` (the same
-        values; removed in mrrstats 0.3). ``attrs["seed"]``: the seed given as ``rng``
+        its p-value is exact). ``attrs["seed"]``: the seed given as ``rng``
         or drawn with ``rng=None`` (None for a Generator); ``attrs["random"]``.
 
     Examples

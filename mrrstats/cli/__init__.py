@@ -18,6 +18,7 @@ import sys
 from .. import tempfiles
 from ..version import __version__
 from . import signals
+from .common import apply_example_seed
 from .errors import ArgumentParser, end_command, option_names
 
 __all__ = ["main", "build_parser"]
@@ -40,6 +41,8 @@ _COMMANDS = {
     "bounds": "mrrstats.cli.bounds",
     "replicates": "mrrstats.cli.replicates",
     "collections": "mrrstats.cli.collections",
+    "critical-difference": "mrrstats.cli.critical",
+    "reproducibility": "mrrstats.cli.reproducibility",
     "bayes": "mrrstats.cli.bayes",
     "calibrate": "mrrstats.cli.calibrate",
 }
@@ -85,6 +88,7 @@ def _run_command(argv) -> int:
         tempfiles.clean_stale()
         args = build_parser().parse_args(argv)
         options = option_names(args._parser)
+        apply_example_seed(args)
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
         if signals.received():  # an interruption some library swallowed

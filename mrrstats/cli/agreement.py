@@ -185,13 +185,15 @@ def run(args) -> int:
         }
         print(json.dumps(_clean(out), indent=2))
         return 0
+    from ..formatting import frame_text, wrap
+
     lines = [f"{n_systems} systems, {n_queries} queries, {n_pairs} system pairs; "
              "systems ranked by mean score", ""]
 
     def block(title, matrix, fmt):
-        body = matrix.rename_axis(index=None, columns=None).to_string(
-            float_format=lambda v: format(v, fmt))
-        lines.extend([title, body, ""])
+        m = matrix.rename_axis(index="", columns=None)
+        body = frame_text(m, formats={c: (lambda v: format(v, fmt)) for c in m.columns})
+        lines.extend([*wrap(title), body, ""])
 
     block("Kendall's tau-b", mats["tau"], ".3f")
     block(f"tau_AP (rows: truth, columns: evaluated ranking; ties={args.tau_ap_ties})",
@@ -207,8 +209,7 @@ def run(args) -> int:
                        "min_significant_difference"]].rename(columns={
                            "discriminative_power": "power",
                            "min_significant_difference": "min_sig_diff"})
-        lines.append(f"Discriminative power ({setting})")
-        lines.append(table.rename_axis(index=None).to_string(
-            float_format=lambda v: format(v, ".4f")))
+        lines += wrap(f"Discriminative power ({setting})")
+        lines.append(frame_text(table.rename_axis(index="")))
     print("\n".join(lines).rstrip())
     return 0

@@ -186,7 +186,6 @@ def _plain(v):
 
 
 def run(args) -> int:
-    import pandas as pd
 
     from ..validation import rng_iv
 
@@ -220,19 +219,26 @@ def run(args) -> int:
                                for name, row in rows.items()}}
         out.write(json.dumps(payload, indent=2) + "\n")
         return 0
+    from ..formatting import fixed, pvalue_text, text_table
+
     any_row = next(iter(rows.values()))
-    frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.index.name = "system"
-    frame = frame[["queries", "observed", "expected", "std", "adjusted", "zscore", "pvalue",
-                   "method"]]
-    frame.columns = ["queries", f"M{any_row['measure']}", "E[random]", "sd[random]",
-                     "adjusted", "z", "p", "method"]
     mc = [r for r in rows.values() if r["method"] == "monte-carlo"]
-    out.write(f"# {any_row['measure']} vs a uniformly random ranker ({model}); "
-              f"alternative={args.alternative}"
-              + (f"; Monte Carlo B={args.n_resamples} seed={seed}" if mc else "")
-              + "\n")
-    with pd.option_context("display.width", 200, "display.max_columns", 20,
-                           "display.float_format", "{:.4g}".format):
-        out.write(frame.to_string() + "\n")
+    lines = [f"# {any_row['measure']} vs a uniformly random ranker ({model}); "
+             f"alternative={args.alternative}"]
+    if mc:
+        lines.append(f"# Monte Carlo B={args.n_resamples} seed={seed}")
+    methods = {r["method"] for r in rows.values()}
+    one = len(methods) == 1  # the method in the header, not in a column
+    if one:
+        lines.append(f"# p-values: {methods.pop()}")
+    table = [[name, str(r["queries"]), fixed(r["observed"]), fixed(r["expected"]),
+              fixed(r["std"]), fixed(r["adjusted"]), fixed(r["zscore"], 2),
+              pvalue_text(r["pvalue"], r["n_resamples"] if r["method"] == "monte-carlo"
+                          else None), *([] if one else [r["method"]])]
+             for name, r in rows.items()]
+    lines.append(text_table(["system", "queries", f"M{any_row['measure']}", "E[random]",
+                             "sd[random]", "adjusted", "zscore", "pvalue",
+                             *([] if one else ["method"])], table,
+                            align="lrrrrrrrl"[:len(table[0])]))
+    out.write("\n".join(lines) + "\n")
     return 0

@@ -44,7 +44,11 @@ def run(args) -> int:
     res = bayesian_comparison(frame[a], frame[b], rope=args.rope, method=args.method,
                               confidence_level=args.confidence_level,
                               n_resamples=args.n_resamples, rng=gen)
-    print(f"# {frame.attrs.get('measure', 'score')}: {a} - {b}, {res.n_queries} queries, "
-          f"method {res.method}" + (f", seed {seed}" if res.method == "bootstrap" else ""))
-    print(res.summary())
+    from ..formatting import wrap
+
+    print("\n".join(wrap(f"{frame.attrs.get('measure', 'score')}: {a} - {b}, "
+                         f"{res.n_queries} queries, method {res.method}"
+                         + (f", seed {seed}" if res.method == "bootstrap" else ""),
+                         prefix="# ")))
+    print("\n".join(wrap(res.summary())))
     return 0

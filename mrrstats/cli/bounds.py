@@ -54,15 +54,23 @@ def run(args) -> int:
             out["per_query"] = frame_records(res.to_frame())
         print(json.dumps(out, indent=2))
         return 0
-    lines = ["# value: unjudged non-relevant (trec_eval); [lower, upper]: with them relevant "
-             "too; bound: every complete judgment lies inside (RR, P, Success), '-' the two "
-             "conventions only (AP, R, nDCG)",
-             "run\tmeasure\tvalue\tlower\tupper\tbound\tJudged@10"]
-    for r in res.systems.itertuples(index=False):
-        flag = "  (not pooled?)" if r.pooling_bias else ""
-        lines.append(f"{r.run}\t{r.measure}\t{r.value:.4f}\t{r.lower:.4f}\t{r.upper:.4f}\t"
-                     f"{'yes' if r.guaranteed else '-'}\t{r.judged:.3f}{flag}")
+    from ..formatting import text_table
+
+    lines = ["# value: unjudged non-relevant (trec_eval); [lower, upper]: with them relevant",
+             "# too; bound: every complete judgment lies inside (RR, P, Success), '-' the two",
+             "# conventions only (AP, R, nDCG)",
+             text_table(["run", "measure", "value", "lower", "upper", "bound", "Judged@10", ""],
+                        [[r.run, r.measure, f"{r.value:.4f}", f"{r.lower:.4f}",
+                          f"{r.upper:.4f}", "yes" if r.guaranteed else "-", f"{r.judged:.3f}",
+                          "(not pooled?)" if r.pooling_bias else ""]
+                         for r in res.systems.itertuples(index=False)],
+                        align="llrrrlrl")]
     if args.per_query:
-        lines += ["", res.to_frame().to_csv(sep="\t", index=False, float_format="%.4f")]
+        pq = res.to_frame()
+        lines += ["", text_table(list(pq.columns),
+                                 [[f"{v:.4f}" if isinstance(v, float) else v for v in row]
+                                  for row in pq.itertuples(index=False)],
+                                 align="".join("r" if pq[c].dtype.kind == "f" else "l"
+                                               for c in pq.columns))]
     print("\n".join(lines).rstrip())
     return 0

@@ -52,9 +52,12 @@ def run(args) -> int:
                           null_hypothesis=args.null_hypothesis,
                           n_simulations=args.n_simulations, n_resamples=args.n_resamples,
                           max_systems=args.max_systems, rng=gen)
-    print(f"# {frame.attrs.get('measure', 'score')}: {len(res.systems)} systems, "
-          f"{res.n_queries} topics per simulated collection, {res.n_simulations} "
-          f"collections, null {res.null_hypothesis}, seed {seed}")
-    print(res.to_frame().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print("# recommended: " + res.recommendation)
+    from ..formatting import frame_text, wrap
+
+    print("\n".join(wrap(f"{frame.attrs.get('measure', 'score')}: {len(res.systems)} systems, "
+                         f"{res.n_queries} topics per simulated collection, "
+                         f"{res.n_simulations} collections, null {res.null_hypothesis}, "
+                         f"seed {seed}", prefix="# ")))
+    print(frame_text(res.to_frame(), index=False, digits=3))
+    print("\n".join(wrap("recommended: " + res.recommendation, prefix="# ")))
     return 0

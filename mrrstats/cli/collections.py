@@ -70,7 +70,7 @@ def _data(args):
 
 
 def run(args) -> int:
-    from ..formatting import fixed, pvalue_text
+    from ..formatting import fixed, interval_text, pvalue_text, text_table, wrap
     from ..stats.meta import across_collections
     from ..validation import rng_iv
 
@@ -80,16 +80,19 @@ def run(args) -> int:
                              confidence_level=args.confidence_level, rng=gen)
     print(f"# test {res.test} ({res.alternative}), alpha {res.alpha:g}, effect {res.effect}, "
           f"seed {seed}")
-    print(f"{'collection':>16} {'n':>5} {'a - b':>8} {'d_z':>7} {'p':>8}  replicated")
-    for name, r in res.collections.iterrows():
-        print(f"{str(name)[:16]:>16} {int(r.n_queries):>5} {fixed(r.difference):>8} "
-              f"{r.d_z:>7.3f} {pvalue_text(r.pvalue):>8}  {'yes' if r.replicated else 'no'}")
-    print("# partial conjunctions p^{u/N}: u, Bonferroni, Fisher")
-    for u, r in res.partial_conjunction.iterrows():
-        print(f"{u:>4} {pvalue_text(r.bonferroni):>8} {pvalue_text(r.fisher):>8}")
-    print("# random effects: method, estimate, interval, tau^2, I^2, prediction interval")
-    for m, r in res.meta.iterrows():
-        print(f"{m:>4} {r.estimate:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}] "
-              f"tau2 {r.tau2:.4g} I2 {100 * r.i2:.0f}% PI [{r.pi_low:+.3f}, {r.pi_high:+.3f}]")
-    print(res.summary())
+    print(text_table(["collection", "n_queries", "a - b", "d_z", "p", "replicated"],
+                     [[str(name), str(int(r.n_queries)), fixed(r.difference), f"{r.d_z:.3f}",
+                       pvalue_text(r.pvalue), "yes" if r.replicated else "no"]
+                      for name, r in res.collections.iterrows()], align="lrrrrl"))
+    print("# partial conjunctions p^{u/N}")
+    print(text_table(["u", "Bonferroni", "Fisher"],
+                     [[str(u), pvalue_text(r.bonferroni), pvalue_text(r.fisher)]
+                      for u, r in res.partial_conjunction.iterrows()], align="rrr"))
+    print("# random effects")
+    print(text_table(["method", "estimate", "interval", "tau^2", "I^2", "prediction interval"],
+                     [[str(m), f"{r.estimate:+.4f}", interval_text(r.ci_low, r.ci_high, "+.4f"),
+                       f"{r.tau2:.4g}", f"{100 * r.i2:.0f}%",
+                       interval_text(r.pi_low, r.pi_high, "+.3f")]
+                      for m, r in res.meta.iterrows()], align="lrrrrr"))
+    print("\n".join(wrap(res.summary())))
     return 0

@@ -97,6 +97,20 @@ def add_test_options(p, *, tests, corrections=CORRECTION_NAMES,
                    help="random seed (default: fresh entropy; the seed used is reported)")
 
 
+def add_wide(p, what: str = "every column") -> None:
+    """``--wide``: the whole table (wider than 100 columns); default: what fits 100."""
+    p.add_argument("--wide", action="store_true",
+                   help=f"print {what} (wider than 100 columns); default: fit 100 columns")
+
+
+def apply_example_seed(args) -> None:
+    """``--example`` without ``--seed``: the fixed :data:`mrrstats.defaults.EXAMPLE_SEED`,
+    so that an example prints the same numbers at every run (the command prints the
+    seed it used); an explicit ``--seed`` wins. Commands without ``--seed`` are left alone."""
+    if getattr(args, "example", False) and getattr(args, "seed", False) is None:
+        args.seed = defaults.EXAMPLE_SEED
+
+
 def label_spec(spec, option):
     """Query labels from ``prefix:SEP`` or a two-column TSV file (query, label).
 

@@ -69,6 +69,8 @@ def run(args) -> int:
         frame = ev.scores(measure)
         a_name, b_name = frame.columns[0], frame.columns[1]
         a, b = frame[a_name], frame[b_name]
+    from ..formatting import interval_text, pvalue_text
+
     gen, seed = rng_iv(args.seed)
     cl = args.confidence_level
     hl = hodges_lehmann(a, b, confidence_level=cl, missing=args.missing)
@@ -77,17 +79,19 @@ def run(args) -> int:
     diff = float((a - b).mean())
     print(f"# {measure}: {a_name} - {b_name}, {es.n_queries} queries, seed = {seed}")
     print(f"mean difference           {diff:+.4f}")
-    print(f"Hodges-Lehmann shift      {hl.estimate:+.4f}  [{hl.low:+.4f}, {hl.high:+.4f}] "
-          f"({hl.confidence_level:g}, {hl.method})")
-    print(f"d_z                       {es.d_z:+.4f}  [{es.d_z_interval.low:+.4f}, "
-          f"{es.d_z_interval.high:+.4f}] (noncentral t)")
+    print(f"Hodges-Lehmann shift      {hl.estimate:+.4f}  "
+          f"{interval_text(hl.low, hl.high, '+.4f')} ({hl.confidence_level:g}, {hl.method})")
+    print(f"d_z                       {es.d_z:+.4f}  "
+          f"{interval_text(es.d_z_interval.low, es.d_z_interval.high, '+.4f')} (noncentral t)")
+    psi = es.prob_superiority_interval
     print(f"P(A beats B)              {es.prob_superiority:.4f}  "
-          f"[{es.prob_superiority_interval.low:.4f}, {es.prob_superiority_interval.high:.4f}] "
-          f"(bootstrap BCa)")
+          f"{interval_text(psi.low, psi.high, '.4f')} (bootstrap BCa)")
     if args.margin is not None:
         for test in ("t", "randomization"):
             eq = equivalence_test(a, b, margin=args.margin, test=test,
                                   n_resamples=args.n_resamples, missing=args.missing, rng=gen)
-            print(f"TOST ({test}) margin {args.margin:g}: p = {eq.pvalue:.4g} "
-                  f"(lower {eq.pvalue_lower:.4g}, upper {eq.pvalue_upper:.4g})")
+            floor = None if test == "t" else eq.n_resamples
+            print(f"TOST ({test}) margin {args.margin:g}: p = {pvalue_text(eq.pvalue, floor)} "
+                  f"(lower {pvalue_text(eq.pvalue_lower, floor)}, "
+                  f"upper {pvalue_text(eq.pvalue_upper, floor)})")
     return 0

@@ -14,7 +14,10 @@ def add_arguments(p) -> None:
     add_run_inputs(p)
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure name, repeatable: RR, RR@10, 'RR(rel=2)@10', AP, AP@100, "
-                        "nDCG, nDCG@10, P@10, R@100, Success@10, Rank (default: RR)")
+                        "nDCG, nDCG@10, P@10, R@100, Success@10, Rank, Bpref, Rprec, infAP, "
+                        "IPrec@0.5, SetF, NumRet, 'RBP(p=0.8)', Rndcg, ERR@20, "
+                        "'nDCG(gain=exp)@20' or trec_eval's names (bpref, map_cut_10, "
+                        "iprec_at_recall_0.10, ...) (default: RR)")
     add_conventions(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="M",
                    help="only the first M documents per query count (trec_eval -M)")
@@ -27,9 +30,11 @@ def add_arguments(p) -> None:
                    help="a query without any relevant document: neg (score 0, trec_eval; "
                         "default), pos (score 1), skip (leave out), error")
     p.add_argument("--per-query", action="store_true", help="also print per-query values")
-    p.add_argument("--stat", choices=("mean", "median"), default="mean",
-                   help="aggregate over queries: mean (MRR, MAP, ...; default) or median "
-                        "(median RR, ...); Rank is always aggregated by its median")
+    p.add_argument("--stat", choices=("mean", "median", "gmean", "sum"), default="mean",
+                   help="aggregate over queries: mean (MRR, MAP, ...; default), median "
+                        "(median RR, ...), gmean (trec_eval's gm_map for AP) or sum "
+                        "(trec_eval's num_ret for NumRet); Rank is always aggregated by "
+                        "its median")
     p.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                    help="output format (tsv: long 'run query measure value', aggregates as "
                         "query 'all')")
@@ -50,7 +55,6 @@ def resolve_inputs(args):
 
 
 def run(args) -> int:
-    import pandas as pd
 
     from ..metrics.evaluation import evaluate
 
@@ -69,14 +73,14 @@ def run(args) -> int:
     out.write(f"# ties={s['ties']} rel={s['rel']} queries={s['queries']}"
               + (f" max_depth={s['max_depth']}" if s["max_depth"] else "")
               + f" aggregate={args.stat}\n")
-    with pd.option_context("display.width", 200, "display.max_columns", 50,
-                           "display.float_format", "{:.4f}".format):
-        out.write(ev.aggregate(args.stat).to_string() + "\n")
-        out.write("\nqueries per run:\n")
+    from ..formatting import frame_text, wrap
+
+    out.write(frame_text(ev.aggregate(args.stat)) + "\n")
+    out.write("\nqueries per run:\n")
+    for run_name in ev.runs:
+        out.write("\n".join(wrap(f"{run_name}: {ev.counts[run_name]}", prefix="  ")) + "\n")
+    if args.per_query:
         for run_name in ev.runs:
-            out.write(f"  {run_name}: {ev.counts[run_name]}\n")
-        if args.per_query:
-            for run_name in ev.runs:
-                out.write(f"\n{run_name}\n")
-                out.write(ev.values[run_name].to_string() + "\n")
+            out.write(f"\n{run_name}\n")
+            out.write(frame_text(ev.values[run_name]) + "\n")
     return 0

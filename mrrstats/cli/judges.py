@@ -47,7 +47,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from .. import datasets
     from ..agreement.judges import judge_agreement
-    from ..formatting import interval_text
+    from ..formatting import frame_text, interval_text, text_table, wrap
 
     if args.example:
         if args.runs or args.judge or args.human:
@@ -73,22 +73,25 @@ def run(args) -> int:
             "n_resamples": res.n_resamples, "seed": res.seed}, indent=2))
         return 0
     lab = res.labels.iloc[0]
-    lines = [f"# labels: {int(lab.n_pairs)} pairs judged by both ({int(lab.n_judge_only)} by "
-             f"the judge only, {int(lab.n_human_only)} by people only on their queries)",
-             f"exact agreement {lab.accuracy:.3f}; Cohen's kappa {lab.kappa:.3f} (linear "
-             f"{lab.kappa_linear:.3f}, quadratic {lab.kappa_quadratic:.3f}, relevant at grade "
-             f">= {res.rel}: {lab.kappa_binary:.3f}); Krippendorff's alpha nominal "
-             f"{lab.alpha_nominal:.3f}, ordinal {lab.alpha_ordinal:.3f}, interval "
-             f"{lab.alpha_interval:.3f}", "", "confusion (rows: human grade, columns: judge)",
-             res.confusion.to_string()]
+    lines = [*wrap(f"labels: {int(lab.n_pairs)} pairs judged by both ({int(lab.n_judge_only)} "
+                   f"by the judge only, {int(lab.n_human_only)} by people only on their "
+                   "queries)", prefix="# "),
+             *wrap(f"exact agreement {lab.accuracy:.3f}; Cohen's kappa {lab.kappa:.3f} (linear "
+                   f"{lab.kappa_linear:.3f}, quadratic {lab.kappa_quadratic:.3f}, relevant at "
+                   f"grade >= {res.rel}: {lab.kappa_binary:.3f}); Krippendorff's alpha nominal "
+                   f"{lab.alpha_nominal:.3f}, ordinal {lab.alpha_ordinal:.3f}, interval "
+                   f"{lab.alpha_interval:.3f}"), "",
+             "confusion (rows: human grade, columns: judge)",
+             frame_text(res.confusion.rename_axis(index="human", columns=None)
+                        .rename(columns=str))]
     for r in res.rankings.itertuples(index=False):
         lines += ["", f"# {r.measure} on the {r.n_queries} human-labelled queries"]
         if hasattr(r, "tau") and r.n_systems >= 2:
-            lines.append(f"ranking: Kendall tau {r.tau:.3f}, tau_AP {r.tau_ap:.3f}, "
-                         f"{r.n_swaps} of {r.n_pairs} pairs swapped; significant pairs: "
-                         f"{r.n_significant_human} (human), {r.n_significant_judge} (judge), "
-                         f"{r.n_differing} differ ({res.test}, {res.correction}, alpha "
-                         f"{res.alpha:g}, seed {res.seed})")
+            lines += wrap(f"ranking: Kendall tau {r.tau:.3f}, tau_AP {r.tau_ap:.3f}, "
+                          f"{r.n_swaps} of {r.n_pairs} pairs swapped; significant pairs: "
+                          f"{r.n_significant_human} (human), {r.n_significant_judge} (judge), "
+                          f"{r.n_differing} differ ({res.test}, {res.correction}, alpha "
+                          f"{res.alpha:g}, seed {res.seed})")
             diff = res.pairs[(res.pairs.measure == r.measure)
                              & ~res.pairs.outcome.isin(["both significant",
                                                         "neither significant"])]
@@ -96,10 +99,10 @@ def run(args) -> int:
                 said = d.outcome.replace("under a", "with people").replace(
                     "under b", "with the judge")
                 lines.append(f"  {d.a} vs {d.b}: {said}")
-        lines.append("system\thuman\tjudge\tshift\tinterval")
         s = res.systems[res.systems.measure == r.measure]
-        for x in s.itertuples(index=False):
-            lines.append(f"{x.system}\t{x.human:.4f}\t{x.judge:.4f}\t{x.shift:+.4f}\t"
-                         f"{interval_text(x.ci_low, x.ci_high, '+.4f')}")
+        lines.append(text_table(["system", "human", "judge", "shift", "interval"],
+                                [[x.system, f"{x.human:.4f}", f"{x.judge:.4f}",
+                                  f"{x.shift:+.4f}", interval_text(x.ci_low, x.ci_high, "+.4f")]
+                                 for x in s.itertuples(index=False)]))
     print("\n".join(lines))
     return 0

@@ -32,8 +32,11 @@ def run(args) -> int:
     frame = matrix_from_args(args)
     res = rank_intervals(frame, confidence_level=args.confidence_level,
                          n_resamples=args.n_resamples, missing=args.missing, rng=args.seed)
-    print(f"# {res.measure}: {len(res.systems)} systems; {res.confidence_level:g} simultaneous "
-          f"rank intervals ({res.method}, B = {res.n_resamples}, critical |t| = "
-          f"{res.critical_value:.3f}, seed = {res.seed})")
-    print(res.to_frame().to_string(float_format=lambda x: f"{x:.4f}"))
+    from ..formatting import frame_text, wrap
+
+    print("\n".join(wrap(f"{res.measure}: {len(res.systems)} systems; "
+                         f"{res.confidence_level:g} simultaneous rank intervals ({res.method}, "
+                         f"B = {res.n_resamples}, critical |t| = {res.critical_value:.3f}); "
+                         f"seed = {res.seed}", prefix="# ")))
+    print(frame_text(res.to_frame()))
     return 0

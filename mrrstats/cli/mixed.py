@@ -35,16 +35,28 @@ def run(args) -> int:
     res = mixed_model(frame, confidence_level=cl, missing=args.missing)
     both = mixed_vs_anova(frame, confidence_level=cl, missing=args.missing)
     a = both.attrs
-    fmt = lambda x: f"{x:.4f}"  # noqa: E731
-    print(f"# {measure}: {len(res.effects)} systems, {res.n_queries} queries; REML fit "
-          f"({'converged' if res.converged else 'NOT converged'}); {cl:g} Wald intervals")
-    print(res.effects.to_string(float_format=fmt))
-    print(f"query variance sigma_u^2 = {res.query_variance:.6f}, residual sigma^2 = "
-          f"{res.residual_variance:.6f}; two-way ANOVA V_E = "
-          f"{a['anova_residual_variance']:.6f} ({a['df_anova']} df)")
-    print("# pairwise differences: mixed model (Wald z, not adjusted) | two-way ANOVA "
-          "(se = sqrt(2 V_E / n), t interval, Tukey HSD p)")
-    cols = ["a", "b", "difference", "se_mixed", "low_mixed", "high_mixed", "pvalue_mixed",
-            "se_anova", "low_anova", "high_anova", "pvalue_tukey"]
-    print(both[cols].to_string(index=False, float_format=fmt))
+    from ..formatting import fixed, interval_cell, letters, pvalue_text, text_table, wrap
+
+    label = dict(zip(res.effects.index, letters(len(res.effects)), strict=True))
+    lines = wrap(f"{measure}: {len(res.effects)} systems, {res.n_queries} queries; REML fit "
+                 f"({'converged' if res.converged else 'NOT converged'}); {cl:g} Wald "
+                 "intervals", prefix="# ")
+    lines.append(text_table(
+        ["", "system", "estimate", "standard_error", f"{cl:g} interval"],
+        [[label[s], s, fixed(r.estimate), fixed(r.standard_error),
+          interval_cell(r.ci_low, r.ci_high)] for s, r in res.effects.iterrows()],
+        align="llrrr"))
+    lines += wrap(f"query variance sigma_u^2 = {res.query_variance:.6f}, residual sigma^2 = "
+                  f"{res.residual_variance:.6f}; two-way ANOVA V_E = "
+                  f"{a['anova_residual_variance']:.6f} ({a['df_anova']} df)")
+    lines += wrap("pairwise differences a - b: mixed model (Wald z, not adjusted) | two-way "
+                  "ANOVA (se = sqrt(2 V_E / n), t interval, Tukey HSD p)", prefix="# ")
+    lines.append(text_table(
+        ["pair", "difference", "se mixed", "mixed interval", "p mixed", "se anova",
+         "anova interval", "p tukey"],
+        [[f"{label[r.a]} - {label[r.b]}", fixed(r.difference), fixed(r.se_mixed),
+          interval_cell(r.low_mixed, r.high_mixed), pvalue_text(r.pvalue_mixed),
+          fixed(r.se_anova), interval_cell(r.low_anova, r.high_anova),
+          pvalue_text(r.pvalue_tukey)] for r in both.itertuples(index=False)]))
+    print("\n".join(lines))
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..options import TIES
-from .common import add_run_inputs, add_test_options
+from .common import add_run_inputs, add_test_options, add_wide
 
 HELP = "the convention multiverse: orderings and significant pairs under every convention"
 
@@ -43,6 +43,7 @@ def add_arguments(parser) -> None:
                      correction_default="holm", alternative=False)
     parser.set_defaults(test="t")
     parser.add_argument("--csv", metavar="FILE", help="write the per-convention x pair table")
+    add_wide(parser, "every convention and each universe's ordering of the systems")
 
 
 def run(args) -> int:
@@ -62,13 +63,36 @@ def run(args) -> int:
                      empty_targets=args.empty_targets, unjudged=args.unjudged, test=args.test,
                      correction=args.correction, alpha=args.alpha,
                      n_resamples=args.n_resamples, rng=args.seed)
-    cols = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "unjudged",
-            "n_significant",
-            "n_flipped", "n_lost", "n_gained", "max_abs_shift", "kendall_tau", "ordering"]
+    from ..formatting import frame_text, wrap
+
+    conventions = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "unjudged"]
+    numbers = ["n_significant", "n_flipped", "n_lost", "n_gained", "max_abs_shift",
+               "kendall_tau"]
+    summary = res.summary
     resampled = f" B={res.n_resamples} seed={res.seed}" if res.n_resamples else ""
-    print(f"# test={res.test} correction={res.correction} alpha={res.alpha}{resampled}; "
-          f"reference convention per measure: {res.reference}")
-    print(res.summary[cols].to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    ref = "; ".join(f"{m}: " + ", ".join(f"{k}={v}" for k, v in conv.items())
+                    for m, conv in res.reference.items())
+    lines = wrap(f"test={res.test} correction={res.correction} alpha={res.alpha}{resampled}; "
+                 f"reference convention per measure: {ref}", prefix="# ")
+    if args.wide:
+        cols = conventions + numbers + ["ordering"]
+    else:  # what fits 100 columns: the conventions that vary; the others in the header
+        same = [c for c in conventions if summary[c].nunique(dropna=False) == 1]
+        if same:
+            lines += wrap("the same in every universe: " + ", ".join(
+                f"{c}={summary[c].iloc[0]}" for c in same), prefix="# ")
+        lines += wrap("empty: empty_target; sig: pairs significant; flip, lost, gain: pairs "
+                      "whose decision flips, is lost or gained against the reference; "
+                      "max|shift|: largest change of a system's mean; tau: Kendall's tau of "
+                      "the ordering against the reference; --wide: every column under its "
+                      "name, with each universe's ordering", prefix="# ")
+        cols = [c for c in conventions if c not in same] + numbers
+    short = {"empty_target": "empty", "n_significant": "sig", "n_flipped": "flip",
+             "n_lost": "lost", "n_gained": "gain", "max_abs_shift": "max|shift|",
+             "kendall_tau": "tau"}
+    lines.append(frame_text(summary[cols].rename(columns={} if args.wide else short),
+                            index=False))
+    print("\n".join(lines))
     if args.csv:
         res.pairs.to_csv(args.csv, index=False)
     return 0

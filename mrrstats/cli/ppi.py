@@ -17,7 +17,7 @@ import json
 from .. import defaults
 from ..defaults import PPI_VARIANCE
 from ..options import POPULATIONS, PPI_VARIANCES
-from .common import frame_records, labels_from_spec
+from .common import add_wide, frame_records, labels_from_spec
 
 HELP = "PPI++: human-label means and differences from judge labels plus a human subset"
 
@@ -51,6 +51,7 @@ def add_arguments(p) -> None:
                    help="random seed (default: fresh entropy; the seed used is reported)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="output format (default: table)")
+    add_wide(p, "the judge-only interval too")
 
 
 def _inputs(args):
@@ -88,53 +89,65 @@ def run(args) -> int:
                           "seed": res.seed, "systems": frame_records(res.systems),
                           "pairs": frame_records(res.pairs)}, indent=2))
         return 0
-    print(_table(res))
+    print(_table(res, wide=args.wide))
     return 0
 
 
-def _table(res) -> str:
-    from ..formatting import interval_text
+def _table(res, wide=False) -> str:
+    from ..formatting import interval_text, letters, pvalue_text, text_table, wrap
 
     cl = f"{res.confidence_level:g}"
-    lines = [f"# PPI++ ({res.population} population, {res.variance} variance): "
-             f"{res.n_human} of {res.n_queries} queries "
-             f"labelled by people; {cl} intervals; rank intervals and adjusted p-values "
-             f"simultaneous (max-|t|, B = {res.n_resamples}, seed = {res.seed})"]
+    lines = wrap(f"PPI++ ({res.population} population, {res.variance} variance): "
+                 f"{res.n_human} of {res.n_queries} queries labelled by people; {cl} "
+                 f"intervals; rank intervals and adjusted p-values simultaneous (max-|t|, "
+                 f"B = {res.n_resamples}); seed: {res.seed}", prefix="# ")
     for m in res.measures:
         s = res.summary()
         s = s[s.measure == m]
         ranks = res.systems[(res.systems.measure == m) & (res.systems.method == "ppi")]
         ranks = ranks.set_index("system")
-        lines += ["", f"## {m}: human-label mean per system", "system\tPPI\tinterval\t"
-                  "human-only interval\tjudge-only interval\twidth ratio\trank [low, high]"]
+        rows = []
+        label = dict(zip(s.system, letters(len(s)), strict=True))
         for r in s.itertuples(index=False):
             rk = ranks.loc[r.system]
-            lines.append("\t".join([
-                r.system, f"{r.estimate_ppi:.4f}", interval_text(r.ci_low_ppi, r.ci_high_ppi,
-                                                                 ".4f"),
-                interval_text(r.ci_low_human, r.ci_high_human, ".4f"),
-                interval_text(r.ci_low_judge, r.ci_high_judge, ".4f"), f"{r.width_ratio:.2f}",
-                f"{rk['rank']} [{rk.rank_low}, {rk.rank_high}]"]))
+            rows.append([label[r.system], r.system, f"{r.estimate_ppi:.4f}",
+                         interval_text(r.ci_low_ppi, r.ci_high_ppi, ".4f"),
+                         interval_text(r.ci_low_human, r.ci_high_human, ".4f"),
+                         *([interval_text(r.ci_low_judge, r.ci_high_judge, ".4f")]
+                           if wide else []),
+                         f"{r.width_ratio:.2f}", f"{rk['rank']} [{rk.rank_low}, {rk.rank_high}]"])
+        judge = ["judge-only"] if wide else []
+        lines += ["", *wrap(f"{m}: human-label mean per system (intervals: PPI, human-only"
+                            + (", judge-only" if wide else "; --wide adds the judge-only")
+                            + "; ratio: width of PPI / human-only)", prefix="## "),
+                  text_table(["", "system", "PPI", "PPI interval", "human-only", *judge,
+                              "ratio", "rank [low, high]"], rows,
+                             align="ll" + "r" * (len(rows[0]) - 2))]
         lines += _notes(ranks.reset_index(), "system")
         p = res.pairs[(res.pairs.measure == m) & (res.pairs.method == "ppi")]
         h = res.pairs[(res.pairs.measure == m) & (res.pairs.method == "human")]
-        lines += ["", f"## {m}: differences a - b", "a\tb\tPPI\tinterval\tp\tp adjusted\t"
-                  "human-only interval\thuman-only p"]
+        rows = []
         for r, rh in zip(p.itertuples(index=False), h.itertuples(index=False), strict=True):
-            lines.append("\t".join([
-                r.a, r.b, f"{r.difference:+.4f}", interval_text(r.ci_low, r.ci_high, "+.4f"),
-                f"{r.pvalue:.4g}", f"{r.pvalue_adjusted:.4g}",
-                interval_text(rh.ci_low, rh.ci_high, "+.4f"), f"{rh.pvalue:.4g}"]))
-        lines += _notes(p.assign(pair=p.a + " - " + p.b), "pair")
+            rows.append([f"{label[r.a]} - {label[r.b]}", f"{r.difference:+.4f}",
+                         interval_text(r.ci_low, r.ci_high, "+.4f"),
+                         pvalue_text(r.pvalue), pvalue_text(r.pvalue_adjusted, res.n_resamples),
+                         interval_text(rh.ci_low, rh.ci_high, "+.4f"), pvalue_text(rh.pvalue)])
+        lines += ["", f"## {m}: differences a - b (PPI, then human labels only)",
+                  text_table(["pair", "PPI", "interval", "p", "p adj.", "human-only",
+                              "p human"], rows, align="lrrrrrr")]
+        lines += _notes(p.assign(pair=[f"{label[a]} - {label[b]}"
+                                       for a, b in zip(p.a, p.b, strict=True)]), "pair")
     return "\n".join(lines)
 
 
 def _notes(rows, key) -> list:
     """Lines naming the rows whose variance was floored or that fell back to human-only."""
+    from ..formatting import wrap
+
     out = []
     for col, what in (("fallback", "too few discordant human-labelled queries: human-only"),
                       ("moderated", "judge-error variance raised to the pooled floor")):
         names = [str(v) for v in rows.loc[rows[col].astype(bool), key]]
         if names:
-            out.append(f"({what}: {', '.join(names)})")
+            out += wrap(f"({what}: {', '.join(names)})")
     return out

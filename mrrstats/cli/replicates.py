@@ -76,8 +76,8 @@ def _inputs(args, gen):
         data = datasets.cast2021()
         ev = evaluate(data.qrels, list(data.runs), [args.measure])
         frame = simulate_replicates(ev, measure=ev.measure_names[0], n_replicates=5, rng=gen)
-        print("# example: the five CAsT 2021 baseline runs, 5 simulated seeds each "
-              "(mrrstats.simulate_replicates, seed_std 0.2, query_std 0.5)")
+        print("# example: the five CAsT 2021 baseline runs, 5 simulated seeds each\n"
+              "# (mrrstats.simulate_replicates, seed_std 0.2, query_std 0.5)")
         return frame, frame.attrs["replicates"]
     rep = _mapping(args.replicates)
     if len(rep) < 2:
@@ -96,7 +96,7 @@ def _inputs(args, gen):
 
 
 def run(args) -> int:
-    from ..formatting import fixed, pvalue_text
+    from ..formatting import fixed, interval_cell, letters, pvalue_text, text_table, wrap
     from ..stats.replicates import replicate_tests
     from ..validation import rng_iv
 
@@ -108,18 +108,18 @@ def run(args) -> int:
                           n_resamples=args.n_resamples,
                           replicate_draws=args.replicate_draws, missing=args.missing,
                           rng=gen)
-    print(f"# {res.measure}: {len(res.systems)} systems, {res.n_queries} queries; method "
-          f"{res.method}"
-          f"{f' ({res.replicate_draws} replicate draws)' if res.replicate_draws else ''}, "
-          f"correction {res.correction}, alpha {res.alpha:g}, seed {seed}")
-    w = max(4, *(len(s) for s in res.systems))
-    print(f"{'a':>{w}} {'b':>{w}} {'a - b':>8} {'interval':>20} {'p':>8} {'p adj':>8} "
-          f"{'seeds':>6}")
-    for r in res.to_frame().itertuples(index=False):
-        ci = f"[{fixed(r.ci_low)}, {fixed(r.ci_high)}]"
-        print(f"{r.a:>{w}} {r.b:>{w}} {fixed(r.difference):>8} {ci:>20} "
-              f"{pvalue_text(r.pvalue):>8} {pvalue_text(r.pvalue_adjusted):>8} "
-              f"{r.share_replicates:>6.0%}")
+    print("\n".join(wrap(
+        f"{res.measure}: {len(res.systems)} systems, {res.n_queries} queries; method "
+        f"{res.method}"
+        f"{f' ({res.replicate_draws} replicate draws)' if res.replicate_draws else ''}, "
+        f"correction {res.correction}, alpha {res.alpha:g}, seed {seed}", prefix="# ")))
+    label = dict(zip(res.systems, letters(len(res.systems)), strict=True))
+    print(text_table(["", "system"], [[label[s], s] for s in res.systems], align="ll"))
+    rows = [[f"{label[r.a]} - {label[r.b]}", fixed(r.difference),
+             interval_cell(r.ci_low, r.ci_high), pvalue_text(r.pvalue, res.n_resamples),
+             pvalue_text(r.pvalue_adjusted, res.n_resamples), f"{r.share_replicates:.0%}"]
+            for r in res.to_frame().itertuples(index=False)]
+    print(text_table(["pair", "a - b", "interval", "p", "p adj", "seeds"], rows))
     print("# seeds: share of the variance of the difference that comes from the replicates")
     comp = res.components
     for s, c in comp.iterrows():

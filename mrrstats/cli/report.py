@@ -30,7 +30,7 @@ HELP = ("Write a reproducible report folder: comparison, control-system, random-
 EXAMPLE_OUT = "reports/cast2021"
 EXAMPLE_MEASURES = ("RR", "nDCG@10", "AP")
 EXAMPLE_CONTROL = "org_manual_bm25.run"
-EXAMPLE_SEED = 2021
+EXAMPLE_SEED = defaults.EXAMPLE_SEED
 EXAMPLE_TITLE = "TREC CAsT 2021 organiser baselines"
 #: The example's equivalence margin (make_report has none by default): differences of
 #: MRR, nDCG@10 or AP below 0.05 are commonly read as negligible on a 158-turn track.
@@ -153,4 +153,6 @@ def run(args) -> int:
     print(res.path)
     for name in res.files:
         print(f"  {name}")
+    if "rng" in kwargs and kwargs["rng"] is not None:
+        print(f"seed: {kwargs['rng']}")
     return 0

@@ -196,8 +196,10 @@ def run(args) -> int:
     n_text = (f"{int(np.min(n_cand))}-{int(np.max(n_cand))}" if np.ndim(n_cand)
               and np.min(n_cand) != np.max(n_cand) else str(int(np.max(n_cand))))
     cl = results[0].confidence_level
-    print(f"# {results[0].measure} over {m} sampled negatives of {n_text} candidates; "
-          f"{source}")
+    from ..formatting import frame_text, wrap
+
+    print("\n".join(wrap(f"{results[0].measure} over {m} sampled negatives of {n_text} "
+                         f"candidates; {source}", prefix="# ")))
     print(f"# {cl:g} bootstrap intervals (BCa, queries resampled, B = {args.n_resamples}), "
           f"seed = {seed}")
     rows = [{"method": r.method,
@@ -205,7 +207,7 @@ def run(args) -> int:
              "estimate": r.estimate, "low": r.low, "high": r.high,
              "minus_naive": r.estimate - r.naive} for r in results]
     frame = pd.DataFrame(rows)
-    print(frame.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    print(frame_text(frame, index=False))
     if full_mrr is not None:
         print(f"# full filtered MRR (known in this example): {full_mrr:.4f}")
     return 0

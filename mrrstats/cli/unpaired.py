@@ -111,8 +111,10 @@ def run(args) -> int:
     tests = args.tests or list(TESTS)
     cl = args.confidence_level
     common = a.index.intersection(b.index)
-    print(f"# {measure}: {na} on {a.size} queries vs {nb} on {b.size} queries "
-          f"({common.size} in common), unpaired; seed = {seed}")
+    from ..formatting import interval_text, pvalue_text, wrap
+
+    print("\n".join(wrap(f"{measure}: {na} on {a.size} queries vs {nb} on {b.size} queries "
+                         f"({common.size} in common), unpaired; seed = {seed}", prefix="# ")))
     if common.size and common.size == a.size == b.size:
         print("mrrstats unpaired: note: both systems have the same queries; the paired "
               "tests (mrrstats compare, mrrstats estimate) are more powerful", file=sys.stderr)
@@ -122,17 +124,18 @@ def run(args) -> int:
     for test in tests:
         if test == "welch":
             r = unpaired_ttest(a, b, alternative=args.alternative, confidence_level=cl)
-            print(f"Welch t      t = {r.statistic:+.4f}, df = {r.df:.2f}, p = {r.pvalue:.4g}; "
-                  f"{cl:g} CI [{r.low:+.4f}, {r.high:+.4f}]")
+            print(f"Welch t      t = {r.statistic:+.4f}, df = {r.df:.2f}, "
+                  f"p = {pvalue_text(r.pvalue)}; {cl:g} CI {interval_text(r.low, r.high, '+.4f')}")
         elif test == "permutation":
             r = unpaired_permutation_test(a, b, alternative=args.alternative,
                                           n_resamples=args.n_resamples, rng=seed)
-            print(f"permutation  p = {r.pvalue:.4g} ({r.method}, {r.n_resamples} "
+            floor = r.n_resamples if r.method == "monte-carlo" else None
+            print(f"permutation  p = {pvalue_text(r.pvalue, floor)} ({r.method}, {r.n_resamples} "
                   f"{'splits' if r.method == 'exact' else 'permutations'}, {args.alternative})")
         else:
             r = unpaired_bootstrap_ci(a, b, confidence_level=cl, method=args.bootstrap_method,
                                       n_resamples=args.n_resamples, rng=seed)
-            print(f"bootstrap    {cl:g} CI [{r.low:+.4f}, {r.high:+.4f}] "
+            print(f"bootstrap    {cl:g} CI {interval_text(r.low, r.high, '+.4f')} "
                   f"({args.bootstrap_method}, each query set resampled on its own, "
                   f"B = {r.n_resamples})")
     return 0

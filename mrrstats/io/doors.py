@@ -12,7 +12,7 @@ hashes and repeat check a file gets from the tokenizer. Every problem is an
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 
@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
+from ..errors import InputError, ParameterTypeError
 from .columns import run_columns, strings_from_python
 from .hashing import duplicate_pairs, encode_strings, hash_strings
 from .records import (
@@ -250,7 +250,32 @@ def foreign_table(obj):
         return obj.to_arrow().to_pandas(types_mapper=pd.ArrowDtype)
     if module.startswith("ranx") and hasattr(obj, "to_dict"):
         return obj.to_dict()
-    return None
+    return records_frame(obj)
+
+
+def is_records(obj) -> bool:
+    """Whether ``obj`` is named-tuple records (ir_datasets' ``qrels_iter()``, ir_measures'
+    ``Qrel``/``ScoredDoc`` lists): an iterator, or a list or tuple of named tuples."""
+    if isinstance(obj, Iterator) and not isinstance(obj, (str, bytes)):
+        return True
+    return isinstance(obj, (list, tuple)) and bool(obj) and hasattr(obj[0], "_fields")
+
+
+def records_frame(obj):
+    """Named-tuple records (``query_id, doc_id, relevance`` or ``query_id, doc_id, score``,
+    as ir_datasets and ir_measures give them) as a pandas frame; ``None`` for anything
+    else. An iterator is read to its end."""
+    if not is_records(obj):
+        return None
+    items = list(obj)
+    if not items:
+        raise InputError("no records: the iterator or list is empty", source="<records>")
+    fields = getattr(items[0], "_fields", None)
+    if fields is None or any(getattr(r, "_fields", None) != fields for r in items):
+        raise ParameterTypeError("records must all be named tuples of one type (query_id, "
+                                 "doc_id, relevance / score), as ir_datasets gives them",
+                                 name="records")
+    return pd.DataFrame.from_records(items, columns=list(fields))
 
 
 def run_from_dict(mapping: dict, name, duplicates) -> Run:

@@ -33,8 +33,9 @@ class KGFilter:
 
     Attributes
     ----------
-    side : {"tail", "head"}
-        Which entity is predicted.
+    side : {"tail", "head", "both"}
+        Which entity is predicted (``"both"``: every test triple twice, PyKEEN's
+        default; the head rows first, then the tail rows).
     queries : numpy.ndarray of int64, shape (n, 3)
         The test triples as ``head, relation, tail`` ids (row ``i`` of the
         score matrix is query ``i``).
@@ -45,6 +46,8 @@ class KGFilter:
         which :func:`mrrstats.ranks_from_scores` keeps in its row).
     entities, relations : tuple of str or None
         Labels of the ids when the triples were given as labels.
+    sides : numpy.ndarray of str, shape (n,)
+        The side each row predicts, ``"head"`` or ``"tail"``.
     """
 
     side: str
@@ -53,6 +56,12 @@ class KGFilter:
     exclude: np.ndarray = field(repr=False)
     entities: tuple | None = field(default=None, repr=False)
     relations: tuple | None = field(default=None, repr=False)
+    sides: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.sides is None:
+            object.__setattr__(self, "sides", np.full(self.true_index.size, self.side,
+                                                      dtype=object))
 
     @property
     def n_queries(self) -> int:
@@ -124,8 +133,10 @@ def kg_filter(train: PathLike | pd.DataFrame | ArrayLike,
         Triples ``head, relation, tail``: integer ids, or labels (then ids are
         positions in the sorted labels of all three splits). ``valid`` may be
         ``None``.
-    side : {"tail", "head"}, keyword-only
-        Predict tails ``(h, r, ?)`` (default) or heads ``(?, r, t)``.
+    side : {"tail", "head", "both"}, keyword-only
+        Predict tails ``(h, r, ?)`` (default), heads ``(?, r, t)``, or both
+        (``2n`` rows: the ``n`` head tasks, then the ``n`` tail tasks; ``.sides``
+        says which is which), as PyKEEN's "both" reports them together.
 
     Returns
     -------
@@ -146,9 +157,12 @@ def kg_filter(train: PathLike | pd.DataFrame | ArrayLike,
     >>> scores = np.array([[0.1, 0.9, 0.8, 0.7]])  # entities 0..3
     >>> ranks_from_scores(scores, f.true_index, exclude=f.exclude).optimistic.tolist()
     [1.0]
+    >>> kg_filter(train, None, test, side="both").sides.tolist()
+    ['head', 'tail']
     """
-    if not isinstance(side, str) or side not in ("tail", "head"):
-        raise ParameterError(f"`side` must be 'tail' or 'head', got {side!r}")
+    if not isinstance(side, str) or side not in ("tail", "head", "both"):
+        raise ParameterError(f"`side` must be 'tail', 'head' or 'both', got {side!r}",
+                             name="side")
     parts = {"train": read_triples(train, name="train"),
              "valid": None if valid is None else read_triples(valid, name="valid"),
              "test": read_triples(test, name="test")}
@@ -171,6 +185,21 @@ def kg_filter(train: PathLike | pd.DataFrame | ArrayLike,
                for k, v in given.items()}
     known = np.unique(np.concatenate(list(ids.values())), axis=0)
     test_ids = ids["test"]
+    if side != "both":
+        true_index, exclude = _filter_one_side(known, test_ids, side)
+        return KGFilter(side, test_ids, true_index, exclude, entities, relations)
+    n = test_ids.shape[0]
+    head_true, head_ex = _filter_one_side(known, test_ids, "head")
+    tail_true, tail_ex = _filter_one_side(known, test_ids, "tail")
+    tail_ex = tail_ex + np.array([n, 0], dtype=np.int64)
+    sides = np.array(["head"] * n + ["tail"] * n, dtype=object)
+    return KGFilter("both", np.concatenate([test_ids, test_ids]),
+                    np.concatenate([head_true, tail_true]),
+                    np.concatenate([head_ex, tail_ex]), entities, relations, sides)
+
+
+def _filter_one_side(known, test_ids, side):
+    """``(true_index, exclude)`` of the test triples predicting ``side``."""
     a, b = (0, 2) if side == "tail" else (2, 0)  # key entity column, answer column
     n_rel = int(known[:, 1].max()) + 1
     key_known = known[:, a] * n_rel + known[:, 1]
@@ -185,4 +214,4 @@ def kg_filter(train: PathLike | pd.DataFrame | ArrayLike,
     pos = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + \
         np.arange(int(sizes.sum()))
     exclude = np.stack([rows, answers[pos]], axis=1).astype(np.int64)
-    return KGFilter(side, test_ids, test_ids[:, b].copy(), exclude, entities, relations)
+    return test_ids[:, b].copy(), exclude

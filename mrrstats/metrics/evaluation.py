@@ -36,6 +36,7 @@ from ..defaults import QUERIES as QUERIES_DEFAULT
 from ..defaults import REL, default_ties
 from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
 from ..errors import InputError, ParameterError, ParameterTypeError
+from ..io.doors import is_records
 from ..io.flat import flat_to_qrels_run
 from ..io.hashing import encode_strings
 from ..io.trec import Qrels, Run, qrels_iv, run_iv
@@ -46,7 +47,7 @@ from ..scale.engines import evaluate_groups  # dask/duckdb are optional
 from ..validation import bool_iv, int_iv
 from .flat_xp import evaluate_group_flat, flat_namespace
 from .kernels import COMPILED_MIN_ROWS, relevant_retrieved, score_ranked_run
-from .measures import measures_iv
+from .measures import GM_FLOOR, measures_iv
 from .unjudged import UNJUDGED, score_with_unjudged
 
 if TYPE_CHECKING:
@@ -59,6 +60,9 @@ if TYPE_CHECKING:
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
            "ENGINES", "evaluate_group"]
+
+#: The statistics :meth:`Evaluation.aggregate` gives over queries.
+AGGREGATES = ("mean", "median", "gmean", "sum")
 
 _EMPTY_WORDS = {"neg": "scored 0", "pos": "scored 1", "skip": "left out",
                 "error": "refused"}
@@ -193,10 +197,15 @@ class Evaluation:
         ``Rank`` (first relevant rank, ``inf`` when none) the median is
         reported instead, since the mean is infinite as soon as one query has
         no relevant document. ``stat="median"`` gives medians throughout
-        (e.g. median RR).
+        (e.g. median RR). ``stat="gmean"`` gives trec_eval's geometric mean,
+        ``exp(mean(log(max(x, 1e-5))))`` (``gm_map`` for ``AP``, ``gm_bpref``
+        for ``Bpref``; ``Rank`` keeps its median), and ``stat="sum"`` the sum
+        over queries (trec_eval's ``num_ret``, ``num_rel``, ``num_rel_ret``
+        for ``NumRet``, ``NumRel``, ``NumRelRet``).
         """
-        if not isinstance(stat, str) or stat not in ("mean", "median"):
-            raise ParameterError(f"`stat` must be 'mean' or 'median', got {stat!r}")
+        if not isinstance(stat, str) or stat not in AGGREGATES:
+            raise ParameterError(f"`stat` must be one of {', '.join(map(repr, AGGREGATES))}, "
+                                 f"got {stat!r}")
         rows = {}
         for run in self.runs:
             v = self.values[run]
@@ -207,6 +216,10 @@ class Evaluation:
                     agg[str(m)] = np.nan
                 elif stat == "median" or m.name == "Rank":
                     agg[str(m)] = float(np.median(col))
+                elif stat == "gmean":  # trec_eval's te_calc_avg_meas_s_gm
+                    agg[str(m)] = float(np.exp(np.mean(np.log(np.maximum(col, GM_FLOOR)))))
+                elif stat == "sum":
+                    agg[str(m)] = float(np.sum(col))
                 else:
                     agg[str(m)] = float(np.mean(col))
             rows[run] = agg
@@ -286,6 +299,8 @@ def _is_one_run(mapping: Mapping) -> bool:
     """``{query: {doc: score}}`` or ``{query: [doc, ...]}`` is one run;
     ``{name: run}`` (a run being a path, frame, Run or such a dict) is several."""
     for value in mapping.values():
+        if is_records(value):
+            return False  # {name: named-tuple records}
         if isinstance(value, (list, tuple, np.ndarray)):
             return True  # {query: [doc, ...]}
         if not isinstance(value, Mapping):
@@ -306,6 +321,8 @@ def _runs_iv(runs) -> list:
         if _is_one_run(runs):
             return [(None, runs)]
         return [(str(k), v) for k, v in runs.items()]
+    if is_records(runs):  # named tuples (ir_datasets, ir_measures): one run
+        return [(None, runs)]
     if isinstance(runs, (list, tuple)):
         if not runs:
             raise ParameterError("`runs` is empty")
@@ -672,6 +689,10 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
         fill = {str(m): m.spec.no_relevant_retrieved for m in measures}
         missing = pd.DataFrame([fill] * len(qrels_only),
                                index=pd.Index(list(qrels_only), name="query"))
+        for m in measures:  # a query the run misses still has its relevant documents
+            if m.name == "NumRel":  # (trec_eval -c prints them)
+                at = np.searchsorted(qrels_ids, np.asarray(qrels_only, dtype=str))
+                missing[str(m)] = judged_all.num_rel(m.rel or rel)[at].astype(np.float64)
         per_q = pd.concat([per_q, missing])
         per_q = per_q.sort_index(key=lambda idx: idx.astype(str))
     per_q.columns.name = "measure"
@@ -687,7 +708,8 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
                 "or 'skip')", source=qrels_source)
         if empty_target == "pos":
             per_q = per_q.copy()
-            cols = [str(m) for m in measures if m.name != "Judged"]  # not about relevance
+            # Judged and the counts (NumRet, ...) are not scores of relevance
+            cols = [str(m) for m in measures if m.name != "Judged" and not m.spec.count]
             per_q.loc[empty, cols] = 1.0
         elif empty_target == "skip":
             per_q = per_q.loc[~empty]

@@ -35,6 +35,7 @@ from ..devices import array_namespace_or_none, rows_per_chunk, to_numpy
 from ..errors import InputError, ParameterError
 from ..model.ranking import Judged, RankedRun
 from .kernels import score_ranked_run
+from .measures import measures_iv
 
 __all__ = ["flat_namespace", "evaluate_group_flat"]
 
@@ -277,6 +278,8 @@ def _finish_host(parts, *, measures, ties, rel, max_depth) -> tuple:
     end = ppos if not grouped else cat["gpos"] + cat["gsize"] - 1
     kept = np.zeros(n_q, dtype=np.int64)
     np.maximum.at(kept, pq, end)  # rows after the last positive one change no measure
+    if any(m.spec.full_ranking for m in measures_iv(measures)):  # but NumRet, SetP... see them
+        kept = lengths
     offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
     grades = np.zeros(int(offsets[-1]), dtype=np.float64)
     grades[offsets[pq] + ppos - 1] = pgrade

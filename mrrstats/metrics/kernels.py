@@ -22,6 +22,7 @@ on relevance: :mod:`mrrstats.metrics.judged`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ from ..numerics import harmonic, no_hugepage_madvise
 from ..validation import asarray_iv, int_iv
 from .judged import judged_at_k
 from .measures import Measure, measures_iv
+from .trec_measures import TREC_FAMILIES, trec_measure
 
 if TYPE_CHECKING:
     from .._typing import MeasuresInput
@@ -314,16 +316,28 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
             if rest else {}
         return {str(m): judged_m[str(m)] if m.name == "Judged" else out[str(m)]
                 for m in measures}
+    if any(m.name == "nDCG" and m.param == "exp" for m in measures):
+        return _with_exp_gains(measures, offsets=offsets, grades=grades, judged=judged,
+                               ties=ties, group_bounds=group_bounds, max_depth=max_depth,
+                               rel=rel)
     if ties not in ("realistic", "expected") and np.size(grades) >= COMPILED_MIN_ROWS and \
-            compiled.available():
-        return compiled_measures(measures, offsets=offsets, grades=grades, judged=judged,
-                                 max_depth=max_depth, rel=rel)
+            compiled.available() and any(m.name in _KINDS for m in measures):
+        fast = [m for m in measures if m.name in _KINDS]
+        out = compiled_measures(fast, offsets=offsets, grades=grades, judged=judged,
+                                max_depth=max_depth, rel=rel)
+        rest = [m for m in measures if m.name not in _KINDS]  # trec_measures: numpy
+        if rest:
+            out.update(compute_measures(rest, offsets=offsets, grades=grades, judged=judged,
+                                        ties=ties, max_depth=max_depth, rel=rel))
+        return {str(m): out[str(m)] for m in measures}
     L = _Layout(offsets, grades, judged, group_bounds if ties in ("realistic", "expected")
                 else None, max_depth)
     out: dict[str, np.ndarray] = {}
     for m in measures:
         t = max(int(m.rel if m.rel is not None else rel), 1)
-        if ties == "realistic":
+        if m.name in TREC_FAMILIES:
+            values = trec_measure(m, L, t, ties)
+        elif ties == "realistic":
             values = _realistic(m, L, t)
         elif ties == "expected":
             values = _expected(m, L, t)
@@ -331,6 +345,26 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
             values = _deterministic(m, L, t)
         out[str(m)] = values
     return out
+
+
+def _with_exp_gains(measures, *, offsets, grades, judged, ties, group_bounds, max_depth, rel):
+    """``nDCG(gain=exp)@k`` (gdeval's): trec_eval's nDCG of the gains 2^grade - 1 (grades
+    above 0), on the same rankings; the other measures as usual."""
+    exp = [m for m in measures if m.name == "nDCG" and m.param == "exp"]
+    rest = [m for m in measures if m not in exp]
+    g = np.asarray(grades, dtype=np.float64)
+    jg = np.asarray(judged.grades)
+    exp_judged = dataclasses.replace(
+        judged, grades=np.where(jg > 0, np.exp2(jg.astype(np.float64)) - 1.0, jg))
+    plain = [Measure("nDCG", m.k, m.rel) for m in exp]
+    kw = {"offsets": offsets, "ties": ties, "group_bounds": group_bounds,
+          "max_depth": max_depth, "rel": rel}
+    out = compute_measures(plain, grades=np.where(g > 0, np.exp2(g) - 1.0, g),
+                           judged=exp_judged, **kw)
+    values = {str(m): out[str(p)] for m, p in zip(exp, plain, strict=True)}
+    if rest:
+        values.update(compute_measures(rest, grades=grades, judged=judged, **kw))
+    return {str(m): values[str(m)] for m in measures}
 
 
 def score_ranked_run(ranked: RankedRun, measures: MeasuresInput, *, rel: int = 1) -> pd.DataFrame:

@@ -301,7 +301,7 @@ def versus_control(comparison, control):
             control_mean = r.mean_b[q] if against else r.mean_a[q]
             rows.append({"measure": m, "system": system, "mean": float(mean),
                          "control_mean": float(control_mean),
-                         "diff": float(mean - control_mean),
+                         "difference": float(mean - control_mean),
                          "ci_low": float(lo[j]), "ci_high": float(hi[j]),
                          "pvalue": float(p[j]), "pvalue_adjusted": float(p_adj[j]),
                          "reject": bool(reject[j])})

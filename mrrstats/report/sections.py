@@ -156,7 +156,7 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
             t = randomization_test(a, b, clusters=lab, n_resamples=n_resamples,
                                    workers=workers, rng=gen)
             qi, ci = q.confidence_interval(), c.confidence_interval()
-            rows.append({"measure": m, "a": r.a, "b": r.b, "diff": float(q.statistic),
+            rows.append({"measure": m, "a": r.a, "b": r.b, "difference": float(q.statistic),
                          "query_low": qi.low, "query_high": qi.high,
                          "cluster_low": ci.low, "cluster_high": ci.high,
                          "width_ratio": (ci.high - ci.low) / (qi.high - qi.low)
@@ -170,7 +170,7 @@ def clustered_frame(scores, measures, pairs, labels, *, confidence_level, n_resa
             for row, pa, rj in zip(rows[start:], p_adj, rej, strict=True):
                 row["pvalue_cluster_adjusted"] = float(pa)
                 row["reject_clusters"] = bool(rj)
-    cols = ["measure", "a", "b", "diff", "query_low", "query_high", "cluster_low",
+    cols = ["measure", "a", "b", "difference", "query_low", "query_high", "cluster_low",
             "cluster_high", "width_ratio", "pvalue_cluster", "pvalue_cluster_adjusted",
             "reject_queries", "reject_clusters", "exact", "n_queries", "n_clusters"]
     return pd.DataFrame(rows, columns=cols)
@@ -210,7 +210,7 @@ def estimation_frame(scores, measures, pairs, *, confidence_level, n_resamples, 
         for r in pairs[pairs["measure"] == m].itertuples(index=False):
             a = frame[r.a].to_numpy(np.float64)
             b = frame[r.b].to_numpy(np.float64)
-            row = {"measure": m, "a": r.a, "b": r.b, "diff": float(np.mean(a - b)),
+            row = {"measure": m, "a": r.a, "b": r.b, "difference": float(np.mean(a - b)),
                    "n_queries": int(a.size)}
             if np.any(a != b):
                 hl = hodges_lehmann(a, b, confidence_level=confidence_level)
@@ -238,7 +238,7 @@ def estimation_frame(scores, measures, pairs, *, confidence_level, n_resamples, 
                 row.update(margin=np.nan, tost_pvalue=np.nan, tost_pvalue_lower=np.nan,
                            tost_pvalue_upper=np.nan)
             rows.append(row)
-    cols = ["measure", "a", "b", "diff", "hl_estimate", "hl_low", "hl_high", "hl_level",
+    cols = ["measure", "a", "b", "difference", "hl_estimate", "hl_low", "hl_high", "hl_level",
             "hl_method", "d_z", "d_z_low", "d_z_high", "prob_superiority", "ps_low",
             "ps_high", "margin", "tost_pvalue", "tost_pvalue_lower", "tost_pvalue_upper",
             "n_queries"]

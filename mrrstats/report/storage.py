@@ -46,7 +46,11 @@ RESULT_TABLES = ("pairs", "means", "versus_control", "random_baseline", "rr_summ
                  "replicates", "calibration", "bayesian")
 #: Names of 0.1 read from older folders: result file -> its old name, column -> old name.
 OLD_RESULT_FILES = {"versus_control": "versus_baseline"}
-OLD_COLUMNS = {"versus_control": {"baseline_mean": "control_mean"}}
+#: Columns of older report folders under their current names (a folder of 0.1/0.2 that
+#: wrote both the retired and the current name keeps the current one).
+OLD_COLUMNS = {"versus_control": {"baseline_mean": "control_mean", "diff": "difference"},
+               "pairs": {"diff": "difference"}, "clustered": {"diff": "difference"},
+               "estimation": {"diff": "difference"}, "random_baseline": {"z": "zscore"}}
 MULTIVERSE_FRAMES = ("summary", "systems", "pairs")
 #: Files every report folder contains (tables that do not apply are omitted).
 REPORT_FILES = ("report.ipynb", "report.html", "per_query.csv", "settings.json",
@@ -274,10 +278,12 @@ def load_report(path: PathLike, *, progress: bool = False) -> ReportData:
         f = res / f"{name}.csv"
         if not f.is_file() and name in OLD_RESULT_FILES:
             f = res / f"{OLD_RESULT_FILES[name]}.csv"
-        tables[name] = _read_csv(f, name in ("random_baseline", "rr_summary")) \
-            if f.is_file() else None
-        if tables[name] is not None and name in OLD_COLUMNS:
-            tables[name] = tables[name].rename(columns=OLD_COLUMNS[name])  # type: ignore[union-attr]
+        t = _read_csv(f, name in ("random_baseline", "rr_summary")) if f.is_file() else None
+        tables[name] = t
+        if t is not None and name in OLD_COLUMNS:
+            old = {o: n for o, n in OLD_COLUMNS[name].items() if o in t.columns}
+            t = t.drop(columns=[o for o, n in old.items() if n in t.columns])
+            tables[name] = t.rename(columns=old)
     if tables["power"] is not None and manifest.get("power"):
         tables["power"].attrs.update(manifest["power"])
     if tables["agreement"] is not None:

@@ -99,7 +99,7 @@ def _pairs_rows(data):
     cl = c.confidence_level
     rows = []
     for r in frame.itertuples(index=False):
-        rows.append([r.measure, r.a, r.b, fixed(r.mean_a), fixed(r.mean_b), fixed(r.diff),
+        rows.append([r.measure, r.a, r.b, fixed(r.mean_a), fixed(r.mean_b), fixed(r.difference),
                      interval_cell(r.ci_low, r.ci_high), pvalue_text(r.pvalue),
                      pvalue_text(r.pvalue_adjusted), "yes" if r.reject else "no",
                      fixed(r.d_z, 2),
@@ -123,7 +123,7 @@ def _versus_control_rows(data):
         return None
     c = data.comparison
     cl = c.confidence_level
-    rows = [[r.measure, r.system, fixed(r.mean), fixed(r.control_mean), fixed(r.diff),
+    rows = [[r.measure, r.system, fixed(r.mean), fixed(r.control_mean), fixed(r.difference),
              interval_cell(r.ci_low, r.ci_high), pvalue_text(r.pvalue),
              pvalue_text(r.pvalue_adjusted),
              "yes" if r.reject else "no"] for r in vc.itertuples(index=False)]
@@ -154,7 +154,7 @@ def _random_baseline_rows(data):
     rows = []
     for name, r in rb.iterrows():
         rows.append([name, str(int(r.queries)), fixed(r.observed), fixed(r.expected),
-                     fixed(r["std"]), fixed(r.adjusted), fixed(r.z, 2),
+                     fixed(r["std"]), fixed(r.adjusted), fixed(r.zscore, 2),
                      pvalue_text(r.pvalue), r.method])
     m = s["measure"]
     header = ["system", "queries", f"M{m}" if m.startswith("RR") else m,
@@ -262,7 +262,7 @@ def _clustered_rows(data):
         return None
     s = data.settings
     cl = s["comparison"]["confidence_level"]
-    rows = [[r.measure, r.a, r.b, fixed(r.diff),
+    rows = [[r.measure, r.a, r.b, fixed(r.difference),
              interval_cell(r.query_low, r.query_high),
              interval_cell(r.cluster_low, r.cluster_high), fixed(r.width_ratio, 2),
              pvalue_text(r.pvalue_cluster), pvalue_text(r.pvalue_cluster_adjusted),
@@ -353,7 +353,7 @@ def _estimation_rows(data):
     alpha = data.settings["comparison"]["alpha"]
     rows = []
     for r in est.itertuples(index=False):
-        row = [r.measure, r.a, r.b, fixed(r.diff),
+        row = [r.measure, r.a, r.b, fixed(r.difference),
                f"{fixed(r.hl_estimate)} {interval_cell(r.hl_low, r.hl_high)}",
                f"{fixed(r.d_z, 2)} {interval_cell(r.d_z_low, r.d_z_high, 2)}",
                f"{fixed(r.prob_superiority, 3)} "
@@ -441,7 +441,7 @@ def _segments_rows(data):
     rows = []
     for r in seg.itertuples(index=False):
         rows.append([str(r.measure), str(r.segment), str(int(r.n_queries)), str(r.a),
-                     str(r.b), fixed(r.mean_a), fixed(r.mean_b), fixed(r.diff),
+                     str(r.b), fixed(r.mean_a), fixed(r.mean_b), fixed(r.difference),
                      interval_cell(r.ci_low, r.ci_high), fixed(r.pvalue),
                      fixed(r.pvalue_adjusted),
                      "--" if pd.isna(r.reject) else ("yes" if bool(r.reject) else "no")])

@@ -60,7 +60,7 @@ from ..defaults import (
 )
 from ..deprecation import renamed_attribute, renamed_parameters
 from ..errors import ParameterError, ParameterTypeError
-from ..formatting import fixed, json_number, latex_escape, pvalue_text
+from ..formatting import fixed, json_number, latex_escape, letters, pvalue_text, text_table
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import as_score_tables
 from ..progress import tracked
@@ -109,15 +109,7 @@ _CORRECTION_LABELS = {name: spec.label for name, spec in CORRECTIONS.items()}
 
 def _letters(k):
     """a, b, ..., z, aa, ab, ... for k systems."""
-    out = []
-    for i in range(k):
-        s = ""
-        i += 1
-        while i:
-            i, r = divmod(i - 1, 26)
-            s = chr(97 + r) + s
-        out.append(s)
-    return out
+    return letters(k)
 
 
 @dataclass(frozen=True, eq=False)
@@ -583,16 +575,15 @@ class Comparison:
         pos = {s: i for i, s in enumerate(self.systems)}
         for m in self.measures:
             r = self.results[m]
+            floor = None if r.exact else r.n_resamples  # a Monte-Carlo p-value's 1/(B+1)
             for q in range(len(r)):
                 mark = ("(*)" if r.reject_beyond_ci[q] else "*") if r.reject[q] else ""
                 rows.append([m, f"{letters[pos[r.a[q]]]} - {letters[pos[r.b[q]]]}",
                              fixed(r.difference[q], digits),
                              f"[{fixed(r.ci_low[q], digits)}, {fixed(r.ci_high[q], digits)}]",
-                             pvalue_text(r.pvalue[q]), pvalue_text(r.pvalue_adjusted[q]), mark])
-        w = [max(len(h), *(len(row[j]) for row in rows)) for j, h in enumerate(head)]
-        fmt = [str.ljust, str.ljust, str.rjust, str.rjust, str.rjust, str.rjust, str.ljust]
-        return ["  ".join(f(c, w[j]) for j, (f, c) in enumerate(zip(fmt, row, strict=True)))
-                .rstrip() for row in [head, *rows]]
+                             pvalue_text(r.pvalue[q], floor),
+                             pvalue_text(r.pvalue_adjusted[q], floor), mark])
+        return text_table(head, rows, align="llrrrrl").splitlines()
 
     def _plain_caption(self, *, boards=False):
         """:meth:`caption` without what plain text cannot show (superscripts, bold).

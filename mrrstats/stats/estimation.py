@@ -21,7 +21,6 @@ Systems evaluated on different query sets: :mod:`mrrstats.stats.unpaired`.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -29,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from ..deprecation import REMOVED_IN, renamed_attribute, renamed_parameters, renamed_value
+from ..deprecation import renamed_attribute, renamed_parameters, renamed_value, warn_deprecated
 from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import (
@@ -428,9 +427,7 @@ class _MarginEnd(renamed_attribute):
     def __get__(self, obj, owner=None):
         if obj is None:
             return self
-        warnings.warn(f"{type(obj).__name__}.{self.old} is deprecated; use "
-                      f".margin[{self.index}] (the old name will be removed in mrrstats "
-                      f"{REMOVED_IN})", DeprecationWarning, stacklevel=2)
+        warn_deprecated(f"{type(obj).__name__}.{self.old}", f".margin[{self.index}]")
         return obj.margin[self.index]
 
 
@@ -517,14 +514,13 @@ class EquivalenceResult:
         :math:`1 - \alpha`).
 
         A value below 0.5 is read as the ``alpha`` of 0.1 (``confidence_interval(0.05)``
-        meant ``alpha=0.05``), with a DeprecationWarning.
+        meant ``alpha=0.05``), with a MrrstatsDeprecationWarning.
         """
         if confidence_level is not None:
             confidence_level_iv(confidence_level)
         if confidence_level is not None and 0 < confidence_level < 0.5:
-            warnings.warn("EquivalenceResult.confidence_interval(alpha) is deprecated; pass "
-                          "confidence_level=1 - 2 * alpha (the old form will be removed in "
-                          f"mrrstats {REMOVED_IN})", DeprecationWarning, stacklevel=2)
+            warn_deprecated("EquivalenceResult.confidence_interval(alpha)",
+                            "confidence_level=1 - 2 * alpha", form="form")
             confidence_level = 1 - 2 * confidence_level
         cl = confidence_level_iv(confidence_level)
         one_sided = (1 + cl) / 2

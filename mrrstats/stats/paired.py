@@ -17,7 +17,6 @@ The resampling tests are in :mod:`mrrstats.stats.randomization` and
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..deprecation import REMOVED_IN, renamed_attribute, renamed_parameters, renamed_value
+from ..deprecation import renamed_attribute, renamed_parameters, renamed_value, warn_deprecated
 from ..errors import ParameterError, ParameterTypeError
 from ..validation import alternative_iv, confidence_level_iv, tolerance_iv
 from .estimation import WILCOXON_METHOD_RENAMES, hodges_lehmann_interval
@@ -167,8 +166,7 @@ class _RankedCount(renamed_attribute):
         if obj is None:
             return self
         new = "n_nonzero" if obj.zero_method == "wilcox" else "n_queries"
-        warnings.warn(f"{type(obj).__name__}.n is deprecated; use .{new} (the old name will "
-                      f"be removed in mrrstats {REMOVED_IN})", DeprecationWarning, stacklevel=2)
+        warn_deprecated(f"{type(obj).__name__}.n", f".{new}")
         return getattr(obj, new)
 
 

@@ -171,8 +171,7 @@ class PairwiseResult:
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: systems, means, difference, CI, statistic, p-values, effects.
 
-        The column ``diff`` (a copy of ``difference``, its name before 0.2) is kept
-        for one release.
+        The columns carry the glossary's names only (``difference``, not ``diff``).
         """
         beyond = self.reject_beyond_ci if self.reject_beyond_ci is not None else \
             np.zeros(len(self), bool)
@@ -194,7 +193,6 @@ class PairwiseResult:
         if self.marginal_low is not None:
             frame["marginal_low"] = self.marginal_low
             frame["marginal_high"] = self.marginal_high
-        frame["diff"] = self.difference  # deprecated column name (removed in 0.3)
         return frame
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:

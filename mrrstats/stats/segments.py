@@ -83,8 +83,7 @@ class SegmentComparison:
 
         Columns: ``measure, segment, n_queries, a, b, mean_a, a_low, a_high,
         mean_b, b_low, b_high, difference, ci_low, ci_high, statistic, pvalue,
-        pvalue_adjusted, reject, family_size, test, correction`` (and ``diff``, a copy of
-        ``difference`` under its name before 0.2, for one release). ``ci_low,
+        pvalue_adjusted, reject, family_size, test, correction``. ``ci_low,
         ci_high`` are the test's own marginal interval within the segment
         (``ci_method`` of the unadjusted test); ``pvalue_adjusted`` adjusts
         across the ``family_size`` segments of the pair and measure that
@@ -216,7 +215,6 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
             "mean_b", "b_low", "b_high", "difference", "ci_low", "ci_high", "statistic",
             "pvalue", "pvalue_adjusted", "reject", "family_size", "test", "correction"]
     frame = frame[cols]
-    frame["diff"] = frame["difference"]  # the column's name before 0.2 (removed in 0.3)
     frame["reject"] = frame["reject"].astype(bool)
     return SegmentComparison(frame, mf, tuple(segs), test, corr, alpha, confidence_level)
 

@@ -328,14 +328,14 @@ def test_per_query_correlation_against_scipy(adhoc):
     row = out[(out.measure_a == "rr") & (out.measure_b == "ap") & (out.system == system)]
     row = row.iloc[0]
     x, y = frames["rr"][system].to_numpy(), frames["ap"][system].to_numpy()
-    assert row.n == 50
+    assert row.n_values == 50
     assert row.pearson == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-12)
     assert row.spearman == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
     assert row.kendall == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
     pooled = per_query_correlation(frames, by="pooled")
     assert list(pooled.system.unique()) == ["(pooled)"] and len(pooled) == 3
     p = pooled[(pooled.measure_a == "ap") & (pooled.measure_b == "p10")].iloc[0]
-    assert p.n == frames["ap"].size
+    assert p.n_values == frames["ap"].size
     assert p.spearman == pytest.approx(stats.spearmanr(frames["ap"].to_numpy().ravel(),
                                                        frames["p10"].to_numpy().ravel())
                                        .statistic, abs=1e-12)

@@ -50,7 +50,13 @@ def test_multiverse_cli_and_plot(cast, capsys, tmp_path):
                "--csv", str(out)])
     assert rc == 0
     text = capsys.readouterr().out
-    assert "n_flipped" in text and out.exists()
+    assert " flip " in text and out.exists()
+    assert max(map(len, text.splitlines())) <= 100  # fits 100 columns; --wide: every column
+    assert main(["multiverse", str(qrels), *map(str, runs[:3]), "--ties", "trec_eval",
+                 "expected", "--queries", "both", "--rels", "1", "2", "--cutoffs", "none",
+                 "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert "n_flipped" in wide and "ordering" in wide and " > " in wide
     import matplotlib
 
     matplotlib.use("Agg")

@@ -65,13 +65,13 @@ def test_move_first_relevant_query_116_5_by_hand(moved):
         assert _cell(moved, q, "r", r, "RR", "before") == pytest.approx(1 / r)
         assert _cell(moved, q, "r", r, "RR", "after") == pytest.approx(1 / (r + 1))
         assert _cell(moved, q, "r", r, "AP", "before") == pytest.approx((1 / r + 2 / 22) / 3)
-        assert _cell(moved, q, "r", r, "AP", "delta") == pytest.approx(
+        assert _cell(moved, q, "r", r, "AP", "difference") == pytest.approx(
             (1 / (r + 1) - 1 / r) / 3)
         assert _cell(moved, q, "r", r, "nDCG", "before") == pytest.approx(
             (1 / log2(r + 1) + 1 / log2(23)) / ideal)
-        assert _cell(moved, q, "r", r, "nDCG", "delta") == pytest.approx(
+        assert _cell(moved, q, "r", r, "nDCG", "difference") == pytest.approx(
             (1 / log2(r + 2) - 1 / log2(r + 1)) / ideal)
-        assert _cell(moved, q, "r", r, "P@10", "delta") == pytest.approx(
+        assert _cell(moved, q, "r", r, "P@10", "difference") == pytest.approx(
             -0.1 if r == 10 else 0.0, abs=1e-15)
     # r = 4 is the real run: its "before" is trec_eval's per-query output
     assert _cell(moved, q, "r", 4, "RR", "before") == pytest.approx(0.25, abs=5e-5)
@@ -79,14 +79,14 @@ def test_move_first_relevant_query_116_5_by_hand(moved):
     assert _cell(moved, q, "r", 4, "nDCG", "before") == pytest.approx(0.2082, abs=5e-5)
     assert _cell(moved, q, "r", 4, "P@10", "before") == pytest.approx(0.1, abs=5e-5)
     assert not _cell(moved, q, "r", 50, "RR", "eligible")
-    assert np.isnan(_cell(moved, q, "r", 50, "RR", "delta"))
+    assert np.isnan(_cell(moved, q, "r", 50, "RR", "difference"))
 
 
 def test_move_first_relevant_closed_forms_on_every_query(moved):
     # The Notes' derivation holds on every eligible query of the run:
     # delta RR = 1/(r+1) - 1/r, delta AP = delta RR / R, delta P@10 = -0.1 iff r = 10.
     ok = moved[moved.eligible]
-    wide = ok.pivot_table(index=["query", "r"], columns="measure", values="delta")
+    wide = ok.pivot_table(index=["query", "r"], columns="measure", values="difference")
     r = wide.index.get_level_values("r").to_numpy()
     num_rel = ok[ok.measure == "RR"].set_index(["query", "r"]).num_rel.reindex(wide.index)
     np.testing.assert_allclose(wide["RR"], 1 / (r + 1) - 1 / r, atol=1e-14)
@@ -96,8 +96,8 @@ def test_move_first_relevant_closed_forms_on_every_query(moved):
     # the loss of RR shrinks with the rank: half of RR at r = 1, tiny at r = 10
     summary = perturbation_summary(moved)
     rr = summary[summary.measure == "RR"].set_index("r")
-    assert rr.loc[1, "mean_delta"] == pytest.approx(-0.5)
-    assert rr.loc[10, "mean_delta"] == pytest.approx(1 / 11 - 1 / 10)
+    assert rr.loc[1, "difference_mean"] == pytest.approx(-0.5)
+    assert rr.loc[10, "difference_mean"] == pytest.approx(1 / 11 - 1 / 10)
     assert (rr.n_queries == 158).all()  # the judged queries of the run
     assert rr.loc[1, "n_eligible"] >= rr.loc[10, "n_eligible"] >= rr.loc[50, "n_eligible"]
     assert rr.loc[50, "n_eligible"] == moved[(moved.r == 50) & moved.eligible
@@ -117,11 +117,11 @@ def test_swap_relevant_query_117_6_by_hand(bm25):
     q = "117_6"
     assert _cell(out, q, "pair", "2-4", "AP", "before") == pytest.approx(0.6635, abs=5e-5)
     assert _cell(out, q, "pair", "2-4", "nDCG", "before") == pytest.approx(0.6207, abs=5e-5)
-    assert _cell(out, q, "pair", "2-4", "nDCG", "delta") == pytest.approx(
+    assert _cell(out, q, "pair", "2-4", "nDCG", "difference") == pytest.approx(
         (1 / log2(3) - 1 / log2(7)) / ideal)
     ok = out[out.eligible]
     # binary measures never see a swap of two relevant documents
-    assert (ok[ok.measure != "nDCG"].delta == 0).all()
+    assert (ok[ok.measure != "nDCG"].difference == 0).all()
     # query 116_5 retrieves only 2 relevant documents: not eligible
     assert not _cell(out, "116_5", "pair", "2-4", "RR", "eligible")
 
@@ -148,9 +148,9 @@ def test_add_relevant_query_116_5_by_hand(bm25):
         (1 / log2(5) + 1 / log2(6) + 2 / log2(7)) / ideal)
     assert not _cell(out, q, "n", 5, "RR", "eligible")
     ok = out[out.eligible]
-    assert (ok[ok.measure == "RR"].delta == 0).all()  # RR cannot see it
-    assert (ok[ok.measure == "AP"].delta >= -1e-15).all()
-    assert (ok[ok.measure == "AP"].delta > 0).any()
+    assert (ok[ok.measure == "RR"].difference == 0).all()  # RR cannot see it
+    assert (ok[ok.measure == "AP"].difference >= -1e-15).all()
+    assert (ok[ok.measure == "AP"].difference > 0).any()
 
 
 def test_perturbation_on_a_synthetic_run_and_several_runs():
@@ -162,14 +162,14 @@ def test_perturbation_on_a_synthetic_run_and_several_runs():
     out = move_first_relevant(qrels, {"a": run, "b": run}, ranks=[1, 2], measures=["RR"])
     # q3 is not in the qrels: left out, as trec_eval does
     assert set(out["query"]) == {"q1", "q2"}
-    assert list(out.columns) == ["run", "query", "r", "measure", "before", "after", "delta",
+    assert list(out.columns) == ["run", "query", "r", "measure", "before", "after", "difference",
                                  "eligible", "first_rank", "num_rel"]
     assert len(out) == 2 * 2 * 2
     # q1: grades NaN, 1, NaN, 2 -> second relevant at rank 4 -> r <= 2 eligible.
     # q2: grades 1, NaN -> list of 2: r = 1 eligible, r = 2 needs a rank 3.
     a = out[out.run == "a"].set_index(["query", "r"])
     assert a.loc[("q1", 2), "eligible"] and not a.loc[("q2", 2), "eligible"]
-    assert a.loc[("q1", 2), "delta"] == pytest.approx(1 / 3 - 1 / 2)
+    assert a.loc[("q1", 2), "difference"] == pytest.approx(1 / 3 - 1 / 2)
     pd.testing.assert_frame_equal(out[out.run == "a"].drop(columns="run").reset_index(
         drop=True), out[out.run == "b"].drop(columns="run").reset_index(drop=True))
 

@@ -588,7 +588,7 @@ def test_random_baseline_result_frames_and_retired_key():
     assert row.observed == res.statistic and row.zscore == res.zscore and row.seed == 4
     assert row.queries == len(_RR) and row.n_resamples == 99
     d = res.to_dict()
-    assert d["z"] == d["zscore"] == res.zscore  # retired key, same value, until 0.3
+    assert d["zscore"] == res.zscore and "z" not in d  # one name: the retired "z" is gone
 
 
 def test_evaluation_baseline_records_its_seed_and_each_runs():
@@ -601,7 +601,7 @@ def test_evaluation_baseline_records_its_seed_and_each_runs():
     assert again.attrs["seed"] == seed
     assert again["pvalue"].tolist() == tab["pvalue"].tolist()
     assert again["seed"].tolist() == tab["seed"].tolist()
-    assert (tab["z"] == tab["zscore"]).all()  # the retired column, until 0.3
+    assert "z" not in tab.columns  # one name per column: zscore only
     # one run's row alone: random_baseline_test with that run's seed
     run = ev.runs[1]
     c = mrrstats.random_baseline_counts(ev, random="retrieved")

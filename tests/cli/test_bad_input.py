@@ -168,6 +168,16 @@ FILE_SLOTS = {
     "collections": [
         ["--collection", "c1=BAD", "--collection", "c2=SCORES", "--systems", "run1", "run2"]
     ],
+    "critical-difference": [
+        ["--scores", "BAD"],
+        ["--collection", "c1=BAD", "--collection", "c2=SCORES", *FAST],
+    ],
+    "reproducibility": [
+        ["BAD", "--original", "RUN1", "RUN2", "--reproduced", "RUN3", "RUN4", *FAST],
+        ["QRELS", "--original", "RUN1", "BAD", "--reproduced", "RUN3", "RUN4", *FAST],
+        ["QRELS", "--original", "RUN1", "RUN2", "--reproduced", "RUN3", "RUN4",
+         "--reproduced-qrels", "BAD", *FAST],
+    ],
     "bayes": [["BAD", "RUN1", "RUN2"], ["QRELS", "RUN1", "BAD"], ["--scores", "BAD"]],
     "calibrate": [
         ["BAD", "RUN1", "RUN2", "--n-simulations", "5", "--n-resamples", "9"],
@@ -265,6 +275,8 @@ BAD_VALUES = {
     "workers": ["x", "0", "-5"],
     "n_simulations": ["x", "0", "-1"],
     "n_queries": ["x", "0", "-1"],
+    "depth": ["x", "0", "-1"],
+    "rbo_p": ["x", "0", "1", "nan"],
     "max_systems": ["x", "0", "1"],
     "differences": ["nan", "inf", "x"],
     "control": ["NOPE"],

@@ -35,7 +35,7 @@ def test_ranks_file_whitespace_with_comments(tmp_path, capsys):
     api = mrrstats.random_baseline_test([1, 0.5, 0], [5, 5, 5])
     assert res["zscore"] == pytest.approx(api.zscore)
     assert res["adjusted"] == pytest.approx(api.adjusted)
-    assert res["z"] == res["zscore"]  # the retired key, until mrrstats 0.3
+    assert "z" not in res  # one name: zscore only
     assert res["standard_error"] == pytest.approx(api.standard_error)
     assert res["seed"] is None  # an exact p-value draws nothing
 
@@ -60,7 +60,7 @@ def test_ranks_file_table_output(tmp_path, capsys):
     code, out, _ = _run(["baseline", "--ranks", str(f), "--seed", "3", "--n-resamples", "499"],
                         capsys)
     assert code == 0
-    assert "MRR" in out and "E[random]" in out and "adjusted" in out and " p " in out
+    assert "MRR" in out and "E[random]" in out and "adjusted" in out and " pvalue" in out
     assert "monte-carlo" in out and "B=499 seed=3" in out
     # p-value floor (b + 1)/(B + 1) for a clearly better-than-random system
     assert "0.002" in out

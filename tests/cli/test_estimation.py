@@ -11,6 +11,7 @@ import pytest
 
 import mrrstats
 from mrrstats.cli import main
+from mrrstats.formatting import interval_text, letters, pvalue_text
 
 
 def _numbers(line):
@@ -117,13 +118,14 @@ def test_cli_unpaired_equals_api(tmp_path, capsys):
     w = mrrstats.unpaired_ttest(a, bb, alternative="greater")
     got = _numbers(lines["Welch"])
     np.testing.assert_allclose(got[:2], [w.statistic, w.df], atol=5e-3)
-    assert f"p = {w.pvalue:.4g}" in lines["Welch"]
-    assert f"[{w.low:+.4f}, {w.high:+.4f}]" in lines["Welch"]
+    assert f"p = {pvalue_text(w.pvalue)}" in lines["Welch"]
+    assert interval_text(w.low, w.high, "+.4f") in lines["Welch"]
     perm = mrrstats.unpaired_permutation_test(a, bb, alternative="greater", n_resamples=999,
                                               rng=5)
-    assert f"p = {perm.pvalue:.4g}" in lines["permutation"]
+    floor = perm.n_resamples if perm.method == "monte-carlo" else None
+    assert f"p = {pvalue_text(perm.pvalue, floor)}" in lines["permutation"]
     boot = mrrstats.unpaired_bootstrap_ci(a, bb, n_resamples=999, rng=5)
-    assert f"[{boot.low:+.4f}, {boot.high:+.4f}]" in lines["bootstrap"]
+    assert interval_text(boot.low, boot.high, "+.4f") in lines["bootstrap"]
     assert f"difference A - B {a.mean() - bb.mean():+.4f}" in out
     assert "30 queries" in out and "41 queries" in out
 
@@ -144,7 +146,7 @@ def test_cli_unpaired_runs_and_errors(tmp_path, capsys):
     ev = mrrstats.evaluate(data.qrels, [data.runs[0], data.runs[1]], ["RR"])
     s = ev.scores("RR")
     w = mrrstats.unpaired_ttest(s.iloc[:, 0], s.iloc[:, 1])
-    assert f"p = {w.pvalue:.4g}" in cap.out
+    assert f"p = {pvalue_text(w.pvalue)}" in cap.out
     assert "same queries" in cap.err  # the paired tests would be the right ones
     for argv, words in [([], "give one of"), (["--a", q, r1], "need both"),
                         (["--example", "--a", q, r1], "give one of"),
@@ -169,29 +171,34 @@ def test_cli_mixed_equals_api(tmp_path, capsys):
     assert main(["mixed", "--scores", str(path), "-m", "AP", "--confidence-level", "0.9"]) == 0
     out = capsys.readouterr().out
     res = mrrstats.mixed_model(frame, confidence_level=0.9)
+    label = dict(zip(res.effects.index, letters(len(res.effects)), strict=True))
     for system, row in res.effects.iterrows():
-        line = next(ln for ln in out.splitlines() if ln.startswith(system + " "))
+        line = next(ln for ln in out.splitlines() if ln.startswith(f"{label[system]}  {system} "))
         np.testing.assert_allclose(_numbers(line), row[["estimate", "standard_error", "ci_low", "ci_high"]],
                                    atol=5e-5)
     both = mrrstats.mixed_vs_anova(frame, confidence_level=0.9)
     assert f"two-way ANOVA V_E = {both.attrs['anova_residual_variance']:.6f}" in out
     assert f"sigma_u^2 = {res.query_variance:.6f}" in out
-    pair_lines = [ln for ln in out.splitlines() if ln.strip().startswith("org_")
-                  and len(ln.split()) == 11]
+    pair_lines = [ln for ln in out.splitlines() if re.match(r"[a-z]+ - [a-z]+ ", ln)]
     assert len(pair_lines) == 10
     for line, row in zip(pair_lines, both.itertuples(index=False), strict=True):
-        assert line.split()[:2] == [row.a, row.b]
+        # pair, difference, se, interval, p (mixed); se, interval, p (ANOVA, Tukey)
+        cells = re.split(r"\s{2,}", line.strip())
+        assert cells[0] == f"{label[row.a]} - {label[row.b]}"
         np.testing.assert_allclose(
-            _numbers(line), [row.difference, row.se_mixed, row.low_mixed, row.high_mixed,
-                             row.pvalue_mixed, row.se_anova, row.low_anova, row.high_anova,
-                             row.pvalue_tukey], atol=5e-5)
+            [float(cells[1]), float(cells[2]), *_numbers(cells[3]), float(cells[5]),
+             *_numbers(cells[6])],
+            [row.difference, row.se_mixed, row.low_mixed, row.high_mixed, row.se_anova,
+             row.low_anova, row.high_anova], atol=5e-5)
+        assert (cells[4], cells[7]) == (pvalue_text(row.pvalue_mixed), pvalue_text(row.pvalue_tukey))
+    assert "0.0000" not in " ".join(ln.split("  ")[-1] for ln in pair_lines)  # no p of 0
     # --example: the same runs evaluated here, at the default level
     assert main(["mixed", "--example", "-m", "AP"]) == 0
     ex = capsys.readouterr().out
     assert ex.startswith("# AP: 5 systems, 158 queries") and "0.95 Wald" in ex
     est = mrrstats.mixed_model(frame).effects["estimate"]
     for system, value in est.items():
-        assert f"{system}  " in ex and f"{value:.4f}" in ex
+        assert f" {system}  " in ex and f"{value:.4f}" in ex
     assert main(["mixed"]) == 2
     assert "need QRELS" in capsys.readouterr().err
     assert main(["mixed", "--example", "--scores", str(path)]) == 2

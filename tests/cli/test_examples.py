@@ -1,8 +1,11 @@
-"""Every command has --example, and it runs on the bundled CAsT runs (exit code 0)."""
+"""Every command has --example: it runs on the bundled data (exit code 0), fits 100
+columns without --wide, and prints the same numbers at every run (a fixed seed)."""
 
 import pytest
 
+from mrrstats import defaults
 from mrrstats.cli import _COMMANDS, main
+from mrrstats.formatting import TEXT_WIDTH
 
 QUICK = {
     "evaluate": [],
@@ -22,6 +25,8 @@ QUICK = {
     "bounds": [],
     "replicates": ["--method", "t", "--seed", "1"],
     "collections": [],
+    "critical-difference": ["--n-resamples", "999", "--seed", "1"],
+    "reproducibility": ["--n-resamples", "199", "--seed", "1"],
     "bayes": ["--rope", "0.01"],
     "calibrate": ["--n-simulations", "20", "--n-resamples", "99", "--max-systems", "3",
                   "--seed", "1"],
@@ -40,3 +45,23 @@ def test_example_runs(command, tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert out.strip()  # it printed a result
+    wide = [ln for ln in out.splitlines() if len(ln) > TEXT_WIDTH]
+    assert not wide, f"{command} --example: {len(wide)} lines over {TEXT_WIDTH} columns"
+
+
+@pytest.mark.parametrize("command,options", [
+    ("estimate", ["--n-resamples", "99"]),
+    ("unpaired", ["--n-resamples", "99"]),
+    ("baseline", ["--random", "retrieved", "--n-resamples", "99"]),
+])
+def test_example_prints_the_same_numbers_every_run(command, options, capsys):
+    """Without --seed an example uses defaults.EXAMPLE_SEED (and says so); --seed wins."""
+    runs = []
+    for _ in range(2):
+        assert main([command, "--example", *options]) == 0
+        runs.append(capsys.readouterr().out)
+    assert runs[0] == runs[1]
+    assert str(defaults.EXAMPLE_SEED) in runs[0]
+    assert main([command, "--example", *options, "--seed", "7"]) == 0
+    other = capsys.readouterr().out
+    assert other != runs[0] and "seed" in other and str(defaults.EXAMPLE_SEED) not in other

@@ -65,7 +65,7 @@ def test_kg_filter_from_label_files(tmp_path):
 
 def test_kg_filter_errors(tmp_path):
     with pytest.raises(ValueError, match="side"):
-        kg_filter([(0, 0, 1)], None, [(0, 0, 1)], side="both")
+        kg_filter([(0, 0, 1)], None, [(0, 0, 1)], side="either")
     with pytest.raises(ValueError, match=r"shape \(n, 3\)"):
         kg_filter([(0, 1)], None, [(0, 0, 1)])
     bad = tmp_path / "bad.txt"

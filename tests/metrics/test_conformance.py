@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import re
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,14 +34,32 @@ _PATTERNS = [
     (re.compile(r"^P_(\d+)$"), lambda m: f"P@{m.group(1)}"),
     (re.compile(r"^recall_(\d+)$"), lambda m: f"R@{m.group(1)}"),
     (re.compile(r"^success_(\d+)$"), lambda m: f"Success@{m.group(1)}"),
+    # trec_eval's other measures, under ir_measures' names (metrics.trec_measures)
+    (re.compile(r"^bpref$"), lambda m: "Bpref"),
+    (re.compile(r"^Rprec$"), lambda m: "Rprec"),
+    (re.compile(r"^infAP$"), lambda m: "infAP"),
+    (re.compile(r"^num_ret$"), lambda m: "NumRet"),
+    (re.compile(r"^num_rel$"), lambda m: "NumRel"),
+    (re.compile(r"^num_rel_ret$"), lambda m: "NumRelRet"),
+    (re.compile(r"^set_P$"), lambda m: "SetP"),
+    (re.compile(r"^set_recall$"), lambda m: "SetR"),
+    (re.compile(r"^set_F$"), lambda m: "SetF"),
+    (re.compile(r"^rbp$"), lambda m: "RBP(p=0.9)"),
+    (re.compile(r"^rbp_resid$"), lambda m: "RBPResid(p=0.9)"),
+    (re.compile(r"^Rndcg$"), lambda m: "Rndcg"),
+    (re.compile(r"^iprec_at_recall_(\d\.\d+)$"), lambda m: f"IPrec@{m.group(1)}"),
 ]
+# trec_eval's summary line of these is not the mean over queries but (name: (ours, stat))
+_AGGREGATES = {"num_ret": ("NumRet", "sum"), "num_rel": ("NumRel", "sum"),
+               "num_rel_ret": ("NumRelRet", "sum"), "gm_map": ("AP", "gmean"),
+               "gm_bpref": ("Bpref", "gmean")}
 
 
 def _our_name(trec_name: str) -> str | None:
     for pattern, make in _PATTERNS:
         m = pattern.match(trec_name)
         if m:
-            return make(m)
+            return str(mrrstats.parse_measure(make(m)))  # canonical: IPrec@0.10 is IPrec@0.1
     return None
 
 
@@ -58,7 +77,10 @@ def read_trec_eval_output(path):
             if name == "num_q" and query == "all":
                 num_q = int(value)
             ours = _our_name(name)
-            if ours is not None:
+            if name in _AGGREGATES and query == "all":
+                ours, stat = _AGGREGATES[name]
+                values[f"{stat}:{ours}"][query] = float(value)
+            elif ours is not None:
                 values[ours][query] = float(value)
     return dict(values), num_q
 
@@ -66,19 +88,23 @@ def read_trec_eval_output(path):
 def check_against(expected_path, qrels, run, *, label, **kwargs):
     expected, num_q = read_trec_eval_output(expected_path)
     assert expected, f"no comparable measures in {expected_path}"
-    measures = sorted(expected)
+    measures = sorted({key.partition(":")[2] or key for key in expected})
     ev = mrrstats.evaluate(qrels, run, measures, **kwargs)
     (name,) = ev.runs
     per_q = ev.values[name]
-    agg = ev.aggregate().loc[name]
+    aggs = {stat: ev.aggregate(stat).loc[name] for stat in ("mean", "sum", "gmean")}
     compared = 0
+    per_family: dict[str, int] = defaultdict(int)
     mismatches = []
-    for measure, by_query in expected.items():
+    for key, by_query in expected.items():
+        stat, _, measure = key.rpartition(":")
         for query, want in by_query.items():
-            got = agg[measure] if query == "all" else per_q.loc[query, measure]
+            got = aggs[stat or "mean"][measure] if query == "all" else \
+                per_q.loc[query, measure]
             compared += 1
+            per_family[mrrstats.parse_measure(measure).name] += 1
             if not abs(got - want) <= TOL:
-                mismatches.append((measure, query, want, got))
+                mismatches.append((key, query, want, got))
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:5]}"
     # The evaluated query set is trec_eval's (num_q).
     if num_q is not None:
@@ -88,6 +114,8 @@ def check_against(expected_path, qrels, run, *, label, **kwargs):
     if printed:
         assert printed == set(per_q.index)
     record_conformance(label, compared)
+    for family, n in per_family.items():
+        record_conformance(f"measure {family}", n)
     return compared
 
 
@@ -217,3 +245,56 @@ def test_query_stats_match_trec_eval_counts():
             assert stats.loc[query, name] == value
     record_conformance("out.test.aq counts", sum(len(r) for r in want.values()))
     assert np.all(stats["num_judged"] > 0)
+
+
+# trec_eval -q -m all_trec [-l2 | -M50 | -c] on the bundled CAsT runs with qrels where every
+# third judgment is -1 ("pooled, not judged"): tests/data/trec_eval_extra/README.md
+EXTRA = Path(__file__).resolve().parents[1] / "data" / "trec_eval_extra"
+BUNDLED_RUNS = Path(mrrstats.__file__).resolve().parent / "data" / "cast2021" / "runs"
+
+
+@pytest.mark.parametrize("expected, run, kwargs", [
+    ("org_manual_bm25.sampled.all_trec.q.txt.gz", "org_manual_bm25", {}),
+    ("org_convdr.sampled.all_trec.q.l2.txt.gz", "org_convdr", {"rel": 2}),
+    ("org_manual_bm25.sampled.all_trec.q.M50.txt.gz", "org_manual_bm25", {"max_depth": 50}),
+])
+def test_sampled_qrels_pooled_unjudged(expected, run, kwargs):
+    n = check_against(EXTRA / expected, EXTRA / "cast2021.qrels.sampled.gz",
+                      BUNDLED_RUNS / f"{run}.run.gz", label="cast2021 sampled qrels", **kwargs)
+    assert n > 10_000  # 158 queries x 65 measures, and the summaries
+
+
+def test_sampled_qrels_missing_queries_count_as_zero():
+    frame = mrrstats.read_run(BUNDLED_RUNS / "org_convdr.run.gz").to_frame()
+    trunc = frame[~frame["query"].astype(str).str.match(r"1[01]")]
+    n = check_against(EXTRA / "org_convdr.trunc.sampled.all_trec.q.c.txt.gz",
+                      EXTRA / "cast2021.qrels.sampled.gz", {"convdr.trunc": trunc},
+                      label="cast2021 sampled qrels (-c)", queries="qrels")
+    assert n > 10_000  # 158 queries x 65 measures, and the summaries
+
+
+# gdeval.pl (TREC Web track) ERR@k and nDCG@k (gain 2^g - 1) per topic on two CAsT runs:
+# tests/data/gdeval/README.md (gdeval prints 5 decimals)
+GDEVAL = Path(__file__).resolve().parents[1] / "data" / "gdeval"
+
+
+@pytest.mark.parametrize("k", [20, 10])
+@pytest.mark.parametrize("run", ["org_manual_bm25", "org_convdr"])
+def test_gdeval_per_topic(run, k):
+    lines = (GDEVAL / f"{run}.gdeval.k{k}.csv").read_text().splitlines()
+    assert lines[0] == f"runid,topic,ndcg@{k},err@{k}"
+    data = mrrstats.datasets.cast2021()
+    ev = mrrstats.evaluate(data.qrels, BUNDLED_RUNS / f"{run}.run.gz",
+                           [f"nDCG(gain=exp)@{k}", f"ERR@{k}"])
+    per_q = ev.values[ev.runs[0]]
+    compared = 0
+    for line in lines[1:]:
+        _, topic, ndcg, err = line.split(",")
+        query = f"{int(topic) // 1000}_{int(topic) % 1000}"
+        assert abs(per_q.loc[query, f"nDCG(gain=exp)@{k}"] - float(ndcg)) <= 0.5e-5 + 1e-12
+        assert abs(per_q.loc[query, f"ERR@{k}"] - float(err)) <= 0.5e-5 + 1e-12
+        compared += 2
+    assert compared == 2 * 158
+    record_conformance("gdeval.pl (cast2021)", compared)
+    for family in ("nDCG(gain=exp)", "ERR"):
+        record_conformance(f"measure {family}", compared // 2)

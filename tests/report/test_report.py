@@ -217,7 +217,7 @@ def test_committed_example_tables_match_the_library():
     # (its p-values use another part of the random stream, so they are not compared)
     ref = mrrstats.evaluation_baseline(ev, random="retrieved", rng=0)
     got = data.random_baseline.loc[list(ref.index)]
-    for col in ("observed", "expected", "std", "adjusted", "z"):
+    for col in ("observed", "expected", "std", "adjusted", "zscore"):
         np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float),
                                    rtol=1e-12)
     # versus-control rows: system - control; the default single-step max-T adjusts over
@@ -227,7 +227,7 @@ def test_committed_example_tables_match_the_library():
     rr = vc[vc.measure == "RR"].set_index("system")
     means = ev.scores("RR").mean()
     for s, row in rr.iterrows():
-        assert row["diff"] == pytest.approx(means[s] - means["org_manual_bm25.run"], abs=1e-12)
+        assert row["difference"] == pytest.approx(means[s] - means["org_manual_bm25.run"], abs=1e-12)
     r = data.comparison.results["RR"]
     assert r.correction == "single-step"
     adjusted = {frozenset(ab): p for *ab, p in zip(r.a, r.b, r.pvalue_adjusted, strict=True)}

@@ -74,7 +74,7 @@ def test_clustered_frame_against_its_parts():
         assert (row.query_low, row.query_high) == (q.low, q.high)
         assert (row.cluster_low, row.cluster_high) == (c.low, c.high)
         assert row.width_ratio == pytest.approx((c.high - c.low) / (q.high - q.low))
-        assert row.pvalue_cluster == t.pvalue and row.diff == pytest.approx(np.mean(a - b))
+        assert row.pvalue_cluster == t.pvalue and row.difference == pytest.approx(np.mean(a - b))
     for m in ("RR", "AP"):
         sub = got[got.measure == m]
         holm = multipletests(sub["pvalue_cluster"], method="holm")[1]
@@ -159,7 +159,7 @@ def test_estimation_frame_against_the_public_functions():
              es.prob_superiority_interval.high)
         eq = mrrstats.equivalence_test(a, b, margin=0.05)
         assert (row.tost_pvalue, row.margin) == (eq.pvalue, 0.05)
-        assert row.diff == pytest.approx(np.mean(a - b), abs=1e-15)
+        assert row.difference == pytest.approx(np.mean(a - b), abs=1e-15)
     none = sections.estimation_frame(scores, ["RR"], pairs, confidence_level=0.9,
                                      n_resamples=50, margin=None,
                                      gen=np.random.default_rng(1))

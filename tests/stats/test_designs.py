@@ -69,7 +69,7 @@ def test_singleton_clusters_bootstrap_test_equal(method, alternative):
                                   clusters=np.arange(25), n_resamples=3000, rng=6)
     assert res.pvalue == ref.pvalue
     np.testing.assert_allclose(res.statistic, ref.statistic, rtol=1e-12)
-    np.testing.assert_allclose(res.std_error, ref.std_error, rtol=1e-12)
+    np.testing.assert_allclose(res.standard_error, ref.standard_error, rtol=1e-12)
     np.testing.assert_allclose(res.null_distribution, ref.null_distribution, rtol=1e-10,
                                atol=1e-12)
 
@@ -165,7 +165,7 @@ def test_cluster_bootstrap_test_by_loop(method, alternative):
     null = np.array(null)
     np.testing.assert_allclose(res.null_distribution, null, rtol=1e-9, atol=1e-12)
     assert res.statistic == pytest.approx(obs, rel=1e-12)
-    assert res.std_error == pytest.approx(se, rel=1e-12)
+    assert res.standard_error == pytest.approx(se, rel=1e-12)
     if alternative == "two-sided":
         c = np.sum(np.abs(null) >= abs(obs) * (1 - 1e-9))
     elif alternative == "greater":
@@ -173,7 +173,7 @@ def test_cluster_bootstrap_test_by_loop(method, alternative):
     else:
         c = np.sum(null <= obs + 1e-9 * abs(obs))
     assert res.pvalue == (c + 1) / (B + 1)
-    assert res.n_clusters == 9 and res.n == n
+    assert res.n_clusters == 9 and res.n_queries == n
     for batch in (1, 7):
         again = mrrstats.bootstrap_test(d, np.zeros_like(d), method=method,
                                         alternative=alternative, clusters=conv,
@@ -242,7 +242,7 @@ def test_missing_drop_aligns_clusters():
     assert res.n_clusters == 3
     assert np.array_equal(res.bootstrap_distribution, ref.bootstrap_distribution)
     rt = mrrstats.randomization_test(a2, b, clusters=conv, missing="drop")
-    assert rt.n_clusters == 3 and rt.n == 8
+    assert rt.n_clusters == 3 and rt.n_queries == 8
 
 
 def test_bad_clusters_and_strata():
@@ -358,10 +358,10 @@ def test_pairwise_bootstrap_clusters_equal_single_pair(test, method):
                                   n_resamples=999, rng=8)
     assert res.pvalue[0] == ref.pvalue
     # marginal interval: cluster-robust t with G - 1 degrees of freedom
-    se = ref.std_error
+    se = ref.standard_error
     q = stats.t.ppf(0.975, 14)
     assert (res.marginal_low[0], res.marginal_high[0]) == pytest.approx(
-        (ref.mean_difference - q * se, ref.mean_difference + q * se), rel=1e-12)
+        (ref.difference - q * se, ref.difference + q * se), rel=1e-12)
 
 
 def test_compare_clusters_mapping_and_errors():
@@ -464,9 +464,9 @@ def test_tukey_cluster_permutations_by_loop():
         assert res.pvalue_adjusted[q] == pytest.approx(p, abs=1e-12)
     assert res.n_clusters == 6
     again = mrrstats.pairwise_tests(pd.DataFrame(X, columns=list("abc")), test="maxt",
-                                    baseline="a", clusters=conv, n_resamples=B, rng=4,
+                                    control="a", clusters=conv, n_resamples=B, rng=4,
                                     batch=11)
     ref = mrrstats.pairwise_tests(pd.DataFrame(X, columns=list("abc")), test="maxt",
-                                  baseline="a", clusters=conv, n_resamples=B, rng=4)
+                                  control="a", clusters=conv, n_resamples=B, rng=4)
     np.testing.assert_array_equal(again.pvalue_adjusted, ref.pvalue_adjusted)
     np.testing.assert_array_equal(again.ci_low, ref.ci_low)

@@ -82,7 +82,7 @@ def test_pairwise_matches_single_pair_functions(small):
     ref = mrrstats.wilcoxon_test(a, b, method="R")
     assert (w.statistic[q], w.pvalue[q]) == (ref.statistic, ref.pvalue)
     s = mrrstats.pairwise_tests(small, test="sign", correction="none", ci="none", atol=0.05)
-    ref = mrrstats.sign_test(a, b, zero_tolerance=0.05)
+    ref = mrrstats.sign_test(a, b, atol=0.05)
     assert (s.statistic[q], s.pvalue[q]) == (ref.statistic, pytest.approx(ref.pvalue))
     assert (s.wins[q], s.ties[q], s.losses[q]) == (ref.wins, ref.ties, ref.losses)
     # two systems: the shared-resample engines reduce to the single-pair functions

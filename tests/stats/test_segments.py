@@ -85,7 +85,7 @@ def test_segments_with_clusters_one_cluster_per_segment():
 def test_segments_with_baseline_in_compare():
     df = _frame()
     seg = {q: ("a" if i < 18 else "b") for i, q in enumerate(df.index)}
-    res = mrrstats.compare(df, measure="RR", test="t", baseline="bm25", segment_by=seg)
+    res = mrrstats.compare(df, measure="RR", test="t", control="bm25", segment_by=seg)
     f = res.segments.to_frame()
     assert set(f["b"]) == {"bm25"} and len(f) == 2 * 2
     for _, row in f.iterrows():

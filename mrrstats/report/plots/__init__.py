@@ -10,7 +10,8 @@ imported inside the functions, so ``import mrrstats`` does not import it.
 
 One module per plot family (in ``mrrstats.report.plots``): ``distributions``,
 ``intervals``, ``agreement``, ``baselines``, ``power``, ``leaderboard``, ``judges``,
-``designs`` (seeds, collections, posteriors, calibration), and ``style`` (the look
+``designs`` (seeds, collections, posteriors, calibration), ``critical`` (many systems over
+many collections), ``reproduction`` (a reproduced experiment), and ``style`` (the look
 they share).
 
 The style is shared by all functions: the Okabe-Ito colour-blind-safe palette
@@ -47,6 +48,11 @@ Functions
 :func:`calibration_plot`      type I error and power of each test on simulated collections
 ============================  ===========================================================
 
+and :func:`critical_difference_plot`, the critical-difference diagram of many systems over
+many collections (average ranks, the groups not significantly different);
+:func:`er_delta_ri_plot` and :func:`rmse_by_cutoff`, how well a reproduction reproduces
+the original experiment (Breuer et al. 2020).
+
 Examples
 --------
 >>> import numpy as np, pandas as pd
@@ -64,6 +70,7 @@ from __future__ import annotations
 
 from .agreement import measure_scatter, multiverse_plot, one_option_at_a_time, tau_heatmap
 from .baselines import expected_mrr_curve, observed_vs_random, rank_credit
+from .critical import critical_difference_plot
 from .designs import calibration_plot, forest_collections, posterior_plot, replicate_runs
 from .distributions import null_distribution, rank_ecdf, rr_histogram
 from .intervals import (
@@ -77,6 +84,7 @@ from .intervals import (
 from .judges import bound_bars, judge_intervals
 from .leaderboard import rank_intervals_plot
 from .power import power_curve
+from .reproduction import er_delta_ri_plot, rmse_by_cutoff
 from .style import PALETTE, interval_name, short_names, style_context
 
 __all__ = [
@@ -108,4 +116,7 @@ __all__ = [
     "forest_collections",
     "posterior_plot",
     "calibration_plot",
+    "critical_difference_plot",
+    "er_delta_ri_plot",
+    "rmse_by_cutoff",
 ]

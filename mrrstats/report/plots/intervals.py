@@ -212,7 +212,7 @@ def _forest_means_iv(intervals, measure, systems):
             rows[str(s)] = {"mean": float(stat), "ci_low": float(ci.low),
                             "ci_high": float(ci.high)}
             method, cl = getattr(ci, "method", None), getattr(ci, "confidence_level", None)
-            nq = getattr(r, "n", nq)
+            nq = getattr(r, "n_queries", nq)
         frame = pd.DataFrame.from_dict(rows, orient="index")
         name = "score" if measure is None else measure
     else:
@@ -315,24 +315,24 @@ def _pairs_frame(result, measure, param):
 
 
 def _versus(frame, control, param):
-    """Rows ``system, diff, ci_low, ci_high, reject`` oriented system - control."""
-    need = {"diff", "ci_low", "ci_high"}
+    """Rows ``system, difference, ci_low, ci_high, reject`` oriented system - control."""
+    need = {"difference", "ci_low", "ci_high"}
     if not need <= set(frame.columns):
         raise ParameterError(f"`{param}` needs columns {sorted(need)}")
     if "system" in frame.columns:                 # already against the control
-        out = frame.set_index("system")[["diff", "ci_low", "ci_high"]].copy()
+        out = frame.set_index("system")[["difference", "ci_low", "ci_high"]].copy()
         out["reject"] = frame["reject"].to_numpy(bool) if "reject" in frame.columns else False
         return out
     rows = {}
     for r in frame.to_dict("records"):
         if r["b"] == control:
-            rows[r["a"]] = (r["diff"], r["ci_low"], r["ci_high"], r.get("reject", False))
+            rows[r["a"]] = (r["difference"], r["ci_low"], r["ci_high"], r.get("reject", False))
         elif r["a"] == control:
-            rows[r["b"]] = (-r["diff"], -r["ci_high"], -r["ci_low"], r.get("reject", False))
+            rows[r["b"]] = (-r["difference"], -r["ci_high"], -r["ci_low"], r.get("reject", False))
     if not rows:
         raise ParameterError(f"`control` {control!r} is in no pair of `{param}`")
     out = pd.DataFrame.from_dict(rows, orient="index",
-                                 columns=["diff", "ci_low", "ci_high", "reject"])
+                                 columns=["difference", "ci_low", "ci_high", "reject"])
     out["reject"] = out["reject"].astype(bool)
     return out
 
@@ -354,8 +354,8 @@ def forest_differences(pairwise: PairwiseResult | Comparison | pd.DataFrame, con
     pairwise : PairwiseResult, Comparison or DataFrame
         The comparison to draw: :func:`mrrstats.pairwise_tests` or
         :func:`mrrstats.compare` output, the frame of its pairs
-        (``to_frame()``: columns ``a, b, diff, ci_low, ci_high, reject``), or a
-        frame already oriented against the control (columns ``system, diff,
+        (``to_frame()``: columns ``a, b, difference, ci_low, ci_high, reject``), or a
+        frame already oriented against the control (columns ``system, difference,
         ci_low, ci_high, reject``, as a report's ``versus_control``). Its
         intervals are drawn as thick bars, its decisions as filled markers.
     control : str
@@ -389,7 +389,7 @@ def forest_differences(pairwise: PairwiseResult | Comparison | pd.DataFrame, con
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import pandas as pd, mrrstats.plots as mp
-    >>> pairs = pd.DataFrame({"a": ["x", "y"], "b": ["base", "base"], "diff": [0.1, -0.02],
+    >>> pairs = pd.DataFrame({"a": ["x", "y"], "b": ["base", "base"], "difference": [0.1, -0.02],
     ...                       "ci_low": [0.04, -0.08], "ci_high": [0.16, 0.04],
     ...                       "reject": [True, False], "ci_method": "t"})
     >>> mp.forest_differences(pairs, "base", measure="RR").get_xlabel()
@@ -412,9 +412,9 @@ def forest_differences(pairwise: PairwiseResult | Comparison | pd.DataFrame, con
             raise ParameterError(f"`simultaneous` must be a result of a family-wise test "
                              f"{FAMILY_TESTS}")
         fam = _versus(fframe, control, "simultaneous").reindex(vs.index)
-        if fam["diff"].isna().any():
+        if fam["difference"].isna().any():
             raise ParameterError("`simultaneous` was computed on other systems than `pairwise`")
-    diff = vs["diff"].to_numpy(np.float64)
+    diff = vs["difference"].to_numpy(np.float64)
     ends = [vs["ci_low"].to_numpy(np.float64), vs["ci_high"].to_numpy(np.float64)]
     if fam is not None:
         ends += [fam["ci_low"].to_numpy(np.float64), fam["ci_high"].to_numpy(np.float64)]
@@ -487,7 +487,7 @@ def clustered_intervals(frame: pd.DataFrame, *, measure: str | None = None,
     Parameters
     ----------
     frame : DataFrame
-        Columns ``measure, a, b, diff, query_low, query_high, cluster_low,
+        Columns ``measure, a, b, difference, query_low, query_high, cluster_low,
         cluster_high`` (the report's ``results/clustered.csv``). Nothing is
         computed here.
     measure : str, optional, keyword-only
@@ -502,7 +502,7 @@ def clustered_intervals(frame: pd.DataFrame, *, measure: str | None = None,
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import pandas as pd, mrrstats.plots as mp
-    >>> f = pd.DataFrame({"measure": "RR", "a": ["x"], "b": ["y"], "diff": [0.1],
+    >>> f = pd.DataFrame({"measure": "RR", "a": ["x"], "b": ["y"], "difference": [0.1],
     ...                   "query_low": [0.0], "query_high": [0.2], "cluster_low": [-0.02],
     ...                   "cluster_high": [0.22]})
     >>> mp.clustered_intervals(f).get_legend_handles_labels()[1]
@@ -510,7 +510,7 @@ def clustered_intervals(frame: pd.DataFrame, *, measure: str | None = None,
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     frame = pd.DataFrame(frame)
-    need = {"measure", "a", "b", "diff", "query_low", "query_high", "cluster_low",
+    need = {"measure", "a", "b", "difference", "query_low", "query_high", "cluster_low",
             "cluster_high"}
     sub, labels, measure = _pair_rows(frame, need, measure)
     k = len(sub)
@@ -522,7 +522,7 @@ def clustered_intervals(frame: pd.DataFrame, *, measure: str | None = None,
               label="queries independent")
     ax.hlines(y - 0.15, sub["cluster_low"], sub["cluster_high"], color=st["color"],
               linewidth=2.0, linestyle="-", label="clusters resampled")
-    ax.plot(sub["diff"], y, "|", color="black", markersize=9)
+    ax.plot(sub["difference"], y, "|", color="black", markersize=9)
     ax.axvline(0.0, color="0.3", linewidth=0.8, linestyle=":")
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_ylim(-0.7, k - 0.3)
@@ -537,7 +537,7 @@ def estimation_intervals(frame: pd.DataFrame, *, measure: str | None = None,
     Parameters
     ----------
     frame : DataFrame
-        Columns ``measure, a, b, diff, hl_estimate, hl_low, hl_high`` (the
+        Columns ``measure, a, b, difference, hl_estimate, hl_low, hl_high`` (the
         report's ``results/estimation.csv``). Nothing is computed here.
     measure : str, optional, keyword-only
         Which measure (default the first).
@@ -553,14 +553,14 @@ def estimation_intervals(frame: pd.DataFrame, *, measure: str | None = None,
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import pandas as pd, mrrstats.plots as mp
-    >>> f = pd.DataFrame({"measure": "RR", "a": ["x"], "b": ["y"], "diff": [0.1],
+    >>> f = pd.DataFrame({"measure": "RR", "a": ["x"], "b": ["y"], "difference": [0.1],
     ...                   "hl_estimate": [0.12], "hl_low": [0.02], "hl_high": [0.2]})
     >>> mp.estimation_intervals(f, margin=0.05).get_legend_handles_labels()[1]
     ['equivalence margin', 'Hodges-Lehmann shift', 'mean difference']
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     frame = pd.DataFrame(frame)
-    need = {"measure", "a", "b", "diff", "hl_estimate", "hl_low", "hl_high"}
+    need = {"measure", "a", "b", "difference", "hl_estimate", "hl_low", "hl_high"}
     sub, labels, measure = _pair_rows(frame, need, measure)
     k = len(sub)
     ax = new_axes(ax, figsize=(5.0, min(9.0, 0.9 + 0.32 * k)))
@@ -571,7 +571,7 @@ def estimation_intervals(frame: pd.DataFrame, *, measure: str | None = None,
     ax.hlines(y, sub["hl_low"], sub["hl_high"], color=st["color"], linewidth=2.0)
     ax.plot(sub["hl_estimate"], y, "o", color=st["color"], markersize=4,
             label="Hodges-Lehmann shift")
-    ax.plot(sub["diff"], y, "|", color="black", markersize=9, label="mean difference")
+    ax.plot(sub["difference"], y, "|", color="black", markersize=9, label="mean difference")
     ax.axvline(0.0, color="0.3", linewidth=0.8, linestyle=":")
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_ylim(-0.7, k - 0.3)

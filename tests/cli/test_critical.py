@@ -1,0 +1,79 @@
+"""``mrrstats critical-difference``: the example, score tables, per-query files, the diagram."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import mrrstats
+from mrrstats.cli import main
+
+
+def test_example_is_the_same_every_run_and_prints_the_analysis(capsys):
+    assert main(["critical-difference", "--example", "--n-resamples", "999"]) == 0
+    first = capsys.readouterr().out
+    assert main(["critical-difference", "--example", "--n-resamples", "999"]) == 0
+    assert capsys.readouterr().out == first  # a fixed seed without --seed
+    assert "19 conversations as collections" in first
+    assert "Friedman chi2 = " in first and "Iman-Davenport F = " in first
+    assert "Nemenyi critical difference at alpha 0.05: 1.399" in first  # k = 5, N = 19
+    assert "95% interval" in first and "seed 0" in first
+
+
+def test_scores_table_matches_the_function(tmp_path, capsys):
+    ap = mrrstats.datasets.trec7_scores("AP")
+    blocks = ap.iloc[:, :8].groupby(ap.index.to_series().astype(int).sub(1) // 5).mean()
+    path = tmp_path / "table.csv"
+    blocks.rename_axis("query").to_csv(path)
+    assert main(["critical-difference", "--scores", str(path), "--test", "conover"]) == 0
+    out = capsys.readouterr().out
+    res = mrrstats.critical_difference(blocks, test="conover")
+    assert f"Friedman chi2 = {res.friedman['statistic']:.3f}" in out
+    for system, rank in res.average_ranks.items():
+        assert any(line.startswith(system) and f"{rank:.2f}" in line for line in out.splitlines())
+    assert "interval" not in out  # one score per collection: no bootstrap
+
+
+def test_collections_and_plot(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    files = []
+    for c in range(3):
+        frame = pd.DataFrame(
+            rng.random((6, 3)),
+            columns=["a", "b", "c"],
+            index=pd.Index([f"q{i}" for i in range(6)], name="query"),
+        )
+        frame["a"] += 0.5
+        path = tmp_path / f"c{c}.csv"
+        frame.to_csv(path)
+        files += ["--collection", f"c{c}={path}"]
+    png = tmp_path / "cd.png"
+    assert (
+        main(
+            [
+                "critical-difference",
+                *files,
+                "--n-resamples",
+                "199",
+                "--seed",
+                "1",
+                "--test",
+                "wilcoxon-holm",
+                "--plot",
+                str(png),
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "3 systems, 3 collections" in out and png.stat().st_size > 1000
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    assert main(["critical-difference"]) == 2
+    assert "--example" in capsys.readouterr().err
+    assert main(["critical-difference", "--collection", "x"]) == 2
+    assert "NAME=FILE.csv" in capsys.readouterr().err
+    assert main(["critical-difference", "--example", "--test", "conover", "--alpha", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--alpha" in err[0]
