@@ -79,10 +79,13 @@ def latex_number(x: float, digits: int) -> str:
     return "$-$" + s[1:] if s.startswith("-") else s
 
 
-def latex_pvalue(p: float) -> str:
-    """A p-value as :func:`~mrrstats.formatting.pvalue_text`, small ones as ``$2.5 \\times
-    10^{-5}$``."""
-    s = pvalue_text(p)
+def latex_pvalue(p: float, resamples: int | None = None) -> str:
+    """A p-value as :func:`~mrrstats.formatting.pvalue_text` writes it, typeset: small ones
+    as ``$2.5 \\times 10^{-5}$``, the floors as ``$< 0.0001$`` and ``$\\le 0.010$``."""
+    s = pvalue_text(p, resamples)
+    for text, sign in (("<= ", "\\le "), ("< ", "< ")):
+        if s.startswith(text):
+            return f"${sign}{s[len(text):]}$"
     m = re.fullmatch(r"(\d\.\d)e([+-])0*(\d+)", s)
     if m is None:
         return s
@@ -247,6 +250,7 @@ def _pairs(
     for m in c.measures:
         r = c.results[m]
         beyond = r.reject_beyond_ci
+        floor = None if r.exact else r.n_resamples  # a Monte-Carlo p-value's 1/(B+1)
         for q in range(len(r)):
             mark = ""
             if bool(r.reject[q]):
@@ -264,8 +268,8 @@ def _pairs(
                 "ci": ("(" if lo.endswith("infty$") else "[")
                 + f"{lo}, {hi}"
                 + (")" if hi.endswith("infty$") else "]"),
-                "pvalue": latex_pvalue(r.pvalue[q]),
-                "pvalue_adjusted": latex_pvalue(r.pvalue_adjusted[q]),
+                "pvalue": latex_pvalue(r.pvalue[q], floor),
+                "pvalue_adjusted": latex_pvalue(r.pvalue_adjusted[q], floor),
                 "d_z": latex_number(r.d_z[q], 2),
                 "wins": f"{int(r.wins[q])}/{int(r.ties[q])}/{int(r.losses[q])}",
             }

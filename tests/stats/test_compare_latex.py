@@ -87,7 +87,8 @@ def test_pairs_table(comparison):
         assert row[0] == mean_label(r.measure)
         assert row[3] == latex_number(r.difference, 4) + ("$^{\\dagger}$" if r.reject else "")
         assert row[4] == f"[{latex_number(r.ci_low, 4)}, {latex_number(r.ci_high, 4)}]"
-        assert row[5] == latex_pvalue(r.pvalue) and row[6] == latex_pvalue(r.pvalue_adjusted)
+        b = comparison.results[r.measure].n_resamples
+        assert row[5] == latex_pvalue(r.pvalue, b) and row[6] == latex_pvalue(r.pvalue_adjusted, b)
     assert any(r[3].startswith("$-$") for r in rows)  # a negative difference, typeset
     assert "$^{\\dagger}$: rejected after correction" in tex
     _no_text_minus(tex)
@@ -143,6 +144,7 @@ def test_number_helpers():
     assert latex_number(-0.12345, 4) == "$-$0.1235" and latex_number(0.5, 2) == "0.50"
     assert latex_number(-np.inf, 4) == "$-\\infty$" and latex_number(np.inf, 4) == "$\\infty$"
     assert latex_number(-0.00001, 4) == "0.0000"  # no negative zero
-    assert latex_pvalue(2.5e-5) == "$2.5 \\times 10^{-5}$" and latex_pvalue(0.0312) == "0.031"
+    assert latex_pvalue(2.5e-4) == "$2.5 \\times 10^{-4}$" and latex_pvalue(0.0312) == "0.031"
+    assert latex_pvalue(1e-20) == "$< 0.0001$" and latex_pvalue(1 / 100, 99) == "$\\le 0.010$"
     assert mean_label("RR@10") == "MRR@10" and mean_label("AP") == "MAP"
     assert mean_label("score") == "score"
