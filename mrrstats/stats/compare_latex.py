@@ -85,7 +85,7 @@ def latex_pvalue(p: float, resamples: int | None = None) -> str:
     s = pvalue_text(p, resamples)
     for text, sign in (("<= ", "\\le "), ("< ", "< ")):
         if s.startswith(text):
-            return f"${sign}{s[len(text):]}$"
+            return f"${sign}{s[len(text) :]}$"
     m = re.fullmatch(r"(\d\.\d)e([+-])0*(\d+)", s)
     if m is None:
         return s

@@ -53,6 +53,7 @@ from ..validation import (
 )
 from .bayes import bayesian_hierarchical
 from .corrections import adjust_pvalues
+from .methods import MethodsText, methods_text
 from .studentized_range import studentized_range_sf
 
 __all__ = [
@@ -137,6 +138,10 @@ class CriticalDifferenceResult:
     n_resamples: int | None = None
     seed: int | None = None
     _per_query: tuple = field(repr=False, default=())
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system, best first: ``average_rank``, ``mean`` (over the

@@ -221,6 +221,42 @@ PROCEDURES: dict[str, Procedure] = {
         "(statsmodels MixedLM)",
         ("laird1982",),
     ),
+    # many systems over many collections (critical_difference)
+    "cd-nemenyi": Procedure(
+        "Friedman test of the systems' ranks within each collection, with the Iman-Davenport F, "
+        "then Nemenyi's post-hoc test (the critical-difference diagram)",
+        ("friedman1937", "iman1980", "nemenyi1963", "demsar2006"),
+        "two-level bootstrap resamples (collections, then queries within each)",
+    ),
+    "cd-wilcoxon-holm": Procedure(
+        "Friedman test of the systems' ranks within each collection, with the Iman-Davenport F, "
+        "then pairwise Wilcoxon signed-rank tests on the collection scores",
+        ("friedman1937", "iman1980", "wilcoxon1945", "benavoli2016"),
+        "two-level bootstrap resamples (collections, then queries within each)",
+    ),
+    "cd-conover": Procedure(
+        "Friedman test of the systems' ranks within each collection, with the Iman-Davenport F, "
+        "then Conover's post-hoc test of the rank sums",
+        ("friedman1937", "iman1980", "conover1999"),
+        "two-level bootstrap resamples (collections, then queries within each)",
+    ),
+    # reproducibility of a published run (repro_eval's measures)
+    "reproducibility": Procedure(
+        "the measures of reproducibility of Breuer et al.: Kendall's tau union and "
+        "rank-biased overlap of the document orderings, root mean square error (RMSE, "
+        "normalised nRMSE) of the per-topic scores, effect ratio (ER) and delta relative "
+        "improvement (DeltaRI) of the advanced over the baseline run, and two-sided paired "
+        "t-tests of original against reproduced per-topic scores",
+        ("breuer2020", "webber2010", "student1908"),
+        "bootstrap resamples of the topics",
+    ),
+    "replicability": Procedure(
+        "the measures of replicability of Breuer et al.: effect ratio (ER) and delta "
+        "relative improvement (DeltaRI) of the advanced over the baseline run, and two-sided "
+        "unpaired t-tests of original against replicated per-topic scores",
+        ("breuer2020", "student1908"),
+        "bootstrap resamples of the topics",
+    ),
 }
 
 #: correction name -> (what it controls, in words; references)
@@ -236,6 +272,10 @@ CORRECTION_TEXT: dict[str, tuple[str, tuple[str, ...]]] = {
         ("westfall1993",),
     ),
     "holm": ("Holm's step-down procedure", ("holm1979",)),
+    "nemenyi": (
+        "Nemenyi's critical difference of the average ranks (single-step by construction)",
+        (),
+    ),
     "bonferroni": ("the Bonferroni correction", ("dunn1961",)),
     "bh": ("the Benjamini-Hochberg procedure (false discovery rate)", ("benjamini1995",)),
     "tukey-hsd": ("the randomised Tukey HSD itself", ()),
@@ -293,6 +333,8 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
         "maximum studentised bootstrap value)",
         ("westfall1993",),
     ),
+    "two-level-percentile": ("percentile intervals of the two-level bootstrap", ("field2007",)),
+    "er-percentile": ("percentile bootstrap intervals of ER and DeltaRI", ("efron1993",)),
     "satterthwaite": (
         "t intervals with Satterthwaite's degrees of freedom",
         ("satterthwaite1946",),
@@ -370,6 +412,7 @@ class Facts:
     detail: str = ""  # one more clause on the procedure
     resample: str = ""  # what one resample is, when not the procedure's own
     measured: bool = True  # whether COVERAGE applies (False: another design, e.g. unpaired)
+    subject: str = ""  # the opening clause, when not "We compared ... over n queries"
 
 
 def resample_unit(test: str, correction: str | None) -> str:
@@ -543,6 +586,42 @@ def _equivalence(r: Any) -> Facts:
     )
 
 
+def _critical(r: Any) -> Facts:
+    per_query = r.n_resamples is not None
+    return Facts(
+        f"cd-{r.test}",
+        n_resamples=r.n_resamples,
+        seed=_seed(r),
+        correction="nemenyi" if r.test == "nemenyi" else "holm",
+        alpha=r.alpha,
+        interval="two-level-percentile" if per_query else None,
+        confidence_level=r.confidence_level if per_query else None,
+        n_pairs=r.n_systems * (r.n_systems - 1) // 2,
+        measures=(r.measure,),
+        family_size=r.n_systems * (r.n_systems - 1) // 2,
+        subject=f"We compared {r.n_systems} systems on {r.measure} over {r.n_collections} "
+        "collections" + (" (per-query scores)" if per_query else ""),
+        measured=False,
+    )
+
+
+def _reproducibility(r: Any) -> Facts:
+    n = r.n_queries
+    counts = [int(v) for v in n.values()] if isinstance(n, dict) else [int(n)]
+    topics = " and ".join(str(v) for v in (counts if len(set(counts)) > 1 else counts[:1]))
+    copy = "reproduced" if r.kind == "reproducibility" else "replicated"
+    return Facts(
+        r.kind,
+        n_resamples=r.n_resamples,
+        seed=_seed(r),
+        interval="er-percentile" if r.n_resamples else None,
+        confidence_level=r.confidence_level if r.n_resamples else None,
+        subject=f"We compared the original and the {copy} baseline and advanced runs on "
+        f"{_join(list(r.measures))} over {topics} topics (original and {copy} experiment)",
+        measured=False,
+    )
+
+
 #: result class name -> the reader of its facts
 _READERS: dict[str, Callable[[Any], Facts]] = {
     "Comparison": _comparison,
@@ -590,6 +669,8 @@ _READERS: dict[str, Callable[[Any], Facts]] = {
         detail=f"{r.method} interval",
     ),
     "EquivalenceResult": _equivalence,
+    "CriticalDifferenceResult": _critical,
+    "ReproducibilityResult": _reproducibility,
     "MixedModelResult": lambda r: Facts(
         "mixed",
         r.n_queries,
@@ -642,6 +723,8 @@ _SIDES = {
 
 
 def _subject(f: Facts) -> str:
+    if f.subject:
+        return f.subject
     on = f" on {_join(list(f.measures))}" if f.measures else ""
     if f.n_second is not None:
         return (
@@ -670,9 +753,11 @@ def methods_text(result: object) -> MethodsText:
     used: list[str] = []
     side = f"{_SIDES[f.alternative]} " if f.alternative in _SIDES else ""
     words = f"{side}{proc.label}"
-    article = "an" if words[0] in "aeiouAEIOU" and not words.startswith("one") else "a"
+    article = "an " if words[0] in "aeiouAEIOU" and not words.startswith("one") else "a "
+    if words.startswith("the "):
+        article = ""
     s = [
-        f"{_subject(f)}, with {article} {words}{_cite(proc.cites, used)}"
+        f"{_subject(f)}, with {article}{words}{_cite(proc.cites, used)}"
         + (f" ({f.detail})" if f.detail else "")
         + "."
     ]

@@ -41,6 +41,7 @@ from ..metrics import evaluate
 from ..metrics.measures import measures_iv
 from ..options import QUERIES
 from ..validation import choice_iv, confidence_level_iv, int_iv, n_resamples_iv, rng_iv
+from .methods import MethodsText, methods_text
 
 __all__ = ["ReproducibilityResult", "reproducibility", "RUNS"]
 
@@ -110,6 +111,10 @@ class ReproducibilityResult:
     confidence_level: float
     n_resamples: int | None
     seed: int | None = None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure: ER, DeltaRI (with intervals), the p-values, RMSE and nRMSE."""

@@ -14,7 +14,7 @@ from mrrstats.errors import ParameterError, ParameterTypeError
 from mrrstats.stats.methods import COVERAGE, MethodsText, combine, facts_of
 from mrrstats.stats.references import REFERENCES, bibtex
 
-_ENTRY = re.compile(r"@(article|book|inproceedings)\{([\w-]+),\n((?:  \w+ = \{.*\},?\n)+)\}",
+_ENTRY = re.compile(r"@(article|book|inproceedings|phdthesis)\{([\w-]+),\n((?:  \w+ = \{.*\},?\n)+)\}",
                     re.M)
 
 
@@ -188,3 +188,26 @@ def test_other_results(data):
 def test_unknown_result_is_refused():
     with pytest.raises(ParameterTypeError, match="no methods paragraph"):
         facts_of(object())
+
+
+def test_many_collections_and_reproducibility():
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(rng.random((12, 4)), columns=list("abcd"),
+                         index=[f"c{i}" for i in range(12)])
+    for test, cite in (("nemenyi", "nemenyi1963"), ("wilcoxon-holm", "benavoli2016"),
+                       ("conover", "conover1999")):
+        m = mrrstats.critical_difference(table, test=test, alpha=0.1).methods()
+        assert "4 systems on score over 12 collections" in m.text and f"@{cite}" in m.text
+        assert "@friedman1937" in m.text and "$\\alpha = 0.1$" in m.text
+        _check_citations(m)
+    d = mrrstats.datasets.cast2021()
+    runs = {mrrstats.read_run(r).name: r for r in d.runs}
+    res = mrrstats.reproducibility(
+        d.qrels, {"baseline": runs["org_convdr.run"], "advanced": runs["org_manual_ance.run"]},
+        {"baseline": runs["org_convdr_bert.run"],
+         "advanced": runs["org_manual_ance_bert.run"]},
+        measures=["RR", "AP"], n_resamples=200, rng=4)
+    m = res.methods()
+    assert "on RR and AP over 158 topics" in m.text and "with the measures of" in m.text
+    assert "$B = 200$" in m.text and "seed 4" in m.text and "@breuer2020" in m.text
+    _check_citations(m)
