@@ -18,8 +18,13 @@ from mrrstats.stats.compare_latex import latex_number, latex_pvalue, mean_label
 def comparison():
     rng = np.random.default_rng(3)
     base = rng.random(30)
-    df = pd.DataFrame({"bm25": base, "dense_1": np.clip(base + 0.3, 0, 1),
-                       "x": np.clip(base + rng.normal(-0.1, 0.2, 30), 0, 1)})
+    df = pd.DataFrame(
+        {
+            "bm25": base,
+            "dense_1": np.clip(base + 0.3, 0, 1),
+            "x": np.clip(base + rng.normal(-0.1, 0.2, 30), 0, 1),
+        }
+    )
     return mrrstats.compare({"RR@10": df, "AP": df * 0.8}, n_resamples=1000, rng=1)
 
 
@@ -40,16 +45,25 @@ def _no_text_minus(tex: str) -> None:
 
 def test_means_table_heads_columns_by_the_mean(comparison):
     tex = comparison.to_latex(label="tab:m")
-    assert _head(tex) == ["", "System", "MRR@10", "MRR@10 rank", "MRR@10 group", "MAP",
-                          "MAP rank", "MAP group"]
+    assert _head(tex) == [
+        "",
+        "System",
+        "MRR@10",
+        "MRR@10 rank",
+        "MRR@10 group",
+        "MAP",
+        "MAP rank",
+        "MAP group",
+    ]
     assert tex.startswith("\\begin{table}\n") and tex.endswith("\\end{table}\n")
     assert "\\label{tab:m}" in tex
     means = comparison.means()
     rows = _rows(tex)
     assert [r[1] for r in rows] == ["bm25", "dense\\_1", "x"]
     for row, system in zip(rows, comparison.systems, strict=True):
-        assert row[2].startswith(f"{means.loc[system, 'RR@10']:.4f}") or \
-            row[2].startswith(f"\\textbf{{{means.loc[system, 'RR@10']:.4f}}}")
+        assert row[2].startswith(f"{means.loc[system, 'RR@10']:.4f}") or row[2].startswith(
+            f"\\textbf{{{means.loc[system, 'RR@10']:.4f}}}"
+        )
         # groups: italic letters; beaten systems: superscript upright letters
         assert re.fullmatch(r"\\textit\{[a-z]+\}", row[4])
         assert re.fullmatch(r"(\\textbf\{)?[0-9.]+\}?(\$\^\{\\mathrm\{[a-z]+\}\}\$)?", row[2])
@@ -69,8 +83,15 @@ def test_caption_states_queries_clusters_alpha_and_b(comparison):
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.random(24), "b": rng.random(24)})
-    clustered = mrrstats.compare(df, measure="RR", correction="holm", n_resamples=300, rng=2,
-                                 clusters=np.arange(24) // 3, test="bootstrap")
+    clustered = mrrstats.compare(
+        df,
+        measure="RR",
+        correction="holm",
+        n_resamples=300,
+        rng=2,
+        clusters=np.arange(24) // 3,
+        test="bootstrap",
+    )
     cap = clustered.to_latex(table="pairs")
     assert "24 queries in 8 clusters (resampled per cluster)" in cap
     assert "$B = 300$ bootstrap resamples of the queries" in cap and "(Holm)" in cap
@@ -78,8 +99,7 @@ def test_caption_states_queries_clusters_alpha_and_b(comparison):
 
 def test_pairs_table(comparison):
     tex = comparison.to_latex(table="pairs")
-    assert _head(tex) == ["Measure", "$a$", "$b$", "$a - b$", "95\\% CI", "$p$",
-                          "adj.\\ $p$"]
+    assert _head(tex) == ["Measure", "$a$", "$b$", "$a - b$", "95\\% CI", "$p$", "adj.\\ $p$"]
     rows = _rows(tex)
     frame = comparison.to_frame()
     assert len(rows) == len(frame) == 6
@@ -99,23 +119,30 @@ def test_pairs_table(comparison):
 
 
 def test_names_columns_and_wide(comparison):
-    tex = comparison.to_latex(table="pairs", names={"bm25": "BM25 (ours)", "AP": "mean AP"},
-                              columns=["measure", "a", "b", "difference", "d_z", "wins"],
-                              wide=True)
+    tex = comparison.to_latex(
+        table="pairs",
+        names={"bm25": "BM25 (ours)", "AP": "mean AP"},
+        columns=["measure", "a", "b", "difference", "d_z", "wins"],
+        wide=True,
+    )
     assert tex.startswith("\\begin{table*}\n") and tex.endswith("\\end{table*}\n")
     assert _head(tex) == ["Measure", "$a$", "$b$", "$a - b$", "$d_z$", "W/T/L"]
     rows = _rows(tex)
     assert rows[0][:2] == ["MRR@10", "BM25 (ours)"] and rows[3][0] == "mean AP"
     assert all(re.fullmatch(r"\d+/\d+/\d+", r[5]) for r in rows)
     means = comparison.to_latex(columns=["mean", "group"], names={"RR@10": "MRR@10 (dev)"})
-    assert _head(means) == ["", "System", "MRR@10 (dev)", "MRR@10 (dev) group", "MAP",
-                            "MAP group"]
+    assert _head(means) == ["", "System", "MRR@10 (dev)", "MRR@10 (dev) group", "MAP", "MAP group"]
     assert "\\begin{tabular}{llrlrl}" in means
 
 
 def test_control_comparison_has_no_groups():
-    df = pd.DataFrame({"c": [0.1, 0.5, 0.2, 0.9, 0.3], "d": [0.4, 0.6, 0.3, 1.0, 0.5],
-                       "e": [0.0, 0.4, 0.1, 0.8, 0.2]})
+    df = pd.DataFrame(
+        {
+            "c": [0.1, 0.5, 0.2, 0.9, 0.3],
+            "d": [0.4, 0.6, 0.3, 1.0, 0.5],
+            "e": [0.0, 0.4, 0.1, 0.8, 0.2],
+        }
+    )
     c = mrrstats.compare(df, measure="RR", test="t", correction="holm", control="c")
     assert _head(c.to_latex()) == ["", "System", "MRR"]
     tex = c.to_latex(table="pairs")
@@ -124,17 +151,20 @@ def test_control_comparison_has_no_groups():
         c.to_latex(columns=["mean", "rank"])
 
 
-@pytest.mark.parametrize("kwargs, error, name", [
-    ({"table": "letters"}, ParameterError, "table"),
-    ({"table": 3}, ParameterTypeError, "table"),
-    ({"names": ["bm25"]}, ParameterTypeError, "names"),
-    ({"names": {"bm25": 1}}, ParameterTypeError, "names"),
-    ({"columns": "mean"}, ParameterTypeError, "columns"),
-    ({"columns": []}, ParameterError, "columns"),
-    ({"columns": ["mean", "mean"]}, ParameterError, "columns"),
-    ({"table": "pairs", "columns": ["group"]}, ParameterError, "columns"),
-    ({"wide": "yes"}, ParameterTypeError, "wide"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, name",
+    [
+        ({"table": "letters"}, ParameterError, "table"),
+        ({"table": 3}, ParameterTypeError, "table"),
+        ({"names": ["bm25"]}, ParameterTypeError, "names"),
+        ({"names": {"bm25": 1}}, ParameterTypeError, "names"),
+        ({"columns": "mean"}, ParameterTypeError, "columns"),
+        ({"columns": []}, ParameterError, "columns"),
+        ({"columns": ["mean", "mean"]}, ParameterError, "columns"),
+        ({"table": "pairs", "columns": ["group"]}, ParameterError, "columns"),
+        ({"wide": "yes"}, ParameterTypeError, "wide"),
+    ],
+)
 def test_bad_arguments_are_refused(comparison, kwargs, error, name):
     with pytest.raises(error, match=name):
         comparison.to_latex(**kwargs)

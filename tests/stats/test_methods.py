@@ -14,8 +14,9 @@ from mrrstats.errors import ParameterError, ParameterTypeError
 from mrrstats.stats.methods import COVERAGE, MethodsText, combine, facts_of
 from mrrstats.stats.references import REFERENCES, bibtex
 
-_ENTRY = re.compile(r"@(article|book|inproceedings|phdthesis)\{([\w-]+),\n((?:  \w+ = \{.*\},?\n)+)\}",
-                    re.M)
+_ENTRY = re.compile(
+    r"@(article|book|inproceedings|phdthesis)\{([\w-]+),\n((?:  \w+ = \{.*\},?\n)+)\}", re.M
+)
 
 
 def _entries(bib: str) -> dict[str, str]:
@@ -37,8 +38,11 @@ def _balanced(text: str) -> bool:
 
 def _check_citations(m: MethodsText) -> None:
     # Pandoc citations: [@key] or [@key1; @key2]
-    cited = [k.strip()[1:] for group in re.findall(r"\[(@[\w-]+(?:; @[\w-]+)*)\]", m.text)
-             for k in group.split(";")]
+    cited = [
+        k.strip()[1:]
+        for group in re.findall(r"\[(@[\w-]+(?:; @[\w-]+)*)\]", m.text)
+        for k in group.split(";")
+    ]
     assert cited, m.text
     entries = _entries(m.bibtex)
     assert set(cited) == set(entries) == set(m.keys)
@@ -46,8 +50,9 @@ def _check_citations(m: MethodsText) -> None:
         assert "title = {" in body and "year = {" in body, key
         assert _balanced(body), key
     # the LaTeX form cites the same keys with \citep
-    latex_keys = {k for group in re.findall(r"\\citep\{([\w,-]+)\}", m.latex)
-                  for k in group.split(",")}
+    latex_keys = {
+        k for group in re.findall(r"\\citep\{([\w,-]+)\}", m.latex) for k in group.split(",")
+    }
     assert latex_keys == set(cited) and "[@" not in m.latex
 
 
@@ -100,8 +105,9 @@ def test_resampling_tests_name_b_and_seed(data):
     exact = mrrstats.randomization_test(a[:8], b[:8], rng=1).methods()
     assert "enumerated exactly (all 256 sign vectors)" in exact.text and "$B" not in exact.text
 
-    clustered = mrrstats.randomization_test(a, b, clusters=np.arange(40) // 4, rng=3,
-                                            exact=False).methods()
+    clustered = mrrstats.randomization_test(
+        a, b, clusters=np.arange(40) // 4, rng=3, exact=False
+    ).methods()
     assert "40 queries in 10 clusters" in clustered.text
     assert "one sign flip per cluster" in clustered.text
 
@@ -117,26 +123,42 @@ def test_resampling_tests_name_b_and_seed(data):
     _check_citations(ci)
 
 
-@pytest.mark.parametrize("correction, cite, phrase", [
-    ("single-step", "westfall1993", "family-wise error"),
-    ("holm", "holm1979", "family-wise error"),
-    ("bh", "benjamini1995", "false discovery rate"),
-])
+@pytest.mark.parametrize(
+    "correction, cite, phrase",
+    [
+        ("single-step", "westfall1993", "family-wise error"),
+        ("holm", "holm1979", "family-wise error"),
+        ("bh", "benjamini1995", "false discovery rate"),
+    ],
+)
 def test_comparison_names_correction_alpha_and_b(data, correction, cite, phrase):
     b, a = data
     df = pd.DataFrame({"x": b, "y": a, "z": (a + b) / 2})
-    c = mrrstats.compare(df, measure="RR@10", correction=correction, alpha=0.1,
-                         n_resamples=400, rng=21)
+    c = mrrstats.compare(
+        df, measure="RR@10", correction=correction, alpha=0.1, n_resamples=400, rng=21
+    )
     m = c.methods()
-    for needle in ("3 systems (3 pairs)", "RR@10", "40 queries", "$B = 400$", "seed 21",
-                   "$\\alpha = 0.1$", f"@{cite}", phrase, "two-sided"):
+    for needle in (
+        "3 systems (3 pairs)",
+        "RR@10",
+        "40 queries",
+        "$B = 400$",
+        "seed 21",
+        "$\\alpha = 0.1$",
+        f"@{cite}",
+        phrase,
+        "two-sided",
+    ):
         assert needle in m.text, (needle, m.text)
     _check_citations(m)
     # the results of the comparison say the same
     assert facts_of(c.results["RR@10"]).n_resamples == 400
-    assert mrrstats.compare(df, measure="RR@10", correction=correction, n_resamples=400,
-                            rng=21).results["RR@10"].methods().text.startswith(
-        "We compared 3 systems")
+    assert (
+        mrrstats.compare(df, measure="RR@10", correction=correction, n_resamples=400, rng=21)
+        .results["RR@10"]
+        .methods()
+        .text.startswith("We compared 3 systems")
+    )
 
 
 def test_family_procedures_and_no_correction(data):
@@ -161,13 +183,16 @@ def test_other_results(data):
         mrrstats.unpaired_bootstrap_ci(a, b[:30], n_resamples=500, rng=4),
         mrrstats.hodges_lehmann(a, b),
         mrrstats.equivalence_test(a, b, margin=0.05),
-        mrrstats.equivalence_test(a, b, margin=0.05, test="randomization", n_resamples=300,
-                                  rng=8),
+        mrrstats.equivalence_test(a, b, margin=0.05, test="randomization", n_resamples=300, rng=8),
         mrrstats.mixed_model(pd.DataFrame({"x": b, "y": a, "z": (a + b) / 2})),
         mrrstats.replicate_tests(
-            pd.DataFrame({"a1": a, "a2": a * 0.9, "a3": a * 0.95, "b1": b, "b2": b * 1.1,
-                          "b3": b * 1.05}),
-            {"A": ["a1", "a2", "a3"], "B": ["b1", "b2", "b3"]}, n_resamples=200, rng=3),
+            pd.DataFrame(
+                {"a1": a, "a2": a * 0.9, "a3": a * 0.95, "b1": b, "b2": b * 1.1, "b3": b * 1.05}
+            ),
+            {"A": ["a1", "a2", "a3"], "B": ["b1", "b2", "b3"]},
+            n_resamples=200,
+            rng=3,
+        ),
     ]
     texts = [r.methods() for r in results]
     assert "independent query sets of 40 and 30 queries" in texts[0].text
@@ -182,7 +207,8 @@ def test_other_results(data):
         assert str(m) == m.text
     both = combine(texts[:2])
     assert both.text.count("\n\n") == 1 and set(both.keys) == set(texts[0].keys) | set(
-        texts[1].keys)
+        texts[1].keys
+    )
 
 
 def test_unknown_result_is_refused():
@@ -192,10 +218,14 @@ def test_unknown_result_is_refused():
 
 def test_many_collections_and_reproducibility():
     rng = np.random.default_rng(0)
-    table = pd.DataFrame(rng.random((12, 4)), columns=list("abcd"),
-                         index=[f"c{i}" for i in range(12)])
-    for test, cite in (("nemenyi", "nemenyi1963"), ("wilcoxon-holm", "benavoli2016"),
-                       ("conover", "conover1999")):
+    table = pd.DataFrame(
+        rng.random((12, 4)), columns=list("abcd"), index=[f"c{i}" for i in range(12)]
+    )
+    for test, cite in (
+        ("nemenyi", "nemenyi1963"),
+        ("wilcoxon-holm", "benavoli2016"),
+        ("conover", "conover1999"),
+    ):
         m = mrrstats.critical_difference(table, test=test, alpha=0.1).methods()
         assert "4 systems on score over 12 collections" in m.text and f"@{cite}" in m.text
         assert "@friedman1937" in m.text and "$\\alpha = 0.1$" in m.text
@@ -203,11 +233,35 @@ def test_many_collections_and_reproducibility():
     d = mrrstats.datasets.cast2021()
     runs = {mrrstats.read_run(r).name: r for r in d.runs}
     res = mrrstats.reproducibility(
-        d.qrels, {"baseline": runs["org_convdr.run"], "advanced": runs["org_manual_ance.run"]},
-        {"baseline": runs["org_convdr_bert.run"],
-         "advanced": runs["org_manual_ance_bert.run"]},
-        measures=["RR", "AP"], n_resamples=200, rng=4)
+        d.qrels,
+        {"baseline": runs["org_convdr.run"], "advanced": runs["org_manual_ance.run"]},
+        {"baseline": runs["org_convdr_bert.run"], "advanced": runs["org_manual_ance_bert.run"]},
+        measures=["RR", "AP"],
+        n_resamples=200,
+        rng=4,
+    )
     m = res.methods()
     assert "on RR and AP over 158 topics" in m.text and "with the measures of" in m.text
     assert "$B = 200$" in m.text and "seed 4" in m.text and "@breuer2020" in m.text
     _check_citations(m)
+
+
+def test_references_agree_with_the_documentation_bibliography():
+    """A key in both docs/references.bib and the package's bibliography names one work."""
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "references.bib").read_text(
+        encoding="utf-8"
+    )
+    entries = {m.group(1): m.group(0) for m in re.finditer(r"@\w+\{([\w-]+),.*?\n\}", docs, re.S)}
+    shared = set(entries) & set(REFERENCES)
+    assert {"holm1979", "smucker2007", "urbano2019"} <= shared
+
+    def field(entry, name):
+        m = re.search(name + r"\s*=\s*\{(.*?)\},?\n", entry, re.S)
+        return m.group(1) if m else None
+
+    for key in shared:
+        for name in ("year", "pages", "number"):
+            a, b = field(entries[key], name), field(REFERENCES[key], name)
+            assert a is None or b is None or a == b, (key, name, a, b)
