@@ -11,6 +11,8 @@ variance that the seeds hold, and each system's seed variance.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .. import defaults
 from ..defaults import REPLICATE_DRAW
 from ..options import REPLICATE_DRAWS, REPLICATE_METHODS
@@ -52,7 +54,9 @@ def add_arguments(p) -> None:
                    help="a query some run lacks: error (default) or drop it")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed (default: fresh entropy; the seed used is reported)")
-
+    p.add_argument("--methods", action="store_true",
+                   help="print the methods paragraph of the results (.methods(); Pandoc [@key] "
+                        "citations) instead of the results")
 
 def _mapping(specs):
     out = {}
@@ -108,6 +112,9 @@ def run(args) -> int:
                           n_resamples=args.n_resamples,
                           replicate_draws=args.replicate_draws, missing=args.missing,
                           rng=gen)
+    if args.methods:
+        print(dataclasses.replace(res, seed=seed).methods().text)
+        return 0
     print("\n".join(wrap(
         f"{res.measure}: {len(res.systems)} systems, {res.n_queries} queries; method "
         f"{res.method}"

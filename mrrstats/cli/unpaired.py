@@ -51,7 +51,9 @@ def add_arguments(p) -> None:
                    help="permutations and bootstrap resamples (10000)")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed (default: fresh entropy; the seed used is printed)")
-
+    p.add_argument("--methods", action="store_true",
+                   help="print the methods paragraph of the results (.methods(); Pandoc [@key] "
+                        "citations) instead of the results")
 
 def _column(frame, name, option, path):
     if name is None:
@@ -112,30 +114,39 @@ def run(args) -> int:
     cl = args.confidence_level
     common = a.index.intersection(b.index)
     from ..formatting import interval_text, pvalue_text, wrap
+    from ..stats.methods import combine
 
-    print("\n".join(wrap(f"{measure}: {na} on {a.size} queries vs {nb} on {b.size} queries "
+    done = []
+    # with --methods the results only feed the paragraph
+    say = print if not args.methods else (lambda *_a, **_k: None)
+    say("\n".join(wrap(f"{measure}: {na} on {a.size} queries vs {nb} on {b.size} queries "
                          f"({common.size} in common), unpaired; seed = {seed}", prefix="# ")))
     if common.size and common.size == a.size == b.size:
-        print("mrrstats unpaired: note: both systems have the same queries; the paired "
+        say("mrrstats unpaired: note: both systems have the same queries; the paired "
               "tests (mrrstats compare, mrrstats estimate) are more powerful", file=sys.stderr)
     a, b = a.to_numpy(float), b.to_numpy(float)
-    print(f"mean A {a.mean():.4f}   mean B {b.mean():.4f}   difference A - B "
+    say(f"mean A {a.mean():.4f}   mean B {b.mean():.4f}   difference A - B "
           f"{a.mean() - b.mean():+.4f}")
     for test in tests:
         if test == "welch":
             r = unpaired_ttest(a, b, alternative=args.alternative, confidence_level=cl)
-            print(f"Welch t      t = {r.statistic:+.4f}, df = {r.df:.2f}, "
+            done.append(r)
+            say(f"Welch t      t = {r.statistic:+.4f}, df = {r.df:.2f}, "
                   f"p = {pvalue_text(r.pvalue)}; {cl:g} CI {interval_text(r.low, r.high, '+.4f')}")
         elif test == "permutation":
             r = unpaired_permutation_test(a, b, alternative=args.alternative,
                                           n_resamples=args.n_resamples, rng=seed)
+            done.append(r)
             floor = r.n_resamples if r.method == "monte-carlo" else None
-            print(f"permutation  p = {pvalue_text(r.pvalue, floor)} ({r.method}, {r.n_resamples} "
+            say(f"permutation  p = {pvalue_text(r.pvalue, floor)} ({r.method}, {r.n_resamples} "
                   f"{'splits' if r.method == 'exact' else 'permutations'}, {args.alternative})")
         else:
             r = unpaired_bootstrap_ci(a, b, confidence_level=cl, method=args.bootstrap_method,
                                       n_resamples=args.n_resamples, rng=seed)
-            print(f"bootstrap    {cl:g} CI {interval_text(r.low, r.high, '+.4f')} "
+            done.append(r)
+            say(f"bootstrap    {cl:g} CI {interval_text(r.low, r.high, '+.4f')} "
                   f"({args.bootstrap_method}, each query set resampled on its own, "
                   f"B = {r.n_resamples})")
+    if args.methods:
+        sys.stdout.write(combine(r.methods() for r in done).text + "\n")
     return 0

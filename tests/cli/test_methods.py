@@ -1,0 +1,28 @@
+"""``--methods`` of the commands that run a test: the paragraph instead of the results
+(``mrrstats compare --methods`` is tested in test_compare.py)."""
+
+from __future__ import annotations
+
+from mrrstats.cli import main
+
+
+def test_unpaired_methods(capsys):
+    assert main(["unpaired", "--example", "--methods", "--seed", "3", "--n-resamples",
+                 "400"]) == 0
+    out = capsys.readouterr().out
+    paragraphs = out.strip().split("\n\n")
+    assert len(paragraphs) == 3  # Welch, permutation, bootstrap
+    assert "independent query sets of 94 and 64 queries" in paragraphs[0]
+    assert "[@welch1947]" in paragraphs[0]
+    assert "$B = 400$ random permutations (seed 3)" in paragraphs[1]
+    assert "$B = 400$ bootstrap resamples of each query set (seed 3)" in paragraphs[2]
+    assert "mean A" not in out  # the results table is not printed
+
+
+def test_replicates_methods(capsys):
+    assert main(["replicates", "--example", "--methods", "--seed", "2", "--n-resamples",
+                 "300"]) == 0
+    out = capsys.readouterr().out
+    assert "5 systems (10 pairs) on RR over 158 queries" in out
+    assert "$B = 300$ two-stage bootstrap resamples (seed 2)" in out
+    assert "5 replicate runs per system" in out and "$\\alpha = 0.05$" in out
