@@ -18,6 +18,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 
 import numpy as np
@@ -106,11 +107,19 @@ def latex_escape(s) -> str:
 
 
 def latex_cell(s) -> str:
-    """A table cell: escaped, with a typeset minus sign and infinity."""
-    s = str(s)
-    if s.startswith("-") and s[1:2].isdigit():
-        return "$-$" + s[1:]
-    return latex_escape(s).replace("-∞", r"$-\infty$").replace("∞", r"$\infty$")
+    r"""A table cell: escaped, every number's minus sign ``$-$``, infinity, the p-value
+    floors ``$<$``/``$\le$`` and small numbers ``$2.5 \times 10^{-5}$`` typeset.
+
+    >>> latex_cell("[-0.1215, 0.0267]"), latex_cell("< 0.0001"), latex_cell("2.5e-05")
+    ('[$-$0.1215, 0.0267]', '$<$ 0.0001', '$2.5 \\times 10^{-5}$')
+    >>> latex_cell("(-∞, 0.0000]"), latex_cell("org_run-2"), latex_cell("3--5")
+    ('($-\\infty$, 0.0000]', 'org\\_run-2', '3--5')
+    """
+    text = latex_escape(str(s)).replace("-∞", r"$-\infty$").replace("∞", r"$\infty$")
+    text = re.sub(r"(?<![\w.$-])-(?=\.?\d)", "$-$", text)  # a number's minus, not 3--5
+    text = re.sub(r"(?<![\w.])(\d(?:\.\d+)?)e([+-])0*(\d+)(?![\w.])",
+                  lambda m: f"${m[1]} \\times 10^{{{'-' if m[2] == '-' else ''}{m[3]}}}$", text)
+    return re.sub(r"^<= ", r"$\\le$ ", re.sub(r"^< ", "$<$ ", text))
 
 
 def markdown_table(header, rows, align, caption) -> str:
