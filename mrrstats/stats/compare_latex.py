@@ -287,15 +287,15 @@ def _pairs(
         else f" of {latex_escape(names.get(c.measures[0], mean_label(c.measures[0])))}"
     )
     caption = (
-        f"Differences of the means{of}, {who}: $a - b$ with its {cl} interval "
-        f"({latex_escape(interval_label(r0.ci_method))}), the raw $p$-value of the "
+        f"Differences of the means{of}, {who}: $a - b$ and its {cl} interval, "
+        f"{latex_escape(interval_label(r0.ci_method))}; the raw $p$-value of the "
         f"{latex_escape(test_label(c.test))} ("
         + {
             "two-sided": "two-sided",
             "greater": "one-sided, $a$ better",
             "less": "one-sided, $a$ worse",
         }[c.alternative]
-        + f") and the $p$-value adjusted ({latex_escape(correction_label(corr))}); "
+        + f") and the $p$-value adjusted by {latex_escape(correction_label(corr))}. "
         "$^{\\dagger}$: "
         "rejected after correction"
         + (

@@ -94,7 +94,7 @@ def test_caption_states_queries_clusters_alpha_and_b(comparison):
     )
     cap = clustered.to_latex(table="pairs")
     assert "24 queries in 8 clusters (resampled per cluster)" in cap
-    assert "$B = 300$ bootstrap resamples of the queries" in cap and "(Holm)" in cap
+    assert "$B = 300$ bootstrap resamples of the queries" in cap and "adjusted by Holm." in cap
 
 
 def test_pairs_table(comparison):
