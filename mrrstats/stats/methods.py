@@ -413,6 +413,7 @@ class Facts:
     resample: str = ""  # what one resample is, when not the procedure's own
     measured: bool = True  # whether COVERAGE applies (False: another design, e.g. unpaired)
     subject: str = ""  # the opening clause, when not "We compared ... over n queries"
+    family: str = ""  # the family of the correction, when not the pairs of each measure
 
 
 def resample_unit(test: str, correction: str | None) -> str:
@@ -469,8 +470,8 @@ def _comparison(c: Any) -> Facts:
             "family_size": size,
             "seed": _seed(c),
             "n_clusters": c.n_clusters,
-            "detail": (
-                f"one correction over all {len(c.measures)} measures x {f.n_pairs} pairs"
+            "family": (
+                f"all {size} tests ({len(c.measures)} measures x {f.n_pairs} pairs, one family)"
                 if c.family == "measures"
                 else ""
             ),
@@ -793,11 +794,8 @@ def methods_text(result: object) -> MethodsText:
         phrase, cites = CORRECTION_TEXT.get(f.correction, (f.correction, ()))
         controls = CORRECTIONS[f.correction].controls if f.correction in CORRECTIONS else "FWER"
         what = "false discovery rate" if controls == "FDR" else "family-wise error"
-        over = (
-            f.detail
-            if f.detail.startswith("one correction")
-            else f"the {_plural(f.family_size, 'pair')}"
-            + (" of each measure" if f.measures else "")
+        over = f.family or f"the {_plural(f.family_size, 'pair')}" + (
+            " of each measure" if f.measures else ""
         )
         s.append(
             f"The {what} over {over} was controlled with {phrase}"

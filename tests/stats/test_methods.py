@@ -171,7 +171,11 @@ def test_family_procedures_and_no_correction(data):
     assert "No multiple-comparison correction" in none.text and "$B" not in none.text
     dunnett = mrrstats.compare(df, measure="AP", test="dunnett", control="x").methods()
     assert "each against the control x" in dunnett.text and "@dunnett1955" in dunnett.text
-    for m in (tukey, none, dunnett):
+    family = mrrstats.compare(
+        {"AP": df, "RR": df * 0.8}, test="t", correction="holm", family="measures"
+    ).methods()
+    assert "over all 6 tests (2 measures x 3 pairs, one family)" in family.text
+    for m in (tukey, none, dunnett, family):
         _check_citations(m)
 
 
