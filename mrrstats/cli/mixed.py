@@ -24,6 +24,9 @@ def add_arguments(p) -> None:
     p.add_argument("--missing", choices=("drop", "raise"), default="drop",
                    help="a query some system lacks: drop it (default; the ANOVA needs a "
                         "complete table) or error")
+    p.add_argument("--methods", action="store_true",
+                   help="print the methods paragraph of the results (.methods(); Pandoc [@key] "
+                        "citations) instead of the results")
 
 
 def run(args) -> int:
@@ -33,6 +36,9 @@ def run(args) -> int:
     measure = frame.attrs["measure"]
     cl = args.confidence_level
     res = mixed_model(frame, confidence_level=cl, missing=args.missing)
+    if args.methods:
+        print(res.methods().text)
+        return 0
     both = mixed_vs_anova(frame, confidence_level=cl, missing=args.missing)
     a = both.attrs
     from ..formatting import fixed, interval_cell, letters, pvalue_text, text_table, wrap

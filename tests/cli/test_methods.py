@@ -26,3 +26,10 @@ def test_replicates_methods(capsys):
     assert "5 systems (10 pairs) on RR over 158 queries" in out
     assert "$B = 300$ two-stage bootstrap resamples (seed 2)" in out
     assert "5 replicate runs per system" in out and "$\\alpha = 0.05$" in out
+
+
+def test_mixed_methods(capsys):
+    assert main(["mixed", "--example", "--methods"]) == 0
+    out = capsys.readouterr().out
+    assert "systems on RR over" in out and "REML" in out and "[@laird1982]" in out
+    assert "Wald intervals" in out and "query variance" not in out
