@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings as _warnings
 
 from .errors import (InputError, MrrstatsError, ParameterError, ParameterTypeError,
-                     ResourceError)
+                     QueriesLeftOutWarning, ResourceError)
 from .lazy import alias_modules as _alias_modules
 from .lazy import attach as _attach
 from .version import __version__ as __version__  # re-exported
@@ -89,6 +89,7 @@ __all__ = [
     "ParameterError",
     "ParameterTypeError",
     "ResourceError",
+    "QueriesLeftOutWarning",
     "read_score_matrix",
     "datasets",
     "blocked",

@@ -10,7 +10,7 @@ scipy keeps working.
 from __future__ import annotations
 
 __all__ = ["MrrstatsError", "InputError", "ParameterError", "ParameterTypeError",
-           "ResourceError"]
+           "ResourceError", "QueriesLeftOutWarning"]
 
 
 class MrrstatsError(Exception):
@@ -80,3 +80,12 @@ class ResourceError(MrrstatsError, MemoryError):
         self.name = name
         self.needed = needed
         super().__init__(message)
+
+
+class QueriesLeftOutWarning(UserWarning):
+    """Queries left out of the means: judged queries a run has no results for
+    (``queries="both"``, trec_eval's default) or queries without any relevant
+    document (``empty_target="skip"``). The message says how many and the option
+    that counts them (``queries="qrels"``, ``empty_target="neg"``); the ids are in
+    :attr:`mrrstats.QueryCounts.qrels_only` and ``no_relevant``.
+    """
