@@ -584,7 +584,7 @@ def test_rank_correlation_pvalues_exact_for_five_systems_in_perfect_agreement():
     rr = pd.DataFrame({f"s{i}": [0.1 * i, 0.1 * i + 0.05] for i in range(1, 6)})
     ap = pd.DataFrame({f"s{i}": [0.05 * i, 0.02 * i] for i in range(1, 6)})
     row = ranking_agreement({"RR": rr, "AP": ap}).iloc[0]
-    assert row.rho == pytest.approx(1.0, abs=1e-12) and row.tau == 1.0
+    assert row.rho == pytest.approx(1.0, abs=1e-12) and row.tau == pytest.approx(1.0, abs=1e-12)
     assert row.rho_pvalue == 2 / 120 and row.tau_pvalue == 2 / 120
     assert stats.spearmanr(np.arange(5), np.arange(5)).pvalue < 1e-20  # what it replaced
 
