@@ -29,7 +29,11 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import REL, TIES
-from .evaluation import evaluate
+from ..io.trec import qrels_iv, run_iv
+from ..model.ranking import rank_run
+from .evaluation import _runs_iv, evaluate
+from .judged import fill_unjudged
+from .kernels import _ideal_dcg, _ideal_terms, score_ranked_run
 from .measures import measures_iv, parse_measures
 
 __all__ = ["JudgmentBounds", "judgment_bounds", "PoolingBiasWarning", "POOLING_BIAS",
@@ -97,19 +101,12 @@ def _flag_pooling_bias(judged: pd.Series) -> list:
 
 def _run_sources(runs) -> list:
     """The runs as evaluate reads them, in its order."""
-    from .evaluation import _runs_iv
-
     return [source for _, source in _runs_iv(runs)]
 
 
 def _ndcg_bounds(qrels, source, measures, queries, *, ties, max_depth) -> dict:
     """``{name: (lower, upper)}`` per query (in ``queries`` order) of each nDCG measure:
     the bounds over every judgment of the retrieved documents (module documentation)."""
-    from ..io.trec import qrels_iv, run_iv
-    from ..model.ranking import rank_run
-    from .judged import fill_unjudged
-    from .kernels import _ideal_dcg, _ideal_terms, score_ranked_run
-
     q = qrels_iv(qrels)
     top = int(np.max(q.grade)) if q.grade.size else 1
     ranked = rank_run(q, run_iv(source), ties=ties, max_depth=max_depth)

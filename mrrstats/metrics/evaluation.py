@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -753,9 +755,6 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
 def _warn_left_out(message: str) -> None:
     """A :class:`QueriesLeftOutWarning` attributed to the caller's first frame outside
     mrrstats (whichever door or engine led here)."""
-    import os
-    import sys
-
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     level, frame = 2, sys._getframe(1)  # stacklevel 2: the function that called this one
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
