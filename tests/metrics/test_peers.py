@@ -43,8 +43,11 @@ def cast50():
 
 def _scored(lists):
     """``{query: {doc: score}}`` with distinct scores in list order (peers' format)."""
-    return {q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in
-            lists.items() if docs}
+    return {
+        q: {d: float(len(docs) - i) for i, d in enumerate(docs)}
+        for q, docs in lists.items()
+        if docs
+    }
 
 
 MEASURES = ["RR@5", "Success@5", "P@10", "nDCG@10", "AP"]
@@ -76,17 +79,18 @@ def test_rag_door_equals_ranx_make_comparable(cast50):
     (without it ranx refuses runs whose queries differ from the qrels')."""
     ranx = pytest.importorskip("ranx")
     relevant, retrieved = cast50
-    ev = mrrstats.evaluate(relevant, {"rag": retrieved}, ["RR@5", "Success@5", "P@10",
-                                                            "nDCG@10", "AP"])
+    ev = mrrstats.evaluate(
+        relevant, {"rag": retrieved}, ["RR@5", "Success@5", "P@10", "nDCG@10", "AP"]
+    )
     rq = ranx.Qrels({q: {d: 1 for d in s} for q, s in relevant.items()})
     rr = ranx.Run(_scored(retrieved))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba's type-safety warnings
-        want = ranx.evaluate(rq, rr, ["mrr@5", "hit_rate@5", "precision@10", "ndcg@10",
-                                      "map"], make_comparable=True)
+        want = ranx.evaluate(
+            rq, rr, ["mrr@5", "hit_rate@5", "precision@10", "ndcg@10", "map"], make_comparable=True
+        )
     got = ev.aggregate().iloc[0]
-    for ours, theirs in zip(["RR@5", "Success@5", "P@10", "nDCG@10", "AP"], want,
-                            strict=True):
+    for ours, theirs in zip(["RR@5", "Success@5", "P@10", "nDCG@10", "AP"], want, strict=True):
         assert got[ours] == pytest.approx(want[theirs], abs=1e-12), ours
     # a ranx.Run goes through the same door
     ev_ranx = mrrstats.evaluate(relevant, {"rag": rr}, ["RR@5"])
@@ -98,13 +102,18 @@ def test_ir_measures_counts_every_qrels_query(cast50):
     irm = pytest.importorskip("ir_measures")
     relevant, retrieved = cast50
     qrels = [irm.Qrel(q, d, 1) for q, s in relevant.items() for d in s]
-    run = [irm.ScoredDoc(q, d, s) for q, docs in _scored(retrieved).items()
-           for d, s in docs.items()]
+    run = [
+        irm.ScoredDoc(q, d, s) for q, docs in _scored(retrieved).items() for d, s in docs.items()
+    ]
     want = irm.calc_aggregate([irm.RR @ 5, irm.Success @ 5, irm.P @ 10], qrels, run)
-    frame = pd.DataFrame({"query": [r.query_id for r in run], "doc": [r.doc_id for r in run],
-                          "score": [r.score for r in run]})
-    ev = mrrstats.evaluate(relevant, {"r": frame}, ["RR@5", "Success@5", "P@10"],
-                           queries="qrels")
+    frame = pd.DataFrame(
+        {
+            "query": [r.query_id for r in run],
+            "doc": [r.doc_id for r in run],
+            "score": [r.score for r in run],
+        }
+    )
+    ev = mrrstats.evaluate(relevant, {"r": frame}, ["RR@5", "Success@5", "P@10"], queries="qrels")
     got = ev.aggregate().iloc[0]
     assert got["RR@5"] == pytest.approx(want[irm.RR @ 5], abs=1e-12)
     assert got["Success@5"] == pytest.approx(want[irm.Success @ 5], abs=1e-12)
@@ -120,8 +129,10 @@ def test_trec_door_equals_pytrec_eval_and_warns(cast50):
     scored = _scored(retrieved)
     qrels = {q: {d: 1 for d in s} for q, s in relevant.items()}
     per_q = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "P_10"}).evaluate(scored)
-    frame = pd.DataFrame([(q, d, s) for q, docs in scored.items() for d, s in docs.items()],
-                         columns=["query", "doc", "score"])
+    frame = pd.DataFrame(
+        [(q, d, s) for q, docs in scored.items() for d, s in docs.items()],
+        columns=["query", "doc", "score"],
+    )
     with pytest.warns(QueriesLeftOutWarning, match=r"10 of the 50.*queries='qrels'"):
         ev = mrrstats.evaluate(qrels, {"r": frame}, ["RR", "P@10"])
     assert ev.settings["queries"] == "both" and ev.counts["r"].evaluated == len(per_q) == 40
@@ -135,8 +146,10 @@ def test_trec_door_equals_pytrec_eval_and_warns(cast50):
 
 def test_compare_missing_value_error_names_queries_qrels_first(cast50):
     relevant, retrieved = cast50
-    a = pd.DataFrame([(q, d, s) for q, docs in _scored(retrieved).items()
-                      for d, s in docs.items()], columns=["query", "doc", "score"])
+    a = pd.DataFrame(
+        [(q, d, s) for q, docs in _scored(retrieved).items() for d, s in docs.items()],
+        columns=["query", "doc", "score"],
+    )
     b = a[a["query"] != a["query"].iloc[0]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", QueriesLeftOutWarning)
@@ -167,8 +180,11 @@ def test_flat_door_equals_torchmetrics(action):
     preds, target, idx = _flat_data()
     assert (np.bincount(idx, weights=target) == 0).sum() >= 2
     tp, tt, ti = torch.as_tensor(preds), torch.as_tensor(target), torch.as_tensor(idx)
-    pairs = [("RR", tm.RetrievalMRR), ("P@5", lambda **k: tm.RetrievalPrecision(top_k=5, **k)),
-             ("nDCG@10", lambda **k: tm.RetrievalNormalizedDCG(top_k=10, **k))]
+    pairs = [
+        ("RR", tm.RetrievalMRR),
+        ("P@5", lambda **k: tm.RetrievalPrecision(top_k=5, **k)),
+        ("nDCG@10", lambda **k: tm.RetrievalNormalizedDCG(top_k=10, **k)),
+    ]
     for name, metric in pairs:
         kw = {} if action == "neg" else {"empty_target_action": action}
         want = float(metric(**kw)(tp, tt, indexes=ti))
@@ -219,13 +235,14 @@ def test_score_matrix_door_equals_pykeen():
 
 
 def test_query_counts_display_shows_ids():
-    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1},
-             "q5": {"d5": 1}}
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}, "q4": {"d4": 1}, "q5": {"d5": 1}}
     run = pd.DataFrame({"query": ["q1"], "doc": ["d1"], "score": [1.0]})
     with pytest.warns(QueriesLeftOutWarning, match="4 of the 5"):
         ev = mrrstats.evaluate(qrels, {"r": run}, ["RR"])
     counts = ev.counts["r"]
     assert counts.qrels_only == ("q2", "q3", "q4", "q5")
-    assert repr(counts) == ("QueryCounts(evaluated=1, qrels_only=('q2', 'q3', 'q4', ... 4 ids)"
-                            ", run_only=(), no_relevant=(), empty_target='neg')")
+    assert repr(counts) == (
+        "QueryCounts(evaluated=1, qrels_only=('q2', 'q3', 'q4', ... 4 ids)"
+        ", run_only=(), no_relevant=(), empty_target='neg')"
+    )
     assert counts.to_dict()["qrels_only"] == 4  # to_dict: counts (documented)
