@@ -138,7 +138,7 @@ class Accumulator:
     ...     acc.update(preds, target, indexes)
     >>> ev = acc.compute()                        # an Evaluation, as evaluate_flat's
     >>> print(ev.counts["run"], round(float(ev.aggregate().loc["run", "RR"]), 4))
-    10 evaluated; 0 in qrels only; 0 in run only (unjudged); 2 without relevant (left out) 0.541
+    12 evaluated; 0 in qrels only; 0 in run only (unjudged); 2 without relevant (scored 0) 0.4508
     """
 
     def __init__(self, measures=None, *, empty_target: str = _EMPTY_TARGET, ties: str = _TIES,

@@ -86,6 +86,10 @@ class QueryCounts:
     empty_target : str
         The policy applied to them: ``"neg"`` (score 0, ``Rank`` inf: trec_eval),
         ``"pos"`` (score 1, ``Rank`` 1), ``"skip"`` (left out of ``evaluated``).
+    queries : str
+        The query convention applied to the run (``"both"``: ``qrels_only``
+        left out; ``"qrels"``/``"msmarco"``: scored 0 and counted in
+        ``evaluated``).
     """
 
     evaluated: int
@@ -93,6 +97,7 @@ class QueryCounts:
     run_only: tuple
     no_relevant: tuple
     empty_target: str = "neg"
+    queries: str = "both"
 
     def to_dict(self) -> dict:
         """How many queries of each kind (counts, not ids: the ids are the attributes)."""
@@ -114,7 +119,10 @@ class QueryCounts:
 
     def __str__(self) -> str:
         d = self.to_dict()
-        return (f"{d['evaluated']} evaluated; {d['qrels_only']} in qrels only; "
+        fate = ""
+        if self.qrels_only:
+            fate = " (left out)" if self.queries == "both" else " (scored 0)"
+        return (f"{d['evaluated']} evaluated; {d['qrels_only']} in qrels only{fate}; "
                 f"{d['run_only']} in run only (unjudged); {d['no_relevant']} without relevant "
                 f"({_EMPTY_WORDS[self.empty_target]})")
 
@@ -548,7 +556,8 @@ def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
         conventions[name] = queries if queries is not None else default_queries(kind)
         values[name], counts[name], st = _finish_run(
             qrels, name, src, per_q, run_ids, depth, info, measures, rel=rel,
-            queries=conventions[name], empty_target=empty_target)
+            queries=conventions[name], empty_target=empty_target,
+            refuse_disjoint=queries is None)
         stats.append(st)
     if len(set(conventions.values())) == 1:
         resolved = next(iter(conventions.values()))
@@ -687,11 +696,13 @@ def _every_query_one_score(run: Run) -> bool:
 
 
 def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, rel, queries,
-                empty_target, judged=None):
+                empty_target, judged=None, refuse_disjoint=False):
     """Apply the query policies (``queries``, ``empty_target``) to one run's values.
 
     ``judged`` (the flat door on a device) stands for ``judged_from_qrels(qrels)``;
-    ``qrels`` is then only the qrels' source name.
+    ``qrels`` is then only the qrels' source name. ``refuse_disjoint``: a run with
+    queries but none in common with the qrels is an error whatever ``queries`` says
+    (the convention came from the door, not from the caller: mismatched ids).
     """
     judged_all = judged_from_qrels(qrels) if judged is None else judged
     qrels_source = qrels if judged is not None else qrels.source
@@ -700,7 +711,7 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
     judged_mask = np.isin(run_ids, qrels_ids)
     run_only = tuple(str(q) for q in run_ids[~judged_mask])
     qrels_only = tuple(str(q) for q in qrels_ids[~np.isin(qrels_ids, run_ids)])
-    if not judged_mask.any() and queries == "both":
+    if not judged_mask.any() and (queries == "both" or (refuse_disjoint and run_ids.size)):
         raise InputError(
             f"run {name!r} ({source}) has no query in common with the qrels "
             f"({qrels_source}): run queries {_few(run_ids)}, qrels queries "
@@ -739,7 +750,7 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
             per_q = per_q.loc[~empty]
             evaluated, pos = evaluated[~empty], pos[~empty]
             warn_skipped(name, no_rel)
-    counts = QueryCounts(len(evaluated), qrels_only, run_only, no_rel, empty_target)
+    counts = QueryCounts(len(evaluated), qrels_only, run_only, no_rel, empty_target, queries)
     # query statistics (for baselines and reports)
     ret = pd.Series(depth, index=run_ids[judged_mask])
     relret = pd.Series(info, index=run_ids[judged_mask])

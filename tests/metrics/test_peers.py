@@ -60,6 +60,7 @@ def test_rag_door_counts_empty_and_missing_retrievals_as_zero(cast50):
         ev = mrrstats.evaluate(relevant, {"rag": retrieved}, MEASURES)
     assert ev.settings["queries"] == "qrels"
     assert ev.counts["rag"].evaluated == 50 and len(ev.counts["rag"].qrels_only) == 10
+    assert "10 in qrels only (scored 0)" in str(ev.counts["rag"])
     scores = ev.values["rag"]
     emptied = [q for q in relevant if not retrieved.get(q)]
     assert len(emptied) == 10
@@ -68,6 +69,7 @@ def test_rag_door_counts_empty_and_missing_retrievals_as_zero(cast50):
     with pytest.warns(QueriesLeftOutWarning, match=r"10 of the 50 judged.*queries='qrels'"):
         both = mrrstats.evaluate(relevant, {"rag": retrieved}, MEASURES, queries="both")
     assert both.counts["rag"].evaluated == 40
+    assert "10 in qrels only (left out)" in str(both.counts["rag"])
     assert (both.aggregate().to_numpy() > ev.aggregate().to_numpy()).all()  # the inflation
     # the same dicts given as {query: {doc: score}}: the same door
     ev_dict = mrrstats.evaluate(relevant, {"rag": _scored(retrieved)}, MEASURES)
