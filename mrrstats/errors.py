@@ -87,5 +87,5 @@ class QueriesLeftOutWarning(UserWarning):
     (``queries="both"``, trec_eval's default) or queries without any relevant
     document (``empty_target="skip"``). The message says how many and the option
     that counts them (``queries="qrels"``, ``empty_target="neg"``); the ids are in
-    :attr:`mrrstats.QueryCounts.qrels_only` and ``no_relevant``.
+    ``QueryCounts.qrels_only`` and ``no_relevant``.
     """

@@ -348,7 +348,7 @@ def exact_rank_correlation_pvalues(x, y) -> tuple[float, float]:
     Parameters
     ----------
     x, y : array_like, 1-D
-        The two scores of the same :math:`n \le` :data:`EXACT_MAX_SYSTEMS` systems.
+        The two scores of the same :math:`n \le 9` systems (``EXACT_MAX_SYSTEMS``).
 
     Returns
     -------
@@ -430,9 +430,9 @@ def ranking_agreement(scores, *, ties: str = "agreement", decimals: int | None =
             Number of systems ranked.
         ``tau``, ``tau_pvalue``
             Kendall's tau-b and its two-sided p-value: exact up to
-            :data:`EXACT_MAX_SYSTEMS` (9) systems, ties included (the
+            9 systems (``EXACT_MAX_SYSTEMS``), ties included (the
             permutation distribution over all :math:`n!` orders,
-            :func:`exact_rank_correlation_pvalues`); above, scipy's
+            ``exact_rank_correlation_pvalues``); above, scipy's
             ``kendalltau`` (exact without ties, otherwise the normal
             approximation).
         ``tau_ap``, ``tau_ap_reverse``

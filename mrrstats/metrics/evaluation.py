@@ -452,7 +452,7 @@ def evaluate(qrels, runs, measures=None, *, ties: str | None = None, rel: int = 
 
     Warns
     -----
-    QueriesLeftOutWarning
+    mrrstats.QueriesLeftOutWarning
         Judged queries left out of the means (under ``queries="both"``), or
         queries without a relevant document left out (``empty_target="skip"``):
         how many, and the option that counts them.

@@ -255,7 +255,7 @@ def wilcoxon_test(a, b, *, alternative="two-sided", method="auto", zero_method="
     alternative : {"two-sided", "less", "greater"}, keyword-only
     method : {"auto", "exact", "asymptotic", "R"}, keyword-only
         ``"auto"`` (default): the exact null distribution up to
-        :data:`WILCOXON_EXACT_MAX` (50) differences, with tied and zero
+        ``WILCOXON_EXACT_MAX`` (50) differences, with tied and zero
         differences too (the sign-flip distribution of the average ranks,
         counted exactly; scipy's ``"auto"`` is exact there only for
         :math:`n \le 13`), the normal approximation above. ``"exact"`` and
