@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import (InputError, MrrstatsDeprecationWarning, MrrstatsError, ParameterError,
-                     ParameterTypeError, ResourceError)
+                     ParameterTypeError, QueriesLeftOutWarning, ResourceError)
 from .lazy import alias_modules as _alias_modules
 from .lazy import attach as _attach
 from .version import __version__ as __version__  # re-exported
@@ -135,6 +135,7 @@ __all__ = [
     "ParameterTypeError",
     "ResourceError",
     "MrrstatsDeprecationWarning",
+    "QueriesLeftOutWarning",
     "read_score_matrix",
     "datasets",
     "blocked",

@@ -53,7 +53,15 @@ parameter              default          why
                                         resolve it with :func:`default_ties`.
 ``rel``                1                Minimum relevant grade (trec_eval's ``-l 1``).
 ``queries``            "both"           Queries in both the qrels and the run (trec_eval's
-                                        default).
+                                        default) for TREC files, frames, tables and the
+                                        stream and Dask engines; a judged query left out
+                                        warns (:class:`mrrstats.QueriesLeftOutWarning`).
+                                        :func:`mrrstats.evaluate` takes ``queries=None`` and
+                                        resolves it per run (:func:`default_queries`):
+                                        lists and dicts of ids (the RAG/QA door) count every
+                                        judged question, a missing or empty retrieval
+                                        scoring 0 (``"qrels"``, as ranx's
+                                        ``make_comparable=True``).
 ``empty_target``       "neg"            A query without a relevant document scores 0
                                         (trec_eval).
 ``unjudged``           "nonrelevant"    A retrieved document the qrels do not judge counts as
@@ -121,7 +129,8 @@ records the seed it actually used (pass it back as ``rng=``/``--seed`` to
 reproduce).
 
 Documented exceptions (:data:`EXCEPTIONS`): :func:`mrrstats.evaluate_flat`
-follows torchmetrics (``ties="expected"``, ``empty_target="skip"``), the
+follows torchmetrics (``ties="expected"``; ``empty_target="neg"`` is
+torchmetrics' ``empty_target_action`` default too), the
 multiverse varies conventions (tuples of them) and uses the deterministic t
 test, :func:`mrrstats.equivalence_test` defaults to the TOST t test
 (statsmodels' ``ttost_paired``), the power simulation uses fewer resamples
@@ -136,7 +145,7 @@ __all__ = ["N_RESAMPLES", "ALPHA", "CONFIDENCE_LEVEL", "ALTERNATIVE", "BASELINE_
            "TEST", "CORRECTION", "TIES", "TIES_MSMARCO", "REL", "QUERIES", "EMPTY_TARGET",
            "UNJUDGED", "RANDOM", "MISSING", "SCHEME", "BOOTSTRAP_METHOD", "WORKERS",
            "PPI_VARIANCE", "REPLICATE_DRAW",
-           "PARAMETERS", "EXCEPTIONS", "default_ties"]
+           "QUERIES_IDS", "PARAMETERS", "EXCEPTIONS", "default_ties", "default_queries"]
 
 N_RESAMPLES = 10_000
 ALPHA = 0.05
@@ -152,6 +161,10 @@ TIES = "trec_eval"
 TIES_MSMARCO = "rank"
 REL = 1
 QUERIES = "both"
+#: The query convention of runs given as lists or dicts of ids (the RAG/QA door):
+#: every judged question counts, a missing or empty retrieval scores 0 (ranx's
+#: ``make_comparable=True``; a RAG evaluation scores a question it retrieved nothing for 0).
+QUERIES_IDS = "qrels"
 EMPTY_TARGET = "neg"
 UNJUDGED = "nonrelevant"
 RANDOM: Final = "retrieved"
@@ -201,6 +214,9 @@ EXCEPTIONS = {
     # ties resolved from `queries` (default_ties): None means "trec_eval, or rank under msmarco"
     ("mrrstats.metrics.evaluation.evaluate", "ties"):
         (None, "resolved by default_ties(queries)"),
+    ("mrrstats.metrics.evaluation.evaluate", "queries"):
+        (None, "resolved per run by default_queries: 'qrels' for lists and dicts of ids "
+               "(RAG tools), 'both' otherwise (trec_eval)"),
     ("mrrstats.report.builder.make_report", "ties"):
         (None, "resolved by default_ties(queries), as in evaluate"),
     ("mrrstats evaluate", "ties"): (None, "resolved by default_ties(--queries)"),
@@ -220,8 +236,6 @@ EXCEPTIONS = {
     # torchmetrics' contract
     ("mrrstats.metrics.evaluation.evaluate_flat", "ties"):
         ("expected", "torchmetrics sorts ties in an unspecified order: the exact expectation"),
-    ("mrrstats.metrics.evaluation.evaluate_flat", "empty_target"):
-        ("skip", "torchmetrics' default for a query without a positive target"),
     # the agreement between measures ranks systems by their means, not documents
     ("mrrstats.agreement.measures.ranking_agreement", "ties"):
         ("agreement", "ties of system means (rounded), not of documents"),
@@ -314,3 +328,22 @@ def default_ties(queries: str = QUERIES) -> str:
     ('trec_eval', 'rank')
     """
     return TIES_MSMARCO if queries == "msmarco" else TIES
+
+
+def default_queries(run_kind: str | None) -> str:
+    """The query convention used when ``queries`` is not given (``None``), per run.
+
+    ``run_kind`` is how the run came in: ``"list"`` (``{query: [doc, ...]}``) or
+    ``"dict"`` (``{query: {doc: score}}``, a ranx run) give :data:`QUERIES_IDS`
+    (``"qrels"``: every judged question counts, a missing or empty retrieval scores
+    0, as the RAG tools and ranx's ``make_comparable=True`` count it); anything else
+    (a TREC file, a frame, a table, the stream and Dask engines) gives
+    :data:`QUERIES` (``"both"``, trec_eval's default).
+
+    Examples
+    --------
+    >>> from mrrstats.defaults import default_queries
+    >>> default_queries("list"), default_queries(None)
+    ('qrels', 'both')
+    """
+    return QUERIES_IDS if run_kind in ("list", "dict") else QUERIES

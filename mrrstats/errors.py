@@ -10,7 +10,7 @@ scipy keeps working.
 from __future__ import annotations
 
 __all__ = ["MrrstatsError", "InputError", "ParameterError", "ParameterTypeError",
-           "ResourceError", "MrrstatsDeprecationWarning"]
+           "ResourceError", "MrrstatsDeprecationWarning", "QueriesLeftOutWarning"]
 
 
 class MrrstatsError(Exception):
@@ -92,4 +92,13 @@ class MrrstatsDeprecationWarning(DeprecationWarning):
     mrrstats' own deprecations without touching those of numpy, pandas or scipy::
 
         warnings.filterwarnings("error", category=MrrstatsDeprecationWarning)
+    """
+
+
+class QueriesLeftOutWarning(UserWarning):
+    """Queries left out of the means: judged queries a run has no results for
+    (``queries="both"``, trec_eval's default) or queries without any relevant
+    document (``empty_target="skip"``). The message says how many and the option
+    that counts them (``queries="qrels"``, ``empty_target="neg"``); the ids are in
+    ``QueryCounts.qrels_only`` and ``no_relevant``.
     """

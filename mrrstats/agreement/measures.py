@@ -27,9 +27,11 @@ Pass ``decimals=None`` to rank the raw means.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,6 +60,11 @@ __all__ = [
 ]
 
 _TAU_AP_TIES = ("agreement", "accuracy", "raise")
+#: Up to this many systems the p-values of Kendall's tau-b and Spearman's rho are
+#: exact: the permutation distribution by full enumeration of the n! orders (9! =
+#: 362,880), ties included; above it, scipy's (tau: exact without ties, else normal;
+#: rho: Student's t approximation).
+EXACT_MAX_SYSTEMS = 9
 #: Columns of :func:`ranking_agreement` (one row per unordered pair of measures).
 _AGREEMENT_COLUMNS = ["measure_a", "measure_b", "n_systems", "tau", "tau_pvalue", "tau_ap",
                       "tau_ap_reverse", "tau_ap_symmetric", "rho", "rho_pvalue", "n_pairs",
@@ -326,6 +333,69 @@ def _ranking_agreement_iv(scores, ties, decimals):
     return frames, ties, _check_decimals(decimals)
 
 
+@lru_cache(maxsize=4)
+def _permutations(n: int) -> np.ndarray:
+    """All n! permutations of ``range(n)``, one per row (read-only)."""
+    perms = np.array(list(itertools.permutations(range(n))), dtype=np.int8).reshape(-1, n)
+    perms.flags.writeable = False
+    return perms
+
+
+def exact_rank_correlation_pvalues(x, y) -> tuple[float, float]:
+    r"""Exact two-sided p-values of Kendall's tau-b and Spearman's rho (small n).
+
+    The null distribution is the permutation distribution: every one of the
+    :math:`n!` pairings of ``y`` with ``x`` equally likely, enumerated in full
+    (ties kept as they are, so it is exact with ties too). The p-value is the
+    share of pairings whose statistic is at least as far from 0 as the observed
+    one, compared in integers (tau-b's numerator :math:`S = \sum_{i<j}
+    \mathrm{sign}(x_i - x_j)\,\mathrm{sign}(y_i - y_j)`, whose denominator no
+    permutation changes; twice the centred sum of rank products for rho), so no
+    rounding decides a boundary case. For :math:`n = 5` systems in perfect
+    agreement both are :math:`2/120`.
+
+    Parameters
+    ----------
+    x, y : array_like, 1-D
+        The two scores of the same :math:`n \le 9` systems (``EXACT_MAX_SYSTEMS``).
+
+    Returns
+    -------
+    (tau_pvalue, rho_pvalue) : tuple of float
+
+    Examples
+    --------
+    >>> from mrrstats.agreement.measures import exact_rank_correlation_pvalues
+    >>> tau_p, rho_p = exact_rank_correlation_pvalues([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])
+    >>> tau_p == rho_p == 2 / 120
+    True
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = x.size
+    if n != y.size or not 2 <= n <= EXACT_MAX_SYSTEMS:
+        raise ParameterError(f"the exact p-values need 2 to {EXACT_MAX_SYSTEMS} systems, "
+                             f"got {n} and {y.size}")
+    perms = _permutations(n)
+    # Kendall: S of every pairing, in integers
+    i, j = np.triu_indices(n, 1)
+    sx = np.sign(x[i] - x[j]).astype(np.int64)
+    sy = np.sign(y[:, None] - y[None, :]).astype(np.int8)
+    s_obs = int(sx @ np.sign(y[i] - y[j]).astype(np.int64))
+    s_all = np.zeros(perms.shape[0], dtype=np.int64)
+    for k in range(i.size):
+        s_all += sx[k] * sy[perms[:, i[k]], perms[:, j[k]]]
+    tau_p = float(np.mean(np.abs(s_all) >= abs(s_obs)))
+    # Spearman: average ranks doubled are integers; |n sum(a b) - sum(a) sum(b)|
+    a = np.rint(2 * stats.rankdata(x)).astype(np.int64)
+    b = np.rint(2 * stats.rankdata(y)).astype(np.int64)
+    t_all = b[perms] @ a
+    shift = int(a.sum()) * int(b.sum())
+    t_obs = abs(n * int(a @ b) - shift)
+    rho_p = float(np.mean(np.abs(n * t_all - shift) >= t_obs))
+    return tau_p, rho_p
+
+
 def _pair_signs(x: np.ndarray) -> np.ndarray:
     """sign(x[i] - x[j]) for i < j, flattened."""
     i, j = np.triu_indices(x.size, k=1)
@@ -368,9 +438,12 @@ def ranking_agreement(scores: Scores, *, ties: str = "agreement",
         ``n_systems``
             Number of systems ranked.
         ``tau``, ``tau_pvalue``
-            Kendall's tau-b and its two-sided p-value from
-            ``scipy.stats.kendalltau`` (exact for small untied samples,
-            otherwise the normal approximation; scipy's ``method="auto"``).
+            Kendall's tau-b and its two-sided p-value: exact up to
+            9 systems (``EXACT_MAX_SYSTEMS``), ties included (the
+            permutation distribution over all :math:`n!` orders,
+            ``exact_rank_correlation_pvalues``); above, scipy's
+            ``kendalltau`` (exact without ties, otherwise the normal
+            approximation).
         ``tau_ap``, ``tau_ap_reverse``
             tau_AP is asymmetric, so both directions are given: ``tau_ap`` of
             the ranking by ``measure_b`` against the ranking by ``measure_a``
@@ -378,7 +451,11 @@ def ranking_agreement(scores: Scores, *, ties: str = "agreement",
         ``tau_ap_symmetric``
             Mean of tau_AP in both directions.
         ``rho``, ``rho_pvalue``
-            Spearman's rho and its p-value (``scipy.stats.spearmanr``).
+            Spearman's rho and its two-sided p-value: exact up to 9 systems
+            (the permutation distribution, as for tau; for 5 systems in
+            perfect agreement 2/120 = 0.0167, where the t approximation of
+            ``scipy.stats.spearmanr`` gives 1.4e-24); above, scipy's t
+            approximation.
         ``n_pairs``
             Number of system pairs, :math:`N(N-1)/2`.
         ``n_swaps``
@@ -421,11 +498,14 @@ def ranking_agreement(scores: Scores, *, ties: str = "agreement",
         for b in names[i + 1:]:
             y = means[b].to_numpy()
             kt = stats.kendalltau(x, y, variant="b")
+            tau_p = float(kt.pvalue)
             if np.ptp(x) == 0 or np.ptp(y) == 0:
                 rho, rho_p = np.nan, np.nan
             else:
                 sr = stats.spearmanr(x, y)
                 rho, rho_p = float(sr.statistic), float(sr.pvalue)
+                if n <= EXACT_MAX_SYSTEMS:  # exact where exact is cheap (9! orders)
+                    tau_p, rho_p = exact_rank_correlation_pvalues(x, y)
             tied_a, tied_b = np.unique(x).size < n, np.unique(y).size < n
             # tau_AP,a needs an untied truth under ties="accuracy"
             tap = np.nan if ties == "accuracy" and tied_a else tau_ap(x, y, ties=ties)
@@ -437,7 +517,7 @@ def ranking_agreement(scores: Scores, *, ties: str = "agreement",
             sa, sb = signs[a], signs[b]
             rows.append({
                 "measure_a": a, "measure_b": b, "n_systems": n,
-                "tau": float(kt.statistic), "tau_pvalue": float(kt.pvalue),
+                "tau": float(kt.statistic), "tau_pvalue": tau_p,
                 "tau_ap": tap, "tau_ap_reverse": tap_rev, "tau_ap_symmetric": tap_sym,
                 "rho": rho, "rho_pvalue": rho_p,
                 "n_pairs": int(sa.size), "n_swaps": int(np.sum(sa * sb < 0)),

@@ -13,14 +13,16 @@ system's mean moves (a "multiverse analysis", Steegen et al. 2016).
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..defaults import ALPHA, N_RESAMPLES, WORKERS
-from ..errors import ParameterError, ParameterTypeError
+from ..errors import ParameterError, ParameterTypeError, QueriesLeftOutWarning
 from ..io.trec import qrels_iv, run_iv
 from ..metrics import evaluate, parse_measure
 from ..metrics.judged import UNJUDGED
@@ -251,15 +253,16 @@ def multiverse(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput = ("R
     for base in measures:
         for c in cutoffs:
             names.setdefault(_measure_name(base, c), (base, c))
+    # the multiverse varies the query conventions on purpose and reports each one's
+    # counts: the warning of each evaluation that leaves queries out would be noise
+    quiet = partial(_quiet_evaluate, qrels, run_objs, list(names))
     for t, q, r, u in itertools.product(ties, queries, rels, unjudged):
-        first = evaluate(qrels, run_objs, list(names), ties=t, rel=r, queries=q,
-                         empty_target=empty_targets[0], unjudged=u)
+        first = quiet(ties=t, rel=r, queries=q, empty_target=empty_targets[0], unjudged=u)
         # the other policies only where some counted query has no relevant document
         has_empty = any(first.counts[name].no_relevant for name in first.runs)
         for e in (empty_targets if has_empty else empty_targets[:1]):
-            ev = first if e == empty_targets[0] else evaluate(
-                qrels, run_objs, list(names), ties=t, rel=r, queries=q, empty_target=e,
-                unjudged=u)
+            ev = first if e == empty_targets[0] else quiet(
+                ties=t, rel=r, queries=q, empty_target=e, unjudged=u)
             resampled = _one_convention(ev, names, (t, q, r, e, u), sys_rows, pair_rows,
                                         test=test, correction=correction, alpha=alpha,
                                         n_resamples=n_resamples, workers=workers, gen=gen)
@@ -293,6 +296,14 @@ def multiverse(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput = ("R
     summary = _summary(systems, pairs, ref)
     return MultiverseResult(systems, pairs, summary, ref, test, correction, alpha,
                             n_resamples=resampled, seed=seed)
+
+
+def _quiet_evaluate(qrels, runs, measures, **conventions):
+    """:func:`evaluate` under one convention, its left-out-queries warning silenced
+    (the multiverse records every convention's counts)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", QueriesLeftOutWarning)
+        return evaluate(qrels, runs, measures, **conventions)
 
 
 def _one_convention(ev, names, convention, sys_rows, pair_rows, *, test, correction, alpha,

@@ -44,12 +44,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..defaults import EXCEPTIONS, REL
+from ..defaults import EMPTY_TARGET, EXCEPTIONS, REL
 from ..devices import to_numpy
 from ..errors import InputError, ParameterError, ParameterTypeError
 from ..io.flat import as_host_array
 from ..model.ranking import TIES
-from .evaluation import Evaluation, QueryCounts, empty_target_iv, evaluate_flat
+from .evaluation import Evaluation, QueryCounts, empty_target_iv, evaluate_flat, warn_skipped
 from .flat_xp import flat_namespace
 from .measures import measures_iv
 
@@ -65,7 +65,7 @@ __all__ = ["Accumulator"]
 
 _FLAT = "mrrstats.metrics.evaluation.evaluate_flat"
 #: evaluate_flat's documented departures from the package defaults (torchmetrics')
-_EMPTY_TARGET = EXCEPTIONS[(_FLAT, "empty_target")][0]
+_EMPTY_TARGET = EMPTY_TARGET
 _TIES = EXCEPTIONS[(_FLAT, "ties")][0]
 _STATS = ("num_ret", "num_rel", "num_rel_ret", "num_judged")
 #: Per-query chunks are joined when this many have piled up (many small batches).
@@ -111,8 +111,10 @@ class Accumulator:
     ----------
     measures : str or sequence of str, optional
         As in :func:`mrrstats.evaluate_flat`; default ``("RR",)``.
-    empty_target : {"skip", "neg", "pos", "error"}, keyword-only
-        A query without a relevant row (default ``"skip"``, as evaluate_flat).
+    empty_target : {"neg", "pos", "skip", "error"}, keyword-only
+        A query without a relevant row (default ``"neg"``: scored 0, as
+        evaluate_flat and torchmetrics' ``empty_target_action``; ``"skip"``
+        leaves it out with a :class:`mrrstats.QueriesLeftOutWarning`).
     ties : str, keyword-only
         Tie convention (default ``"expected"``, as evaluate_flat; ``"rank"`` is not
         available: flat rows have no rank column).
@@ -146,7 +148,7 @@ class Accumulator:
     ...     acc.update(preds, target, indexes)
     >>> ev = acc.compute()                        # an Evaluation, as evaluate_flat's
     >>> print(ev.counts["run"], round(float(ev.aggregate().loc["run", "RR"]), 4))
-    10 evaluated; 0 in qrels only; 0 in run only (unjudged); 2 without relevant (left out) 0.541
+    12 evaluated; 0 in qrels only; 0 in run only (unjudged); 2 without relevant (scored 0) 0.4508
     """
 
     def __init__(self, measures: MeasuresInput | None = None, *, empty_target: str = _EMPTY_TARGET,  # type: ignore[assignment]
@@ -451,6 +453,7 @@ class Accumulator:
                 values[empty] = 1.0
             elif self.empty_target == "skip":
                 ids, values, stats = ids[~empty], values[~empty], stats[~empty]
+                warn_skipped(self.name, no_rel)
         names = [str(m) for m in self.measures]
         query = pd.Index(ids.tolist(), dtype="str", name="query")
         frame = pd.DataFrame(values, index=query, columns=pd.Index(names, name="measure"))

@@ -6,11 +6,14 @@ were non-relevant: the value is a lower end. Counting every unjudged retrieved
 document relevant gives the other end. For RR, P@k, Success@k (and Rank) every
 complete judgment of the unjudged documents gives a value between the two
 (each can only move the first relevant document up, or add relevant documents
-to the top k). For AP, R and nDCG it does not always: a relevant document added
-to the judged set also raises the number of relevant documents (AP, R) and the
-ideal DCG (nDCG), so a completion can score below the non-relevant value or
-above the relevant one; their two values are the two conventions' values, not
-bounds.
+to the top k). For nDCG the two ends are computed as bounds: a completion can
+only raise the DCG (at most to every unjudged retrieved document at the qrels'
+highest grade) and the ideal DCG (at least the judged one, at most with every
+unjudged retrieved document at the highest grade), so
+:math:`DCG_0 / IDCG_{max} \le nDCG \le \min(1, DCG_{max} / IDCG_0)` over every
+judgment of the retrieved documents. For AP and R the two values are the two
+conventions' values, not bounds (a relevant document added to the judged set also
+raises the number of relevant documents): ``guaranteed`` is False for them.
 
 A run whose Judged@10 is far below the other runs' was probably not in the pool
 (a new system): its value is the most biased (Buckley et al. 2007; Sakai 2007);
@@ -21,13 +24,17 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..defaults import REL, TIES
-from .evaluation import evaluate
+from ..io.trec import qrels_iv, run_iv
+from ..model.ranking import rank_run
+from .evaluation import _runs_iv, evaluate
+from .judged import fill_unjudged
+from .kernels import _ideal_dcg, _ideal_terms, score_ranked_run
 from .measures import measures_iv, parse_measures
 
 if TYPE_CHECKING:
@@ -37,7 +44,7 @@ __all__ = ["JudgmentBounds", "judgment_bounds", "PoolingBiasWarning", "POOLING_B
            "GUARANTEED"]
 
 #: Measure families for which every complete judgment lies between the two values.
-GUARANTEED = ("RR", "P", "Success", "Rank", "Judged")
+GUARANTEED = ("RR", "P", "Success", "Rank", "Judged", "nDCG")
 #: A run is flagged when its mean Judged@10 is below ``ratio`` times the median of the
 #: other runs' and at least ``gap`` below it.
 POOLING_BIAS = {"ratio": 0.75, "gap": 0.10, "k": 10}
@@ -56,9 +63,10 @@ class JudgmentBounds:
     per_query : pandas.DataFrame
         ``run, query, measure, value`` (unjudged non-relevant: trec_eval's),
         ``lower``, ``upper`` (the smaller and the larger of that value and the
-        value with every unjudged retrieved document relevant), ``guaranteed``
-        (whether every complete judgment lies in ``[lower, upper]``: RR, P,
-        Success, Rank; not AP, R, nDCG).
+        value with every unjudged retrieved document relevant; for nDCG the
+        bounds over every judgment of the retrieved documents, see the module
+        documentation), ``guaranteed`` (whether every complete judgment lies
+        in ``[lower, upper]``: RR, P, Success, Rank, nDCG; not AP, R).
     systems : pandas.DataFrame
         Per run and measure the means: ``run, measure, value, lower, upper,
         guaranteed``, the run's mean ``judged`` (Judged@10) and
@@ -95,6 +103,39 @@ def _flag_pooling_bias(judged: pd.Series) -> list:
     return flagged
 
 
+def _run_sources(runs: RunsInput) -> list[Any]:
+    """The runs as evaluate reads them, in its order."""
+    return [source for _, source in _runs_iv(runs)]
+
+
+def _ndcg_bounds(qrels, source, measures, queries, *, ties, max_depth) -> dict:
+    """``{name: (lower, upper)}`` per query (in ``queries`` order) of each nDCG measure:
+    the bounds over every judgment of the retrieved documents (module documentation)."""
+    q = qrels_iv(qrels)
+    top = int(np.max(q.grade)) if q.grade.size else 1
+    ranked = rank_run(q, run_iv(source), ties=ties, max_depth=max_depth)
+    filled = fill_unjudged(ranked, grade=max(top, 1))
+    v0 = score_ranked_run(ranked, measures).to_numpy(dtype=np.float64)
+    vg = score_ranked_run(filled, measures).to_numpy(dtype=np.float64)
+    ids = ranked.query_ids.astype(str)
+    out = {}
+    for col, m in enumerate(measures):
+        idcg0 = _ideal_dcg(_ideal_terms(ranked.judged), m.k, ranked.n_queries)
+        idcgg = _ideal_dcg(_ideal_terms(filled.judged), m.k, ranked.n_queries)
+        dcg0, dcgg = v0[:, col] * idcg0, vg[:, col] * idcgg
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lower = np.where(idcgg > 0, dcg0 / idcgg, 0.0)
+            upper = np.where(idcg0 > 0, np.minimum(1.0, dcgg / idcg0),
+                             np.where(dcgg > 0, 1.0, 0.0))
+        # trec_eval's value is one of the fills: the bounds hold it whatever the rounding
+        lower, upper = np.minimum(lower, v0[:, col]), np.maximum(upper, v0[:, col])
+        # queries the run has no results for (scored 0 under queries="qrels"): 0, 0
+        lo_s = pd.Series(lower, index=ids).reindex(queries).fillna(0.0).to_numpy()
+        hi_s = pd.Series(upper, index=ids).reindex(queries).fillna(0.0).to_numpy()
+        out[str(m)] = (lo_s, hi_s)
+    return out
+
+
 def judgment_bounds(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None = None, *,
                     ties: str = TIES, rel: int = REL,
                     max_depth: int | None = None) -> JudgmentBounds:
@@ -128,9 +169,15 @@ def judgment_bounds(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput 
     it also enters the number of relevant documents and nDCG's ideal ranking
     (:func:`mrrstats.metrics.judged.fill_unjudged`). For RR, P@k, Success@k and
     Rank every complete judgment of the missing documents lies between them
-    (``guaranteed``); for AP, R and nDCG it does not always: a thinner ideal
-    ranking can move nDCG either way, and the reported pair is the two
-    conventions' values, not bounds. The system-level interval is the pair of
+    (``guaranteed``). For nDCG the ends are true bounds over every judgment of
+    the documents the run retrieved (unretrieved unjudged documents stay
+    non-relevant, as in every measure): :math:`DCG_0 / IDCG_{max}` and
+    :math:`\min(1, DCG_{max} / IDCG_0)`, with :math:`DCG_0, IDCG_0` trec_eval's
+    and :math:`DCG_{max}, IDCG_{max}` those with every unjudged retrieved
+    document at the qrels' highest grade (wider than the two conventions'
+    values, which a completion can leave). For AP and R it does not always
+    hold and the reported pair is the two conventions' values, not bounds
+    (``guaranteed`` False). The system-level interval is the pair of
     means over the queries, so it bounds the system's mean under any complete
     judgment for the guaranteed measures.
 
@@ -168,16 +215,22 @@ def judgment_bounds(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput 
     rows, sys_rows = [], []
     judged = pd.Series({run: float(lo.values[run][str(extra)].mean()) for run in lo.runs})
     flagged = _flag_pooling_bias(judged)
+    ndcg = [m for m in measures if m.name == "nDCG"]
+    sources = dict(zip(lo.runs, _run_sources(runs), strict=True)) if ndcg else {}
     for run in lo.runs:
         a, b = lo.values[run], hi.values[run]
+        nb = (_ndcg_bounds(qrels, sources[run], ndcg, a.index.astype(str), ties=ties,
+                           max_depth=max_depth) if ndcg else {})
         for m in measures:
             name = str(m)
             v, w = a[name].to_numpy(), b[name].to_numpy()
             guaranteed = m.name in GUARANTEED
-            rows.append(pd.DataFrame({"run": run, "query": a.index.astype(str), "measure": name,
-                                      "lower": np.minimum(v, w), "upper": np.maximum(v, w),
-                                      "value": v, "guaranteed": guaranteed}))
             lower, upper = np.minimum(v, w), np.maximum(v, w)
+            if name in nb:
+                lower, upper = nb[name]
+            rows.append(pd.DataFrame({"run": run, "query": a.index.astype(str), "measure": name,
+                                      "lower": lower, "upper": upper,
+                                      "value": v, "guaranteed": guaranteed}))
             agg = np.median if m.name == "Rank" else np.mean
             sys_rows.append({"run": run, "measure": name, "value": float(agg(v)),
                              "lower": float(agg(lower)), "upper": float(agg(upper)),

@@ -7,7 +7,9 @@ in the run only (unjudged), or had no relevant document.
 =========== ==================================================================
 ``queries`` meaning
 =========== ==================================================================
-"both"      queries in both the qrels and the run (trec_eval's default).
+"both"      queries in both the qrels and the run (trec_eval's default); the
+            judged queries left out are counted (``counts[run].qrels_only``)
+            and warned about (:class:`mrrstats.QueriesLeftOutWarning`).
 "qrels"     every qrels query; a query the run misses scores 0 on every measure
             (``trec_eval -c``).
 "msmarco"   the MS MARCO passage-ranking script's convention: the run's rank
@@ -16,12 +18,22 @@ in the run only (unjudged), or had no relevant document.
             qrels query counts (missing ones score 0) and the default measure
             is ``RR@10``.
 =========== ==================================================================
+
+``queries=None`` (the default of :func:`evaluate`) is resolved per run by
+:func:`mrrstats.defaults.default_queries`: a run given as lists or dicts of ids
+(``{query: [doc, ...]}``, ``{query: {doc: score}}``, a ranx run: the RAG/QA door)
+is scored under ``"qrels"``, so a question whose retrieval is empty or missing
+scores 0 (as the RAG tools and ranx's ``make_comparable=True`` count it); every
+other run (TREC files, frames, tables, the stream and Dask engines) under
+``"both"``, trec_eval's default.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,10 +44,9 @@ import numpy as np
 import pandas as pd
 
 from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
-from ..defaults import QUERIES as QUERIES_DEFAULT
-from ..defaults import REL, default_ties
+from ..defaults import REL, default_queries, default_ties
 from ..defaults import UNJUDGED as UNJUDGED_DEFAULT
-from ..errors import InputError, ParameterError, ParameterTypeError
+from ..errors import InputError, ParameterError, ParameterTypeError, QueriesLeftOutWarning
 from ..io.doors import is_records
 from ..io.flat import flat_to_qrels_run
 from ..io.hashing import encode_strings
@@ -78,7 +89,8 @@ class QueryCounts:
         Queries whose values enter the means.
     qrels_only : tuple of str
         Judged queries the run has no results for (scored 0 under
-        ``queries="qrels"``/``"msmarco"``, left out under ``"both"``).
+        ``queries="qrels"``/``"msmarco"`` and for lists and dicts of ids, left
+        out under ``"both"``, with a :class:`mrrstats.QueriesLeftOutWarning`).
     run_only : tuple of str
         Queries of the run without any judgement (always left out).
     no_relevant : tuple of str
@@ -87,6 +99,10 @@ class QueryCounts:
     empty_target : str
         The policy applied to them: ``"neg"`` (score 0, ``Rank`` inf: trec_eval),
         ``"pos"`` (score 1, ``Rank`` 1), ``"skip"`` (left out of ``evaluated``).
+    queries : str
+        The query convention applied to the run (``"both"``: ``qrels_only``
+        left out; ``"qrels"``/``"msmarco"``: scored 0 and counted in
+        ``evaluated``).
     """
 
     evaluated: int
@@ -94,20 +110,32 @@ class QueryCounts:
     run_only: tuple
     no_relevant: tuple
     empty_target: str = "neg"
+    queries: str = "both"
 
     def to_dict(self) -> dict:
+        """How many queries of each kind (counts, not ids: the ids are the attributes)."""
         return {"evaluated": self.evaluated, "qrels_only": len(self.qrels_only),
                 "run_only": len(self.run_only), "no_relevant": len(self.no_relevant),
                 "empty_target": self.empty_target}
 
     def __repr__(self) -> str:
-        d = self.to_dict()
-        return ("QueryCounts(" + ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
-                                           for k, v in d.items()) + ")")
+        """The attributes as they are: ``evaluated`` a count, the others tuples of ids
+        (a long tuple shows its first ids and how many there are)."""
+        def ids(t, n=3):
+            t = tuple(t)
+            if len(t) <= n:
+                return repr(t)
+            return "(" + ", ".join(map(repr, t[:n])) + f", ... {len(t)} ids)"
+        return (f"QueryCounts(evaluated={self.evaluated}, qrels_only={ids(self.qrels_only)}, "
+                f"run_only={ids(self.run_only)}, no_relevant={ids(self.no_relevant)}, "
+                f"empty_target={self.empty_target!r})")
 
     def __str__(self) -> str:
         d = self.to_dict()
-        return (f"{d['evaluated']} evaluated; {d['qrels_only']} in qrels only; "
+        fate = ""
+        if self.qrels_only:
+            fate = " (left out)" if self.queries == "both" else " (scored 0)"
+        return (f"{d['evaluated']} evaluated; {d['qrels_only']} in qrels only{fate}; "
                 f"{d['run_only']} in run only (unjudged); {d['no_relevant']} without relevant "
                 f"({_EMPTY_WORDS[self.empty_target]})")
 
@@ -344,7 +372,7 @@ def empty_target_iv(empty_target: str) -> str:
 
 
 def _evaluate_iv(ties, rel, queries, max_depth, measures):
-    if not isinstance(queries, str | None) or queries not in QUERIES:
+    if queries is not None and (not isinstance(queries, str) or queries not in QUERIES):
         raise ParameterError(f"`queries` must be one of {', '.join(map(repr, QUERIES))}, "
                          f"got {queries!r}")
     if ties is None:
@@ -367,7 +395,7 @@ def _msmarco_qrels(qrels: Qrels) -> Qrels:
 
 
 def evaluate(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None = None, *,
-             ties: str | None = None, rel: int = REL, queries: str = QUERIES_DEFAULT,
+             ties: str | None = None, rel: int = REL, queries: str | None = None,
              max_depth: int | None = None, empty_target: str = EMPTY_TARGET_DEFAULT,
              engine: str = "memory", unjudged: str = UNJUDGED_DEFAULT) -> Evaluation:
     """Evaluate one or more runs against qrels, per query and on average.
@@ -396,16 +424,28 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None 
     rel : int, keyword-only
         Minimum grade that counts as relevant (trec_eval ``-l``), default 1.
         Grades <= 0 are never relevant. A measure's own ``rel=`` wins.
-    queries : {"both", "qrels", "msmarco"}, keyword-only
-        Which queries count; see the module documentation.
+    queries : {"both", "qrels", "msmarco"} or None, keyword-only
+        Which queries count; see the module documentation. ``None`` (default):
+        the run's door decides (:func:`mrrstats.defaults.default_queries`).
+        Lists and dicts of ids (``{query: [doc, ...]}``, ``{query: {doc:
+        score}}``, a ranx run: the RAG/QA door) count every judged question,
+        and a question whose retrieval is empty or missing scores 0 on every
+        measure (``"qrels"``, ranx's ``make_comparable=True``). TREC files,
+        frames, tables and the stream and Dask engines keep trec_eval's
+        ``"both"``: judged queries the run has no results for are left out,
+        listed in ``counts[run].qrels_only`` and warned about
+        (:class:`mrrstats.QueriesLeftOutWarning`, which names
+        ``queries="qrels"``).
     max_depth : int, optional, keyword-only
         Only the first ``max_depth`` documents per query count (trec_eval ``-M``).
     empty_target : {"neg", "pos", "skip", "error"}, keyword-only
         What a counted query without any relevant document (grade >= ``rel``)
         becomes: ``"neg"`` (default; every measure 0 and ``Rank`` inf, as
-        trec_eval scores it), ``"pos"`` (1), ``"skip"`` (left out of the means)
-        or ``"error"`` (an :class:`InputError` naming them). torchmetrics'
-        names; the queries are listed in ``counts[run].no_relevant``.
+        trec_eval scores it, and ranx and torchmetrics' default), ``"pos"`` (1),
+        ``"skip"`` (left out of the means, with a
+        :class:`mrrstats.QueriesLeftOutWarning`) or ``"error"`` (an
+        :class:`InputError` naming them). torchmetrics' names; the queries are
+        listed in ``counts[run].no_relevant``.
     engine : {"memory", "stream", "dask", "auto"}, keyword-only
         Where the per-query values are computed (the values are identical,
         bit for bit, whichever engine): ``"memory"`` reads each run whole;
@@ -433,7 +473,15 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None 
     ------
     InputError
         A run with no query in common with the qrels (unless ``queries`` is
-        ``"qrels"`` or ``"msmarco"``, which score it 0 on every qrels query).
+        ``"qrels"`` or ``"msmarco"``, or the run is lists or dicts of ids, which
+        score it 0 on every qrels query).
+
+    Warns
+    -----
+    mrrstats.QueriesLeftOutWarning
+        Judged queries left out of the means (under ``queries="both"``), or
+        queries without a relevant document left out (``empty_target="skip"``):
+        how many, and the option that counts them.
 
     Examples
     --------
@@ -448,12 +496,13 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None 
     >>> ev.scores("RR")["bm25"].tolist()
     [0.5, 0.5]
 
-    Retrieved lists and relevant sets (a RAG evaluation):
+    Retrieved lists and relevant sets (a RAG evaluation): a question whose
+    retrieval is empty or missing scores 0.
 
-    >>> relevant = {"q1": {"d1"}, "q2": ["d7", "d8"]}
-    >>> retrieved = {"q1": ["d2", "d1"], "q2": ["d8", "d9"]}
+    >>> relevant = {"q1": {"d1"}, "q2": ["d7", "d8"], "q3": {"d4"}}
+    >>> retrieved = {"q1": ["d2", "d1"], "q2": ["d8", "d9"], "q3": []}
     >>> mrrstats.evaluate(relevant, {"rag": retrieved}, "MRR@5").scores("RR@5")["rag"].tolist()
-    [0.5, 1.0]
+    [0.5, 1.0, 0.0]
     """
     ties, rel, measures = _evaluate_iv(ties, rel, queries, max_depth, measures)
     empty_target = empty_target_iv(empty_target)
@@ -503,14 +552,15 @@ def _combine_groups(parts) -> tuple:
 
 
 def _evaluate_run(given_name, source, group, engine, ties) -> tuple:
-    """``(name, values, run_ids, depth, rel_retrieved, source)`` of one run via ``engine``."""
+    """``(name, values, run_ids, depth, rel_retrieved, source, kind)`` of one run via
+    ``engine``; ``kind`` is ``"list"``/``"dict"`` for lists and dicts of ids, else None."""
     if engine != "memory":
         name, parts = evaluate_groups(source, group, engine=engine, name=given_name)
         if parts is not None:
-            return (name, *_combine_groups(parts), str(source))
+            return (name, *_combine_groups(parts), str(source), None)
     run = run_iv(source, run_name=given_name)
     _warn_equal_scores(run, ties)
-    return (run.name, *group(run), run.source)
+    return (run.name, *group(run), run.source, run._meta.get("from_dict"))
 
 
 def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
@@ -519,23 +569,28 @@ def _evaluate(qrels, runs, measures, ties, rel, queries, max_depth,
     if queries == "msmarco":
         qrels = _msmarco_qrels(qrels)
     items = _runs_iv(runs)
-    values, counts, stats, names = {}, {}, [], []
+    values, counts, stats, names, conventions = {}, {}, [], [], {}
     group = partial(evaluate_group, measures=measures, ties=ties, rel=rel, max_depth=max_depth,
                     unjudged=unjudged)
     for given_name, source in items:
-        name, per_q, run_ids, depth, info, src = _evaluate_run(given_name, source,
-                                                               partial(group, qrels), engine,
-                                                               ties)
+        name, per_q, run_ids, depth, info, src, kind = _evaluate_run(
+            given_name, source, partial(group, qrels), engine, ties)
         if name in values:
             raise ParameterError(f"two runs are named {name!r}; pass a dict {{name: run}} to name "
                              "them apart")
         names.append(name)
+        conventions[name] = queries if queries is not None else default_queries(kind)
         values[name], counts[name], st = _finish_run(
-            qrels, name, src, per_q, run_ids, depth, info, measures, rel=rel, queries=queries,
-            empty_target=empty_target)
+            qrels, name, src, per_q, run_ids, depth, info, measures, rel=rel,
+            queries=conventions[name], empty_target=empty_target,
+            refuse_disjoint=queries is None)
         stats.append(st)
+    if len(set(conventions.values())) == 1:
+        resolved = next(iter(conventions.values()))
+    else:  # runs of different doors: each run's convention
+        resolved = conventions
     return _evaluation(measures, names, values, counts, stats, ties=ties, rel=rel,
-                       queries=queries, max_depth=max_depth, empty_target=empty_target,
+                       queries=resolved, max_depth=max_depth, empty_target=empty_target,
                        unjudged=unjudged)
 
 
@@ -550,7 +605,8 @@ def _evaluation(measures, names, values, counts, stats, *, ties, rel, queries, m
 
 
 def evaluate_flat(preds: ArrayLike, target: ArrayLike, indexes: ArrayLike,
-                  measures: MeasuresInput | None = None, *, empty_target: str = "skip",
+                  measures: MeasuresInput | None = None, *,
+                  empty_target: str = EMPTY_TARGET_DEFAULT,
                   ties: str = "expected", rel: int = 1, max_depth: int | None = None,
                   name: str = "run") -> Evaluation:
     """Evaluate flat ``preds``, ``target``, ``indexes`` arrays (torchmetrics' contract).
@@ -573,9 +629,12 @@ def evaluate_flat(preds: ArrayLike, target: ArrayLike, indexes: ArrayLike,
         Query of each row (integers, or strings in a NumPy array).
     measures : str or sequence of str, optional
         As in :func:`evaluate`; default ``("RR",)``.
-    empty_target : {"skip", "neg", "pos", "error"}, keyword-only
-        A query without any relevant row: left out (default, as torchmetrics),
-        scored 0, scored 1, or an error.
+    empty_target : {"neg", "pos", "skip", "error"}, keyword-only
+        A query without any relevant row: scored 0 (default, as every
+        torchmetrics retrieval metric's ``empty_target_action="neg"``), scored
+        1, left out (with a :class:`mrrstats.QueriesLeftOutWarning`; still
+        listed in ``counts[name].no_relevant``), or an error (``"skip"`` was
+        the default of mrrstats 0.1).
     ties : str, keyword-only
         Tie convention (:data:`mrrstats.TIES`). Default ``"expected"``: the
         exact expectation over random tie-breaking (torchmetrics' sort leaves
@@ -664,11 +723,13 @@ def _every_query_one_score(run: Run) -> bool:
 
 
 def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, rel, queries,
-                empty_target, judged=None):
+                empty_target, judged=None, refuse_disjoint=False):
     """Apply the query policies (``queries``, ``empty_target``) to one run's values.
 
     ``judged`` (the flat door on a device) stands for ``judged_from_qrels(qrels)``;
-    ``qrels`` is then only the qrels' source name.
+    ``qrels`` is then only the qrels' source name. ``refuse_disjoint``: a run with
+    queries but none in common with the qrels is an error whatever ``queries`` says
+    (the convention came from the door, not from the caller: mismatched ids).
     """
     judged_all = judged_from_qrels(qrels) if judged is None else judged
     qrels_source = qrels if judged is not None else qrels.source
@@ -677,7 +738,7 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
     judged_mask = np.isin(run_ids, qrels_ids)
     run_only = tuple(str(q) for q in run_ids[~judged_mask])
     qrels_only = tuple(str(q) for q in qrels_ids[~np.isin(qrels_ids, run_ids)])
-    if not judged_mask.any() and queries == "both":
+    if not judged_mask.any() and (queries == "both" or (refuse_disjoint and run_ids.size)):
         raise InputError(
             f"run {name!r} ({source}) has no query in common with the qrels "
             f"({qrels_source}): run queries {_few(run_ids)}, qrels queries "
@@ -685,6 +746,12 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
     per_q = per_q.loc[judged_mask]
     depth = depth[judged_mask]
     info = info[judged_mask]
+    if queries == "both" and qrels_only:
+        _warn_left_out(
+            f"run {name!r}: {len(qrels_only)} of the {len(qrels_ids)} judged queries have no "
+            f"results in the run and are left out of the means (queries='both', trec_eval's "
+            f"default): {_few(qrels_only)}; pass queries='qrels' to score them 0 "
+            "(counts[run].qrels_only lists them)")
     if queries in ("qrels", "msmarco") and qrels_only:
         fill = {str(m): m.spec.no_relevant_retrieved for m in measures}
         missing = pd.DataFrame([fill] * len(qrels_only),
@@ -714,7 +781,8 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
         elif empty_target == "skip":
             per_q = per_q.loc[~empty]
             evaluated, pos = evaluated[~empty], pos[~empty]
-    counts = QueryCounts(len(evaluated), qrels_only, run_only, no_rel, empty_target)
+            warn_skipped(name, no_rel)
+    counts = QueryCounts(len(evaluated), qrels_only, run_only, no_rel, empty_target, queries)
     # query statistics (for baselines and reports)
     ret = pd.Series(depth, index=run_ids[judged_mask])
     relret = pd.Series(info, index=run_ids[judged_mask])
@@ -725,6 +793,24 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
     st["num_judged"] = judged_all.num_judged()[pos].astype(np.int64)
     st.insert(0, "run", name)
     return per_q, counts, st
+
+
+def _warn_left_out(message: str) -> None:
+    """A :class:`QueriesLeftOutWarning` attributed to the caller's first frame outside
+    mrrstats (whichever door or engine led here)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    level, frame = 2, sys._getframe(1)  # stacklevel 2: the function that called this one
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, QueriesLeftOutWarning, stacklevel=level)
+
+
+def warn_skipped(name: str, no_relevant) -> None:
+    """Warn that ``empty_target="skip"`` left queries without a relevant document out."""
+    _warn_left_out(
+        f"run {name!r}: {len(no_relevant)} queries without any relevant document are left "
+        f"out of the means (empty_target='skip'): {_few(no_relevant)}; pass "
+        "empty_target='neg' to score them 0 (counts[run].no_relevant lists them)")
 
 
 def _few(ids, n: int = 3) -> str:

@@ -171,13 +171,15 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
             "Measure":
         raise ParameterTypeError(f"`measure` must be a measure name or None, got "
                                  f"{type(measure).__name__}", name="measure")
+    from_evaluation = False
     if isinstance(scores, ScoreTable):
         frame_measure = scores.measure if measure is None else str(measure)
         X, systems, queries = scores.values, scores.systems, scores.queries
         dropped0 = scores.dropped
     else:
         dropped0 = ()
-        if _is_evaluation(scores):
+        from_evaluation = _is_evaluation(scores)
+        if from_evaluation:
             m = _pick(scores.measure_names, measure, name)
             scores = scores.scores(m)
             measure = m
@@ -241,6 +243,12 @@ def as_score_table(scores, *, measure=None, missing="raise", min_systems=1, min_
         if missing == "raise":
             q = int(np.flatnonzero(bad)[0])
             s = int(np.flatnonzero(np.isnan(X[q]))[0])
+            if from_evaluation:  # a run without results for a judged query
+                raise ParameterError(
+                    f"`{name}` has a missing value for system {systems[s]!r} on query "
+                    f"{queries[q]!r} (the run has no results for it); evaluate with "
+                    "queries='qrels' to score such queries 0 (trec_eval -c), or pass "
+                    "missing='drop' to drop the queries that some system lacks")
             raise ParameterError(f"`{name}` has a missing value for system {systems[s]!r} on "
                              f"query {queries[q]!r}; pass missing='drop' to drop the "
                              "queries that some system lacks")

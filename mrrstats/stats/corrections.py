@@ -156,6 +156,12 @@ def signflip_inverted(D, alpha_pair, alternative, *, total, exact, batch, replay
             low[sl] = np.where(none, -np.inf, np.sort(lo_b, axis=0)[k, cols])
         if alternative in ("two-sided", "less"):
             high[sl] = np.where(none, np.inf, -np.sort(-hi_b, axis=0)[k, cols])
+    # An end point is a subset mean widened by the tie tolerance: a mean that is 0 up to
+    # rounding (|mean| <= tol) gives an end within 2 tol of 0, on the side that keeps 0
+    # inside. Reported as exactly 0, so it prints as 0 only when it is 0 (the closed
+    # interval still holds 0: no decision changes).
+    low = np.where((low <= 0) & (low >= -2 * tol), 0.0, low)
+    high = np.where((high >= 0) & (high <= 2 * tol), 0.0, high)
     return low, high
 
 

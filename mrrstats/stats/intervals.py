@@ -118,6 +118,12 @@ def signflip_interval(dsum, sums, kept, exact, alternative, cl, n):
         low = float(r[need - 1])
     if alternative in ("two-sided", "less") and need > 0:
         high = float(r[r.size - need])
+    # the ends are subset means (S - T)/(2|F|): one that is 0 up to the rounding of the
+    # sums is reported as exactly 0 (so it prints as 0 only when it is 0)
+    scale = abs(dsum) + (float(np.abs(sums).max()) if sums.size else 0.0)
+    tol = 16.0 * max(n, 1) * np.finfo(np.float64).eps * scale
+    low = 0.0 if math.isfinite(low) and abs(low) <= tol else low
+    high = 0.0 if math.isfinite(high) and abs(high) <= tol else high
     return low, high
 
 

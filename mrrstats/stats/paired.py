@@ -272,10 +272,15 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two
         Aligned per-query scores.
     alternative : {"two-sided", "less", "greater"}, keyword-only
     method : {"auto", "exact", "asymptotic", "R"}, keyword-only
-        ``"auto"``, ``"exact"`` and ``"asymptotic"`` (the normal
-        approximation; ``"approx"`` is its retired spelling) are passed to
-        :func:`scipy.stats.wilcoxon` unchanged. ``"R"`` reproduces R's
-        ``wilcox.test(a, b, paired = TRUE)`` default (see Notes).
+        ``"auto"`` (default): the exact null distribution up to
+        ``WILCOXON_EXACT_MAX`` (50) differences, with tied and zero
+        differences too (the sign-flip distribution of the average ranks,
+        counted exactly; scipy's ``"auto"`` is exact there only for
+        :math:`n \le 13`), the normal approximation above. ``"exact"`` and
+        ``"asymptotic"`` (the normal approximation; ``"approx"`` is its
+        retired spelling) are passed to :func:`scipy.stats.wilcoxon`
+        unchanged. ``"R"`` reproduces R's ``wilcox.test(a, b, paired =
+        TRUE)`` default (see Notes).
     zero_method : {"wilcox", "pratt", "zsplit"}, keyword-only
         Treatment of zero differences (scipy's options). ``"wilcox"`` drops them.
     continuity : bool or None, keyword-only
@@ -305,7 +310,8 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two
 
     scipy's own ``method="auto"`` differs: it counts zeros in :math:`n`
     (switching to the normal approximation only above 50), runs a permutation
-    test for :math:`n \le 13` with ties or zeros, and does not apply the
+    test for :math:`n \le 13` with ties or zeros (and the normal approximation
+    from 14 on, where mrrstats' ``"auto"`` stays exact), and does not apply the
     continuity correction by default.
 
     The normal approximation uses
@@ -353,27 +359,68 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two
         w_plus = float(ranks[d > 0].sum())
         if zero_method == "zsplit":
             w_plus += float(ranks[d == 0].sum()) / 2.0
-    res = stats.wilcoxon(a, b, zero_method=zero_method, correction=continuity,
-                         alternative=alternative, method=method)
     used = method
     if method == "auto":
-        if d.size > 50:
+        if d.size > WILCOXON_EXACT_MAX:
             used = "asymptotic"
-        elif not (has_ties or n_zero > 0):
+        else:  # exact, ties and zeros included (scipy: a normal approximation from 14 on)
             used = "exact"
-        elif d.size <= 13:
-            used = "permutation"
-        else:
-            used = "asymptotic"
-    z = getattr(res, "zstatistic", math.nan)
+    if used == "exact" and method == "auto" and (has_ties or n_zero > 0):
+        pvalue = _wilcoxon_exact_tied(d, zero_method, alternative)
+    else:
+        res = stats.wilcoxon(a, b, zero_method=zero_method, correction=continuity,
+                             alternative=alternative, method=method)
+        pvalue = float(res.pvalue)
+    z = getattr(res, "zstatistic", math.nan) if used == "asymptotic" else math.nan
     if used == "asymptotic" and not np.isfinite(z):
         z = math.nan
     if used == "asymptotic" and math.isnan(z):
         # scipy only reports z for method="asymptotic"; recompute it for "auto".
         z = _wilcoxon_z(d, zero_method, continuity, alternative)
-    return WilcoxonResult(w_plus, float(res.pvalue), float(z) if used == "asymptotic"
+    return WilcoxonResult(w_plus, pvalue, float(z) if used == "asymptotic"
                           else math.nan, *counts_, has_ties, used, zero_method,
                           continuity, alternative, d)
+
+
+#: ``wilcoxon_test(method="auto")`` is exact up to this many differences (scipy's
+#: switch to the normal approximation), with ties and zeros too.
+WILCOXON_EXACT_MAX = 50
+
+
+def _wilcoxon_exact_tied(d, zero_method, alternative) -> float:
+    r"""Exact p-value of the signed-rank statistic with tied or zero differences.
+
+    Under the null each non-zero difference keeps or flips its sign with
+    probability 1/2 independently, so :math:`W^+ = c + \sum_i r_i B_i` (the
+    ranks :math:`r_i` of the non-zero :math:`|d_i|`, average ranks for ties;
+    ``c`` the zeros' share under ``"zsplit"``). Doubled average ranks are
+    integers, so the distribution is the convolution of the :math:`2^m` sign
+    patterns counted exactly (counts below :math:`2^{53}`): the permutation
+    distribution scipy enumerates for :math:`n \le 13`, for every :math:`n`.
+    Two-sided: twice the smaller tail (the distribution is symmetric), at most 1.
+    """
+    if zero_method == "wilcox":
+        ranks = stats.rankdata(np.abs(d[d != 0]))
+        signs = d[d != 0] > 0
+    else:
+        ranks_all = stats.rankdata(np.abs(d))
+        ranks, signs = ranks_all[d != 0], d[d != 0] > 0
+    r2 = np.rint(2 * ranks).astype(np.int64)
+    counts = np.zeros(int(r2.sum()) + 1, dtype=np.float64)
+    counts[0] = 1.0
+    top = 0
+    for r in r2:  # add r with probability 1/2: counts(w) + counts(w - r)
+        counts[r:top + r + 1] += counts[:top + 1].copy()
+        top += r
+    total = float(2 ** r2.size)
+    w2 = int(r2[signs].sum())  # 2 W+ without the constant
+    upper = counts[w2:].sum() / total
+    lower = counts[:w2 + 1].sum() / total
+    if alternative == "greater":
+        return float(min(1.0, upper))
+    if alternative == "less":
+        return float(min(1.0, lower))
+    return float(min(1.0, 2.0 * min(upper, lower)))
 
 
 def _wilcoxon_z(d, zero_method, continuity, alternative):

@@ -97,7 +97,8 @@ def win_tie_loss(D, tol):
 
 
 def sign_pvalues(wins, losses, alternative):
-    """Exact binomial p-values (p = 1/2), vectorised; equals scipy.stats.binomtest."""
+    """Exact binomial p-values (p = 1/2), vectorised; equal to scipy.stats.binomtest's to a
+    relative 1e-12 (tests/stats/test_paired_tests.py)."""
     wins = np.asarray(wins)
     n = wins + np.asarray(losses)
     with np.errstate(invalid="ignore"):

@@ -571,3 +571,51 @@ def test_discriminative_power_table_records_the_seed_it_drew(adhoc):
     again = discriminative_power_table(frames, rng=seed, workers=1, **kw)
     pd.testing.assert_frame_equal(again, drawn)
     assert again.attrs["seed"] == seed
+
+
+# --------------------------------------------------------------------------
+# exact p-values of tau and rho for few systems (full enumeration of n! orders)
+# --------------------------------------------------------------------------
+
+def test_rank_correlation_pvalues_exact_for_five_systems_in_perfect_agreement():
+    """5 systems ranked alike by both measures: 2 of the 5! = 120 orders are as
+    extreme (the same and the reversed order), so both p-values are 2/120; scipy's
+    spearmanr (Student's t approximation) gives 1.4e-24."""
+    rr = pd.DataFrame({f"s{i}": [0.1 * i, 0.1 * i + 0.05] for i in range(1, 6)})
+    ap = pd.DataFrame({f"s{i}": [0.05 * i, 0.02 * i] for i in range(1, 6)})
+    row = ranking_agreement({"RR": rr, "AP": ap}).iloc[0]
+    assert row.rho == pytest.approx(1.0, abs=1e-12) and row.tau == pytest.approx(1.0, abs=1e-12)
+    assert row.rho_pvalue == 2 / 120 and row.tau_pvalue == 2 / 120
+    assert stats.spearmanr(np.arange(5), np.arange(5)).pvalue < 1e-20  # what it replaced
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_correlation_pvalues_equal_scipy_exact_permutation_test(seed):
+    """With ties, against scipy.stats.permutation_test over every pairing
+    (n_resamples=inf: exact), statistic |tau_b| and |rho| (two-sided as 'at least as
+    far from 0')."""
+    from mrrstats.agreement.measures import exact_rank_correlation_pvalues
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 9))
+    x = rng.integers(0, 4, n).astype(float)
+    y = rng.integers(0, 4, n).astype(float)
+    x[:2], y[:2] = [0.0, 5.0], [1.0, 6.0]  # not constant
+    tau_p, rho_p = exact_rank_correlation_pvalues(x, y)
+    kw = dict(permutation_type="pairings", n_resamples=np.inf, alternative="greater")
+    ref_tau = stats.permutation_test((x,), lambda u: abs(stats.kendalltau(u, y).statistic),
+                                     **kw).pvalue
+    ref_rho = stats.permutation_test((x,), lambda u: abs(stats.spearmanr(u, y).statistic),
+                                     **kw).pvalue
+    assert tau_p == pytest.approx(ref_tau, abs=1e-12)
+    assert rho_p == pytest.approx(ref_rho, abs=1e-12)
+
+
+def test_rank_correlation_pvalues_switch_to_scipy_above_nine_systems():
+    rng = np.random.default_rng(4)
+    frames = {m: pd.DataFrame(rng.random((6, 10)), columns=[f"s{i}" for i in range(10)])
+              for m in ("RR", "AP")}
+    row = ranking_agreement(frames).iloc[0]
+    x, y = (frames[m].mean(axis=0).round(12).to_numpy() for m in ("RR", "AP"))
+    assert row.rho_pvalue == pytest.approx(stats.spearmanr(x, y).pvalue, rel=1e-12)
+    assert row.tau_pvalue == pytest.approx(stats.kendalltau(x, y).pvalue, rel=1e-12)

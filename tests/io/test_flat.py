@@ -34,6 +34,9 @@ def test_flat_matches_trec_file_path_on_cast(cast_flat):
     qrels, run, preds, target, indexes, qids = cast_flat
     ref = mrrstats.evaluate(qrels, {"r": run}, MEASURES, ties="expected")
     ev = mrrstats.evaluate_flat(preds, target, indexes, MEASURES, empty_target="neg", name="r")
+    # the default is torchmetrics' empty_target_action="neg": every query counts
+    default = mrrstats.evaluate_flat(preds, target, indexes, MEASURES, name="r")
+    pd.testing.assert_frame_equal(default.values["r"], ev.values["r"], check_exact=True)
     got = ev.values["r"]
     got.index = qids[got.index.astype(int)]
     want = ref.values["r"]
@@ -41,8 +44,10 @@ def test_flat_matches_trec_file_path_on_cast(cast_flat):
     # documents, which is all RR, P@k, Success@k and Rank look at).
     got = got.loc[want.index]
     pd.testing.assert_frame_equal(got, want, check_exact=True, check_names=False)
-    # default "skip" leaves out queries without a relevant retrieved row
-    skip = mrrstats.evaluate_flat(preds, target, indexes, MEASURES, name="r")
+    # "skip" leaves out queries without a relevant retrieved row, and says so
+    with pytest.warns(mrrstats.QueriesLeftOutWarning, match=r"empty_target='neg'"):
+        skip = mrrstats.evaluate_flat(preds, target, indexes, MEASURES, name="r",
+                                      empty_target="skip")
     no_rel = np.bincount(indexes, weights=target) == 0
     assert skip.counts["r"].evaluated == int((~no_rel).sum())
     assert len(skip.counts["r"].no_relevant) == int(no_rel.sum())

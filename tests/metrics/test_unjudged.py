@@ -172,8 +172,9 @@ def test_conventions_keep_judged_and_are_named(cast):
 # -- judgment_bounds ----------------------------------------------------------------------
 
 def test_bounds_hold_for_every_completion_of_the_guaranteed_measures():
-    """Random complete judgments of the unjudged documents: RR, P@k, Success@k stay within
-    [lower, upper]; for nDCG a completion can fall outside (the docs say so)."""
+    """Random complete judgments of the unjudged documents: RR, P@k, Success@k and nDCG
+    (its bounds DCG_0/IDCG_max and min(1, DCG_max/IDCG_0)) stay within [lower, upper];
+    for AP a completion can fall outside (the docs say so, guaranteed is False)."""
     rng = np.random.default_rng(5)
     docs = [f"d{i}" for i in range(12)]
     qrels = {f"q{i}": {d: int(rng.integers(0, 3)) for d in rng.choice(docs, 4, replace=False)}
@@ -191,9 +192,33 @@ def test_bounds_hold_for_every_completion_of_the_guaranteed_measures():
             v = ev.scores(n)["r"].loc[f.index]
             out = ((v < f.lower - 1e-12) | (v > f.upper + 1e-12)).sum()
             outside[n] += int(out)
-    assert outside["RR"] == outside["P@5"] == outside["Success@3"] == 0
-    assert outside["nDCG@5"] + outside["AP"] > 0
+    assert outside["RR"] == outside["P@5"] == outside["Success@3"] == outside["nDCG@5"] == 0
+    assert outside["AP"] > 0
     assert b[b.measure == "RR"].guaranteed.all() and not b[b.measure == "AP"].guaranteed.any()
+    assert b[b.measure == "nDCG@5"].guaranteed.all()
+
+
+def test_ndcg_bounds_contain_every_fill_by_enumeration():
+    """Every judgment (grades 0..3) of the unjudged retrieved documents, enumerated: the
+    nDCG values lie in [lower, upper] (the reference is the enumeration itself)."""
+    import itertools
+
+    qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d7": 1, "d8": 3}}
+    runs = {"r": {"q1": ["x1", "d3", "x2", "d1"], "q2": ["d7", "y1", "d8", "y2"]}}
+    names = ["nDCG@3", "nDCG"]
+    b = mrrstats.judgment_bounds(qrels, runs, names).to_frame().set_index(["query", "measure"])
+    for q, judged in qrels.items():
+        run = runs["r"][q]
+        unjudged = [d for d in run if d not in judged]
+        for name in names:
+            values = []
+            for fill in itertools.product(range(4), repeat=len(unjudged)):
+                full = {**judged, **dict(zip(unjudged, fill, strict=True))}
+                ev = mrrstats.evaluate({q: full}, {"r": {q: run}}, [name])
+                values.append(float(ev.aggregate().iloc[0, 0]))
+            row = b.loc[(q, name)]
+            assert row.lower <= min(values) + 1e-12 and max(values) <= row.upper + 1e-12
+            assert row.lower <= row.value <= row.upper
 
 
 def test_bounds_frame_and_systems(cast):

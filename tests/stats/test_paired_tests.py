@@ -171,12 +171,59 @@ def test_wilcoxon_R_large_n_without_ties_uses_normal():
     assert res.pvalue == pytest.approx(p, rel=1e-10)
 
 
-def test_wilcoxon_auto_is_scipy_default(adhoc7_rr):
-    for j in (1, 2, 7):
-        a, b = adhoc7_rr[:20, 0], adhoc7_rr[:20, j]
-        ours = mrrstats.wilcoxon_test(a, b)
-        assert ours.pvalue == pytest.approx(stats.wilcoxon(a, b).pvalue, rel=1e-12)
-        assert ours.continuity is False
+def _rr_pairs(rng, n):
+    """Reciprocal ranks of two systems: many ties and zero differences."""
+    return 1.0 / rng.integers(1, 5, n), 1.0 / rng.integers(1, 5, n)
+
+
+def _signflip_enumeration(d, zero_method, alternative):
+    """Reference: W+ over all 2**m sign vectors of the non-zero differences."""
+    nz = d != 0
+    ranks = stats.rankdata(np.abs(d[nz] if zero_method == "wilcox" else d))
+    if zero_method != "wilcox":
+        ranks = ranks[nz]
+    m = ranks.size
+    bits = (np.arange(2 ** m)[:, None] >> np.arange(m)) & 1
+    w = bits @ ranks
+    obs = ranks[d[nz] > 0].sum()
+    upper, lower = np.mean(w >= obs - 1e-9), np.mean(w <= obs + 1e-9)
+    if alternative == "greater":
+        return upper
+    if alternative == "less":
+        return lower
+    return min(1.0, 2 * min(upper, lower))
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+def test_wilcoxon_auto_exact_with_ties_and_zeros(zero_method):
+    """method="auto" is exact up to 50 differences, ties and zeros included: equal to
+    scipy's permutation test for n <= 13 (scipy's own "auto", exact there) and to a
+    full enumeration of the 2**m sign vectors for n = 18 (where scipy's "auto" uses
+    the normal approximation)."""
+    rng = np.random.default_rng(7)
+    for n in (8, 13):
+        a, b = _rr_pairs(rng, n)
+        ours = mrrstats.wilcoxon_test(a, b, zero_method=zero_method)
+        ref = stats.wilcoxon(a, b, zero_method=zero_method)  # a permutation test here
+        assert ours.method == "exact"
+        assert ours.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    a, b = _rr_pairs(rng, 18)
+    d = a - b
+    assert (d == 0).any() and np.unique(np.abs(d[d != 0])).size < (d != 0).sum()
+    for alternative in ("two-sided", "greater", "less"):
+        ours = mrrstats.wilcoxon_test(a, b, zero_method=zero_method, alternative=alternative)
+        assert ours.method == "exact"
+        assert ours.pvalue == pytest.approx(_signflip_enumeration(d, zero_method, alternative),
+                                            rel=1e-12)
+    assert mrrstats.wilcoxon_test(*_rr_pairs(rng, 51)).method == "asymptotic"
+
+
+def test_wilcoxon_auto_without_ties_is_scipy_exact():
+    rng = np.random.default_rng(3)
+    a, b = rng.random(20), rng.random(20)
+    ours = mrrstats.wilcoxon_test(a, b)
+    assert ours.method == "exact" and ours.continuity is False
+    assert ours.pvalue == pytest.approx(stats.wilcoxon(a, b).pvalue, rel=1e-12)
 
 
 # ---------------------------------------------------------------------------

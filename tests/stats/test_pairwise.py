@@ -807,3 +807,30 @@ def test_single_step_with_an_interval_asked_for_by_name(small):
     np.testing.assert_array_equal(t.pvalue_adjusted, ss.pvalue_adjusted)  # same decisions
     none = mrrstats.pairwise_tests(small, ci="none", n_resamples=400, rng=5)
     assert np.isnan(none.ci_low).all() and not none.reject_beyond_ci.any()
+
+
+def test_interval_ends_zero_up_to_rounding_are_exactly_zero():
+    """Hit@k-like 0/1 scores: the inverted sign-flip intervals have ends that are
+    subset means equal to 0; they are reported as exactly 0 (not -2e-14 or the tie
+    tolerance), so a display prints 0 only for an end that is 0, and the decisions
+    still agree with the intervals (a closed interval with end 0 holds 0)."""
+    rng = np.random.default_rng(0)
+    n_zero = 0
+    for seed in range(6):
+        X = pd.DataFrame((rng.random((25, 4)) < [0.9, 0.85, 0.8, 0.88]).astype(float),
+                         columns=list("abcd"))
+        for correction in ("holm", "bonferroni"):
+            r = mrrstats.pairwise_tests(X, test="randomization", correction=correction,
+                                        rng=seed).to_frame()
+            for col in ("ci_low", "ci_high", "marginal_low", "marginal_high"):
+                v = r[col].to_numpy()
+                assert not ((v != 0) & (np.abs(v) < 1e-9)).any(), (col, v)
+                n_zero += int((v == 0).sum())
+            holds_zero = (r.ci_low <= 0) & (r.ci_high >= 0)
+            # 0 inside exactly when not rejected (Holm's rejections beyond the interval aside)
+            beyond = r.reject_beyond_ci.astype(bool)
+            assert ((holds_zero | beyond) == (~r.reject.astype(bool) | beyond)).all()
+    assert n_zero > 0
+    res = mrrstats.randomization_test(X["a"].to_numpy(), X["b"].to_numpy(), rng=1)
+    low, high = res.confidence_interval()
+    assert not (0 < abs(low) < 1e-9 or 0 < abs(high) < 1e-9)
