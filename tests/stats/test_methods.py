@@ -269,3 +269,13 @@ def test_references_agree_with_the_documentation_bibliography():
         for name in ("year", "pages", "number"):
             a, b = field(entries[key], name), field(REFERENCES[key], name)
             assert a is None or b is None or a == b, (key, name, a, b)
+
+
+def test_bibliography_parses_with_pybtex():
+    """pybtex (what sphinxcontrib-bibtex reads BibTeX with) reads every entry, with authors."""
+    pybtex = pytest.importorskip("pybtex.database")
+    data = pybtex.parse_string(bibtex(REFERENCES), "bibtex")
+    assert set(data.entries) == set(REFERENCES)
+    for key, entry in data.entries.items():
+        assert entry.persons.get("author"), key
+        assert entry.fields["title"] and entry.fields["year"].isdigit(), key
