@@ -312,6 +312,15 @@ EXCEPTIONS = {
         (None, "no random reference unless asked"),
     ("mrrstats.report.plots.baselines.observed_vs_random", "random"):
         (None, "the model is read from the baseline table"),
+    # many collections: the post-hoc test of a Friedman analysis (Demsar 2006), not a
+    # paired test of queries
+    ("mrrstats.stats.critical.critical_difference", "test"):
+        ("nemenyi", "Demsar's (2006) critical-difference diagram, the convention of the field"),
+    ("mrrstats critical-difference", "test"): ("nemenyi", "as critical_difference()"),
+    # repro_eval scores every judged topic (a topic a run misses counts as 0)
+    ("mrrstats.stats.reproducibility.reproducibility", "queries"):
+        ("qrels", "as repro_eval: every judged topic, a missing one scores 0"),
+    ("mrrstats reproducibility", "queries"): ("qrels", "as reproducibility()"),
 }
 
 

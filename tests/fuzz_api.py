@@ -307,6 +307,7 @@ NOT_FUZZED = {"Accumulator.all_gather"}
 #: arguments a method needs for its valid call
 METHOD_ARGS = {"Evaluation.scores": {"measure": "RR"}, "LinkPredictionRanks.hits": {"k": 1},
                "LinkPredictionRanks.hits_at": {"k": 1}, "Measure.with_rel": {"rel": 2},
+               "LinkPredictionRanks.metric": {"name": "hits_at_10"},
                "PPIResult.confidence_interval": {"a": "r0"},
                "CriticalDifferenceResult.hierarchical": {"a": "s0", "b": "s1"},
                "CriticalDifferenceResult.significant": {"a": "s0", "b": "s1"},

@@ -123,7 +123,8 @@ def test_readme_shows_the_build_command():
 
 
 def test_plain_python_blocks_of_the_pages_run(tmp_path, monkeypatch):
-    """Python blocks the build does not execute (```python, not {code-cell}) run too."""
+    """Python blocks the build does not execute (```python, not {code-cell}) run too
+    (a ```{code-block} python block is shown only: it needs a cluster of its own)."""
     monkeypatch.chdir(tmp_path)
     pages = [p for p in DOCS.rglob("*.md") if "_build" not in p.parts]
     blocks = {p: re.findall(r"```python\n(.*?)```", p.read_text(encoding="utf-8"), flags=re.S)

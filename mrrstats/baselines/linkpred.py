@@ -58,7 +58,7 @@ import pandas as pd
 from ..defaults import N_RESAMPLES
 from ..errors import ParameterError, ParameterTypeError
 from ..numerics import expected_inverse_uniform
-from ..validation import asarray_iv, int_iv, workers_iv
+from ..validation import asarray_iv, bool_iv, int_iv, workers_iv
 from ._rank_kernels import KERNEL_DTYPES, count_rows
 from ._rank_xp import (
     array_namespace_or_none,
@@ -330,6 +330,7 @@ class LinkPredictionRanks:
             raise ParameterTypeError(f"`ks` must be a list of cutoffs, got {ks!r:.60}",
                                      name="ks")
         ks = [int_iv(k, "ks") for k in ks]
+        pykeen = bool_iv(pykeen, "pykeen")
         out = {"queries": float(self.n_queries), "MRR": self.mrr(ties),
                "mean_rank": self.mean_rank(ties)}
         for k in ks:
