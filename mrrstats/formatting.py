@@ -25,7 +25,8 @@ import numpy as np
 
 __all__ = ["DIGITS", "PVALUE_FLOOR", "fixed", "pvalue_text", "percent", "json_number",
            "latex_escape", "latex_cell", "markdown_table", "latex_table", "text_table",
-           "frame_text", "TEXT_WIDTH", "wrap", "letters", "interval_text", "interval_cell"]
+           "frame_text", "TEXT_WIDTH", "wrap", "letters", "interval_text", "interval_cell",
+           "pvalue_clause"]
 
 #: Decimals of every mean, difference and interval end in tables.
 DIGITS = 4
@@ -82,6 +83,17 @@ def pvalue_text(p, resamples=None) -> str:
     if p < PVALUE_FLOOR:
         return "< 0.0001"
     return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def pvalue_clause(p, resamples=None) -> str:
+    """``p = `` and :func:`pvalue_text` for prose: ``p = 0.031``, ``p < 0.0001``,
+    ``p <= 0.010`` (never ``p = < 0.0001``, never ``p = 0``).
+
+    >>> pvalue_clause(0.0312), pvalue_clause(0.0), pvalue_clause(1 / 100, resamples=99)
+    ('p = 0.031', 'p < 0.0001', 'p <= 0.010')
+    """
+    text = pvalue_text(p, resamples)
+    return "p " + text if text[:1] in "<>" else "p = " + text
 
 
 def percent(x, digits=1) -> str:

@@ -20,9 +20,6 @@ HELP = (
     "critical-difference diagram (Nemenyi, Wilcoxon-Holm, Conover)"
 )
 
-#: The seed of ``--example`` when no ``--seed`` is given (the output is the same every run).
-EXAMPLE_SEED = 0
-
 
 def add_arguments(p) -> None:
     p.add_argument(
@@ -70,7 +67,8 @@ def add_arguments(p) -> None:
         "--seed",
         type=int,
         default=None,
-        help=f"random seed of the bootstrap (--example: {EXAMPLE_SEED})",
+        help="random seed of the bootstrap (default: fresh entropy; --example: "
+        f"{defaults.EXAMPLE_SEED}; the seed used is reported)",
     )
     p.add_argument(
         "--plot", metavar="FILE", help="save the critical-difference diagram (.png, .pdf, .svg)"
@@ -118,12 +116,10 @@ def _table(args):
 
 
 def run(args) -> int:
-    from ..formatting import pvalue_text
     from ..stats.critical import critical_difference
     from ..validation import rng_iv
 
-    seed_arg = EXAMPLE_SEED if args.example and args.seed is None else args.seed
-    gen, seed = rng_iv(seed_arg)
+    gen, seed = rng_iv(args.seed)
     res = critical_difference(
         _table(args),
         test=args.test,
@@ -132,51 +128,7 @@ def run(args) -> int:
         n_resamples=args.n_resamples,
         rng=gen,
     )
-    boot = res.rank_intervals is not None
-    print(
-        f"# {res.n_systems} systems, {res.n_collections} collections, {res.measure}; test "
-        f"{res.test}, alpha {res.alpha:g}"
-        + (f"; two-level bootstrap B = {res.n_resamples}, seed {seed}" if boot else "")
-    )
-    f = res.friedman
-    print(
-        f"# Friedman chi2 = {f['statistic']:.3f} (df {f['df']:.0f}), p = "
-        f"{pvalue_text(f['pvalue'])}; Iman-Davenport F = {f['iman_davenport']:.3f} "
-        f"(df {f['dfn']:.0f}, {f['dfd']:.0f}), p = {pvalue_text(f['iman_davenport_pvalue'])}"
-    )
-    print(f"# Nemenyi critical difference at alpha {res.alpha:g}: {res.critical_difference:.3f}")
-    frame = res.to_frame()
-    width = max(6, *(len(str(s)) for s in frame.index))
-    head = f"{'system':<{width}} {'rank':>6} {'mean':>8}"
-    if boot:
-        cl = f"{100 * res.confidence_level:g}%"
-        head += f" {cl + ' interval':>16}"
-    print(head + "  group")
-    for s, r in frame.iterrows():
-        line = f"{s:<{width}} {r.average_rank:>6.2f} {r['mean']:>8.4f}"
-        if boot:
-            line += f" {f'[{r.ci_low:.2f}, {r.ci_high:.2f}]':>16}"
-        print(line + f"  {r.clique or '-'}")
-    print("# groups not significantly different (consecutive in rank):")
-    for i, c in enumerate(res.cliques, 1):
-        print(f"{i:>4} " + ", ".join(c))
-    if not res.cliques:
-        print("   - every pair differs")
-    print("# pairs: a (better rank), b, rank difference, mean difference, p, p adjusted")
-    wa = max(1, *(len(s) for s in res.pairs["system_a"]))
-    wb = max(1, *(len(s) for s in res.pairs["system_b"]))
-    for _, r in res.pairs.iterrows():
-        rank = f"{r.rank_difference:+.2f}"
-        diff = f"{r.difference:+.4f}"
-        if boot:
-            rank += f" [{r.rank_ci_low:+.2f}, {r.rank_ci_high:+.2f}]"
-            diff += f" [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
-        print(
-            f"{r.system_a:<{wa}} {r.system_b:<{wb}} {rank} {diff} "
-            f"{pvalue_text(r.pvalue):>8} {pvalue_text(r.pvalue_adjusted):>8}"
-            f"{'  *' if r.reject else ''}"
-        )
-    print(res.summary())
+    print(_text(res, seed))
     if args.plot:
         import matplotlib
 
@@ -185,3 +137,70 @@ def run(args) -> int:
         ax.figure.savefig(args.plot)
         print(f"# diagram written to {args.plot}")
     return 0
+
+
+def _text(res, seed) -> str:
+    """The analysis in lines of at most 100 columns (systems labelled a, b, ... in the
+    pairs, long names and groups wrapped)."""
+    from ..formatting import interval_text, letters, pvalue_clause, pvalue_text, text_table, wrap
+
+    boot = res.rank_intervals is not None
+    f = res.friedman
+    lines = wrap(
+        f"{res.n_systems} systems, {res.n_collections} collections, {res.measure}; test "
+        f"{res.test}, alpha {res.alpha:g}"
+        + (f"; two-level bootstrap B = {res.n_resamples}, seed {seed}" if boot else ""),
+        prefix="# ",
+    )
+    lines += wrap(
+        f"Friedman chi2 = {f['statistic']:.3f} (df {f['df']:.0f}), {pvalue_clause(f['pvalue'])}; "
+        f"Iman-Davenport F = {f['iman_davenport']:.3f} (df {f['dfn']:.0f}, {f['dfd']:.0f}), "
+        f"{pvalue_clause(f['iman_davenport_pvalue'])}",
+        prefix="# ",
+    )
+    lines.append(
+        f"# Nemenyi critical difference at alpha {res.alpha:g}: {res.critical_difference:.3f}"
+    )
+    frame = res.to_frame()
+    label = dict(zip(frame.index, letters(len(frame)), strict=True))
+    cl = f"{100 * res.confidence_level:g}%"
+    rows = []
+    for s, r in frame.iterrows():
+        rows.append(
+            [label[s], str(s), f"{r.average_rank:.2f}", f"{r['mean']:.4f}"]
+            + ([interval_text(r.ci_low, r.ci_high, ".2f")] if boot else [])
+            + [r.clique or "-"]
+        )
+    head = ["", "system", "rank", "mean"] + ([f"{cl} interval"] if boot else []) + ["group"]
+    lines += ["", text_table(head, rows, align="ll" + "r" * (len(head) - 3) + "l")]
+    lines.append("# groups not significantly different (consecutive in rank):")
+    for i, c in enumerate(res.cliques, 1):
+        lines += wrap(", ".join(f"{label[s]} {s}" for s in c), prefix=f"{i:>4} ")
+    if not res.cliques:
+        lines.append("   - every pair differs")
+    lines += [""] + wrap(
+        "pairs a - b (a: the better average rank): rank difference, mean difference"
+        + (f" ({cl} intervals)" if boot else "")
+        + ", p, p adjusted; * rejected at alpha",
+        prefix="# ",
+    )
+    rows = []
+    for _, r in res.pairs.iterrows():
+        row = [f"{label[r.system_a]} - {label[r.system_b]}", f"{r.rank_difference:+.2f}"]
+        if boot:
+            row.append(interval_text(r.rank_ci_low, r.rank_ci_high, "+.2f"))
+        row.append(f"{r.difference:+.4f}")
+        if boot:
+            row.append(interval_text(r.ci_low, r.ci_high, "+.4f"))
+        row += [pvalue_text(r.pvalue), pvalue_text(r.pvalue_adjusted), "*" if r.reject else ""]
+        rows.append(row)
+    head = (
+        ["pair", "rank diff."]
+        + (["rank interval"] if boot else [])
+        + ["mean diff."]
+        + (["mean interval"] if boot else [])
+        + ["p", "p adj.", ""]
+    )
+    lines.append(text_table(head, rows, align="l" + "r" * (len(head) - 2) + "l"))
+    lines += [""] + wrap(res.summary())
+    return "\n".join(lines)

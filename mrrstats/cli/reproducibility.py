@@ -20,9 +20,6 @@ HELP = (
     "ratio and delta RI (Breuer et al. 2020, repro_eval)"
 )
 
-#: The seed of ``--example`` when no ``--seed`` is given.
-EXAMPLE_SEED = 0
-
 
 def add_arguments(p) -> None:
     p.add_argument("qrels", nargs="?", help="the original collection's qrels")
@@ -82,7 +79,8 @@ def add_arguments(p) -> None:
         "--seed",
         type=int,
         default=None,
-        help=f"random seed of the bootstrap (--example: {EXAMPLE_SEED})",
+        help="random seed of the bootstrap (default: fresh entropy; --example: "
+        f"{defaults.EXAMPLE_SEED}; the seed used is reported)",
     )
     p.add_argument(
         "--plot", metavar="FILE", help="save the ER against DeltaRI plot (.png, .pdf, .svg)"
@@ -91,6 +89,7 @@ def add_arguments(p) -> None:
 
 def _inputs(args):
     from .. import datasets
+    from ..formatting import wrap
     from ..io.trec import read_run
 
     if args.example:
@@ -101,8 +100,14 @@ def _inputs(args):
         data = datasets.cast2021()
         runs = {read_run(r).name: r for r in data.runs}
         print(
-            "# example: TREC CAsT 2021, original org_convdr (baseline) vs org_convdr_bert "
-            "(advanced); 'reproduced' by org_manual_bm25 vs org_manual_ance"
+            "\n".join(
+                wrap(
+                    "example: TREC CAsT 2021, original org_convdr (baseline) vs "
+                    "org_convdr_bert (advanced); 'reproduced' by org_manual_bm25 vs "
+                    "org_manual_ance",
+                    prefix="# ",
+                )
+            )
         )
         return (
             data.qrels,
@@ -124,12 +129,10 @@ def _inputs(args):
 
 
 def run(args) -> int:
-    from ..formatting import pvalue_text
     from ..stats.reproducibility import reproducibility
     from ..validation import rng_iv
 
-    seed_arg = EXAMPLE_SEED if args.example and args.seed is None else args.seed
-    gen, seed = rng_iv(seed_arg)
+    gen, seed = rng_iv(args.seed)
     qrels, original, reproduced, rep_qrels = _inputs(args)
     res = reproducibility(
         qrels,
@@ -144,47 +147,7 @@ def run(args) -> int:
         n_resamples=args.n_resamples,
         rng=gen,
     )
-    boot = res.intervals is not None
-    print(
-        f"# {res.kind}: {res.n_queries['original']} original, "
-        f"{res.n_queries['reproduced']} reproduced topics"
-        + (f"; bootstrap B = {res.n_resamples}, seed {seed}" if boot else "")
-    )
-    if res.ktu is not None:
-        print(
-            f"# document order (depth {res.depth}): KTU baseline {res.ktu['baseline']:.4f}, "
-            f"advanced {res.ktu['advanced']:.4f}; RBO (p = {res.rbo_p:g}) baseline "
-            f"{res.rbo['baseline']:.4f}, advanced {res.rbo['advanced']:.4f}"
-        )
-    width = max(7, *(len(str(m)) for m in res.measures))
-    cl = f"{100 * res.confidence_level:g}%"
-    head = f"{'measure':<{width}} {'ER':>8}"
-    head += f" {cl + ' interval':>20}" if boot else ""
-    head += f" {'DeltaRI':>8}" + (f" {cl + ' interval':>20}" if boot else "")
-    head += f" {'p base':>8} {'p adv':>8}"
-    if res.rmse is not None:
-        head += f" {'RMSE base':>9} {'RMSE adv':>9} {'nRMSE base':>10} {'nRMSE adv':>9}"
-    print(head)
-    for m in res.measures:
-        line = f"{str(m):<{width}} {res.er[m]:>8.4f}"
-        if boot:
-            r = res.intervals.loc[m]
-            line += f" {f'[{r.er_low:.3f}, {r.er_high:.3f}]':>20}"
-        line += f" {res.delta_ri[m]:>+8.4f}"
-        if boot:
-            line += f" {f'[{r.delta_ri_low:+.3f}, {r.delta_ri_high:+.3f}]':>20}"
-        line += (
-            f" {pvalue_text(res.pvalues.loc['baseline', m]):>8}"
-            f" {pvalue_text(res.pvalues.loc['advanced', m]):>8}"
-        )
-        if res.rmse is not None:
-            line += (
-                f" {res.rmse.loc['baseline', m]:>9.4f} {res.rmse.loc['advanced', m]:>9.4f}"
-                f" {res.nrmse.loc['baseline', m]:>10.4f}"
-                f" {res.nrmse.loc['advanced', m]:>9.4f}"
-            )
-        print(line)
-    print(res.summary())
+    print(_text(res, seed))
     if args.plot:
         import matplotlib
 
@@ -194,3 +157,67 @@ def run(args) -> int:
         er_delta_ri_plot(res).figure.savefig(args.plot)
         print(f"# plot written to {args.plot}")
     return 0
+
+
+def _text(res, seed) -> str:
+    """The analysis in lines of at most 100 columns: the effects (ER, DeltaRI) in one
+    table, the per-topic comparison (t-test p-values, RMSE, nRMSE) in another."""
+    from ..formatting import interval_text, pvalue_text, text_table, wrap
+
+    boot = res.intervals is not None
+    lines = wrap(
+        f"{res.kind}: {res.n_queries['original']} original, "
+        f"{res.n_queries['reproduced']} reproduced topics"
+        + (f"; bootstrap B = {res.n_resamples}, seed {seed}" if boot else ""),
+        prefix="# ",
+    )
+    if res.ktu is not None:
+        lines += wrap(
+            f"document order (depth {res.depth}): KTU baseline {res.ktu['baseline']:.4f}, "
+            f"advanced {res.ktu['advanced']:.4f}; RBO (p = {res.rbo_p:g}) baseline "
+            f"{res.rbo['baseline']:.4f}, advanced {res.rbo['advanced']:.4f}",
+            prefix="# ",
+        )
+    cl = f"{100 * res.confidence_level:g}%"
+    rows = []
+    for m in res.measures:
+        row = [str(m), f"{res.er[m]:.4f}"]
+        if boot:
+            r = res.intervals.loc[m]
+            row.append(interval_text(r.er_low, r.er_high, ".3f"))
+        row.append(f"{res.delta_ri[m]:+.4f}")
+        if boot:
+            row.append(interval_text(r.delta_ri_low, r.delta_ri_high, "+.3f"))
+        rows.append(row)
+    interval = [f"{cl} interval"] if boot else []
+    lines += [
+        "",
+        "## effect: effect ratio (ER) and delta relative improvement (DeltaRI)",
+        text_table(["measure", "ER", *interval, "DeltaRI", *interval], rows),
+    ]
+    rows = []
+    for m in res.measures:
+        row = [
+            str(m),
+            pvalue_text(res.pvalues.loc["baseline", m]),
+            pvalue_text(res.pvalues.loc["advanced", m]),
+        ]
+        if res.rmse is not None:
+            row += [
+                f"{res.rmse.loc['baseline', m]:.4f}",
+                f"{res.rmse.loc['advanced', m]:.4f}",
+                f"{res.nrmse.loc['baseline', m]:.4f}",
+                f"{res.nrmse.loc['advanced', m]:.4f}",
+            ]
+        rows.append(row)
+    head = ["measure", "p base", "p adv"]
+    if res.rmse is not None:
+        head += ["RMSE base", "RMSE adv", "nRMSE base", "nRMSE adv"]
+    lines += [
+        "",
+        "## per topic: t-test p-value of each run against its reproduction"
+        + (", RMSE and nRMSE of the scores" if res.rmse is not None else ""),
+        text_table(head, rows),
+    ]
+    lines += [""] + wrap(res.summary())
+    return "\n".join(lines)

@@ -40,6 +40,7 @@ from scipy import optimize, stats
 
 from ..defaults import ALPHA, CONFIDENCE_LEVEL, N_RESAMPLES
 from ..errors import ParameterError, ParameterTypeError
+from ..formatting import pvalue_clause
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import ScoreTable, as_score_table
 from ..options import CD_TESTS
@@ -266,8 +267,8 @@ class CriticalDifferenceResult:
             groups = f"{len(self.cliques)} groups (see .cliques)"
         return (
             f"{self.n_systems} systems over {self.n_collections} collections: Friedman "
-            f"chi2 = {f['statistic']:.3f} (p = {f['pvalue']:.3g}), Iman-Davenport F = "
-            f"{f['iman_davenport']:.3f} (p = {f['iman_davenport_pvalue']:.3g}); "
+            f"chi2 = {f['statistic']:.3f} ({pvalue_clause(f['pvalue'])}), Iman-Davenport F = "
+            f"{f['iman_davenport']:.3f} ({pvalue_clause(f['iman_davenport_pvalue'])}); "
             f"Nemenyi CD = {self.critical_difference:.3f} at alpha = {self.alpha:g}; "
             f"groups not significantly different ({self.test}): {groups}."
         )

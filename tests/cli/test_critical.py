@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
 import mrrstats
+from mrrstats import defaults
 from mrrstats.cli import main
+from mrrstats.formatting import TEXT_WIDTH
 
 
 def test_example_is_the_same_every_run_and_prints_the_analysis(capsys):
@@ -14,10 +18,15 @@ def test_example_is_the_same_every_run_and_prints_the_analysis(capsys):
     first = capsys.readouterr().out
     assert main(["critical-difference", "--example", "--n-resamples", "999"]) == 0
     assert capsys.readouterr().out == first  # a fixed seed without --seed
+    seed = re.search(r"seed (\d+)", first)
+    assert seed and int(seed.group(1)) == defaults.EXAMPLE_SEED  # the seed it used, printed
     assert "19 conversations as collections" in first
     assert "Friedman chi2 = " in first and "Iman-Davenport F = " in first
     assert "Nemenyi critical difference at alpha 0.05: 1.399" in first  # k = 5, N = 19
-    assert "95% interval" in first and "seed 0" in first
+    assert "95% interval" in first
+    # p-values below the floor are written "p < 0.0001", never "p = < 0.0001" or "p = 0"
+    assert "p = <" not in first and "p = 0\n" not in first and "p = 0)" not in first
+    assert all(len(line) <= TEXT_WIDTH for line in first.splitlines())
 
 
 def test_scores_table_matches_the_function(tmp_path, capsys):
@@ -30,7 +39,8 @@ def test_scores_table_matches_the_function(tmp_path, capsys):
     res = mrrstats.critical_difference(blocks, test="conover")
     assert f"Friedman chi2 = {res.friedman['statistic']:.3f}" in out
     for system, rank in res.average_ranks.items():
-        assert any(line.startswith(system) and f"{rank:.2f}" in line for line in out.splitlines())
+        # a row of the systems' table: label, system, average rank, ...
+        assert any(line.split()[1:3] == [system, f"{rank:.2f}"] for line in out.splitlines())
     assert "interval" not in out  # one score per collection: no bootstrap
 
 
