@@ -23,11 +23,11 @@ import sys
 import time
 from pathlib import Path
 
-import mrrstats.plots as mp
 import numpy as np
 import pandas as pd
 
 import mrrstats
+import mrrstats.plots as mp
 from mrrstats.datasets import kg_graph, trec7_scores
 from mrrstats.report.plots.style import series_style
 
