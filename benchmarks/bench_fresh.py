@@ -46,9 +46,11 @@ MEASURES = ["RR", "RR@10", "AP", "nDCG@10", "P@10", "R@100"]
 
 READ = "import sys\nwith open(sys.argv[1], 'rb') as fh:\n    fh.read()\n"
 
-API = ("import sys, mrrstats\n"
-       "ev = mrrstats.evaluate(sys.argv[1], sys.argv[2], {m!r})\n"
-       "print(ev.aggregate().to_string())\n").format(m=MEASURES)
+API = (
+    "import sys, mrrstats\n"
+    f"ev = mrrstats.evaluate(sys.argv[1], sys.argv[2], {MEASURES!r})\n"
+    "print(ev.aggregate().to_string())\n"
+)
 
 PYTREC = """import sys, pytrec_eval
 with open(sys.argv[1]) as fh:
@@ -71,7 +73,7 @@ print(evaluate(q, r, metrics, make_comparable=False))
 """
 
 # Where the time goes, in one fresh process (printed as "label<TAB>seconds" lines).
-PHASES = """import sys, time
+PHASES = f"""import sys, time
 marks = []
 t = time.perf_counter()
 def mark(label):
@@ -94,7 +96,7 @@ from mrrstats.io.trec import qrels_iv, run_iv
 from mrrstats.model.ranking import rank_run
 from mrrstats.metrics.kernels import score_ranked_run
 mark("import mrrstats (the evaluate path)")
-M = {m!r}
+M = {MEASURES!r}
 E.evaluate(sys.argv[3], sys.argv[4], M)
 mark("kernel loads (evaluate on a 200,000-line run)")
 qq = qrels_iv(sys.argv[1])
@@ -111,14 +113,15 @@ ev.aggregate().to_string()
 mark("output (the table of means)")
 for label, s in marks:
     print(f"{{label}}\\t{{s:.4f}}")
-""".format(m=MEASURES)
+"""
 
 
 def _export(ref: str, dest: Path) -> Path:
     """``git archive`` of ``ref``'s package into ``dest`` (its own numba cache)."""
     with tempfile.NamedTemporaryFile(suffix=".tar") as tar:
-        subprocess.run(["git", "-C", str(ROOT), "archive", "-o", tar.name, ref, "mrrstats"],
-                       check=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "-o", tar.name, ref, "mrrstats"], check=True
+        )
         with tarfile.open(tar.name) as tf:
             tf.extractall(dest, filter="data")
     return dest
@@ -150,8 +153,13 @@ def _timed(cmd: list[str], env: dict) -> float:
 def _phases(code_dir: Path, files: list[str], repeat: int) -> dict[str, float]:
     best: dict[str, float] = {}
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", PHASES, *files], capture_output=True,
-                             text=True, env=_env(code_dir), check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", PHASES, *files],
+            capture_output=True,
+            text=True,
+            env=_env(code_dir),
+            check=True,
+        ).stdout
         for line in out.strip().splitlines():
             label, s = line.rsplit("\t", 1)
             best[label] = min(best.get(label, float("inf")), float(s))
@@ -177,16 +185,23 @@ def main() -> None:
         if a.before:
             checkouts = {"before": _export(a.before, Path(tmp) / "before"), **checkouts}
         rows: dict[str, tuple[list[str], dict]] = {
-            "read the file once (fresh python)": ([sys.executable, "-c", READ, str(run)],
-                                                  _env(None))}
+            "read the file once (fresh python)": (
+                [sys.executable, "-c", READ, str(run)],
+                _env(None),
+            )
+        }
         for label, code in checkouts.items():
             env = _env(code)
             # untimed: the numba caches exist (compiled once per checkout)
             _timed([c.format(qrels=wq, run=wr) for c in _cli()], env)
             rows[f"mrrstats evaluate (command line), {label}"] = (
-                [c.format(qrels=qrels, run=run) for c in _cli()], env)
+                [c.format(qrels=qrels, run=run) for c in _cli()],
+                env,
+            )
             rows[f"mrrstats.evaluate(paths) (Python), {label}"] = (
-                [sys.executable, "-c", API, *files], env)
+                [sys.executable, "-c", API, *files],
+                env,
+            )
         peers = {"pytrec_eval": PYTREC, "ranx": RANX}
         for peer in a.peers:
             if peer == "ranx":  # warm ranx's numba cache once, untimed
@@ -197,42 +212,62 @@ def main() -> None:
             for name, (cmd, env) in rows.items():
                 best[name] = min(best[name], _timed(cmd, env))
                 print(f"round {i + 1}: {name:50s} {best[name]:7.3f} s", flush=True)
-        phases = {label: _phases(code, [*files, str(wq), str(wr)], a.repeat)
-                  for label, code in checkouts.items()}
+        phases = {
+            label: _phases(code, [*files, str(wq), str(wr)], a.repeat)
+            for label, code in checkouts.items()
+        }
     load1 = os.getloadavg()
     read = best["read the file once (fresh python)"]
     cli = best["mrrstats evaluate (command line), after"]
-    lines = ["| whole fresh process | seconds (best of "
-             f"{a.repeat}) | x one read | peer / mrrstats CLI |", "|---|---:|---:|---:|"]
+    lines = [
+        "| whole fresh process | seconds (best of "
+        f"{a.repeat}) | x one read | peer / mrrstats CLI |",
+        "|---|---:|---:|---:|",
+    ]
     for name, s in best.items():
         peer = f"{s / cli:.1f}x" if name in a.peers else ""
         lines.append(f"| {name} | {s:.3f} | {s / read:.1f} | {peer} |")
-    targets = [f"`mrrstats evaluate` / one read: {cli / read:.1f}x (target <= 5x, aim 3x: "
-               f"{'met' if cli / read <= 5 else 'not met'})"]
+    targets = [
+        f"`mrrstats evaluate` / one read: {cli / read:.1f}x (target <= 5x, aim 3x: "
+        f"{'met' if cli / read <= 5 else 'not met'})"
+    ]
     for peer, want in (("pytrec_eval", 10), ("ranx", 25)):
         if peer in best:
             x = best[peer] / cli
-            targets.append(f"{peer} / `mrrstats evaluate`: {x:.1f}x (target >= {want}x: "
-                           f"{'met' if x >= want else 'not met'})")
+            targets.append(
+                f"{peer} / `mrrstats evaluate`: {x:.1f}x (target >= {want}x: "
+                f"{'met' if x >= want else 'not met'})"
+            )
     labels = list(next(iter(phases.values())))
     cols = list(phases)
-    ph = ["| phase (one fresh process, best of each) | " + " | ".join(f"{c} s" for c in cols)
-          + " |", "|---|" + "---:|" * len(cols)]
+    ph = [
+        "| phase (one fresh process, best of each) | " + " | ".join(f"{c} s" for c in cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
     for label in labels:
-        ph.append(f"| {label} | " + " | ".join(f"{phases[c].get(label, float('nan')):.3f}"
-                                               for c in cols) + " |")
+        ph.append(
+            f"| {label} | "
+            + " | ".join(f"{phases[c].get(label, float('nan')):.3f}" for c in cols)
+            + " |"
+        )
     ph.append("| sum | " + " | ".join(f"{sum(phases[c].values()):.3f}" for c in cols) + " |")
     cmd = " ".join(["python benchmarks/bench_fresh.py", *sys.argv[1:]])
     import platform
 
-    text = (f"# bench_fresh: TREC files to per-query and mean values, whole fresh processes\n\n"
-            f"`{cmd}`\n\nMachine: {os.cpu_count()} cores, load average {load0[0]:.1f} at "
-            f"the start, {load1[0]:.1f} at the end (shared: read the ratios); Python "
-            f"{platform.python_version()}; run file {size_mb:.0f} MB (7000 queries x 1000 "
-            f"documents), warm page cache; measures {', '.join(MEASURES)} (pytrec_eval: "
-            f"no RR@10). Rows interleaved round by round.\n\n" + "\n".join(lines) + "\n\n"
-            + "\n".join(f"- {t}" for t in targets) + "\n\n## Where the time goes\n\n"
-            + "\n".join(ph) + "\n")
+    text = (
+        f"# bench_fresh: TREC files to per-query and mean values, whole fresh processes\n\n"
+        f"`{cmd}`\n\nMachine: {os.cpu_count()} cores, load average {load0[0]:.1f} at "
+        f"the start, {load1[0]:.1f} at the end (shared: read the ratios); Python "
+        f"{platform.python_version()}; run file {size_mb:.0f} MB (7000 queries x 1000 "
+        f"documents), warm page cache; measures {', '.join(MEASURES)} (pytrec_eval: "
+        f"no RR@10). Rows interleaved round by round.\n\n"
+        + "\n".join(lines)
+        + "\n\n"
+        + "\n".join(f"- {t}" for t in targets)
+        + "\n\n## Where the time goes\n\n"
+        + "\n".join(ph)
+        + "\n"
+    )
     print()
     print(text)
     (HERE / a.results).write_text(text)

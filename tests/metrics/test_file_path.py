@@ -27,14 +27,16 @@ pytest.importorskip("numba")
 #: Every measure family, at its defaults (a cutoff where one is needed), and the cutoffs
 #: a TREC run is usually scored at.
 CUT = {"P": "P@10", "R": "R@100", "Success": "Success@10", "IPrec": "IPrec@0.5"}
-MEASURES = [CUT.get(name, name) for name in SPECS] + ["RR@10", "nDCG@10", "AP@100",
-                                                      "RR(rel=2)"]
+MEASURES = [CUT.get(name, name) for name in SPECS] + ["RR@10", "nDCG@10", "AP@100", "RR(rel=2)"]
 
 TREC = data_path("trec_eval_test")
-CASES = [(data_path(*CAST_QRELS), p) for p in
-         sorted(data_path("cast2021", "runs").glob("*.run.gz"))]
-CASES += [(TREC / ("qrels-302.test" if "302" in r else "qrels.test"), TREC / r)
-          for r in ("results.test", "results.trunc", "results-302.test")]
+CASES = [
+    (data_path(*CAST_QRELS), p) for p in sorted(data_path("cast2021", "runs").glob("*.run.gz"))
+]
+CASES += [
+    (TREC / ("qrels-302.test" if "302" in r else "qrels.test"), TREC / r)
+    for r in ("results.test", "results.trunc", "results-302.test")
+]
 
 
 @pytest.fixture
@@ -62,8 +64,9 @@ def _same(a: mrrstats.Evaluation, b: mrrstats.Evaluation) -> None:
     assert list(va.columns) == list(vb.columns)
     assert [str(q) for q in va.index] == [str(q) for q in vb.index]
     # the very same doubles (sign of zero and infinities included)
-    np.testing.assert_array_equal(va.to_numpy(np.float64).view(np.int64),
-                                  vb.to_numpy(np.float64).view(np.int64))
+    np.testing.assert_array_equal(
+        va.to_numpy(np.float64).view(np.int64), vb.to_numpy(np.float64).view(np.int64)
+    )
     sa = a.query_stats.drop(columns="run").reset_index(drop=True)
     sb = b.query_stats.drop(columns="run").reset_index(drop=True)
     pd.testing.assert_frame_equal(sa, sb, check_exact=True)
@@ -74,8 +77,9 @@ def _same(a: mrrstats.Evaluation, b: mrrstats.Evaluation) -> None:
 def test_file_path_is_the_in_memory_engine(qrels, path, fast_path, monkeypatch):
     seen = []
     tokenize = tokenizer.tokenize_run
-    monkeypatch.setattr(trec, "tokenize_run",
-                        lambda *a, **k: seen.append(out := tokenize(*a, **k)) or out)
+    monkeypatch.setattr(
+        trec, "tokenize_run", lambda *a, **k: seen.append(out := tokenize(*a, **k)) or out
+    )
     fast = mrrstats.evaluate(qrels, path, MEASURES)
     assert seen and seen[0] is not None  # the tokenizer read the file
     _same(fast, _in_memory(qrels, path))
