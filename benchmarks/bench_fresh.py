@@ -1,7 +1,8 @@
 """Benchmark: from TREC files to per-query and mean values, each tool a whole fresh process.
 
 What a user pays from the shell: every row is one fresh subprocess timed from outside
-(interpreter start, imports, numba cache loads, reading, the work, the output). The
+(interpreter start, imports, numba cache loads, reading, the work, the output), run
+with ``python -P`` so that each imports the checkout named by ``PYTHONPATH``. The
 rows run interleaved, round by round (the machine is shared: ratios within one run
 count, not absolute times), and the best of ``--repeat`` rounds is kept.
 
@@ -96,6 +97,7 @@ from mrrstats.io.trec import qrels_iv, run_iv
 from mrrstats.model.ranking import rank_run
 from mrrstats.metrics.kernels import score_ranked_run
 mark("import mrrstats (the evaluate path)")
+print("#", mrrstats.__file__)
 M = {MEASURES!r}
 E.evaluate(sys.argv[3], sys.argv[4], M)
 mark("kernel loads (evaluate on a 200,000-line run)")
@@ -138,7 +140,7 @@ def _cli() -> list[str]:
     args = []
     for m in MEASURES:
         args += ["-m", m]
-    return [sys.executable, "-m", "mrrstats", "evaluate", "{qrels}", "{run}", *args]
+    return [sys.executable, "-P", "-m", "mrrstats", "evaluate", "{qrels}", "{run}", *args]
 
 
 def _timed(cmd: list[str], env: dict) -> float:
@@ -154,13 +156,16 @@ def _phases(code_dir: Path, files: list[str], repeat: int) -> dict[str, float]:
     best: dict[str, float] = {}
     for _ in range(repeat):
         out = subprocess.run(
-            [sys.executable, "-c", PHASES, *files],
+            [sys.executable, "-P", "-c", PHASES, *files],
             capture_output=True,
             text=True,
             env=_env(code_dir),
             check=True,
         ).stdout
-        for line in out.strip().splitlines():
+        lines = out.strip().splitlines()
+        # the checkout asked for, not the working directory's (hence python -P)
+        assert lines[0].startswith(f"# {code_dir}"), lines[0]
+        for line in lines[1:]:
             label, s = line.rsplit("\t", 1)
             best[label] = min(best.get(label, float("inf")), float(s))
     return best
@@ -186,7 +191,7 @@ def main() -> None:
             checkouts = {"before": _export(a.before, Path(tmp) / "before"), **checkouts}
         rows: dict[str, tuple[list[str], dict]] = {
             "read the file once (fresh python)": (
-                [sys.executable, "-c", READ, str(run)],
+                [sys.executable, "-P", "-c", READ, str(run)],
                 _env(None),
             )
         }
@@ -199,19 +204,20 @@ def main() -> None:
                 env,
             )
             rows[f"mrrstats.evaluate(paths) (Python), {label}"] = (
-                [sys.executable, "-c", API, *files],
+                [sys.executable, "-P", "-c", API, *files],
                 env,
             )
         peers = {"pytrec_eval": PYTREC, "ranx": RANX}
         for peer in a.peers:
             if peer == "ranx":  # warm ranx's numba cache once, untimed
-                _timed([sys.executable, "-c", RANX, str(wq), str(wr)], _env(None))
-            rows[peer] = ([sys.executable, "-c", peers[peer], *files], _env(None))
+                _timed([sys.executable, "-P", "-c", RANX, str(wq), str(wr)], _env(None))
+            rows[peer] = ([sys.executable, "-P", "-c", peers[peer], *files], _env(None))
         best = {name: float("inf") for name in rows}
         for i in range(a.repeat):
             for name, (cmd, env) in rows.items():
-                best[name] = min(best[name], _timed(cmd, env))
-                print(f"round {i + 1}: {name:50s} {best[name]:7.3f} s", flush=True)
+                s = _timed(cmd, env)
+                best[name] = min(best[name], s)
+                print(f"round {i + 1}: {name:50s} {s:7.3f} s", flush=True)
         phases = {
             label: _phases(code, [*files, str(wq), str(wr)], a.repeat)
             for label, code in checkouts.items()
