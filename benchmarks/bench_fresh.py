@@ -86,7 +86,8 @@ import numpy
 mark("import numpy")
 import pandas, pyarrow
 mark("import pandas, pyarrow")
-import numba
+from mrrstats import compiled
+compiled.available()  # imports numba (scipy.linalg's BLAS module loaded alone first)
 mark("import numba")
 from numba.core.registry import cpu_target
 cpu_target.target_context.refresh()
