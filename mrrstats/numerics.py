@@ -8,7 +8,6 @@ in :mod:`mrrstats.ranking` and the baselines in :mod:`mrrstats.baselines`.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 __all__ = ["harmonic", "harmonic2", "expected_inverse_uniform", "no_hugepage_madvise"]
 
@@ -28,6 +27,8 @@ def harmonic(n):
     n = np.asarray(n)
     if np.issubdtype(n.dtype, np.integer) and (n.size == 0 or n.max() <= _TABLE_SIZE):
         return _H_TABLE[n]
+    from scipy import special  # only beyond the table: scipy's import is 0.2 s
+
     return special.digamma(np.asarray(n, dtype=np.float64) + 1.0) + np.euler_gamma
 
 
@@ -36,6 +37,8 @@ def harmonic2(n):
     n = np.asarray(n)
     if np.issubdtype(n.dtype, np.integer) and (n.size == 0 or n.max() <= _TABLE_SIZE):
         return _H2_TABLE[n]
+    from scipy import special
+
     # H2(n) = pi^2/6 - psi'(n + 1)
     return np.pi**2 / 6.0 - special.polygamma(1, np.asarray(n, dtype=np.float64) + 1.0)
 

@@ -42,9 +42,9 @@ def add_arguments(p) -> None:
 
 def resolve_inputs(args):
     """(qrels, runs) from positional arguments or --example (shared with other commands)."""
-    from ..datasets import cast2021
-
     if getattr(args, "example", False):
+        from ..datasets import cast2021  # scipy.stats comes with it: files do not need it
+
         data = cast2021()
         if args.qrels or args.runs:
             raise ValueError("give either --example or QRELS RUN..., not both")
