@@ -23,7 +23,6 @@ that do not depend on the number of threads.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import types
 
@@ -42,80 +41,12 @@ def available() -> bool:
     ok = _STATE.get("available")
     if ok is None:
         try:
-            _load_blas_alone()
             import numba  # noqa: F401
             ok = True
         except Exception:  # ImportError, or a numba that fails to load
             ok = False
         _STATE["available"] = ok
     return ok
-
-
-_BLAS = "scipy.linalg.cython_blas"
-
-
-def _load_blas_alone() -> None:
-    """Load ``scipy.linalg.cython_blas`` by itself, without the rest of ``scipy.linalg``.
-
-    numba's first load of a cached kernel sets up its whole CPU target, and with it
-    ``numba.np.arraymath``, which imports ``scipy.linalg.cython_blas`` to learn whether
-    BLAS is at hand. Through ``scipy.linalg``'s ``__init__`` that costs 0.13 s, half of
-    numba's set-up and a tenth of a fresh ``mrrstats evaluate`` on a 7M-line run, for a
-    package no mrrstats kernel uses. The extension module alone loads in 2 ms and imports
-    nothing else of ``scipy.linalg``; numba finds it in ``sys.modules`` and sees BLAS as
-    before (the very same module). Should ``scipy.linalg`` be imported later, a one-shot
-    finder sets its ``cython_blas`` attribute, as the import system would have. Nothing
-    is done where ``scipy.linalg`` is already imported or scipy is not installed.
-    """
-    if "scipy.linalg" in sys.modules or _BLAS in sys.modules:
-        return
-    import importlib.machinery
-    import importlib.util
-
-    try:
-        if importlib.util.find_spec("scipy") is None:
-            return
-        import scipy  # its __init__ alone: a few ms
-
-        folders = [os.path.join(p, "linalg") for p in scipy.__path__]
-        spec = importlib.machinery.PathFinder.find_spec(_BLAS, folders)
-        if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
-            return
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[_BLAS] = module
-        spec.loader.exec_module(module)
-    except Exception:  # anything unusual: numba imports scipy.linalg as it always did
-        sys.modules.pop(_BLAS, None)
-        return
-    sys.meta_path.insert(0, _BlasAttribute())
-
-
-class _BlasAttribute:
-    """One-shot import finder: ``scipy.linalg``, when imported, gets its ``cython_blas``
-    attribute (the module :func:`_load_blas_alone` loaded before its package)."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "scipy.linalg":
-            return None
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
-        import importlib.machinery
-
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return None  # the other finders import it; the attribute is then left unset
-        run = spec.loader.exec_module
-
-        def exec_module(module) -> None:
-            run(module)
-            blas = sys.modules.get(_BLAS)
-            if blas is not None and not hasattr(module, "cython_blas"):
-                module.cython_blas = blas
-
-        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
-        return spec
 
 
 def jit(func, *, parallel: bool = False, inline: bool = False):
