@@ -298,7 +298,7 @@ def make_report(qrels: QrelsInput | None = None, runs: RunsInput | None = None, 
     ...                                n_resamples=999, rng=1, notebook=False,
     ...                                multiverse=False, progress=False)
     ...     print(res.files[:3])
-    ('per_query.csv', 'results/clustered.csv', 'results/estimation.csv')
+    ('methods.md', 'per_query.csv', 'references.bib')
     """
     _flags_iv(notebook=notebook, show_code=show_code, multiverse=multiverse, bayesian=bayesian,
               calibration=calibration, clusters=clusters, title=title, rope=rope, out=out)
