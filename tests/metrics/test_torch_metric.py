@@ -6,6 +6,8 @@ Reference values are mrrstats' own Accumulator and evaluate_flat on the same row
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -197,3 +199,34 @@ def test_refuses_string_ids_and_bad_settings():
         mrrstats.TorchMetric(ties="nope")
     with pytest.raises(mrrstats.ParameterError, match="nothing to compute"):
         mrrstats.TorchMetric().evaluation()
+
+
+def test_without_torchmetrics_the_name_resolves_and_building_one_says_what_to_install():
+    """``mrrstats.TorchMetric`` resolves (the lazy table, the API reference) without
+    torchmetrics; only building one fails, naming the extra."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "sys.modules['torchmetrics'] = None  # as if not installed\n"
+        "import mrrstats\n"
+        "cls = mrrstats.TorchMetric\n"
+        "try:\n"
+        "    cls()\n"
+        "except ImportError as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert out.returncode == 0, out.stderr
+    assert "refused: mrrstats.TorchMetric needs torchmetrics" in out.stdout
+    assert "mrrstats[peers]" in out.stdout
