@@ -29,10 +29,12 @@ _getattr, __dir__, _names = _attach(__name__, {
                 "evaluate_flat", "parse_measure", "parse_measures", "score_ranked_run",
                 "score_rankings",
                 "Accumulator"],  # batches of a training loop -> one Evaluation
+    "metrics.torch_metric": ["TorchMetric"],  # the Accumulator as a torchmetrics Metric
     # -- random-ranking baselines and link prediction (mrrstats.baselines) ---------
     "baselines": ["FirstRelevantRank", "LinkPredictionRanks", "RandomBaselineResult",
                   "RandomMetricMoments", "adjusted_mrr", "evaluation_baseline", "expected_ap",
-                  "expected_mrr", "expected_rank", "expected_rr", "expected_success",
+                  "expected_bpref", "expected_mrr", "expected_rbp", "expected_rank",
+                  "expected_rr", "expected_success",
                   "random_baseline_counts", "random_baseline_test", "random_metric_moments",
                   "ranks_from_negatives", "ranks_from_scorer", "ranks_from_scores",
                   "variance_mrr", "variance_rank", "variance_rr", "variance_success",
@@ -91,7 +93,8 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
     from .baselines import (
         FirstRelevantRank, LinkPredictionRanks, RandomBaselineResult, RandomMetricMoments,
         SampledMetricResult, adjusted_mrr, correct_sampled_metric, evaluation_baseline,
-        expected_ap, expected_mrr, expected_rank, expected_rr, expected_success,
+        expected_ap, expected_bpref, expected_mrr, expected_rank, expected_rbp, expected_rr,
+        expected_success,
         random_baseline_counts, random_baseline_test, random_metric_moments, ranks_from_negatives,
         ranks_from_scorer, ranks_from_scores, variance_mrr, variance_rank, variance_rr,
         variance_success)
@@ -100,6 +103,7 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
         Accumulator, EMPTY_TARGET, Evaluation, Measure, QUERIES, QueryCounts, evaluate,
         evaluate_flat, parse_measure, parse_measures, score_ranked_run, score_rankings)
     from .metrics.bounds import JudgmentBounds, judgment_bounds
+    from .metrics.torch_metric import TorchMetric
     from .model import RankedRun, TIES, rank_run
     from .report import ReportData, ReportResult, load_report, make_report, plots
     from .stats import (
@@ -145,6 +149,7 @@ __all__ = [
     "evaluate",
     "evaluate_flat",
     "Accumulator",
+    "TorchMetric",
     "EMPTY_TARGET",
     "Qrels",
     "Run",
@@ -166,6 +171,8 @@ __all__ = [
     "adjusted_mrr",
     "evaluation_baseline",
     "expected_ap",
+    "expected_bpref",
+    "expected_rbp",
     "expected_mrr",
     "expected_rank",
     "expected_rr",

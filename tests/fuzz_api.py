@@ -161,6 +161,8 @@ VALID: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "adjusted_mrr": lambda: ((0.4, 10), {}),
     "evaluation_baseline": lambda: ((_ev(),), {"n_resamples": 99, "rng": 1}),
     "expected_ap": lambda: ((10, 2), {}),
+    "expected_bpref": lambda: ((10, 2), {"n_nonrelevant": 5}),
+    "expected_rbp": lambda: ((10, 2), {"p": 0.8, "k": 5}),
     "expected_mrr": lambda: ((10, 2), {}),
     "expected_rank": lambda: ((10, 2), {}),
     "expected_rr": lambda: ((10, 2), {}),

@@ -5,7 +5,8 @@ module                      holds
 =========================== =================================================================
 ``rank_law``                the law of the first relevant rank (shared numeric core)
 ``first_rank``              :class:`FirstRelevantRank` and the closed forms (expected_ and
-                            variance_ of RR, MRR, Success@k, rank; expected AP; adjusted MRR)
+                            variance_ of RR, MRR, Success@k, rank; expected AP, RBP,
+                            Bpref; adjusted MRR)
 ``permutation_moments``     :func:`random_metric_moments`: any measure under a random
                             permutation (exact enumeration or Monte Carlo)
 ``random_baseline``         the test against a random ranker (:func:`random_baseline_test`,
@@ -23,7 +24,8 @@ from ..lazy import attach as _attach
 
 # Public names are imported when first used (SPEC 1 lazy loading, mrrstats.lazy).
 __getattr__, __dir__, _names = _attach(__name__, {
-    "first_rank": ["FirstRelevantRank", "adjusted_mrr", "expected_ap", "expected_mrr",
+    "first_rank": ["FirstRelevantRank", "adjusted_mrr", "expected_ap", "expected_bpref",
+                   "expected_mrr", "expected_rbp",
                    "expected_rank", "expected_rr", "expected_success", "variance_mrr",
                    "variance_rank", "variance_rr", "variance_success"],
     "linkpred": ["LinkPredictionRanks", "ranks_from_negatives", "ranks_from_scores"],
@@ -40,8 +42,10 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
         FirstRelevantRank,
         adjusted_mrr,
         expected_ap,
+        expected_bpref,
         expected_mrr,
         expected_rank,
+        expected_rbp,
         expected_rr,
         expected_success,
         variance_mrr,
@@ -69,7 +73,8 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
 __all__ = ["LinkPredictionRanks", "ranks_from_negatives", "ranks_from_scores", "ranks_from_scorer",
            "RANDOM_MODELS",
            "FirstRelevantRank", "RandomBaselineResult", "RandomMetricMoments", "adjusted_mrr",
-           "evaluation_baseline", "expected_ap", "expected_mrr", "expected_rank", "expected_rr",
+           "evaluation_baseline", "expected_ap", "expected_bpref", "expected_mrr",
+           "expected_rank", "expected_rbp", "expected_rr",
            "expected_success", "random_baseline_counts", "random_baseline_test",
            "random_metric_moments", "variance_mrr", "variance_rank", "variance_rr",
            "variance_success", "SampledMetricResult", "correct_sampled_metric",

@@ -9,7 +9,8 @@ relevant one has the exact distribution
 and everything here follows from it exactly: the expectation and variance of
 the reciprocal rank ``RR = 1/K`` (and of ``RR@k``, which is 0 when ``K > k``),
 of MRR over independent queries (optionally weighted), of Success@k (Hits@k)
-and of the mean rank, the expected AP, and the adjusted MRR :math:`(M - E)/(1 - E)`.
+and of the mean rank, the expected AP, and the adjusted MRR :math:`(M - E)/(1 - E)`;
+and, from the uniform place of each document, the expected RBP and Bpref.
 The test of "better than a random ranker" is in
 :mod:`mrrstats.baselines.random_baseline`; measures without a closed-form variance
 (AP, nDCG) in :mod:`mrrstats.baselines.permutation_moments`.
@@ -43,9 +44,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
+from ..metrics.measures import parse_measure
 from ..numerics import harmonic
-from ..validation import array_iv
-from .rank_law import counts_iv, log_sf, rr_moments, shaped, weights_iv
+from ..validation import array_iv, float_iv
+from .rank_law import _int_array, counts_iv, log_sf, rr_moments, shaped, weights_iv
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -64,6 +66,8 @@ __all__ = [
     "expected_rank",
     "variance_rank",
     "expected_ap",
+    "expected_rbp",
+    "expected_bpref",
 ]
 
 _MAX_TABLE = 1_000_000  # ranks FirstRelevantRank.to_frame tabulates by default
@@ -560,3 +564,175 @@ def expected_ap(n_candidates: ArrayLike, n_relevant: ArrayLike = 1) -> float | F
 
 
 # --------------------------------------------------------------------------
+
+
+# --------------------------------------------------------------------------
+# RBP and Bpref
+# --------------------------------------------------------------------------
+
+#: RBP's default persistence: the measure's own (``RBP`` is ``RBP(p=0.9)``, trec_eval's rbp)
+RBP_P = float(parse_measure("RBP").param)  # type: ignore[arg-type]
+
+
+def _gain_array(x, name: str) -> np.ndarray:
+    """Non-negative finite reals, one per query (or one for all)."""
+    if isinstance(x, bool | np.bool_ | str | bytes):
+        raise ParameterTypeError(f"`{name}` must be real numbers, got {type(x).__name__}",
+                                 name=name)
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # pragma: no cover - exotic inputs
+        raise ParameterTypeError(f"`{name}` must be array-like of real numbers",
+                                 name=name) from exc
+    if a.dtype == bool or not (np.issubdtype(a.dtype, np.integer)
+                               or np.issubdtype(a.dtype, np.floating)):
+        raise ParameterTypeError(f"`{name}` must be real numbers, got dtype {a.dtype}",
+                                 name=name)
+    a = a.astype(np.float64)
+    if a.size == 0:
+        raise ParameterError(f"`{name}` is empty: give one value, or one per query", name=name)
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ParameterError(f"`{name}` must be finite and >= 0", name=name)
+    return a
+
+
+def _expected_rbp_iv(n_candidates, n_relevant, p, k, total_gain):
+    N, R, K, shape = counts_iv(n_candidates, n_relevant, k)
+    p = float_iv(p, "p", low=0.0, high=1.0, low_open=True, high_open=True)
+    if total_gain is None:
+        G = R.astype(np.float64)
+    else:
+        G0 = _gain_array(total_gain, "total_gain")
+        try:
+            G = np.broadcast_to(G0, shape).ravel().astype(np.float64)
+        except ValueError:
+            raise ParameterError("`total_gain` does not broadcast with `n_candidates`",
+                                 name="total_gain") from None
+        if np.any(G > N):
+            raise ParameterError("`total_gain` must be <= `n_candidates` (each gain is in "
+                                 "[0, 1])", name="total_gain")
+    return N, G, p, K, shape
+
+
+def expected_rbp(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *, p: float = RBP_P,
+                 k: ArrayLike | None = None,
+                 total_gain: ArrayLike | None = None) -> float | FloatArray:
+    r"""Expected rank-biased precision ``RBP(p)@k`` of a uniformly random ranking.
+
+    Parameters
+    ----------
+    n_candidates : int or array_like of int
+        Number of ranked candidates ``N`` per query (>= 0).
+    n_relevant : int or array_like of int, optional
+        Number of relevant candidates ``R`` per query (binary gains), ``0 <= R <= N``
+        (default 1); broadcast against ``n_candidates``.
+    p : float, keyword-only
+        Persistence, in (0, 1) (default 0.9: ``RBP``, trec_eval's ``rbp``;
+        ir_measures' bare ``RBP`` is ``p=0.8``).
+    k : int or array_like of int, optional, keyword-only
+        Cutoff (``RBP(p)@k``). Default: none.
+    total_gain : float or array_like of float, optional, keyword-only
+        Graded gains: the sum of the ``N`` candidates' gains, each in [0, 1] (as RBP
+        scores them: trec_eval's grade divided by the topic's highest grade when it
+        exceeds 1); replaces ``n_relevant``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``E[RBP(p)@k]`` with the broadcast shape of the inputs.
+
+    Notes
+    -----
+    Each position ``i`` holds a uniformly random candidate, whose expected gain
+    is the mean gain :math:`\bar g = G / N` (``G = R`` for binary gains), so with
+    ``L = min(k, N)``
+
+    .. math:: E[RBP(p)@k] = (1 - p) \, \bar g \sum_{i=1}^{L} p^{i-1}
+              = \bar g \, (1 - p^{L}).
+
+    ``N = 0`` gives 0. Exact enumeration (:func:`random_metric_moments` with
+    ``"RBP(p=...)@k"``) gives the same values (``tests/baselines/test_first_rank.py``).
+
+    Examples
+    --------
+    >>> from mrrstats import expected_rbp
+    >>> round(float(expected_rbp(5, 2, p=0.5, k=3)), 4)     # 2/5 * (1 - 0.5**3)
+    0.35
+    >>> round(float(expected_rbp(5, p=0.5, k=3, total_gain=1.5)), 4)  # gains 1, 0.5
+    0.2625
+    """
+    N, G, p, K, shape = _expected_rbp_iv(n_candidates, n_relevant, p, k, total_gain)
+    L = N if K is None else np.minimum(K, N)
+    mean_gain = np.divide(G, N, out=np.zeros(N.shape), where=N > 0)
+    return shaped(mean_gain * -np.expm1(L * np.log(p)), shape)
+
+
+def _expected_bpref_iv(n_candidates, n_relevant, n_nonrelevant):
+    N, R, _, shape = counts_iv(n_candidates, n_relevant, None)
+    if n_nonrelevant is None:
+        M = N - R
+    else:
+        M0 = _int_array(n_nonrelevant, "n_nonrelevant", minimum=0)
+        if M0.size == 0:
+            raise ParameterError("`n_nonrelevant` must hold at least one query",
+                                 name="n_nonrelevant")
+        try:
+            M = np.broadcast_to(M0, shape).ravel().astype(np.int64)
+        except ValueError:
+            raise ParameterError("`n_nonrelevant` does not broadcast with `n_candidates`",
+                                 name="n_nonrelevant") from None
+        if np.any(M > N - R):
+            raise ParameterError("`n_nonrelevant` must be <= `n_candidates` - `n_relevant`",
+                                 name="n_nonrelevant")
+    return R, M, shape
+
+
+def expected_bpref(n_candidates: ArrayLike, n_relevant: ArrayLike = 1, *,
+                   n_nonrelevant: ArrayLike | None = None) -> float | FloatArray:
+    r"""Expected Bpref (trec_eval's ``bpref``) of a uniformly random ranking.
+
+    Parameters
+    ----------
+    n_candidates : int or array_like of int
+        Number of ranked candidates ``N`` per query (>= 0).
+    n_relevant : int or array_like of int, optional
+        Number of relevant candidates ``R`` (all of the topic's judged relevant
+        documents), ``0 <= R <= N`` (default 1).
+    n_nonrelevant : int or array_like of int, optional, keyword-only
+        Number ``M`` of judged non-relevant candidates (all of the topic's); default
+        ``N - R``. The other ``N - R - M`` candidates are unjudged, which Bpref skips.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``E[Bpref]`` with the broadcast shape of the inputs.
+
+    Notes
+    -----
+    Bpref averages over the ``R`` relevant documents ``d`` the term
+    :math:`1 - \min(n_d, R) / \min(M, R)`, ``n_d`` the judged non-relevant documents
+    above ``d``. Under a random order ``d``'s place among the ``M`` non-relevant ones
+    is uniform, so :math:`n_d` is uniform on ``0..M`` whatever the other documents,
+    and summing the term over ``j = 0..M``:
+
+    .. math:: E[\mathrm{Bpref}] = \begin{cases}
+              1 & M = 0 \\
+              1/2 & 1 \le M \le R \\
+              (R + 1) / (2 (M + 1)) & M > R
+              \end{cases}
+
+    (0 when ``R = 0``). Checked against exact enumeration and Monte Carlo with
+    :func:`random_metric_moments` (``tests/baselines/test_first_rank.py``).
+
+    Examples
+    --------
+    >>> from mrrstats import expected_bpref
+    >>> float(expected_bpref(5, 2))               # M = 3 > R = 2: 3 / 8
+    0.375
+    >>> expected_bpref([2, 4, 101], 1).tolist()   # M = 1, 3, 100
+    [0.5, 0.25, 0.009900990099009901]
+    """
+    R, M, shape = _expected_bpref_iv(n_candidates, n_relevant, n_nonrelevant)
+    Rf, Mf = R.astype(np.float64), M.astype(np.float64)
+    out = np.where(M == 0, 1.0, np.where(M <= R, 0.5, (Rf + 1) / (2 * (Mf + 1))))
+    return shaped(np.where(R > 0, out, 0.0), shape)
