@@ -697,6 +697,10 @@ class EffectSizeIntervals:
     atol: float = 0.0
     _bootstrap: BootstrapCIResult | None = field(default=None, repr=False, compare=False)
 
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
+
     n = renamed_attribute("n_queries")
 
     def confidence_interval(self, confidence_level: float | None = None, *,

@@ -257,6 +257,56 @@ PROCEDURES: dict[str, Procedure] = {
         ("breuer2020", "student1908"),
         "bootstrap resamples of the topics",
     ),
+    # several collections, Bayesian, effect sizes, leaderboards, PPI, baselines
+    # (their readers are in mrrstats.stats.methods_readers)
+    "partial-conjunction": Procedure(
+        "replicability analysis over collections (partial-conjunction tests)",
+        ("dror2017", "benjamini2008"),
+        "resamples per collection",
+    ),
+    "bayes-t": Procedure(
+        "Bayesian comparison of the mean per-query difference: its posterior under the "
+        "non-informative prior, a Student t with $n - 1$ degrees of freedom (the Bayesian "
+        "correlated t-test without correlation)",
+        ("benavoli2017", "gelman2013"),
+    ),
+    "bayes-bootstrap": Procedure(
+        "Bayesian bootstrap of the mean per-query difference (Dirichlet(1, ..., 1) weights "
+        "on the queries)",
+        ("rubin1981",),
+        "Bayesian bootstrap draws",
+    ),
+    "bayes-hierarchical": Procedure(
+        "normal hierarchical model of the collection effects (flat priors on the mean and "
+        "on the between-collection standard deviation), computed exactly on a grid",
+        ("gelman2013",),
+    ),
+    "effect-sizes": Procedure(
+        "the paired effect sizes: the standardised mean difference $d_z$, with an interval "
+        "inverting the noncentral t distribution, and the probability of superiority, with "
+        "a bootstrap interval",
+        ("steiger1997", "efron1993"),
+        "bootstrap resamples of the queries",
+    ),
+    "rank-intervals": Procedure(
+        "the simultaneous confidence intervals for the systems' ranks from simultaneous "
+        "pairwise decisions, with a compact letter display of the same decisions",
+        ("mogstad2024", "piepho2004"),
+        "bootstrap resamples of the queries (max-|t| over the pairs)",
+    ),
+    "ppi": Procedure(
+        "the prediction-powered inference estimator with power tuning (PPI++): the judge's "
+        "labels of all queries corrected by the judge's error on the human-labelled queries",
+        ("angelopoulos2023ppi", "angelopoulos2023ppipp"),
+        "multiplier draws of the max-|t| critical value of the pairs",
+    ),
+    "random-baseline": Procedure(
+        "the test against a uniformly random ranking of each query's candidates, with the "
+        "expectation and variance in closed form and the adjusted score $(M - E)/(1 - E)$",
+        (),
+        "random rankings",
+        monte_carlo_p=True,
+    ),
 }
 
 #: correction name -> (what it controls, in words; references)
@@ -282,6 +332,10 @@ CORRECTION_TEXT: dict[str, tuple[str, tuple[str, ...]]] = {
     "westfall-young": ("the Westfall-Young procedure itself", ()),
     "tukey-hsd-anova": ("the studentised range distribution of Tukey's HSD", ()),
     "dunnett": ("Dunnett's multivariate t distribution", ()),
+    "max-t-multiplier": (
+        "the single-step max-|t| procedure over the pairs (multiplier draws)",
+        ("westfall1993",),
+    ),
 }
 
 #: interval construction -> (name, references); the keys are the ``ci_method`` values of
@@ -338,6 +392,19 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
     "satterthwaite": (
         "t intervals with Satterthwaite's degrees of freedom",
         ("satterthwaite1946",),
+    ),
+    "meta-normal": (
+        "normal intervals of each collection's effect and of the pooled random-effects "
+        "estimate, with t prediction intervals ($N - 2$ degrees of freedom) for a new "
+        "collection",
+        (),
+    ),
+    "credible": ("central posterior credible intervals", ()),
+    "rank-simultaneous": ("simultaneous rank intervals", ()),
+    "ppi": (
+        "PPI++ intervals of each system's mean and each pair's difference, with the "
+        "human-only and judge-only intervals beside them",
+        (),
     ),
 }
 
@@ -414,6 +481,8 @@ class Facts:
     measured: bool = True  # whether COVERAGE applies (False: another design, e.g. unpaired)
     subject: str = ""  # the opening clause, when not "We compared ... over n queries"
     family: str = ""  # the family of the correction, when not the pairs of each measure
+    #: further sentences, each with the keys it cites (after the resamples and clusters)
+    notes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def resample_unit(test: str, correction: str | None) -> str:
@@ -687,10 +756,13 @@ _READERS: dict[str, Callable[[Any], Facts]] = {
 
 def facts_of(result: object) -> Facts:
     """The :class:`Facts` of a test or comparison result."""
-    reader = _READERS.get(type(result).__name__)
+    from .methods_readers import READERS  # more readers (they use this module's helpers)
+
+    reader = _READERS.get(type(result).__name__) or READERS.get(type(result).__name__)
     if reader is None:
         raise ParameterTypeError(
-            f"no methods paragraph for a {type(result).__name__}; known: {sorted(_READERS)}",
+            f"no methods paragraph for a {type(result).__name__}; known: "
+            f"{sorted([*_READERS, *READERS])}",
             name="result",
         )
     return reader(result)
@@ -781,6 +853,8 @@ def methods_text(result: object) -> MethodsText:
     if f.n_clusters is not None and proc.clusters:
         cites = ("field2007",) if proc.clusters == _CLUSTER_BOOT else ()
         s.append(f"Queries were clustered: {proc.clusters}{_cite(cites, used)}.")
+    s += [f"{note}{_cite(cites, used)}." for note, cites in f.notes]
+    at = f" at $\\alpha = {f.alpha:g}$" if f.alpha is not None else ""
     # correction and alpha
     spec = TESTS.get(f.procedure)
     if spec is not None and spec.family and spec.correction in CORRECTIONS:
@@ -797,10 +871,7 @@ def methods_text(result: object) -> MethodsText:
         over = f.family or f"the {_plural(f.family_size, 'pair')}" + (
             " of each measure" if f.measures else ""
         )
-        s.append(
-            f"The {what} over {over} was controlled with {phrase}"
-            f"{_cite(cites, used)} at $\\alpha = {f.alpha:g}$."
-        )
+        s.append(f"The {what} over {over} was controlled with {phrase}{_cite(cites, used)}{at}.")
     elif f.correction == "none":
         s.append(f"No multiple-comparison correction was applied; $\\alpha = {f.alpha:g}$.")
     # the interval and its measured coverage
