@@ -219,6 +219,10 @@ class RankIntervals:
     n_resamples : int
     seed : int or None
     measure : str
+    n_queries : int or None
+        Queries of the score table.
+    n_clusters : int or None
+        Clusters of the bootstrap (None without ``clusters`` or with ``decisions``).
     """
 
     systems: tuple
@@ -235,6 +239,7 @@ class RankIntervals:
     seed: int | None
     measure: str
     n_queries: int | None = None
+    n_clusters: int | None = None
 
     def methods(self) -> MethodsText:
         """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
@@ -395,7 +400,8 @@ def rank_intervals(scores: Scores, *, measure: str | None = None,
     letters = compact_letter_display(sig, systems=table.systems, means=mean,
                                      higher_is_better=hib)
     return RankIntervals(table.systems, mean, rank, low, high, tuple(letters), sig, c, cl,
-                         "max-t bootstrap", n_resamples, seed, table.measure, n)
+                         "max-t bootstrap", n_resamples, seed, table.measure, n,
+                         None if design is None else int(design.n_clusters))
 
 
 def leaderboard_frame(result, *, higher_is_better=True):

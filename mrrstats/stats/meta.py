@@ -86,6 +86,9 @@ class AcrossCollectionsResult:
     seed : int or None
         The seed of the random per-collection tests (``randomization``,
         ``bootstrap``); None when a Generator was passed.
+    n_resamples : int or None
+        ``B`` of the Monte Carlo per-collection tests (the largest, when they differ);
+        None when no collection's test drew resamples.
     """
 
     collections: pd.DataFrame

@@ -293,6 +293,7 @@ PROCEDURES: dict[str, Procedure] = {
         "pairwise decisions, with a compact letter display of the same decisions",
         ("mogstad2024", "piepho2004"),
         "bootstrap resamples of the queries (max-|t| over the pairs)",
+        _CLUSTER_BOOT,
     ),
     "ppi": Procedure(
         "the prediction-powered inference estimator with power tuning (PPI++): the judge's "

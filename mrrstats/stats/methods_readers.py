@@ -54,12 +54,17 @@ def _across(r: Any) -> Facts:
         alpha=r.alpha,
         interval="meta-normal",
         confidence_level=r.confidence_level,
-        detail="per-collection p-values of the " + _join([_test_label(t) for t in tests]),
         subject=f"We compared two systems over {n} collections "
         f"({_range(frame['n_queries'])} queries each)",
         family=f"the {n} collections (Holm's procedure names the collections with an effect)",
         measured=False,
         notes=(
+            (
+                "Within each collection the "
+                + _join([_test_label(t) for t in tests])
+                + f" gave {'one-sided ' if r.alternative != 'two-sided' else ''}p-values",
+                tuple(k for t in tests if t in PROCEDURES for k in PROCEDURES[t].cites),
+            ),
             (
                 "The partial-conjunction p-values $p^{u/N}$ of an effect on at least $u$ of the "
                 f"$N = {n}$ collections were computed by Bonferroni (valid under any dependence "
@@ -149,10 +154,12 @@ def _effect_sizes(r: Any) -> Facts:
 
 def _ranks(r: Any) -> Facts:
     boot = r.n_resamples > 0 and math.isfinite(r.critical_value)
-    n = getattr(r, "n_queries", None)
+    n, g = getattr(r, "n_queries", None), getattr(r, "n_clusters", None)
     q = f" over {n} queries" if n is not None else ""
+    q += f" in {g} clusters" if g is not None and q else ""
     return Facts(
         "rank-intervals",
+        n_clusters=g,
         n_resamples=r.n_resamples if boot else None,
         seed=_seed(r) if boot else None,
         interval="rank-simultaneous",

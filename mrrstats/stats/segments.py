@@ -69,6 +69,11 @@ class SegmentComparison:
     segment_correction : str
         Correction across the segments of each pair and measure.
     alpha, confidence_level : float
+    alternative : str
+    n_resamples : int or None
+        ``B`` of the test within each segment (for the tests that resample).
+    seed : int or None
+        The seed of :func:`mrrstats.compare` (None when a Generator was passed).
     """
 
     frame: pd.DataFrame = field(repr=False)
