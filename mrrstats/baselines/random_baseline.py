@@ -35,7 +35,8 @@ from ..errors import ParameterError, ParameterTypeError
 from ..metrics.measures import measures_iv
 from ..progress import progress_bar
 from ..stats import ConfidenceInterval
-from ..stats.methods import MethodsText, methods_text
+from ..stats.methods import MethodsText
+from ..stats.methods_readers import methods_text
 from ..validation import (
     alternative_iv,
     array_iv,

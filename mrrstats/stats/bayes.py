@@ -42,7 +42,8 @@ from ..validation import (
     rng_iv,
 )
 from .intervals import ConfidenceInterval
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable

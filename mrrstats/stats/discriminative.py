@@ -11,7 +11,8 @@ import pandas as pd
 
 from ..defaults import ALPHA, ALTERNATIVE, MISSING, N_RESAMPLES, TEST, WORKERS
 from ..deprecation import renamed_parameters
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .pairwise import pairwise_tests
 from .pairwise_result import PairwiseResult
 

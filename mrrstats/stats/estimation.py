@@ -44,7 +44,8 @@ from ..validation import (
 )
 from .bootstrap import BootstrapCIResult, bootstrap_ci
 from .intervals import ConfidenceInterval, level_iv
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text  # registers the reader of EffectSizeIntervals
 from .randomization import randomization_test
 from .rows import ttest_rows
 

@@ -35,7 +35,8 @@ from ..validation import (
 )
 from .designs import design_iv as _design_iv
 from .designs import design_sums as _design_sums
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .resampling import bootstrap_sums
 
 if TYPE_CHECKING:

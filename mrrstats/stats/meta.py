@@ -35,7 +35,8 @@ from .bayes import bayesian_hierarchical
 from .bootstrap import bootstrap_test
 from .compare import Comparison
 from .intervals import ConfidenceInterval
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .paired import paired_ttest, sign_test, wilcoxon_test
 from .randomization import randomization_test
 from .registry import test_spec

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ParameterTypeError
+from ..errors import ParameterError, ParameterTypeError
 from .references import bibtex
 from .registry import CORRECTIONS, INTERVAL_LABELS, TESTS
 
@@ -51,6 +51,7 @@ __all__ = [
     "COVERAGE",
     "methods_text",
     "facts_of",
+    "register_readers",
     "combine",
     "resample_unit",
 ]
@@ -755,15 +756,24 @@ _READERS: dict[str, Callable[[Any], Facts]] = {
 }
 
 
+def register_readers(readers: dict[str, Callable[[Any], Facts]]) -> None:
+    """Add readers of :class:`Facts` (result class name -> reader) for :func:`facts_of`.
+
+    :mod:`mrrstats.stats.methods_readers` registers those of the results beyond the
+    paired tests when it is imported (by the modules of those results).
+    """
+    clash = sorted(set(readers) & set(_READERS))
+    if any(_READERS[k] is not readers[k] for k in clash):
+        raise ParameterError(f"readers already registered for {clash}", name="readers")
+    _READERS.update(readers)
+
+
 def facts_of(result: object) -> Facts:
     """The :class:`Facts` of a test or comparison result."""
-    from .methods_readers import READERS  # more readers (they use this module's helpers)
-
-    reader = _READERS.get(type(result).__name__) or READERS.get(type(result).__name__)
+    reader = _READERS.get(type(result).__name__)
     if reader is None:
         raise ParameterTypeError(
-            f"no methods paragraph for a {type(result).__name__}; known: "
-            f"{sorted([*_READERS, *READERS])}",
+            f"no methods paragraph for a {type(result).__name__}; known: {sorted(_READERS)}",
             name="result",
         )
     return reader(result)

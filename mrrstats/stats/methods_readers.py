@@ -16,10 +16,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .methods import PROCEDURES, Facts, _join, _num, _pairwise, _seed
+from .methods import PROCEDURES, Facts, _join, _num, _pairwise, _seed, register_readers
+from .methods import methods_text as methods_text  # the one generator, with these readers
 from .registry import TESTS
 
-__all__ = ["READERS"]
+__all__ = ["READERS", "methods_text"]
 
 
 def _range(values: Any) -> str:
@@ -232,7 +233,7 @@ def _discriminative(r: Any) -> Facts:
     )
 
 
-#: result class name -> the reader of its facts (used by :func:`~.methods.facts_of`)
+#: result class name -> the reader of its facts (registered with :func:`~.methods.facts_of`)
 READERS: dict[str, Callable[[Any], Facts]] = {
     "AcrossCollectionsResult": _across,
     "BayesianComparison": _bayes,
@@ -243,3 +244,4 @@ READERS: dict[str, Callable[[Any], Facts]] = {
     "RandomBaselineResult": _random_baseline,
     "DiscriminativePowerResult": _discriminative,
 }
+register_readers(READERS)

@@ -49,7 +49,8 @@ from ..validation import (
 )
 from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text
 
 if TYPE_CHECKING:
     from typing import Any, Literal

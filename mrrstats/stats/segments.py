@@ -28,7 +28,8 @@ from ..validation import confidence_level_iv, missing_iv
 from .corrections import adjust_pvalues
 from .designs import query_labels
 from .intervals import t_interval as _t_interval
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .pairwise import pairwise_tests
 from .registry import correction_label, correction_spec, test_label
 
