@@ -302,6 +302,33 @@ PROCEDURES: dict[str, Procedure] = {
         ("angelopoulos2023ppi", "angelopoulos2023ppipp"),
         "multiplier draws of the max-|t| critical value of the pairs",
     ),
+    "power-t": Procedure(
+        "power analysis of the paired t-test (the noncentral t distribution of its statistic, "
+        "statsmodels TTestPower)",
+        ("student1908",),
+    ),
+    "power-randomization": Procedure(
+        "simulation of the power of the paired randomization test (samples drawn with "
+        "replacement from the pilot per-query differences, shifted to the assumed difference)",
+        ("fisher1935", "pitman1937"),
+        "random sign vectors per simulated sample",
+    ),
+    "power-t-simulated": Procedure(
+        "simulation of the power of the paired t-test (samples drawn with replacement from "
+        "the pilot per-query differences, shifted to the assumed difference)",
+        ("student1908",),
+    ),
+    "topic-set-size": Procedure(
+        "topic-set-size design for the paired t-test (the residual variance of the two-way "
+        "system x query ANOVA of a pilot score matrix)",
+        ("student1908",),
+    ),
+    "sampled-metric": Procedure(
+        "correction of a metric computed over sampled negatives, mapping each sampled rank to "
+        "a value whose expectation given the full rank approximates the full-ranking metric",
+        (),
+        "bootstrap resamples of the queries",
+    ),
     "random-baseline": Procedure(
         "the test against a uniformly random ranking of each query's candidates, with the "
         "expectation and variance in closed form and the adjusted score $(M - E)/(1 - E)$",

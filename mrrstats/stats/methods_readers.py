@@ -214,6 +214,64 @@ def _random_baseline(r: Any) -> Facts:
     )
 
 
+def _power(r: Any) -> Facts:
+    what = {"n_queries": "number of queries", "difference": "detectable difference"}.get(
+        r.solved_for, r.solved_for
+    )
+    n = f"{r.n_queries_required} queries" if r.n_queries_required is not None else "queries"
+    return Facts(
+        "power-t",
+        alternative=r.alternative,
+        detail=f"solved for the {what}; difference {_num(float(r.difference))}, standard "
+        f"deviation {_num(float(r.std))}, power {_num(round(float(r.power), 4))}, {n}, "
+        f"$\\alpha = {r.alpha:g}$",
+        subject="We planned the number of queries of a comparison of two systems",
+        measured=False,
+    )
+
+
+def _simulated_power(r: Any) -> Facts:
+    proc = "power-randomization" if r.test == "randomization" else "power-t-simulated"
+    b = r.n_resamples if proc == "power-randomization" and not r.exact else None
+    return Facts(
+        proc,
+        alternative=r.alternative,
+        n_resamples=b,
+        seed=_seed(r),
+        detail=f"{r.n_simulations} simulated samples of {r.n_queries} queries, difference "
+        f"{_num(float(r.difference))}, $\\alpha = {r.alpha:g}$",
+        subject="We estimated by simulation the power of a comparison of two systems",
+        measured=False,
+    )
+
+
+def _topic_set_size(r: Any) -> Facts:
+    return Facts(
+        "topic-set-size",
+        alternative=r.alternative,
+        detail=f"difference {_num(float(r.difference))}, power {_num(float(r.power))}, "
+        f"$\\alpha = {r.alpha:g}$: {r.n_queries} queries",
+        subject="We planned the number of queries of a new test collection",
+        measured=False,
+    )
+
+
+def _sampled(r: Any) -> Facts:
+    boot = r.bootstrap
+    return Facts(
+        "sampled-metric",
+        len(r.per_query),
+        n_resamples=r.n_resamples if boot is not None else None,
+        seed=_seed(r) if boot is not None else None,
+        interval=boot.method if boot is not None else None,
+        confidence_level=r.confidence_level if boot is not None else None,
+        detail=f"{r.method} mapping, {r.n_negatives} sampled negatives per query",
+        subject=f"We estimated the full-ranking {r.measure} of one system over "
+        f"{len(r.per_query)} queries",
+        measured=False,
+    )
+
+
 def _discriminative(r: Any) -> Facts:
     f = _pairwise(r.pairwise)
     return dataclasses.replace(
@@ -243,5 +301,9 @@ READERS: dict[str, Callable[[Any], Facts]] = {
     "PPIResult": _ppi,
     "RandomBaselineResult": _random_baseline,
     "DiscriminativePowerResult": _discriminative,
+    "PowerResult": _power,
+    "SimulatedPowerResult": _simulated_power,
+    "TopicSetSizeResult": _topic_set_size,
+    "SampledMetricResult": _sampled,
 }
 register_readers(READERS)

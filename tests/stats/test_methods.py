@@ -465,3 +465,59 @@ def test_every_result_with_a_reader_has_methods():
         "RandomBaselineResult",
         "DiscriminativePowerResult",
     } <= set(_READERS)
+
+
+def test_power_designs_name_their_inputs():
+    p = mrrstats.ttest_power(difference=0.05, std=0.2, power=0.8, alpha=0.01).methods()
+    for needle in (
+        "solved for the number of queries",
+        "difference 0.05",
+        "standard deviation 0.2",
+        "power 0.8",
+        "$\\alpha = 0.01$",
+        "@student1908",
+        "two-sided",
+    ):
+        assert needle in p.text, (needle, p.text)
+    n = mrrstats.ttest_power(difference=0.05, std=0.2, power=0.8, alpha=0.01).n_queries_required
+    assert f"{n} queries" in p.text
+    _check_citations(p)
+    rng = np.random.default_rng(0)
+    pilot = rng.normal(0.03, 0.2, 30)
+    s = mrrstats.randomization_power(
+        pilot, n_queries=40, difference=0.05, n_simulations=60, n_resamples=250, rng=1
+    ).methods()
+    for needle in (
+        "60 simulated samples of 40 queries",
+        "difference 0.05",
+        "$B = 250$",
+        "seed 1",
+        "@fisher1935",
+    ):
+        assert needle in s.text, (needle, s.text)
+    _check_citations(s)
+    t = mrrstats.randomization_power(pilot, test="t", n_simulations=20, rng=2).methods()
+    assert "paired t-test" in t.text and "$B" not in t.text and "30 queries" in t.text
+    pilot_matrix = pd.DataFrame(rng.random((30, 4)))
+    ts = mrrstats.topic_set_size(pilot_matrix, difference=0.05, power=0.9)
+    m = ts.methods()
+    assert f"{ts.n_queries} queries" in m.text and "power 0.9" in m.text and "ANOVA" in m.text
+    _check_citations(m)
+
+
+def test_sampled_metric_names_negatives_b_and_seed():
+    rng = np.random.default_rng(0)
+    res = mrrstats.correct_sampled_metric(
+        rng.integers(1, 20, 100), 99, np.full(100, 5000), n_resamples=500, rng=2
+    )
+    m = res.methods()
+    for needle in (
+        "over 100 queries",
+        "99 sampled negatives per query",
+        "bias-variance",
+        "$B = 500$",
+        "seed 2",
+        "BCa",
+    ):
+        assert needle in m.text, (needle, m.text)
+    _check_citations(m)
