@@ -323,6 +323,12 @@ PROCEDURES: dict[str, Procedure] = {
         "system x query ANOVA of a pilot score matrix)",
         ("student1908",),
     ),
+    "calibration": Procedure(
+        "simulation study of the type I error and power of the paired tests, on collections "
+        "simulated from the fitted per-system score distributions",
+        ("urbano2019",),
+        "resamples per test",
+    ),
     "sampled-metric": Procedure(
         "correction of a metric computed over sampled negatives, mapping each sampled rank to "
         "a value whose expectation given the full rank approximates the full-ranking metric",

@@ -16,7 +16,16 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .methods import PROCEDURES, Facts, _join, _num, _pairwise, _seed, register_readers
+from .methods import (
+    CORRECTION_TEXT,
+    PROCEDURES,
+    Facts,
+    _join,
+    _num,
+    _pairwise,
+    _seed,
+    register_readers,
+)
 from .methods import methods_text as methods_text  # the one generator, with these readers
 from .registry import TESTS
 
@@ -256,6 +265,32 @@ def _topic_set_size(r: Any) -> Facts:
     )
 
 
+def _calibration(r: Any) -> Facts:
+    tests = list(dict.fromkeys(str(t) for t in r.table["test"]))
+    corrs = [c for c in dict.fromkeys(str(c) for c in r.table["correction"]) if c != "none"]
+    cites = tuple(k for t in tests if t in PROCEDURES for k in PROCEDURES[t].cites)
+    notes: list[tuple[str, tuple[str, ...]]] = [
+        ("The tests compared were the " + _join([_test_label(t) for t in tests]), cites)
+    ]
+    if corrs:
+        phrases = [CORRECTION_TEXT.get(c, (c, ()))[0] for c in corrs]
+        ccites = tuple(k for c in corrs for k in CORRECTION_TEXT.get(c, ("", ()))[1])
+        notes.append(("The family-wise error was measured with " + _join(phrases), ccites))
+    diffs = ", ".join(_num(float(d)) for d in r.differences)
+    return Facts(
+        "calibration",
+        alternative=r.alternative,
+        n_resamples=r.n_resamples or None,
+        seed=_seed(r),
+        detail=f"{r.n_simulations} simulated collections of {r.n_queries} queries; null "
+        f"hypothesis: equal {r.null_hypothesis}; power at differences {diffs}; "
+        f"$\\alpha = {r.alpha:g}$",
+        subject=f"We calibrated the paired tests on {len(r.systems)} systems",
+        measured=False,
+        notes=tuple(notes),
+    )
+
+
 def _sampled(r: Any) -> Facts:
     boot = r.bootstrap
     return Facts(
@@ -305,5 +340,6 @@ READERS: dict[str, Callable[[Any], Facts]] = {
     "SimulatedPowerResult": _simulated_power,
     "TopicSetSizeResult": _topic_set_size,
     "SampledMetricResult": _sampled,
+    "CalibrationResult": _calibration,
 }
 register_readers(READERS)

@@ -521,3 +521,31 @@ def test_sampled_metric_names_negatives_b_and_seed():
     ):
         assert needle in m.text, (needle, m.text)
     _check_citations(m)
+
+
+def test_calibration_names_tests_corrections_simulations_b_and_seed():
+    rr = mrrstats.datasets.trec7_scores("RR")[["run8", "run9", "run1"]]
+    cal = mrrstats.calibrate_tests(
+        rr,
+        tests=["t", "randomization"],
+        corrections=["none", "holm"],
+        n_queries=30,
+        n_simulations=20,
+        n_resamples=100,
+        differences=(0.03,),
+        rng=5,
+    )
+    m = cal.methods()
+    for needle in (
+        "3 systems",
+        "20 simulated collections of 30 queries",
+        "$B = 100$",
+        "seed 5",
+        "differences 0.03",
+        "paired t-test and paired randomization test",
+        "@urbano2019",
+        "@holm1979",
+        "$\\alpha = 0.05$",
+    ):
+        assert needle in m.text, (needle, m.text)
+    _check_citations(m)
