@@ -35,6 +35,8 @@ from ..errors import ParameterError, ParameterTypeError
 from ..metrics.measures import measures_iv
 from ..progress import progress_bar
 from ..stats import ConfidenceInterval
+from ..stats.methods import MethodsText
+from ..stats.methods_readers import methods_text
 from ..validation import (
     alternative_iv,
     array_iv,
@@ -124,6 +126,10 @@ class RandomBaselineResult:
     standard_error: float = math.nan
     seed: int | None = None
     null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     @property
     def std(self) -> float:

@@ -32,6 +32,8 @@ from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES, WORKERS
 from ..errors import ParameterError
 from ..stats.bootstrap import BootstrapCIResult, bootstrap_ci
 from ..stats.intervals import ConfidenceInterval
+from ..stats.methods import MethodsText
+from ..stats.methods_readers import methods_text
 from ..validation import (
     array_iv,
     choice_iv,
@@ -425,6 +427,10 @@ class SampledMetricResult:
     seed: int | None = None
     n_resamples: int = N_RESAMPLES
     bootstrap: BootstrapCIResult | None = field(default=None, repr=False, compare=False)
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     @property
     def n_queries(self) -> int:

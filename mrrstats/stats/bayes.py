@@ -42,6 +42,8 @@ from ..validation import (
     rng_iv,
 )
 from .intervals import ConfidenceInterval
+from .methods import MethodsText
+from .methods_readers import methods_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -122,6 +124,10 @@ class BayesianComparison:
     tau2: float = math.nan
     p_new_a_better: float = math.nan
     _grid: tuple = field(repr=False, default=())
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def credible_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Equal-tailed credible interval of :math:`\\mu` at ``confidence_level``.

@@ -855,6 +855,7 @@ def compare(scores: Scores, *, test: str = TEST,
                              confidence_level=cl, atol=atol, batch=batch,
                              test_options=test_options, gen=gen, control=first.control,
                              clusters=cluster_labels or None)
+        segs = dataclasses.replace(segs, seed=seed)
     return Comparison(results, tuple(results), tuple(first.systems), test, correction, alpha,
                       alternative, n_resamples, cl, first.ci_method, missing, seed,
                       control=first.control, family=family, family_size=size,

@@ -11,6 +11,8 @@ import pandas as pd
 
 from ..defaults import ALPHA, ALTERNATIVE, MISSING, N_RESAMPLES, TEST, WORKERS
 from ..deprecation import renamed_parameters
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .pairwise import pairwise_tests
 from .pairwise_result import PairwiseResult
 
@@ -57,6 +59,10 @@ class DiscriminativePowerResult:
     n_resamples: int | None = None
     seed: int | None = None
     measure: str | None = None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the measure, test, correction, alpha, counts, power, the smallest

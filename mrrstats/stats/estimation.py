@@ -44,7 +44,8 @@ from ..validation import (
 )
 from .bootstrap import BootstrapCIResult, bootstrap_ci
 from .intervals import ConfidenceInterval, level_iv
-from .methods import MethodsText, methods_text
+from .methods import MethodsText
+from .methods_readers import methods_text  # registers the reader of EffectSizeIntervals
 from .randomization import randomization_test
 from .rows import ttest_rows
 
@@ -696,6 +697,10 @@ class EffectSizeIntervals:
     n_resamples: int = 0
     atol: float = 0.0
     _bootstrap: BootstrapCIResult | None = field(default=None, repr=False, compare=False)
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     n = renamed_attribute("n_queries")
 

@@ -35,6 +35,8 @@ from ..validation import (
 )
 from .designs import design_iv as _design_iv
 from .designs import design_sums as _design_sums
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .resampling import bootstrap_sums
 
 if TYPE_CHECKING:
@@ -218,6 +220,10 @@ class RankIntervals:
     n_resamples : int
     seed : int or None
     measure : str
+    n_queries : int or None
+        Queries of the score table.
+    n_clusters : int or None
+        Clusters of the bootstrap (None without ``clusters`` or with ``decisions``).
     """
 
     systems: tuple
@@ -233,6 +239,12 @@ class RankIntervals:
     n_resamples: int
     seed: int | None
     measure: str
+    n_queries: int | None = None
+    n_clusters: int | None = None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system, best first: mean, rank, rank_low, rank_high, letters."""
@@ -356,7 +368,7 @@ def rank_intervals(scores: Scores, *, measure: str | None = None,
                                          higher_is_better=hib)
         return RankIntervals(table.systems, mean, rank, low, high, tuple(letters), sig,
                              math.nan, cl, getattr(decisions, "test", "decisions"), 0, None,
-                             table.measure)
+                             table.measure, n)
     n_resamples = n_resamples_iv(n_resamples)
     batch = int_iv(batch, "batch", allow_none=True)
     workers = workers_iv(workers)
@@ -389,7 +401,8 @@ def rank_intervals(scores: Scores, *, measure: str | None = None,
     letters = compact_letter_display(sig, systems=table.systems, means=mean,
                                      higher_is_better=hib)
     return RankIntervals(table.systems, mean, rank, low, high, tuple(letters), sig, c, cl,
-                         "max-t bootstrap", n_resamples, seed, table.measure)
+                         "max-t bootstrap", n_resamples, seed, table.measure, n,
+                         None if design is None else int(design.n_clusters))
 
 
 def leaderboard_frame(result, *, higher_is_better=True):

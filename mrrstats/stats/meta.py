@@ -35,6 +35,8 @@ from .bayes import bayesian_hierarchical
 from .bootstrap import bootstrap_test
 from .compare import Comparison
 from .intervals import ConfidenceInterval
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .paired import paired_ttest, sign_test, wilcoxon_test
 from .randomization import randomization_test
 from .registry import test_spec
@@ -85,6 +87,9 @@ class AcrossCollectionsResult:
     seed : int or None
         The seed of the random per-collection tests (``randomization``,
         ``bootstrap``); None when a Generator was passed.
+    n_resamples : int or None
+        ``B`` of the Monte Carlo per-collection tests (the largest, when they differ);
+        None when no collection's test drew resamples.
     """
 
     collections: pd.DataFrame
@@ -98,7 +103,12 @@ class AcrossCollectionsResult:
     alpha: float
     confidence_level: float
     seed: int | None = None
+    n_resamples: int | None = None
     _inputs: tuple = field(repr=False, default=())
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """The per-collection table (a copy): effects, intervals, p-values, Holm's choice."""
@@ -361,7 +371,8 @@ def _from_comparison(name, cmp, measure, alternative):
         p = _one_sided(p, diff, alternative)
     return {"n_queries": n, "mean_a": float(r.mean_a[0]), "mean_b": float(r.mean_b[0]),
             "difference": diff, "std": sd, "d_z": d_z, "statistic": float(r.statistic[0]),
-            "pvalue": p, "test": r.test}
+            "pvalue": p, "test": r.test,
+            "n_resamples": None if r.exact or r.n_resamples is None else int(r.n_resamples)}
 
 
 def _from_scores(name, table, test, alternative, gen):
@@ -386,7 +397,14 @@ def _from_scores(name, table, test, alternative, gen):
         res = sign_test(a, b, alternative=alternative)
     return {"n_queries": n, "mean_a": float(a.mean()), "mean_b": float(b.mean()),
             "difference": mean, "std": sd, "d_z": d_z, "statistic": float(res.statistic),
-            "pvalue": float(res.pvalue), "test": test}
+            "pvalue": float(res.pvalue), "test": test,
+            "n_resamples": _random_b(res)}
+
+
+def _random_b(res) -> int | None:
+    """B of a Monte Carlo test result (None for a test with no resamples or an exact one)."""
+    b = getattr(res, "n_resamples", None)
+    return None if b is None or getattr(res, "exact", False) else int(b)
 
 
 def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
@@ -475,6 +493,7 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
         else:
             rows[name] = _from_scores(name, value, test, alternative, gen)
     frame = pd.DataFrame.from_dict(rows, orient="index")
+    bs = [int(r["n_resamples"]) for r in rows.values() if r["n_resamples"] is not None]
     frame.index.name = "collection"
     n = frame["n_queries"].to_numpy(dtype=float)
     if effect == "d_z":
@@ -507,7 +526,7 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
         collections=frame[cols], partial_conjunction=pc, k_hat=k_hat,
         replicated=tuple(frame.index[i] for i in sorted(chosen)), meta=meta.astype(float),
         effect=effect, test=test, alternative=alternative, alpha=alpha, confidence_level=cl,
-        seed=seed)
+        seed=seed, n_resamples=max(bs) if bs else None)
 
 
 def _across_collections_iv(data, test, alternative, alpha, effect, confidence_level, measure,

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ParameterTypeError
+from ..errors import ParameterError, ParameterTypeError
 from .references import bibtex
 from .registry import CORRECTIONS, INTERVAL_LABELS, TESTS
 
@@ -51,6 +51,7 @@ __all__ = [
     "COVERAGE",
     "methods_text",
     "facts_of",
+    "register_readers",
     "combine",
     "resample_unit",
 ]
@@ -257,6 +258,90 @@ PROCEDURES: dict[str, Procedure] = {
         ("breuer2020", "student1908"),
         "bootstrap resamples of the topics",
     ),
+    # several collections, Bayesian, effect sizes, leaderboards, PPI, baselines
+    # (their readers are in mrrstats.stats.methods_readers)
+    "partial-conjunction": Procedure(
+        "replicability analysis over collections (partial-conjunction tests)",
+        ("dror2017", "benjamini2008"),
+        "resamples per collection",
+    ),
+    "bayes-t": Procedure(
+        "Bayesian comparison of the mean per-query difference: its posterior under the "
+        "non-informative prior, a Student t with $n - 1$ degrees of freedom (the Bayesian "
+        "correlated t-test without correlation)",
+        ("benavoli2017", "gelman2013"),
+    ),
+    "bayes-bootstrap": Procedure(
+        "Bayesian bootstrap of the mean per-query difference (Dirichlet(1, ..., 1) weights "
+        "on the queries)",
+        ("rubin1981",),
+        "Bayesian bootstrap draws",
+    ),
+    "bayes-hierarchical": Procedure(
+        "normal hierarchical model of the collection effects (flat priors on the mean and "
+        "on the between-collection standard deviation), computed exactly on a grid",
+        ("gelman2013",),
+    ),
+    "effect-sizes": Procedure(
+        "the paired effect sizes: the standardised mean difference $d_z$, with an interval "
+        "inverting the noncentral t distribution, and the probability of superiority, with "
+        "a bootstrap interval",
+        ("steiger1997", "efron1993"),
+        "bootstrap resamples of the queries",
+    ),
+    "rank-intervals": Procedure(
+        "the simultaneous confidence intervals for the systems' ranks from simultaneous "
+        "pairwise decisions, with a compact letter display of the same decisions",
+        ("mogstad2024", "piepho2004"),
+        "bootstrap resamples of the queries (max-|t| over the pairs)",
+        _CLUSTER_BOOT,
+    ),
+    "ppi": Procedure(
+        "the prediction-powered inference estimator with power tuning (PPI++): the judge's "
+        "labels of all queries corrected by the judge's error on the human-labelled queries",
+        ("angelopoulos2023ppi", "angelopoulos2023ppipp"),
+        "multiplier draws of the max-|t| critical value of the pairs",
+    ),
+    "power-t": Procedure(
+        "power analysis of the paired t-test (the noncentral t distribution of its statistic, "
+        "statsmodels TTestPower)",
+        ("student1908",),
+    ),
+    "power-randomization": Procedure(
+        "simulation of the power of the paired randomization test (samples drawn with "
+        "replacement from the pilot per-query differences, shifted to the assumed difference)",
+        ("fisher1935", "pitman1937"),
+        "random sign vectors per simulated sample",
+    ),
+    "power-t-simulated": Procedure(
+        "simulation of the power of the paired t-test (samples drawn with replacement from "
+        "the pilot per-query differences, shifted to the assumed difference)",
+        ("student1908",),
+    ),
+    "topic-set-size": Procedure(
+        "topic-set-size design for the paired t-test (the residual variance of the two-way "
+        "system x query ANOVA of a pilot score matrix)",
+        ("student1908",),
+    ),
+    "calibration": Procedure(
+        "simulation study of the type I error and power of the paired tests, on collections "
+        "simulated from the fitted per-system score distributions",
+        ("urbano2019",),
+        "resamples per test",
+    ),
+    "sampled-metric": Procedure(
+        "correction of a metric computed over sampled negatives, mapping each sampled rank to "
+        "a value whose expectation given the full rank approximates the full-ranking metric",
+        (),
+        "bootstrap resamples of the queries",
+    ),
+    "random-baseline": Procedure(
+        "the test against a uniformly random ranking of each query's candidates, with the "
+        "expectation and variance in closed form and the adjusted score $(M - E)/(1 - E)$",
+        (),
+        "random rankings",
+        monte_carlo_p=True,
+    ),
 }
 
 #: correction name -> (what it controls, in words; references)
@@ -282,6 +367,10 @@ CORRECTION_TEXT: dict[str, tuple[str, tuple[str, ...]]] = {
     "westfall-young": ("the Westfall-Young procedure itself", ()),
     "tukey-hsd-anova": ("the studentised range distribution of Tukey's HSD", ()),
     "dunnett": ("Dunnett's multivariate t distribution", ()),
+    "max-t-multiplier": (
+        "the single-step max-|t| procedure over the pairs (multiplier draws)",
+        ("westfall1993",),
+    ),
 }
 
 #: interval construction -> (name, references); the keys are the ``ci_method`` values of
@@ -338,6 +427,19 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
     "satterthwaite": (
         "t intervals with Satterthwaite's degrees of freedom",
         ("satterthwaite1946",),
+    ),
+    "meta-normal": (
+        "normal intervals of each collection's effect and of the pooled random-effects "
+        "estimate, with t prediction intervals ($N - 2$ degrees of freedom) for a new "
+        "collection",
+        (),
+    ),
+    "credible": ("central posterior credible intervals", ()),
+    "rank-simultaneous": ("simultaneous rank intervals", ()),
+    "ppi": (
+        "PPI++ intervals of each system's mean and each pair's difference, with the "
+        "human-only and judge-only intervals beside them",
+        (),
     ),
 }
 
@@ -414,6 +516,8 @@ class Facts:
     measured: bool = True  # whether COVERAGE applies (False: another design, e.g. unpaired)
     subject: str = ""  # the opening clause, when not "We compared ... over n queries"
     family: str = ""  # the family of the correction, when not the pairs of each measure
+    #: further sentences, each with the keys it cites (after the resamples and clusters)
+    notes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def resample_unit(test: str, correction: str | None) -> str:
@@ -685,6 +789,18 @@ _READERS: dict[str, Callable[[Any], Facts]] = {
 }
 
 
+def register_readers(readers: dict[str, Callable[[Any], Facts]]) -> None:
+    """Add readers of :class:`Facts` (result class name -> reader) for :func:`facts_of`.
+
+    :mod:`mrrstats.stats.methods_readers` registers those of the results beyond the
+    paired tests when it is imported (by the modules of those results).
+    """
+    clash = sorted(set(readers) & set(_READERS))
+    if any(_READERS[k] is not readers[k] for k in clash):
+        raise ParameterError(f"readers already registered for {clash}", name="readers")
+    _READERS.update(readers)
+
+
 def facts_of(result: object) -> Facts:
     """The :class:`Facts` of a test or comparison result."""
     reader = _READERS.get(type(result).__name__)
@@ -781,6 +897,8 @@ def methods_text(result: object) -> MethodsText:
     if f.n_clusters is not None and proc.clusters:
         cites = ("field2007",) if proc.clusters == _CLUSTER_BOOT else ()
         s.append(f"Queries were clustered: {proc.clusters}{_cite(cites, used)}.")
+    s += [f"{note}{_cite(cites, used)}." for note, cites in f.notes]
+    at = f" at $\\alpha = {f.alpha:g}$" if f.alpha is not None else ""
     # correction and alpha
     spec = TESTS.get(f.procedure)
     if spec is not None and spec.family and spec.correction in CORRECTIONS:
@@ -797,10 +915,7 @@ def methods_text(result: object) -> MethodsText:
         over = f.family or f"the {_plural(f.family_size, 'pair')}" + (
             " of each measure" if f.measures else ""
         )
-        s.append(
-            f"The {what} over {over} was controlled with {phrase}"
-            f"{_cite(cites, used)} at $\\alpha = {f.alpha:g}$."
-        )
+        s.append(f"The {what} over {over} was controlled with {phrase}{_cite(cites, used)}{at}.")
     elif f.correction == "none":
         s.append(f"No multiple-comparison correction was applied; $\\alpha = {f.alpha:g}$.")
     # the interval and its measured coverage

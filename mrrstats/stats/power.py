@@ -40,6 +40,8 @@ from ..validation import (
 from .counter import stream_key
 from .effects import residual_variance
 from .intervals import ConfidenceInterval
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .pairs import vector_iv
 from .resampling import signflip_pvalues_per_row
 from .rows import ttest_rows
@@ -98,6 +100,10 @@ class PowerResult:
     alpha: float
     alternative: str
     solved_for: str
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     sd = renamed_attribute("std")
 
@@ -290,6 +296,10 @@ class SimulatedPowerResult:
     exact: bool
     seed: int | None
 
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
+
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Clopper-Pearson interval of the power from the ``n_simulations`` experiments."""
         cl = confidence_level_iv(confidence_level)
@@ -445,6 +455,10 @@ class TopicSetSizeResult:
     power: float
     alpha: float
     alternative: str
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     sd = renamed_attribute("std")
 

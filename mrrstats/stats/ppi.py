@@ -49,6 +49,8 @@ from ..validation import (
 )
 from .intervals import ConfidenceInterval
 from .leaderboard import RankIntervals, compact_letter_display
+from .methods import MethodsText
+from .methods_readers import methods_text
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -135,6 +137,10 @@ class PPIResult:
     seed: int | None
     critical_values: dict = field(repr=False, default_factory=dict)
     variance: str = PPI_VARIANCE
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """The per-system table (a copy of :attr:`systems`)."""

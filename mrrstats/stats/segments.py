@@ -28,6 +28,8 @@ from ..validation import confidence_level_iv, missing_iv
 from .corrections import adjust_pvalues
 from .designs import query_labels
 from .intervals import t_interval as _t_interval
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .pairwise import pairwise_tests
 from .registry import correction_label, correction_spec, test_label
 
@@ -68,6 +70,11 @@ class SegmentComparison:
     segment_correction : str
         Correction across the segments of each pair and measure.
     alpha, confidence_level : float
+    alternative : str
+    n_resamples : int or None
+        ``B`` of the test within each segment (for the tests that resample).
+    seed : int or None
+        The seed of :func:`mrrstats.compare` (None when a Generator was passed).
     """
 
     frame: pd.DataFrame = field(repr=False)
@@ -77,6 +84,13 @@ class SegmentComparison:
     segment_correction: str
     alpha: float
     confidence_level: float
+    alternative: str = "two-sided"
+    n_resamples: int | None = None
+    seed: int | None = None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: one row per measure, segment and pair.
@@ -216,7 +230,8 @@ def segment_pairs(tables, labels, *, test, segment_correction, alpha, alternativ
             "pvalue", "pvalue_adjusted", "reject", "family_size", "test", "correction"]
     frame = frame[cols]
     frame["reject"] = frame["reject"].astype(bool)
-    return SegmentComparison(frame, mf, tuple(segs), test, corr, alpha, confidence_level)
+    return SegmentComparison(frame, mf, tuple(segs), test, corr, alpha, confidence_level,
+                             alternative, n_resamples)
 
 
 def by_segment(evaluation: Evaluation,

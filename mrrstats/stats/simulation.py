@@ -50,6 +50,8 @@ from ..validation import (
 )
 from .corrections import adjust_pvalues
 from .counter import as_key, subkey
+from .methods import MethodsText
+from .methods_readers import methods_text
 from .registry import correction_spec, test_label, test_spec
 from .rows import bootstrap_test_rows, sign_pvalues, signflip_pvalues, ttest_rows, win_tie_loss
 
@@ -562,6 +564,10 @@ class CalibrationResult:
     n_simulations: int = 0
     n_resamples: int = 0
     seed: int | None = None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """The calibration table (a copy)."""
