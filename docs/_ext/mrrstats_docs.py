@@ -526,7 +526,7 @@ def cli_rst() -> str:
             lines += [f"   * - ``{opt}``", f"     - {_escape(help_) or '--'}",
                       f"     - ``{default}``" if default else "     - --"]
         line, out = run_example(name)
-        lines += ["", "Example:", "", ".. code-block:: console", "", f"   $ {line}"]
+        lines += ["", "Example:", "", ".. code-block:: text", "", f"   $ {line}"]
         lines += ["   " + s if s.strip() else "" for s in out.rstrip().splitlines()]
         lines += [""]
     return "\n".join(lines)
