@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -46,10 +46,16 @@ if TYPE_CHECKING:
     from .bayes import BayesianComparison
 
 __all__ = ["AcrossCollectionsResult", "across_collections", "partial_conjunction_pvalues",
-           "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS"]
+           "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS", "RE_METHODS",
+           "RE_TESTS"]
 
 #: Between-collection variance estimators (rows of ``.meta``).
 TAU2_METHODS = ("DL", "PM")
+#: All estimators :func:`random_effects` offers (REML: restricted maximum
+#: likelihood; SJ: Sidik-Jonkman).
+RE_METHODS = ("DL", "PM", "REML", "SJ")
+#: Tests of the pooled effect: normal (``"z"``) or Knapp-Hartung (``"knha"``).
+RE_TESTS = ("z", "knha")
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,17 +80,21 @@ class AcrossCollectionsResult:
     replicated : tuple of str
         The collections Holm's procedure identifies (``k_hat["bonferroni"]`` of them).
     meta : DataFrame
-        Indexed by method (``DL``, ``PM``): ``estimate``, ``standard_error``,
-        ``ci_low``, ``ci_high`` (normal), ``pi_low``, ``pi_high`` (prediction
-        interval for a new collection, t with N - 2 df), ``tau2``, ``i2``
-        (in [0, 1]), ``q`` (Cochran's Q), ``q_pvalue``, ``statistic`` (z),
-        ``pvalue`` (of the pooled effect, for ``alternative``).
+        Indexed by method (``tau2_methods``, by default ``DL``, ``PM``):
+        ``estimate``, ``standard_error``, ``ci_low``, ``ci_high`` (normal, or
+        t with N - 1 df under ``meta_test="knha"``), ``pi_low``, ``pi_high``
+        (prediction interval for a new collection, t with N - 2 df), ``tau2``,
+        ``tau2_ci_low``, ``tau2_ci_high`` (Q-profile), ``i2`` (in [0, 1]),
+        ``q`` (Cochran's Q), ``q_pvalue``, ``statistic`` (z or t), ``pvalue``
+        (of the pooled effect, for ``alternative``).
     effect : {"d_z", "difference"}
     test, alternative : str
     alpha, confidence_level : float
     seed : int or None
         The seed of the random per-collection tests (``randomization``,
         ``bootstrap``); None when a Generator was passed.
+    meta_test : {"z", "knha"}
+        The test of the pooled effect (:func:`random_effects`' ``test``).
     """
 
     collections: pd.DataFrame
@@ -98,6 +108,7 @@ class AcrossCollectionsResult:
     alpha: float
     confidence_level: float
     seed: int | None = None
+    meta_test: str = "z"
     _inputs: tuple = field(repr=False, default=())
 
     def to_frame(self) -> pd.DataFrame:
@@ -105,16 +116,25 @@ class AcrossCollectionsResult:
         return self.collections.copy()
 
     def confidence_interval(self, confidence_level: float | None = None, *,
-                            method: Literal["DL", "PM"] = "DL") -> ConfidenceInterval:
-        """Interval of the pooled random-effects effect (normal), at ``confidence_level``."""
+                            method: Literal["DL", "PM", "REML", "SJ"] = "DL"
+                            ) -> ConfidenceInterval:
+        """Interval of the pooled random-effects effect, at ``confidence_level``.
+
+        Normal, or t with N - 1 df when the result was made with ``meta_test="knha"``.
+        ``method`` must be one of the rows of ``meta``.
+        """
         from scipy import stats
 
         cl = self.confidence_level if confidence_level is None else \
             confidence_level_iv(confidence_level)
-        if method not in TAU2_METHODS:
-            raise ParameterError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
+        have = tuple(self.meta.index)
+        if not isinstance(method, str) or method not in have:
+            raise ParameterError(f"`method` must be one of {have}, got {method!r}")
         row = self.meta.loc[method]
-        z = stats.norm.isf((1 - cl) / 2)
+        if self.meta_test == "knha":
+            z = stats.t.isf((1 - cl) / 2, len(self.collections) - 1)
+        else:
+            z = stats.norm.isf((1 - cl) / 2)
         return ConfidenceInterval(row["estimate"] - z * row["standard_error"],
                                   row["estimate"] + z * row["standard_error"], cl,
                                   f"random-effects-{method}")
@@ -137,12 +157,15 @@ class AcrossCollectionsResult:
         N = len(self.collections)
         kb, kf = self.k_hat["bonferroni"], self.k_hat["fisher"]
         side = {"greater": "better", "less": "worse", "two-sided": "different"}[self.alternative]
-        dl = self.meta.loc["DL"]
+        first = str(self.meta.index[0])
+        dl = self.meta.loc[first]
+        name = {"DL": "DerSimonian-Laird", "PM": "Paule-Mandel", "REML": "REML",
+                "SJ": "Sidik-Jonkman"}[first]
         which = ", ".join(self.replicated) if self.replicated else "none"
         return (f"A is {side} than B on at least {kb} of {N} collections (Bonferroni; "
                 f"Fisher, for independent collections: {kf}) at alpha = {self.alpha:g}; "
-                f"identified (Holm): {which}. Random-effects {self.effect} (DerSimonian-"
-                f"Laird): {dl['estimate']:.3f} [{dl['ci_low']:.3f}, {dl['ci_high']:.3f}], "
+                f"identified (Holm): {which}. Random-effects {self.effect} "
+                f"({name}): {dl['estimate']:.3f} [{dl['ci_low']:.3f}, {dl['ci_high']:.3f}], "
                 f"tau^2 = {dl['tau2']:.4f}, I^2 = {100 * dl['i2']:.0f}%.")
 
 
@@ -238,27 +261,94 @@ def _tau2_pm(y, v, *, tol=1e-12, maxiter=200):
     return float(optimize.brentq(excess, 0.0, hi, xtol=tol, maxiter=maxiter))
 
 
+def _q_gen(y, v, t2):
+    """The generalised Q statistic sum w_i (y_i - mu_w)^2 with w_i = 1/(v_i + t2)."""
+    w = 1.0 / (v + t2)
+    mu = (w * y).sum() / w.sum()
+    return float((w * (y - mu) ** 2).sum())
+
+
+def _tau2_reml(y, v, *, tol=1e-12, maxiter=10000):
+    """REML by Fisher scoring from the DL estimate, halving steps that leave [0, inf) (metafor)."""
+    t2 = _tau2_dl(y, v)
+    for _ in range(maxiter):
+        w = 1.0 / (v + t2)
+        sw = w.sum()
+        mu = (w * y).sum() / sw
+        # P = W - w w'/sum w; tr(P), tr(PP) and y'PPy for an intercept-only model
+        tr_p = sw - (w * w).sum() / sw
+        tr_pp = (w * w).sum() - 2 * (w ** 3).sum() / sw + ((w * w).sum() / sw) ** 2
+        py = w * (y - mu)
+        adj = (float((py * py).sum()) - tr_p) / tr_pp
+        while t2 + adj < 0:
+            adj /= 2.0
+        t2 += adj
+        if abs(adj) <= tol * max(1.0, t2):
+            break
+    return float(max(t2, 0.0))
+
+
+def _tau2_sj(y, v):
+    """Sidik-Jonkman: tau0^2 = sum (y - ybar)^2 / k, one step tau0^2 Q_gen(tau0^2)/(k - 1)."""
+    k = y.size
+    t0 = float(((y - y.mean()) ** 2).sum() / k)
+    if k < 2 or t0 <= 0:
+        return 0.0
+    return t0 * _q_gen(y, v, t0) / (k - 1)
+
+
+def _tau2_qprofile(y, v, cl):
+    """Viechtbauer's (2007) Q-profile interval: Q_gen(tau^2) at the chi^2_{k-1} quantiles."""
+    from scipy import optimize, stats
+
+    k = y.size
+    if k < 2:
+        return math.nan, math.nan
+    alpha = 1 - cl
+
+    def root(target):
+        if _q_gen(y, v, 0.0) <= target:
+            return 0.0
+        hi = max(float(np.var(y, ddof=1)), float(v.max()), 1e-12)
+        while _q_gen(y, v, hi) > target:  # Q_gen decreases in tau^2
+            hi *= 2.0
+        return float(optimize.brentq(lambda t: _q_gen(y, v, t) - target, 0.0, hi,
+                                     xtol=1e-14, rtol=1e-13, maxiter=500))
+
+    return (root(float(stats.chi2.isf(alpha / 2, k - 1))),
+            root(float(stats.chi2.ppf(alpha / 2, k - 1))))
+
+
 def random_effects(effects, variances, *, method="DL", alternative="two-sided",
-                   confidence_level=0.95):
-    r"""Random-effects pooling of per-collection effects (DerSimonian-Laird or Paule-Mandel).
+                   confidence_level=0.95, test="z"):
+    r"""Random-effects pooling of per-collection effects (DL, PM, REML or Sidik-Jonkman).
 
     Parameters
     ----------
     effects, variances : array_like, 1-D
         The effect of each collection and its within-collection variance.
-    method : {"DL", "PM"}, keyword-only
-        DerSimonian & Laird's (1986) moment estimator of :math:`\tau^2`, or
+    method : {"DL", "PM", "REML", "SJ"}, keyword-only
+        DerSimonian & Laird's (1986) moment estimator of :math:`\tau^2`,
         Paule & Mandel's (1982) (the generalised Q statistic set to its
-        expectation, recommended by Veroniki et al. 2016).
+        expectation, recommended by Veroniki et al. 2016), restricted maximum
+        likelihood (Fisher scoring from DL, as R's metafor ``rma(method="REML")``)
+        or Sidik & Jonkman's (2005) estimator (``rma(method="SJ")``).
     alternative : {"two-sided", "greater", "less"}, keyword-only
-        For the z test of the pooled effect.
+        For the test of the pooled effect.
     confidence_level : float, keyword-only
+    test : {"z", "knha"}, keyword-only
+        ``"z"`` (the default): normal interval and test with standard error
+        :math:`(\sum w_i)^{-1/2}`; ``"knha"``: Knapp & Hartung's (2003)
+        adjustment, standard error :math:`\sqrt{s^2/\sum w_i}` with
+        :math:`s^2 = \sum w_i(y_i - \hat\mu)^2/(N-1)` (not truncated at 1)
+        and a t distribution with N - 1 df (metafor's ``test="knha"``).
 
     Returns
     -------
     dict
         ``estimate``, ``standard_error``, ``ci_low``, ``ci_high``, ``pi_low``,
-        ``pi_high``, ``tau2``, ``i2``, ``q``, ``q_pvalue``, ``statistic``, ``pvalue``.
+        ``pi_high``, ``tau2``, ``tau2_ci_low``, ``tau2_ci_high`` (Q-profile),
+        ``i2``, ``q``, ``q_pvalue``, ``statistic``, ``pvalue``.
 
     Notes
     -----
@@ -274,6 +364,15 @@ def random_effects(effects, variances, *, method="DL", alternative="two-sided",
     Thompson & Spiegelhalter 2009; NaN for N < 3). statsmodels'
     ``combine_effects`` gives the same estimates when :math:`\hat\tau^2 > 0`
     (it does not truncate the DL estimate at 0).
+
+    The interval for :math:`\tau^2` is Viechtbauer's (2007) Q-profile: the
+    :math:`\tau^2` where the generalised Q statistic
+    :math:`\sum (v_i+\tau^2)^{-1}(y_i - \hat\mu_{\tau^2})^2` equals the
+    upper and lower :math:`(1 - \text{level})/2` quantiles of
+    :math:`\chi^2_{N-1}` (a bound is 0 where Q at 0 is already below its
+    quantile); metafor's ``confint(rma(...))``. It does not depend on
+    ``method``. REML, SJ, Knapp-Hartung and the Q-profile interval agree with
+    metafor 4 to 1e-9 (tests/stats/r_reference/meta_tau2.R).
 
     Examples
     --------
@@ -294,33 +393,45 @@ def random_effects(effects, variances, *, method="DL", alternative="two-sided",
         raise ParameterError("`effects` and `variances` must be 1-D of the same non-zero length")
     if not (np.isfinite(y).all() and np.isfinite(v).all() and (v > 0).all()):
         raise ParameterError("`effects` must be finite and `variances` finite and positive")
-    if method not in TAU2_METHODS:
-        raise ParameterError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
+    if not isinstance(method, str) or method not in RE_METHODS:
+        raise ParameterError(f"`method` must be one of {RE_METHODS}, got {method!r}")
+    if not isinstance(test, str) or test not in RE_TESTS:
+        raise ParameterError(f"`test` must be one of {RE_TESTS}, got {test!r}")
     alternative_iv(alternative)
     cl = confidence_level_iv(confidence_level)
     k = y.size
-    tau2 = _tau2_dl(y, v) if method == "DL" else _tau2_pm(y, v)
+    if test == "knha" and k < 2:
+        raise ParameterError("`test='knha'` needs at least 2 effects")
+    tau2 = {"DL": _tau2_dl, "PM": _tau2_pm, "REML": _tau2_reml, "SJ": _tau2_sj}[method](y, v)
     w = 1.0 / (v + tau2)
     mu = float((w * y).sum() / w.sum())
     se = float(1.0 / math.sqrt(w.sum()))
+    if test == "knha":
+        s2 = float((w * (y - mu) ** 2).sum()) / (k - 1)
+        se = se * math.sqrt(s2)
+        dist = stats.t(k - 1)
+    else:
+        dist = stats.norm
+    t2_lo, t2_hi = _tau2_qprofile(y, v, cl)
     wf = 1.0 / v
     mu_fe = (wf * y).sum() / wf.sum()
     q = float((wf * (y - mu_fe) ** 2).sum())
     den = wf.sum() ** 2 - (wf * wf).sum()
     typical = (k - 1) * wf.sum() / den if den > 0 else math.nan
     i2 = tau2 / (tau2 + typical) if k > 1 and typical > 0 else 0.0
-    z = stats.norm.isf((1 - cl) / 2)
+    z = float(dist.isf((1 - cl) / 2))
     if k >= 3:
         tq = stats.t.isf((1 - cl) / 2, k - 2)
         half = tq * math.sqrt(tau2 + se * se)
         pi = (mu - half, mu + half)
     else:
         pi = (math.nan, math.nan)
-    stat = mu / se
-    p = {"two-sided": 2 * stats.norm.sf(abs(stat)), "greater": stats.norm.sf(stat),
-         "less": stats.norm.cdf(stat)}[alternative]
+    stat = mu / se if se > 0 else math.copysign(math.inf, mu)
+    p = {"two-sided": 2 * dist.sf(abs(stat)), "greater": dist.sf(stat),
+         "less": dist.cdf(stat)}[alternative]
     return {"estimate": mu, "standard_error": se, "ci_low": mu - z * se, "ci_high": mu + z * se,
-            "pi_low": pi[0], "pi_high": pi[1], "tau2": float(tau2), "i2": float(i2), "q": q,
+            "pi_low": pi[0], "pi_high": pi[1], "tau2": float(tau2),
+            "tau2_ci_low": t2_lo, "tau2_ci_high": t2_hi, "i2": float(i2), "q": q,
             "q_pvalue": float(stats.chi2.sf(q, k - 1)) if k > 1 else math.nan,
             "statistic": float(stat), "pvalue": float(p)}
 
@@ -394,7 +505,9 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
                        alternative: Alternative = "greater", alpha: float = 0.05,
                        effect: Literal["d_z", "difference"] = "d_z",
                        confidence_level: float = 0.95, measure: str | None = None,
-                       rng: Seed = None) -> AcrossCollectionsResult:
+                       rng: Seed = None,
+                       tau2_methods: Sequence[Literal["DL", "PM", "REML", "SJ"]] = TAU2_METHODS,
+                       meta_test: Literal["z", "knha"] = "z") -> AcrossCollectionsResult:
     r"""On how many collections is A better than B, and by how much overall?
 
     Parameters
@@ -423,6 +536,12 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     rng : None, int or numpy.random.Generator, keyword-only
         For the random tests (``"randomization"``, ``"bootstrap"``); one
         Generator consumed collection by collection in order.
+    tau2_methods : sequence of {"DL", "PM", "REML", "SJ"}, keyword-only
+        The between-collection variance estimators, one row of ``meta`` each
+        (default ``("DL", "PM")``); see :func:`random_effects`.
+    meta_test : {"z", "knha"}, keyword-only
+        The test and interval of the pooled effect: normal (the default) or
+        Knapp-Hartung (t with N - 1 df; metafor's ``test="knha"``).
 
     Returns
     -------
@@ -466,6 +585,7 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     """
     (items, test, alternative, alpha, effect, cl, gen, seed) = _across_collections_iv(
         data, test, alternative, alpha, effect, confidence_level, measure, rng)
+    methods, meta_test = _meta_options_iv(tau2_methods, meta_test)
     from scipy import stats
 
     rows = {}
@@ -499,7 +619,8 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     chosen = _holm(p, alpha)
     frame["replicated"] = [i in chosen for i in range(len(frame))]
     meta = pd.DataFrame({m: random_effects(eff, var, method=m, alternative=alternative,
-                                           confidence_level=cl) for m in TAU2_METHODS}).T
+                                           confidence_level=cl, test=meta_test)
+                         for m in methods}).T
     meta.index.name = "method"
     cols = ["test", "n_queries", "mean_a", "mean_b", "difference", "std", "d_z", "effect",
             "variance", "ci_low", "ci_high", "statistic", "pvalue", "replicated"]
@@ -507,7 +628,21 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
         collections=frame[cols], partial_conjunction=pc, k_hat=k_hat,
         replicated=tuple(frame.index[i] for i in sorted(chosen)), meta=meta.astype(float),
         effect=effect, test=test, alternative=alternative, alpha=alpha, confidence_level=cl,
-        seed=seed)
+        seed=seed, meta_test=meta_test)
+
+
+def _meta_options_iv(tau2_methods, meta_test):
+    if isinstance(tau2_methods, str) or not isinstance(tau2_methods, Sequence):
+        raise ParameterTypeError("`tau2_methods` must be a sequence of method names from "
+                                 f"{RE_METHODS}, got {tau2_methods!r}")
+    methods = tuple(tau2_methods)
+    if not methods or not all(isinstance(m, str) and m in RE_METHODS for m in methods) \
+            or len(set(methods)) != len(methods):
+        raise ParameterError(f"`tau2_methods` must name distinct methods from {RE_METHODS}, "
+                             f"got {tau2_methods!r}")
+    if not isinstance(meta_test, str) or meta_test not in RE_TESTS:
+        raise ParameterError(f"`meta_test` must be one of {RE_TESTS}, got {meta_test!r}")
+    return methods, meta_test
 
 
 def _across_collections_iv(data, test, alternative, alpha, effect, confidence_level, measure,
