@@ -45,9 +45,17 @@ if TYPE_CHECKING:
     from .._typing import Alternative, Seed
     from .bayes import BayesianComparison
 
-__all__ = ["AcrossCollectionsResult", "across_collections", "partial_conjunction_pvalues",
-           "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS", "RE_METHODS",
-           "RE_TESTS"]
+__all__ = [
+    "AcrossCollectionsResult",
+    "across_collections",
+    "partial_conjunction_pvalues",
+    "random_effects",
+    "META_TESTS",
+    "EFFECTS",
+    "TAU2_METHODS",
+    "RE_METHODS",
+    "RE_TESTS",
+]
 
 #: Between-collection variance estimators (rows of ``.meta``).
 TAU2_METHODS = ("DL", "PM")
@@ -115,9 +123,12 @@ class AcrossCollectionsResult:
         """The per-collection table (a copy): effects, intervals, p-values, Holm's choice."""
         return self.collections.copy()
 
-    def confidence_interval(self, confidence_level: float | None = None, *,
-                            method: Literal["DL", "PM", "REML", "SJ"] = "DL"
-                            ) -> ConfidenceInterval:
+    def confidence_interval(
+        self,
+        confidence_level: float | None = None,
+        *,
+        method: Literal["DL", "PM", "REML", "SJ"] = "DL",
+    ) -> ConfidenceInterval:
         """Interval of the pooled random-effects effect, at ``confidence_level``.
 
         Normal, or t with N - 1 df when the result was made with ``meta_test="knha"``.
@@ -125,8 +136,11 @@ class AcrossCollectionsResult:
         """
         from scipy import stats
 
-        cl = self.confidence_level if confidence_level is None else \
-            confidence_level_iv(confidence_level)
+        cl = (
+            self.confidence_level
+            if confidence_level is None
+            else confidence_level_iv(confidence_level)
+        )
         have = tuple(self.meta.index)
         if not isinstance(method, str) or method not in have:
             raise ParameterError(f"`method` must be one of {have}, got {method!r}")
@@ -135,12 +149,16 @@ class AcrossCollectionsResult:
             z = stats.t.isf((1 - cl) / 2, len(self.collections) - 1)
         else:
             z = stats.norm.isf((1 - cl) / 2)
-        return ConfidenceInterval(row["estimate"] - z * row["standard_error"],
-                                  row["estimate"] + z * row["standard_error"], cl,
-                                  f"random-effects-{method}")
+        return ConfidenceInterval(
+            row["estimate"] - z * row["standard_error"],
+            row["estimate"] + z * row["standard_error"],
+            cl,
+            f"random-effects-{method}",
+        )
 
-    def hierarchical(self, *, rope: float | None = None,
-                     confidence_level: float | None = None) -> BayesianComparison:
+    def hierarchical(
+        self, *, rope: float | None = None, confidence_level: float | None = None
+    ) -> BayesianComparison:
         """The Bayesian normal hierarchical model over these collections' effects.
 
         :func:`mrrstats.bayesian_hierarchical` of ``collections["effect"]`` with
@@ -148,9 +166,12 @@ class AcrossCollectionsResult:
         population effect, P(A better), and for a new collection.
         """
         cl = self.confidence_level if confidence_level is None else confidence_level
-        return bayesian_hierarchical(self.collections["effect"].to_numpy(dtype=float),
-                                     np.sqrt(self.collections["variance"].to_numpy(
-                                         dtype=float)), rope=rope, confidence_level=cl)
+        return bayesian_hierarchical(
+            self.collections["effect"].to_numpy(dtype=float),
+            np.sqrt(self.collections["variance"].to_numpy(dtype=float)),
+            rope=rope,
+            confidence_level=cl,
+        )
 
     def summary(self) -> str:
         """One sentence: on how many collections, and the pooled effect."""
@@ -159,14 +180,20 @@ class AcrossCollectionsResult:
         side = {"greater": "better", "less": "worse", "two-sided": "different"}[self.alternative]
         first = str(self.meta.index[0])
         dl = self.meta.loc[first]
-        name = {"DL": "DerSimonian-Laird", "PM": "Paule-Mandel", "REML": "REML",
-                "SJ": "Sidik-Jonkman"}[first]
+        name = {
+            "DL": "DerSimonian-Laird",
+            "PM": "Paule-Mandel",
+            "REML": "REML",
+            "SJ": "Sidik-Jonkman",
+        }[first]
         which = ", ".join(self.replicated) if self.replicated else "none"
-        return (f"A is {side} than B on at least {kb} of {N} collections (Bonferroni; "
-                f"Fisher, for independent collections: {kf}) at alpha = {self.alpha:g}; "
-                f"identified (Holm): {which}. Random-effects {self.effect} "
-                f"({name}): {dl['estimate']:.3f} [{dl['ci_low']:.3f}, {dl['ci_high']:.3f}], "
-                f"tau^2 = {dl['tau2']:.4f}, I^2 = {100 * dl['i2']:.0f}%.")
+        return (
+            f"A is {side} than B on at least {kb} of {N} collections (Bonferroni; "
+            f"Fisher, for independent collections: {kf}) at alpha = {self.alpha:g}; "
+            f"identified (Holm): {which}. Random-effects {self.effect} "
+            f"({name}): {dl['estimate']:.3f} [{dl['ci_low']:.3f}, {dl['ci_high']:.3f}], "
+            f"tau^2 = {dl['tau2']:.4f}, I^2 = {100 * dl['i2']:.0f}%."
+        )
 
 
 # --------------------------------------------------------------------------
@@ -213,9 +240,13 @@ def partial_conjunction_pvalues(pvalues):
         logs = -2.0 * np.log(p)
     tail = np.cumsum(logs[::-1])[::-1]  # sum_{i >= u} -2 log p_(i)
     fisher = stats.chi2.sf(tail, 2 * (N - u + 1))
-    frame = pd.DataFrame({"bonferroni": np.maximum.accumulate(bonf),
-                          "fisher": np.minimum(np.maximum.accumulate(fisher), 1.0)},
-                         index=pd.Index(u, name="u"))
+    frame = pd.DataFrame(
+        {
+            "bonferroni": np.maximum.accumulate(bonf),
+            "fisher": np.minimum(np.maximum.accumulate(fisher), 1.0),
+        },
+        index=pd.Index(u, name="u"),
+    )
     return frame
 
 
@@ -277,7 +308,7 @@ def _tau2_reml(y, v, *, tol=1e-12, maxiter=10000):
         mu = (w * y).sum() / sw
         # P = W - w w'/sum w; tr(P), tr(PP) and y'PPy for an intercept-only model
         tr_p = sw - (w * w).sum() / sw
-        tr_pp = (w * w).sum() - 2 * (w ** 3).sum() / sw + ((w * w).sum() / sw) ** 2
+        tr_pp = (w * w).sum() - 2 * (w**3).sum() / sw + ((w * w).sum() / sw) ** 2
         py = w * (y - mu)
         adj = (float((py * py).sum()) - tr_p) / tr_pp
         while t2 + adj < 0:
@@ -312,15 +343,21 @@ def _tau2_qprofile(y, v, cl):
         hi = max(float(np.var(y, ddof=1)), float(v.max()), 1e-12)
         while _q_gen(y, v, hi) > target:  # Q_gen decreases in tau^2
             hi *= 2.0
-        return float(optimize.brentq(lambda t: _q_gen(y, v, t) - target, 0.0, hi,
-                                     xtol=1e-14, rtol=1e-13, maxiter=500))
+        return float(
+            optimize.brentq(
+                lambda t: _q_gen(y, v, t) - target, 0.0, hi, xtol=1e-14, rtol=1e-13, maxiter=500
+            )
+        )
 
-    return (root(float(stats.chi2.isf(alpha / 2, k - 1))),
-            root(float(stats.chi2.ppf(alpha / 2, k - 1))))
+    return (
+        root(float(stats.chi2.isf(alpha / 2, k - 1))),
+        root(float(stats.chi2.ppf(alpha / 2, k - 1))),
+    )
 
 
-def random_effects(effects, variances, *, method="DL", alternative="two-sided",
-                   confidence_level=0.95, test="z"):
+def random_effects(
+    effects, variances, *, method="DL", alternative="two-sided", confidence_level=0.95, test="z"
+):
     r"""Random-effects pooling of per-collection effects (DL, PM, REML or Sidik-Jonkman).
 
     Parameters
@@ -427,13 +464,25 @@ def random_effects(effects, variances, *, method="DL", alternative="two-sided",
     else:
         pi = (math.nan, math.nan)
     stat = mu / se if se > 0 else math.copysign(math.inf, mu)
-    p = {"two-sided": 2 * dist.sf(abs(stat)), "greater": dist.sf(stat),
-         "less": dist.cdf(stat)}[alternative]
-    return {"estimate": mu, "standard_error": se, "ci_low": mu - z * se, "ci_high": mu + z * se,
-            "pi_low": pi[0], "pi_high": pi[1], "tau2": float(tau2),
-            "tau2_ci_low": t2_lo, "tau2_ci_high": t2_hi, "i2": float(i2), "q": q,
-            "q_pvalue": float(stats.chi2.sf(q, k - 1)) if k > 1 else math.nan,
-            "statistic": float(stat), "pvalue": float(p)}
+    p = {"two-sided": 2 * dist.sf(abs(stat)), "greater": dist.sf(stat), "less": dist.cdf(stat)}[
+        alternative
+    ]
+    return {
+        "estimate": mu,
+        "standard_error": se,
+        "ci_low": mu - z * se,
+        "ci_high": mu + z * se,
+        "pi_low": pi[0],
+        "pi_high": pi[1],
+        "tau2": float(tau2),
+        "tau2_ci_low": t2_lo,
+        "tau2_ci_high": t2_hi,
+        "i2": float(i2),
+        "q": q,
+        "q_pvalue": float(stats.chi2.sf(q, k - 1)) if k > 1 else math.nan,
+        "statistic": float(stat),
+        "pvalue": float(p),
+    }
 
 
 # --------------------------------------------------------------------------
@@ -453,32 +502,47 @@ def _from_comparison(name, cmp, measure, alternative):
         raise ParameterError(f"`data[{name!r}]` has no measure {m!r} (has {list(cmp.measures)})")
     r = cmp.results[m]
     if len(r) != 1:
-        raise ParameterError(f"`data[{name!r}]` compares {len(cmp.systems)} systems; "
-                         "across_collections needs one pair per collection (compare two "
-                         "systems, or pass their two-column score frame)")
+        raise ParameterError(
+            f"`data[{name!r}]` compares {len(cmp.systems)} systems; "
+            "across_collections needs one pair per collection (compare two "
+            "systems, or pass their two-column score frame)"
+        )
     n = int(r.n_queries)
     diff = float(r.difference[0])
     d_z = float(r.d_z[0])
     if diff == 0.0 or not np.isfinite(d_z) or d_z == 0.0:
-        raise ParameterError(f"`data[{name!r}]`: the standard deviation of the differences "
-                         "cannot be recovered from a comparison with no difference; pass "
-                         "the two-column score frame")
+        raise ParameterError(
+            f"`data[{name!r}]`: the standard deviation of the differences "
+            "cannot be recovered from a comparison with no difference; pass "
+            "the two-column score frame"
+        )
     sd = diff / d_z
     p = float(r.pvalue[0])
     if cmp.alternative != alternative:
         if cmp.alternative != "two-sided":
-            raise ParameterError(f"`data[{name!r}]` was tested with alternative="
-                             f"{cmp.alternative!r}; compare with 'two-sided' or {alternative!r}")
+            raise ParameterError(
+                f"`data[{name!r}]` was tested with alternative="
+                f"{cmp.alternative!r}; compare with 'two-sided' or {alternative!r}"
+            )
         p = _one_sided(p, diff, alternative)
-    return {"n_queries": n, "mean_a": float(r.mean_a[0]), "mean_b": float(r.mean_b[0]),
-            "difference": diff, "std": sd, "d_z": d_z, "statistic": float(r.statistic[0]),
-            "pvalue": p, "test": r.test}
+    return {
+        "n_queries": n,
+        "mean_a": float(r.mean_a[0]),
+        "mean_b": float(r.mean_b[0]),
+        "difference": diff,
+        "std": sd,
+        "d_z": d_z,
+        "statistic": float(r.statistic[0]),
+        "pvalue": p,
+        "test": r.test,
+    }
 
 
 def _from_scores(name, table, test, alternative, gen):
     if table.n_systems != 2:
-        raise ParameterError(f"`data[{name!r}]` must have two columns (A first, then B), got "
-                         f"{table.n_systems}")
+        raise ParameterError(
+            f"`data[{name!r}]` must have two columns (A first, then B), got {table.n_systems}"
+        )
     a, b = table.values[:, 0], table.values[:, 1]
     d = a - b
     n = d.size
@@ -495,19 +559,32 @@ def _from_scores(name, table, test, alternative, gen):
         res = wilcoxon_test(a, b, alternative=alternative)
     else:
         res = sign_test(a, b, alternative=alternative)
-    return {"n_queries": n, "mean_a": float(a.mean()), "mean_b": float(b.mean()),
-            "difference": mean, "std": sd, "d_z": d_z, "statistic": float(res.statistic),
-            "pvalue": float(res.pvalue), "test": test}
+    return {
+        "n_queries": n,
+        "mean_a": float(a.mean()),
+        "mean_b": float(b.mean()),
+        "difference": mean,
+        "std": sd,
+        "d_z": d_z,
+        "statistic": float(res.statistic),
+        "pvalue": float(res.pvalue),
+        "test": test,
+    }
 
 
-def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
-                       test: Literal["t", "randomization", "bootstrap", "wilcoxon", "sign"] = "t",
-                       alternative: Alternative = "greater", alpha: float = 0.05,
-                       effect: Literal["d_z", "difference"] = "d_z",
-                       confidence_level: float = 0.95, measure: str | None = None,
-                       rng: Seed = None,
-                       tau2_methods: Sequence[Literal["DL", "PM", "REML", "SJ"]] = TAU2_METHODS,
-                       meta_test: Literal["z", "knha"] = "z") -> AcrossCollectionsResult:
+def across_collections(
+    data: Mapping[str, Comparison | pd.DataFrame],
+    *,
+    test: Literal["t", "randomization", "bootstrap", "wilcoxon", "sign"] = "t",
+    alternative: Alternative = "greater",
+    alpha: float = 0.05,
+    effect: Literal["d_z", "difference"] = "d_z",
+    confidence_level: float = 0.95,
+    measure: str | None = None,
+    tau2_methods: Sequence[str] = TAU2_METHODS,
+    meta_test: Literal["z", "knha"] = "z",
+    rng: Seed = None,
+) -> AcrossCollectionsResult:
     r"""On how many collections is A better than B, and by how much overall?
 
     Parameters
@@ -533,15 +610,15 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     confidence_level : float, keyword-only
     measure : str, optional, keyword-only
         Which measure of the comparisons (default: their first).
-    rng : None, int or numpy.random.Generator, keyword-only
-        For the random tests (``"randomization"``, ``"bootstrap"``); one
-        Generator consumed collection by collection in order.
     tau2_methods : sequence of {"DL", "PM", "REML", "SJ"}, keyword-only
         The between-collection variance estimators, one row of ``meta`` each
         (default ``("DL", "PM")``); see :func:`random_effects`.
     meta_test : {"z", "knha"}, keyword-only
         The test and interval of the pooled effect: normal (the default) or
         Knapp-Hartung (t with N - 1 df; metafor's ``test="knha"``).
+    rng : None, int or numpy.random.Generator, keyword-only
+        For the random tests (``"randomization"``, ``"bootstrap"``); one
+        Generator consumed collection by collection in order.
 
     Returns
     -------
@@ -584,7 +661,8 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     (['bonferroni', 'fisher'], ['DL', 'PM'])
     """
     (items, test, alternative, alpha, effect, cl, gen, seed) = _across_collections_iv(
-        data, test, alternative, alpha, effect, confidence_level, measure, rng)
+        data, test, alternative, alpha, effect, confidence_level, measure, rng
+    )
     methods, meta_test = _meta_options_iv(tau2_methods, meta_test)
     from scipy import stats
 
@@ -599,14 +677,16 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     n = frame["n_queries"].to_numpy(dtype=float)
     if effect == "d_z":
         eff = frame["d_z"].to_numpy(dtype=float)
-        var = 1.0 / n + eff ** 2 / (2.0 * n)
+        var = 1.0 / n + eff**2 / (2.0 * n)
     else:
         eff = frame["difference"].to_numpy(dtype=float)
         var = frame["std"].to_numpy(dtype=float) ** 2 / n
     if not (np.isfinite(eff).all() and (var > 0).all()):
         bad = list(frame.index[~(np.isfinite(eff) & (var > 0))])
-        raise ParameterError(f"collections {bad} have no variation in the per-query differences; "
-                         "their effect cannot be meta-analysed")
+        raise ParameterError(
+            f"collections {bad} have no variation in the per-query differences; "
+            "their effect cannot be meta-analysed"
+        )
     z = stats.norm.isf((1 - cl) / 2)
     frame["effect"] = eff
     frame["variance"] = var
@@ -614,42 +694,79 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     frame["ci_high"] = eff + z * np.sqrt(var)
     p = frame["pvalue"].to_numpy(dtype=float)
     pc = partial_conjunction_pvalues(p)
-    k_hat = {"bonferroni": int((pc["bonferroni"] <= alpha).sum()),
-             "fisher": int((pc["fisher"] <= alpha).sum())}
+    k_hat = {
+        "bonferroni": int((pc["bonferroni"] <= alpha).sum()),
+        "fisher": int((pc["fisher"] <= alpha).sum()),
+    }
     chosen = _holm(p, alpha)
     frame["replicated"] = [i in chosen for i in range(len(frame))]
-    meta = pd.DataFrame({m: random_effects(eff, var, method=m, alternative=alternative,
-                                           confidence_level=cl, test=meta_test)
-                         for m in methods}).T
+    meta = pd.DataFrame(
+        {
+            m: random_effects(
+                eff, var, method=m, alternative=alternative, confidence_level=cl, test=meta_test
+            )
+            for m in methods
+        }
+    ).T
     meta.index.name = "method"
-    cols = ["test", "n_queries", "mean_a", "mean_b", "difference", "std", "d_z", "effect",
-            "variance", "ci_low", "ci_high", "statistic", "pvalue", "replicated"]
+    cols = [
+        "test",
+        "n_queries",
+        "mean_a",
+        "mean_b",
+        "difference",
+        "std",
+        "d_z",
+        "effect",
+        "variance",
+        "ci_low",
+        "ci_high",
+        "statistic",
+        "pvalue",
+        "replicated",
+    ]
     return AcrossCollectionsResult(
-        collections=frame[cols], partial_conjunction=pc, k_hat=k_hat,
-        replicated=tuple(frame.index[i] for i in sorted(chosen)), meta=meta.astype(float),
-        effect=effect, test=test, alternative=alternative, alpha=alpha, confidence_level=cl,
-        seed=seed, meta_test=meta_test)
+        collections=frame[cols],
+        partial_conjunction=pc,
+        k_hat=k_hat,
+        replicated=tuple(frame.index[i] for i in sorted(chosen)),
+        meta=meta.astype(float),
+        effect=effect,
+        test=test,
+        alternative=alternative,
+        alpha=alpha,
+        confidence_level=cl,
+        seed=seed,
+        meta_test=meta_test,
+    )
 
 
 def _meta_options_iv(tau2_methods, meta_test):
     if isinstance(tau2_methods, str) or not isinstance(tau2_methods, Sequence):
-        raise ParameterTypeError("`tau2_methods` must be a sequence of method names from "
-                                 f"{RE_METHODS}, got {tau2_methods!r}")
+        raise ParameterTypeError(
+            "`tau2_methods` must be a sequence of method names from "
+            f"{RE_METHODS}, got {tau2_methods!r}"
+        )
     methods = tuple(tau2_methods)
-    if not methods or not all(isinstance(m, str) and m in RE_METHODS for m in methods) \
-            or len(set(methods)) != len(methods):
-        raise ParameterError(f"`tau2_methods` must name distinct methods from {RE_METHODS}, "
-                             f"got {tau2_methods!r}")
+    if (
+        not methods
+        or not all(isinstance(m, str) and m in RE_METHODS for m in methods)
+        or len(set(methods)) != len(methods)
+    ):
+        raise ParameterError(
+            f"`tau2_methods` must name distinct methods from {RE_METHODS}, got {tau2_methods!r}"
+        )
     if not isinstance(meta_test, str) or meta_test not in RE_TESTS:
         raise ParameterError(f"`meta_test` must be one of {RE_TESTS}, got {meta_test!r}")
     return methods, meta_test
 
 
-def _across_collections_iv(data, test, alternative, alpha, effect, confidence_level, measure,
-                           rng):
+def _across_collections_iv(data, test, alternative, alpha, effect, confidence_level, measure, rng):
     if not isinstance(data, Mapping):
-        raise ParameterTypeError("`data` must be a mapping {collection: Comparison or two-column "
-                        f"score frame}}, got {type(data).__name__}")
+        raise ParameterTypeError(
+            "`data` must be a mapping {collection: Comparison or two-column "
+            f"score frame}}, got {type(data).__name__}"
+        )
     if len(data) < 2:
         raise ParameterError(f"`data` needs at least 2 collections, got {len(data)}")
     test = test_spec(test).name
@@ -662,17 +779,24 @@ def _across_collections_iv(data, test, alternative, alpha, effect, confidence_le
     cl = confidence_level_iv(confidence_level)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
         raise ParameterTypeError(
-            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}"
+        )
     gen, seed = rng_iv(rng)
     items = []
     for name, value in data.items():
         if not isinstance(name, str) or not name:
             raise ParameterTypeError(
-                f"`data` keys must be non-empty collection names, got {name!r}")
+                f"`data` keys must be non-empty collection names, got {name!r}"
+            )
         if isinstance(value, Comparison):
             items.append((name, value))
             continue
-        table = value if isinstance(value, ScoreTable) else as_score_table(
-            value, measure=measure, min_systems=2, min_queries=3, name=f"data[{name!r}]")
+        table = (
+            value
+            if isinstance(value, ScoreTable)
+            else as_score_table(
+                value, measure=measure, min_systems=2, min_queries=3, name=f"data[{name!r}]"
+            )
+        )
         items.append((name, table))
     return items, test, alternative, alpha, effect, cl, gen, seed
