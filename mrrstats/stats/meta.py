@@ -102,7 +102,7 @@ class AcrossCollectionsResult:
         The seed of the random per-collection tests (``randomization``,
         ``bootstrap``); None when a Generator was passed.
     meta_test : {"z", "knha"}
-        The test of the pooled effect (:func:`random_effects`' ``test``).
+        The test of the pooled effect (:func:`random_effects`' ``meta_test``).
     """
 
     collections: pd.DataFrame
@@ -356,7 +356,13 @@ def _tau2_qprofile(y, v, cl):
 
 
 def random_effects(
-    effects, variances, *, method="DL", alternative="two-sided", confidence_level=0.95, test="z"
+    effects,
+    variances,
+    *,
+    method="DL",
+    alternative="two-sided",
+    confidence_level=0.95,
+    meta_test="z",
 ):
     r"""Random-effects pooling of per-collection effects (DL, PM, REML or Sidik-Jonkman).
 
@@ -373,7 +379,7 @@ def random_effects(
     alternative : {"two-sided", "greater", "less"}, keyword-only
         For the test of the pooled effect.
     confidence_level : float, keyword-only
-    test : {"z", "knha"}, keyword-only
+    meta_test : {"z", "knha"}, keyword-only
         ``"z"`` (the default): normal interval and test with standard error
         :math:`(\sum w_i)^{-1/2}`; ``"knha"``: Knapp & Hartung's (2003)
         adjustment, standard error :math:`\sqrt{s^2/\sum w_i}` with
@@ -432,18 +438,18 @@ def random_effects(
         raise ParameterError("`effects` must be finite and `variances` finite and positive")
     if not isinstance(method, str) or method not in RE_METHODS:
         raise ParameterError(f"`method` must be one of {RE_METHODS}, got {method!r}")
-    if not isinstance(test, str) or test not in RE_TESTS:
-        raise ParameterError(f"`test` must be one of {RE_TESTS}, got {test!r}")
+    if not isinstance(meta_test, str) or meta_test not in RE_TESTS:
+        raise ParameterError(f"`meta_test` must be one of {RE_TESTS}, got {meta_test!r}")
     alternative_iv(alternative)
     cl = confidence_level_iv(confidence_level)
     k = y.size
-    if test == "knha" and k < 2:
-        raise ParameterError("`test='knha'` needs at least 2 effects")
+    if meta_test == "knha" and k < 2:
+        raise ParameterError("`meta_test='knha'` needs at least 2 effects")
     tau2 = {"DL": _tau2_dl, "PM": _tau2_pm, "REML": _tau2_reml, "SJ": _tau2_sj}[method](y, v)
     w = 1.0 / (v + tau2)
     mu = float((w * y).sum() / w.sum())
     se = float(1.0 / math.sqrt(w.sum()))
-    if test == "knha":
+    if meta_test == "knha":
         s2 = float((w * (y - mu) ** 2).sum()) / (k - 1)
         se = se * math.sqrt(s2)
         dist = stats.t(k - 1)
@@ -703,7 +709,12 @@ def across_collections(
     meta = pd.DataFrame(
         {
             m: random_effects(
-                eff, var, method=m, alternative=alternative, confidence_level=cl, test=meta_test
+                eff,
+                var,
+                method=m,
+                alternative=alternative,
+                confidence_level=cl,
+                meta_test=meta_test,
             )
             for m in methods
         }

@@ -401,7 +401,7 @@ METAFOR = [
 @pytest.mark.parametrize(("data", "method", "test", "expected", "tau2_ci"), METAFOR)
 def test_reml_sj_knapp_hartung_qprofile_against_metafor(data, method, test, expected, tau2_ci):
     y, v = {"kacker": (KACKER_Y, KACKER_V), "bcg": (BCG_Y, BCG_V)}[data]
-    r = random_effects(y, v, method=method, test=test)
+    r = random_effects(y, v, method=method, meta_test=test)
     got = [
         r[k]
         for k in ("tau2", "estimate", "standard_error", "ci_low", "ci_high", "statistic", "pvalue")
@@ -430,7 +430,7 @@ def test_qprofile_bounds_at_zero_and_knha_in_across_collections():
     assert res.meta.loc["DL", "estimate"] == pytest.approx(base.meta.loc["DL", "estimate"])
     eff, var = res.collections["effect"], res.collections["variance"]
     for m in ("DL", "REML", "SJ"):
-        one = random_effects(eff, var, method=m, test="knha", alternative="greater")
+        one = random_effects(eff, var, method=m, meta_test="knha", alternative="greater")
         assert res.meta.loc[m, "ci_low"] == pytest.approx(one["ci_low"])
         ci = res.confidence_interval(method=m)
         assert (ci.low, ci.high) == pytest.approx((one["ci_low"], one["ci_high"]))
