@@ -12,8 +12,9 @@ r"""Several collections: on how many does an improvement hold, and how large is 
   (Holm's procedure, which finds exactly :math:`\hat k_{Bonferroni}` of them);
 * **size**: a random-effects meta-analysis of the per-collection effects
   (DerSimonian-Laird and Paule-Mandel between-collection variance
-  :math:`\tau^2`, heterogeneity :math:`I^2`, the pooled effect with its
-  confidence and prediction intervals).
+  :math:`\tau^2`, and on request REML and Sidik-Jonkman, with its Q-profile
+  interval; heterogeneity :math:`I^2`; the pooled effect with its confidence
+  and prediction intervals, normal or Knapp-Hartung), as R's metafor.
 """
 
 from __future__ import annotations
