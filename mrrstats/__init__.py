@@ -44,6 +44,7 @@ _getattr, __dir__, _names = _attach(__name__, {
               "bootstrap_ci", "bootstrap_test", "compare", "discriminative_power",
               "effect_sizes", "paired_ttest", "pairwise_tests", "randomization_power",
               "randomization_test", "randomized_tukey_hsd", "residual_variance", "sign_test",
+              "blocked_anova",
               "topic_set_size", "ttest_power", "westfall_young", "wilcoxon_test",
               # estimation, equivalence, unpaired comparisons
               "EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult",
@@ -118,6 +119,7 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
         randomization_power, randomization_test, randomized_tukey_hsd, rank_intervals,
         residual_variance, sign_test, topic_set_size, ttest_power, unpaired_bootstrap_ci,
         unpaired_permutation_test, unpaired_ttest, westfall_young, wilcoxon_test)
+    from .stats import blocked_anova
     from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
     from .stats.critical import CriticalDifferenceResult, critical_difference
     from .stats.meta import AcrossCollectionsResult, across_collections
@@ -197,6 +199,7 @@ __all__ = [
     "paired_ttest",
     "randomization_test",
     "residual_variance",
+    "blocked_anova",
     "sign_test",
     "wilcoxon_test",
     "PairwiseResult",

@@ -185,6 +185,7 @@ VALID: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "paired_ttest": lambda: (_ab(), {}),
     "randomization_test": lambda: (_ab(), dict(R)),
     "residual_variance": lambda: ((_scores(),), {}),
+    "blocked_anova": lambda: ((_scores(),), {}),
     "sign_test": lambda: (_ab(), {}),
     "wilcoxon_test": lambda: (_ab(), {}),
     "anova_tukey_hsd": lambda: ((_scores(),), {}),

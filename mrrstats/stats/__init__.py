@@ -9,7 +9,7 @@ from ..lazy import attach as _attach
 __getattr__, __dir__, _names = _attach(__name__, {
     "bootstrap": ["BootstrapCIResult", "BootstrapTestResult", "bootstrap_ci", "bootstrap_test"],
     "compare": ["Comparison", "compare"],
-    "effects": ["EffectSizes", "effect_sizes", "residual_variance"],
+    "effects": ["EffectSizes", "blocked_anova", "effect_sizes", "residual_variance"],
     "estimation": ["EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult",
                    "effect_size_intervals", "equivalence_test", "hodges_lehmann"],
     "intervals": ["ConfidenceInterval"],
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
     from . import blocked
     from .bootstrap import BootstrapCIResult, BootstrapTestResult, bootstrap_ci, bootstrap_test
     from .compare import Comparison, compare
-    from .effects import EffectSizes, effect_sizes, residual_variance
+    from .effects import EffectSizes, blocked_anova, effect_sizes, residual_variance
     from .estimation import (
         EffectSizeIntervals,
         EquivalenceResult,
@@ -82,7 +82,7 @@ __all__ = ["Comparison", "compare", "PairwiseResult", "anova_tukey_hsd", "discri
            "pairwise_tests", "randomized_tukey_hsd", "westfall_young", "randomization_power",
            "topic_set_size", "ttest_power", "ConfidenceInterval", "bootstrap_ci",
            "bootstrap_test", "effect_sizes", "paired_ttest", "randomization_test",
-           "residual_variance", "sign_test", "wilcoxon_test",
+           "residual_variance", "blocked_anova", "sign_test", "wilcoxon_test",
            # estimation, equivalence and unpaired comparisons
            "EffectSizeIntervals", "EquivalenceResult", "HodgesLehmannResult", "UnpairedResult",
            "effect_size_intervals", "equivalence_test", "hodges_lehmann",

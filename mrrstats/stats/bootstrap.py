@@ -43,6 +43,7 @@ from .intervals import (
     bootstrap_interval,
     jackknife_acceleration,
     level_iv,
+    quantile_rows,
 )
 from .methods import MethodsText, methods_text
 from .pairs import device_pair, pair_iv, vector_iv
@@ -61,10 +62,14 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-    from .._typing import Alternative, BootstrapMethod, Missing, Seed
+    from .._typing import Alternative, Missing, Seed
 
 __all__ = ["BootstrapCIResult", "BootstrapTestResult", "bootstrap_ci", "bootstrap_test",
-           "bootstrap_ci_blocks", "poisson_means"]
+           "bootstrap_ci_blocks", "poisson_means", "BOOTSTRAP_CI_METHODS"]
+
+#: Intervals of :func:`bootstrap_ci`: those of every bootstrap (``CI_METHODS``),
+#: the normal one, and the studentized (bootstrap-t) one.
+BOOTSTRAP_CI_METHODS = (*CI_METHODS, "normal", "studentized")
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,6 +98,9 @@ class BootstrapCIResult:
         None for the plain query bootstrap.
     scheme : str
         ``"multinomial"`` or ``"poisson"`` (see :func:`bootstrap_ci`).
+    studentized_distribution : ndarray or None
+        The :math:`B` studentized replicates :math:`t^*_b` (sorted), kept when
+        ``method="studentized"``; None otherwise.
 
     Methods
     -------
@@ -115,6 +123,8 @@ class BootstrapCIResult:
     seed: int | None
     n_clusters: int | None = None
     scheme: str = "multinomial"
+    _studentized_distribution: np.ndarray | None = field(repr=False, default=None)
+    _se_hat: float = field(repr=False, default=math.nan)
 
     n = renamed_attribute("n_queries")
 
@@ -124,6 +134,13 @@ class BootstrapCIResult:
 
     def __post_init__(self):
         self._bootstrap_distribution.flags.writeable = False
+        if self._studentized_distribution is not None:
+            self._studentized_distribution.flags.writeable = False
+
+    @property
+    def studentized_distribution(self) -> np.ndarray | None:
+        """The sorted studentized replicates (``method="studentized"``), else None."""
+        return self._studentized_distribution
 
     @property
     def bootstrap_distribution(self) -> np.ndarray:
@@ -131,25 +148,42 @@ class BootstrapCIResult:
         return self._bootstrap_distribution
 
     def confidence_interval(self, confidence_level: float | None = None, *,
-                            method: BootstrapMethod | None = None) -> ConfidenceInterval:
+                            method: Literal["bca", "percentile", "basic", "normal",
+                                            "studentized"] | None = None
+                            ) -> ConfidenceInterval:
         """Interval from the stored bootstrap distribution.
 
         Parameters
         ----------
         confidence_level : float, optional
             Defaults to the level passed to :func:`bootstrap_ci`.
-        method : {"bca", "percentile", "basic"}, optional
-            Defaults to the method passed to :func:`bootstrap_ci`.
+        method : {"bca", "percentile", "basic", "normal", "studentized"}, optional
+            Defaults to the method passed to :func:`bootstrap_ci`;
+            ``"studentized"`` only for a result made with it.
         """
         cl = level_iv(confidence_level, self.confidence_level)
         method = self.method if method is None else method
-        if not isinstance(method, str | None) or method not in CI_METHODS:
-            raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
+        if not isinstance(method, str | None) or method not in BOOTSTRAP_CI_METHODS:
+            raise ParameterError(
+                f"`method` must be one of {BOOTSTRAP_CI_METHODS}, got {method!r}")
+        if method == "studentized":
+            tdist = self._studentized_distribution
+            if tdist is None:
+                raise ParameterError("`method='studentized'` needs the studentized replicates: "
+                                     "call bootstrap_ci(..., method='studentized')")
+            low, high = studentized_interval(self.statistic, self.standard_error_of_mean,
+                                             tdist, cl, self.alternative)
+            return ConfidenceInterval(low, high, cl, method)
         low, high = bootstrap_interval(np.array([self.statistic]),
                                         self.bootstrap_distribution[None, :],
                                         np.array([self.acceleration]), method, cl,
                                         self.alternative)
         return ConfidenceInterval(float(low[0]), float(high[0]), cl, method)
+
+    @property
+    def standard_error_of_mean(self) -> float:
+        """The plug-in :math:`s/\\sqrt n` of the studentized interval (NaN without it)."""
+        return self._se_hat if self._studentized_distribution is not None else math.nan
 
     def to_frame(self) -> pd.DataFrame:
         """One row: ``statistic``, ``standard_error``, ``ci_low``, ``ci_high``,
@@ -165,7 +199,8 @@ class BootstrapCIResult:
 
 
 def bootstrap_ci(a: ArrayLike, b: ArrayLike | None = None, *,
-                 method: BootstrapMethod = BOOTSTRAP_METHOD,
+                 method: Literal["bca", "percentile", "basic", "normal",
+                                 "studentized"] = BOOTSTRAP_METHOD,
                  confidence_level: float = 0.95, alternative: Alternative = "two-sided",
                  n_resamples: int = 10000, clusters: ArrayLike | None = None,
                  strata: ArrayLike | None = None, batch: int | None = None,
@@ -181,8 +216,11 @@ def bootstrap_ci(a: ArrayLike, b: ArrayLike | None = None, *,
     b : array_like, 1-D, optional
         Per-query scores of a second system on the same queries: the interval
         is then for the mean of ``a - b`` (queries resampled in pairs).
-    method : {"bca", "percentile", "basic"}, keyword-only
-        The interval (default BCa, :data:`mrrstats.defaults.BOOTSTRAP_METHOD`).
+    method : {"bca", "percentile", "basic", "normal", "studentized"}, keyword-only
+        The interval (default BCa, :data:`mrrstats.defaults.BOOTSTRAP_METHOD`);
+        ``"normal"`` and ``"studentized"`` (bootstrap-t) as R's ``boot.ci``
+        ``type="norm"`` and ``"stud"`` (see Notes). ``"studentized"`` needs
+        the multinomial scheme without ``clusters``/``strata``.
     confidence_level : float, keyword-only
     alternative : {"two-sided", "less", "greater"}, keyword-only
         One-sided intervals have an infinite bound, as in :func:`scipy.stats.bootstrap`.
@@ -232,7 +270,23 @@ def bootstrap_ci(a: ArrayLike, b: ArrayLike | None = None, *,
 
     These are the definitions of :func:`scipy.stats.bootstrap`, computed with
     one multinomial count matrix and a matrix product instead of materialising
-    the resamples.
+    the resamples. Two more, as R's ``boot.ci`` (Davison & Hinkley 1997, 5.2):
+
+    * normal: :math:`2\hat\theta - \bar\theta^* \mp z_{1-\alpha} s^*`, the
+      bias-corrected normal interval, :math:`s^*` the standard deviation
+      (ddof=1) of the :math:`\hat\theta^*_b` (``type="norm"``);
+    * studentized (bootstrap-t): with :math:`\hat\sigma = s/\sqrt n` (the
+      sample standard deviation of the scores or differences) and the same
+      :math:`\hat\sigma^*_b` of each resample, :math:`t^*_b =
+      (\hat\theta^*_b - \hat\theta)/\hat\sigma^*_b` and the interval
+      :math:`[\hat\theta - \hat\sigma\, q_t(1-\alpha), \hat\theta -
+      \hat\sigma\, q_t(\alpha)]` (``type="stud"`` with the statistic
+      returning the mean and :math:`\hat\sigma^2`). A resample of identical
+      values has :math:`\hat\sigma^*_b = 0`: its :math:`t^*_b` is
+      :math:`\pm\infty` (0 when it equals :math:`\hat\theta`). :math:`q_t` is
+      the linear-interpolation quantile, as for the other methods; ``boot.ci``
+      interpolates on the normal scale between order statistics instead, so
+      the two differ by less than one spacing of the :math:`t^*_b`.
 
     **Poisson bootstrap.** With ``scheme="poisson"`` resample :math:`b` weighs
     query :math:`i` by :math:`w_{bi} \sim \text{Poisson}(1)`, independent, and
@@ -297,6 +351,23 @@ def bootstrap_ci(a: ArrayLike, b: ArrayLike | None = None, *,
     scheme = scheme_iv(scheme)
     workers = workers_iv(workers)
     n = x.size
+    if method == "studentized":
+        if scheme == "poisson" or design is not None:
+            raise ParameterError("`method='studentized'` needs scheme='multinomial' without "
+                                 "`clusters` or `strata`")
+        sums = bootstrap_sums(np.vstack([x, x * x]), n_resamples, batch, gen, workers)
+        means = sums[0] / n
+        theta = float(x.mean())
+        se_hat = float(x.std(ddof=1)) / math.sqrt(n)
+        var_star = np.maximum(sums[1] - n * means * means, 0.0) / (n - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tstar = (means - theta) / np.sqrt(var_star / n)
+        tstar[np.isnan(tstar)] = 0.0
+        dist = np.sort(means)
+        accel = float(jackknife_acceleration(x[None, :])[0])
+        se = float(dist.std(ddof=1)) if n_resamples > 1 else math.nan
+        return BootstrapCIResult(theta, se, dist, accel, method, cl, alternative, n_resamples,
+                                 n, seed, None, "multinomial", np.sort(tstar), se_hat)
     if scheme == "poisson":
         if design is not None:
             raise ParameterError("scheme='poisson' resamples queries, not clusters or strata; "
@@ -328,10 +399,26 @@ def bootstrap_ci(a: ArrayLike, b: ArrayLike | None = None, *,
                              n_resamples, n, seed, G)
 
 
+def studentized_interval(theta, se_hat, sorted_t, cl, alternative):
+    """The bootstrap-t interval from sorted studentized replicates. Returns (low, high)."""
+    alpha = (1.0 - cl) / 2.0 if alternative == "two-sided" else 1.0 - cl
+    q = quantile_rows(np.asarray(sorted_t, dtype=np.float64)[None, :],
+                      np.array([[alpha, 1.0 - alpha]]))[0]
+    low, high = theta - se_hat * float(q[1]), theta - se_hat * float(q[0])
+    if se_hat == 0:
+        low = high = theta
+    if alternative == "less":
+        low = -math.inf
+    elif alternative == "greater":
+        high = math.inf
+    return float(low), float(high)
+
+
 def _bootstrap_ci_iv(a, b, method, confidence_level, alternative, n_resamples, clusters,
                      strata, batch, missing, rng):
-    if not isinstance(method, str | None) or method not in CI_METHODS:
-        raise ParameterError(f"`method` must be one of {CI_METHODS}, got {method!r}")
+    if not isinstance(method, str | None) or method not in BOOTSTRAP_CI_METHODS:
+        raise ParameterError(
+            f"`method` must be one of {BOOTSTRAP_CI_METHODS}, got {method!r}")
     cl = confidence_level_iv(confidence_level)
     alternative_iv(alternative)
     n_resamples = n_resamples_iv(n_resamples)

@@ -5,11 +5,14 @@ r"""Effect sizes of a paired difference: :math:`d_z`, Sakai's :math:`ES_E`, wins
 * :func:`residual_variance` -- :math:`V_E` of the two-way ANOVA over all
   systems of an experiment (the scale of :math:`ES_E` and of topic-set-size
   design).
+* :func:`blocked_anova` -- that ANOVA's table: the omnibus F test of "all
+  systems have the same mean" (and of the queries).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,7 +30,7 @@ if TYPE_CHECKING:
 
     from .._typing import Missing, Scores
 
-__all__ = ["EffectSizes", "effect_sizes", "residual_variance"]
+__all__ = ["EffectSizes", "blocked_anova", "effect_sizes", "residual_variance"]
 
 
 def residual_variance(scores: Scores) -> float:
@@ -63,6 +66,65 @@ def residual_variance(scores: Scores) -> float:
     n, k = X.shape
     R = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0, keepdims=True) + X.mean()
     return float((R**2).sum() / ((n - 1) * (k - 1)))
+
+
+def blocked_anova(scores: Scores) -> pd.DataFrame:
+    r"""The two-way ANOVA without replication (queries x systems): the omnibus F tests.
+
+    Parameters
+    ----------
+    scores : DataFrame, array_like, ScoreTable, path, mapping or Evaluation
+        As :func:`residual_variance` takes them (queries x systems, no missing values).
+
+    Returns
+    -------
+    DataFrame
+        Rows ``system``, ``query``, ``residual``; columns ``df``,
+        ``sum_sq``, ``mean_sq``, ``F`` and ``pvalue`` (NaN for the residual
+        row). The ``system`` row is the omnibus test of the blocked design
+        behind :func:`mrrstats.anova_tukey_hsd`; the residual ``mean_sq`` is
+        :math:`V_E` (:func:`residual_variance`).
+
+    Notes
+    -----
+    :math:`SS_{sys} = n\sum_s(ar x_{\cdot s} - ar x)^2` with :math:`k-1`
+    df, :math:`SS_{q} = k\sum_q(ar x_{q\cdot} - ar x)^2` with :math:`n-1`,
+    the residual sum of squares with :math:`(n-1)(k-1)`, and
+    :math:`F = MS/MS_{res}` against :math:`F_{df, (n-1)(k-1)}`; R's
+    ``summary(aov(score ~ system + query))`` (equal to 1e-12,
+    tests/stats/r_reference/blocked_anova_friedman.R). Friedman's rank test
+    of the same hypothesis is ``mrrstats.critical_difference(scores).friedman``
+    (queries as blocks; R's ``friedman.test``).
+
+    Examples
+    --------
+    >>> import numpy as np, mrrstats
+    >>> x = np.array([[1.0, 0.5, 0.2], [0.8, 0.6, 0.1]])   # 2 systems x 3 queries
+    >>> print(mrrstats.blocked_anova(x)["df"].tolist())
+    [1.0, 2.0, 2.0]
+    """
+    from scipy import stats
+
+    X = _residual_variance_iv(scores)
+    n, k = X.shape
+    grand = X.mean()
+    ss_sys = float(n * ((X.mean(axis=0) - grand) ** 2).sum())
+    ss_q = float(k * ((X.mean(axis=1) - grand) ** 2).sum())
+    R = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0, keepdims=True) + grand
+    ss_e = float((R**2).sum())
+    df_e = (n - 1) * (k - 1)
+    ms_e = ss_e / df_e
+    rows = {}
+    for name, ss, df in (("system", ss_sys, k - 1), ("query", ss_q, n - 1)):
+        ms = ss / df
+        f = ms / ms_e if ms_e > 0 else (math.inf if ms > 0 else math.nan)
+        p = float(stats.f.sf(f, df, df_e)) if not math.isnan(f) else math.nan
+        rows[name] = (float(df), ss, ms, f, p)
+    rows["residual"] = (float(df_e), ss_e, ms_e, math.nan, math.nan)
+    out = pd.DataFrame.from_dict(rows, orient="index",
+                                 columns=["df", "sum_sq", "mean_sq", "F", "pvalue"])
+    out.index.name = "source"
+    return out
 
 
 def _residual_variance_iv(scores):

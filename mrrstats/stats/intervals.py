@@ -184,7 +184,12 @@ def quantile_rows(sorted_rows, probs):
 
 
 def bootstrap_interval(theta_hat, sorted_dist, accel, method, cl, alternative):
-    """Percentile / basic / BCa limits for each row (vectorised). Returns (low, high)."""
+    """Percentile / basic / BCa / normal limits for each row (vectorised). Returns (low, high).
+
+    ``"normal"`` is :math:`2\\hat\\theta - \\bar\\theta^* \\mp z_{1-\\alpha} s^*` (the
+    bias-corrected normal interval of R's ``boot.ci(type="norm")``, :math:`s^*` the
+    standard deviation of the replicates, ddof=1).
+    """
     m, B = sorted_dist.shape
     alpha = (1.0 - cl) / 2.0 if alternative == "two-sided" else 1.0 - cl
     theta_hat = np.asarray(theta_hat, dtype=np.float64)
@@ -200,6 +205,16 @@ def bootstrap_interval(theta_hat, sorted_dist, accel, method, cl, alternative):
             a1 = special.ndtr(z0 + n1 / (1 - accel * n1))
             a2 = special.ndtr(z0 + n2 / (1 - accel * n2))
         probs = np.stack([a1, a2], axis=1)
+    elif method == "normal":
+        # boot.ci(type="norm"): bias-corrected theta, standard deviation of the replicates
+        centre = 2 * theta_hat - sorted_dist.mean(axis=1)
+        half = special.ndtri(1.0 - alpha) * sorted_dist.std(axis=1, ddof=1)
+        low, high = centre - half, centre + half
+        if alternative == "less":
+            low = np.full_like(low, -np.inf)
+        elif alternative == "greater":
+            high = np.full_like(high, np.inf)
+        return low, high
     else:
         probs = np.tile([alpha, 1.0 - alpha], (m, 1))
     bad = ~np.isfinite(probs).all(axis=1)

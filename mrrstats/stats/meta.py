@@ -12,15 +12,16 @@ r"""Several collections: on how many does an improvement hold, and how large is 
   (Holm's procedure, which finds exactly :math:`\hat k_{Bonferroni}` of them);
 * **size**: a random-effects meta-analysis of the per-collection effects
   (DerSimonian-Laird and Paule-Mandel between-collection variance
-  :math:`\tau^2`, heterogeneity :math:`I^2`, the pooled effect with its
-  confidence and prediction intervals).
+  :math:`\tau^2`, and on request REML and Sidik-Jonkman, with its Q-profile
+  interval; heterogeneity :math:`I^2`; the pooled effect with its confidence
+  and prediction intervals, normal or Knapp-Hartung), as R's metafor.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -47,11 +48,25 @@ if TYPE_CHECKING:
     from .._typing import Alternative, Seed
     from .bayes import BayesianComparison
 
-__all__ = ["AcrossCollectionsResult", "across_collections", "partial_conjunction_pvalues",
-           "random_effects", "META_TESTS", "EFFECTS", "TAU2_METHODS"]
+__all__ = [
+    "AcrossCollectionsResult",
+    "across_collections",
+    "partial_conjunction_pvalues",
+    "random_effects",
+    "META_TESTS",
+    "EFFECTS",
+    "TAU2_METHODS",
+    "RE_METHODS",
+    "RE_TESTS",
+]
 
 #: Between-collection variance estimators (rows of ``.meta``).
 TAU2_METHODS = ("DL", "PM")
+#: All estimators :func:`random_effects` offers (REML: restricted maximum
+#: likelihood; SJ: Sidik-Jonkman).
+RE_METHODS = ("DL", "PM", "REML", "SJ")
+#: Tests of the pooled effect: normal (``"z"``) or Knapp-Hartung (``"knha"``).
+RE_TESTS = ("z", "knha")
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,11 +91,13 @@ class AcrossCollectionsResult:
     replicated : tuple of str
         The collections Holm's procedure identifies (``k_hat["bonferroni"]`` of them).
     meta : DataFrame
-        Indexed by method (``DL``, ``PM``): ``estimate``, ``standard_error``,
-        ``ci_low``, ``ci_high`` (normal), ``pi_low``, ``pi_high`` (prediction
-        interval for a new collection, t with N - 2 df), ``tau2``, ``i2``
-        (in [0, 1]), ``q`` (Cochran's Q), ``q_pvalue``, ``statistic`` (z),
-        ``pvalue`` (of the pooled effect, for ``alternative``).
+        Indexed by method (``tau2_methods``, by default ``DL``, ``PM``):
+        ``estimate``, ``standard_error``, ``ci_low``, ``ci_high`` (normal, or
+        t with N - 1 df under ``meta_test="knha"``), ``pi_low``, ``pi_high``
+        (prediction interval for a new collection, t with N - 2 df), ``tau2``,
+        ``tau2_ci_low``, ``tau2_ci_high`` (Q-profile), ``i2`` (in [0, 1]),
+        ``q`` (Cochran's Q), ``q_pvalue``, ``statistic`` (z or t), ``pvalue``
+        (of the pooled effect, for ``alternative``).
     effect : {"d_z", "difference"}
     test, alternative : str
     alpha, confidence_level : float
@@ -90,6 +107,8 @@ class AcrossCollectionsResult:
     n_resamples : int or None
         ``B`` of the Monte Carlo per-collection tests (the largest, when they differ);
         None when no collection's test drew resamples.
+    meta_test : {"z", "knha"}
+        The test of the pooled effect (:func:`random_effects`' ``meta_test``).
     """
 
     collections: pd.DataFrame
@@ -103,6 +122,7 @@ class AcrossCollectionsResult:
     alpha: float
     confidence_level: float
     seed: int | None = None
+    meta_test: str = "z"
     n_resamples: int | None = None
     _inputs: tuple = field(repr=False, default=())
 
@@ -114,23 +134,42 @@ class AcrossCollectionsResult:
         """The per-collection table (a copy): effects, intervals, p-values, Holm's choice."""
         return self.collections.copy()
 
-    def confidence_interval(self, confidence_level: float | None = None, *,
-                            method: Literal["DL", "PM"] = "DL") -> ConfidenceInterval:
-        """Interval of the pooled random-effects effect (normal), at ``confidence_level``."""
+    def confidence_interval(
+        self,
+        confidence_level: float | None = None,
+        *,
+        method: Literal["DL", "PM", "REML", "SJ"] = "DL",
+    ) -> ConfidenceInterval:
+        """Interval of the pooled random-effects effect, at ``confidence_level``.
+
+        Normal, or t with N - 1 df when the result was made with ``meta_test="knha"``.
+        ``method`` must be one of the rows of ``meta``.
+        """
         from scipy import stats
 
-        cl = self.confidence_level if confidence_level is None else \
-            confidence_level_iv(confidence_level)
-        if method not in TAU2_METHODS:
-            raise ParameterError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
+        cl = (
+            self.confidence_level
+            if confidence_level is None
+            else confidence_level_iv(confidence_level)
+        )
+        have = tuple(self.meta.index)
+        if not isinstance(method, str) or method not in have:
+            raise ParameterError(f"`method` must be one of {have}, got {method!r}")
         row = self.meta.loc[method]
-        z = stats.norm.isf((1 - cl) / 2)
-        return ConfidenceInterval(row["estimate"] - z * row["standard_error"],
-                                  row["estimate"] + z * row["standard_error"], cl,
-                                  f"random-effects-{method}")
+        if self.meta_test == "knha":
+            z = stats.t.isf((1 - cl) / 2, len(self.collections) - 1)
+        else:
+            z = stats.norm.isf((1 - cl) / 2)
+        return ConfidenceInterval(
+            row["estimate"] - z * row["standard_error"],
+            row["estimate"] + z * row["standard_error"],
+            cl,
+            f"random-effects-{method}",
+        )
 
-    def hierarchical(self, *, rope: float | None = None,
-                     confidence_level: float | None = None) -> BayesianComparison:
+    def hierarchical(
+        self, *, rope: float | None = None, confidence_level: float | None = None
+    ) -> BayesianComparison:
         """The Bayesian normal hierarchical model over these collections' effects.
 
         :func:`mrrstats.bayesian_hierarchical` of ``collections["effect"]`` with
@@ -138,22 +177,34 @@ class AcrossCollectionsResult:
         population effect, P(A better), and for a new collection.
         """
         cl = self.confidence_level if confidence_level is None else confidence_level
-        return bayesian_hierarchical(self.collections["effect"].to_numpy(dtype=float),
-                                     np.sqrt(self.collections["variance"].to_numpy(
-                                         dtype=float)), rope=rope, confidence_level=cl)
+        return bayesian_hierarchical(
+            self.collections["effect"].to_numpy(dtype=float),
+            np.sqrt(self.collections["variance"].to_numpy(dtype=float)),
+            rope=rope,
+            confidence_level=cl,
+        )
 
     def summary(self) -> str:
         """One sentence: on how many collections, and the pooled effect."""
         N = len(self.collections)
         kb, kf = self.k_hat["bonferroni"], self.k_hat["fisher"]
         side = {"greater": "better", "less": "worse", "two-sided": "different"}[self.alternative]
-        dl = self.meta.loc["DL"]
+        first = str(self.meta.index[0])
+        dl = self.meta.loc[first]
+        name = {
+            "DL": "DerSimonian-Laird",
+            "PM": "Paule-Mandel",
+            "REML": "REML",
+            "SJ": "Sidik-Jonkman",
+        }[first]
         which = ", ".join(self.replicated) if self.replicated else "none"
-        return (f"A is {side} than B on at least {kb} of {N} collections (Bonferroni; "
-                f"Fisher, for independent collections: {kf}) at alpha = {self.alpha:g}; "
-                f"identified (Holm): {which}. Random-effects {self.effect} (DerSimonian-"
-                f"Laird): {dl['estimate']:.3f} [{dl['ci_low']:.3f}, {dl['ci_high']:.3f}], "
-                f"tau^2 = {dl['tau2']:.4f}, I^2 = {100 * dl['i2']:.0f}%.")
+        return (
+            f"A is {side} than B on at least {kb} of {N} collections (Bonferroni; "
+            f"Fisher, for independent collections: {kf}) at alpha = {self.alpha:g}; "
+            f"identified (Holm): {which}. Random-effects {self.effect} "
+            f"({name}): {dl['estimate']:.3f} [{dl['ci_low']:.3f}, {dl['ci_high']:.3f}], "
+            f"tau^2 = {dl['tau2']:.4f}, I^2 = {100 * dl['i2']:.0f}%."
+        )
 
 
 # --------------------------------------------------------------------------
@@ -200,9 +251,13 @@ def partial_conjunction_pvalues(pvalues):
         logs = -2.0 * np.log(p)
     tail = np.cumsum(logs[::-1])[::-1]  # sum_{i >= u} -2 log p_(i)
     fisher = stats.chi2.sf(tail, 2 * (N - u + 1))
-    frame = pd.DataFrame({"bonferroni": np.maximum.accumulate(bonf),
-                          "fisher": np.minimum(np.maximum.accumulate(fisher), 1.0)},
-                         index=pd.Index(u, name="u"))
+    frame = pd.DataFrame(
+        {
+            "bonferroni": np.maximum.accumulate(bonf),
+            "fisher": np.minimum(np.maximum.accumulate(fisher), 1.0),
+        },
+        index=pd.Index(u, name="u"),
+    )
     return frame
 
 
@@ -248,27 +303,106 @@ def _tau2_pm(y, v, *, tol=1e-12, maxiter=200):
     return float(optimize.brentq(excess, 0.0, hi, xtol=tol, maxiter=maxiter))
 
 
-def random_effects(effects, variances, *, method="DL", alternative="two-sided",
-                   confidence_level=0.95):
-    r"""Random-effects pooling of per-collection effects (DerSimonian-Laird or Paule-Mandel).
+def _q_gen(y, v, t2):
+    """The generalised Q statistic sum w_i (y_i - mu_w)^2 with w_i = 1/(v_i + t2)."""
+    w = 1.0 / (v + t2)
+    mu = (w * y).sum() / w.sum()
+    return float((w * (y - mu) ** 2).sum())
+
+
+def _tau2_reml(y, v, *, tol=1e-12, maxiter=10000):
+    """REML by Fisher scoring from the DL estimate, halving steps that leave [0, inf) (metafor)."""
+    t2 = _tau2_dl(y, v)
+    for _ in range(maxiter):
+        w = 1.0 / (v + t2)
+        sw = w.sum()
+        mu = (w * y).sum() / sw
+        # P = W - w w'/sum w; tr(P), tr(PP) and y'PPy for an intercept-only model
+        tr_p = sw - (w * w).sum() / sw
+        tr_pp = (w * w).sum() - 2 * (w**3).sum() / sw + ((w * w).sum() / sw) ** 2
+        py = w * (y - mu)
+        adj = (float((py * py).sum()) - tr_p) / tr_pp
+        while t2 + adj < 0:
+            adj /= 2.0
+        t2 += adj
+        if abs(adj) <= tol * max(1.0, t2):
+            break
+    return float(max(t2, 0.0))
+
+
+def _tau2_sj(y, v):
+    """Sidik-Jonkman: tau0^2 = sum (y - ybar)^2 / k, one step tau0^2 Q_gen(tau0^2)/(k - 1)."""
+    k = y.size
+    t0 = float(((y - y.mean()) ** 2).sum() / k)
+    if k < 2 or t0 <= 0:
+        return 0.0
+    return t0 * _q_gen(y, v, t0) / (k - 1)
+
+
+def _tau2_qprofile(y, v, cl):
+    """Viechtbauer's (2007) Q-profile interval: Q_gen(tau^2) at the chi^2_{k-1} quantiles."""
+    from scipy import optimize, stats
+
+    k = y.size
+    if k < 2:
+        return math.nan, math.nan
+    alpha = 1 - cl
+
+    def root(target):
+        if _q_gen(y, v, 0.0) <= target:
+            return 0.0
+        hi = max(float(np.var(y, ddof=1)), float(v.max()), 1e-12)
+        while _q_gen(y, v, hi) > target:  # Q_gen decreases in tau^2
+            hi *= 2.0
+        return float(
+            optimize.brentq(
+                lambda t: _q_gen(y, v, t) - target, 0.0, hi, xtol=1e-14, rtol=1e-13, maxiter=500
+            )
+        )
+
+    return (
+        root(float(stats.chi2.isf(alpha / 2, k - 1))),
+        root(float(stats.chi2.ppf(alpha / 2, k - 1))),
+    )
+
+
+def random_effects(
+    effects,
+    variances,
+    *,
+    method="DL",
+    alternative="two-sided",
+    confidence_level=0.95,
+    meta_test="z",
+):
+    r"""Random-effects pooling of per-collection effects (DL, PM, REML or Sidik-Jonkman).
 
     Parameters
     ----------
     effects, variances : array_like, 1-D
         The effect of each collection and its within-collection variance.
-    method : {"DL", "PM"}, keyword-only
-        DerSimonian & Laird's (1986) moment estimator of :math:`\tau^2`, or
+    method : {"DL", "PM", "REML", "SJ"}, keyword-only
+        DerSimonian & Laird's (1986) moment estimator of :math:`\tau^2`,
         Paule & Mandel's (1982) (the generalised Q statistic set to its
-        expectation, recommended by Veroniki et al. 2016).
+        expectation, recommended by Veroniki et al. 2016), restricted maximum
+        likelihood (Fisher scoring from DL, as R's metafor ``rma(method="REML")``)
+        or Sidik & Jonkman's (2005) estimator (``rma(method="SJ")``).
     alternative : {"two-sided", "greater", "less"}, keyword-only
-        For the z test of the pooled effect.
+        For the test of the pooled effect.
     confidence_level : float, keyword-only
+    meta_test : {"z", "knha"}, keyword-only
+        ``"z"`` (the default): normal interval and test with standard error
+        :math:`(\sum w_i)^{-1/2}`; ``"knha"``: Knapp & Hartung's (2003)
+        adjustment, standard error :math:`\sqrt{s^2/\sum w_i}` with
+        :math:`s^2 = \sum w_i(y_i - \hat\mu)^2/(N-1)` (not truncated at 1)
+        and a t distribution with N - 1 df (metafor's ``test="knha"``).
 
     Returns
     -------
     dict
         ``estimate``, ``standard_error``, ``ci_low``, ``ci_high``, ``pi_low``,
-        ``pi_high``, ``tau2``, ``i2``, ``q``, ``q_pvalue``, ``statistic``, ``pvalue``.
+        ``pi_high``, ``tau2``, ``tau2_ci_low``, ``tau2_ci_high`` (Q-profile),
+        ``i2``, ``q``, ``q_pvalue``, ``statistic``, ``pvalue``.
 
     Notes
     -----
@@ -284,6 +418,15 @@ def random_effects(effects, variances, *, method="DL", alternative="two-sided",
     Thompson & Spiegelhalter 2009; NaN for N < 3). statsmodels'
     ``combine_effects`` gives the same estimates when :math:`\hat\tau^2 > 0`
     (it does not truncate the DL estimate at 0).
+
+    The interval for :math:`\tau^2` is Viechtbauer's (2007) Q-profile: the
+    :math:`\tau^2` where the generalised Q statistic
+    :math:`\sum (v_i+\tau^2)^{-1}(y_i - \hat\mu_{\tau^2})^2` equals the
+    upper and lower :math:`(1 - \text{level})/2` quantiles of
+    :math:`\chi^2_{N-1}` (a bound is 0 where Q at 0 is already below its
+    quantile); metafor's ``confint(rma(...))``. It does not depend on
+    ``method``. REML, SJ, Knapp-Hartung and the Q-profile interval agree with
+    metafor 4 to 1e-9 (tests/stats/r_reference/meta_tau2.R).
 
     Examples
     --------
@@ -304,35 +447,59 @@ def random_effects(effects, variances, *, method="DL", alternative="two-sided",
         raise ParameterError("`effects` and `variances` must be 1-D of the same non-zero length")
     if not (np.isfinite(y).all() and np.isfinite(v).all() and (v > 0).all()):
         raise ParameterError("`effects` must be finite and `variances` finite and positive")
-    if method not in TAU2_METHODS:
-        raise ParameterError(f"`method` must be one of {TAU2_METHODS}, got {method!r}")
+    if not isinstance(method, str) or method not in RE_METHODS:
+        raise ParameterError(f"`method` must be one of {RE_METHODS}, got {method!r}")
+    if not isinstance(meta_test, str) or meta_test not in RE_TESTS:
+        raise ParameterError(f"`meta_test` must be one of {RE_TESTS}, got {meta_test!r}")
     alternative_iv(alternative)
     cl = confidence_level_iv(confidence_level)
     k = y.size
-    tau2 = _tau2_dl(y, v) if method == "DL" else _tau2_pm(y, v)
+    if meta_test == "knha" and k < 2:
+        raise ParameterError("`meta_test='knha'` needs at least 2 effects")
+    tau2 = {"DL": _tau2_dl, "PM": _tau2_pm, "REML": _tau2_reml, "SJ": _tau2_sj}[method](y, v)
     w = 1.0 / (v + tau2)
     mu = float((w * y).sum() / w.sum())
     se = float(1.0 / math.sqrt(w.sum()))
+    if meta_test == "knha":
+        s2 = float((w * (y - mu) ** 2).sum()) / (k - 1)
+        se = se * math.sqrt(s2)
+        dist = stats.t(k - 1)
+    else:
+        dist = stats.norm
+    t2_lo, t2_hi = _tau2_qprofile(y, v, cl)
     wf = 1.0 / v
     mu_fe = (wf * y).sum() / wf.sum()
     q = float((wf * (y - mu_fe) ** 2).sum())
     den = wf.sum() ** 2 - (wf * wf).sum()
     typical = (k - 1) * wf.sum() / den if den > 0 else math.nan
     i2 = tau2 / (tau2 + typical) if k > 1 and typical > 0 else 0.0
-    z = stats.norm.isf((1 - cl) / 2)
+    z = float(dist.isf((1 - cl) / 2))
     if k >= 3:
         tq = stats.t.isf((1 - cl) / 2, k - 2)
         half = tq * math.sqrt(tau2 + se * se)
         pi = (mu - half, mu + half)
     else:
         pi = (math.nan, math.nan)
-    stat = mu / se
-    p = {"two-sided": 2 * stats.norm.sf(abs(stat)), "greater": stats.norm.sf(stat),
-         "less": stats.norm.cdf(stat)}[alternative]
-    return {"estimate": mu, "standard_error": se, "ci_low": mu - z * se, "ci_high": mu + z * se,
-            "pi_low": pi[0], "pi_high": pi[1], "tau2": float(tau2), "i2": float(i2), "q": q,
-            "q_pvalue": float(stats.chi2.sf(q, k - 1)) if k > 1 else math.nan,
-            "statistic": float(stat), "pvalue": float(p)}
+    stat = mu / se if se > 0 else math.copysign(math.inf, mu)
+    p = {"two-sided": 2 * dist.sf(abs(stat)), "greater": dist.sf(stat), "less": dist.cdf(stat)}[
+        alternative
+    ]
+    return {
+        "estimate": mu,
+        "standard_error": se,
+        "ci_low": mu - z * se,
+        "ci_high": mu + z * se,
+        "pi_low": pi[0],
+        "pi_high": pi[1],
+        "tau2": float(tau2),
+        "tau2_ci_low": t2_lo,
+        "tau2_ci_high": t2_hi,
+        "i2": float(i2),
+        "q": q,
+        "q_pvalue": float(stats.chi2.sf(q, k - 1)) if k > 1 else math.nan,
+        "statistic": float(stat),
+        "pvalue": float(p),
+    }
 
 
 # --------------------------------------------------------------------------
@@ -352,33 +519,48 @@ def _from_comparison(name, cmp, measure, alternative):
         raise ParameterError(f"`data[{name!r}]` has no measure {m!r} (has {list(cmp.measures)})")
     r = cmp.results[m]
     if len(r) != 1:
-        raise ParameterError(f"`data[{name!r}]` compares {len(cmp.systems)} systems; "
-                         "across_collections needs one pair per collection (compare two "
-                         "systems, or pass their two-column score frame)")
+        raise ParameterError(
+            f"`data[{name!r}]` compares {len(cmp.systems)} systems; "
+            "across_collections needs one pair per collection (compare two "
+            "systems, or pass their two-column score frame)"
+        )
     n = int(r.n_queries)
     diff = float(r.difference[0])
     d_z = float(r.d_z[0])
     if diff == 0.0 or not np.isfinite(d_z) or d_z == 0.0:
-        raise ParameterError(f"`data[{name!r}]`: the standard deviation of the differences "
-                         "cannot be recovered from a comparison with no difference; pass "
-                         "the two-column score frame")
+        raise ParameterError(
+            f"`data[{name!r}]`: the standard deviation of the differences "
+            "cannot be recovered from a comparison with no difference; pass "
+            "the two-column score frame"
+        )
     sd = diff / d_z
     p = float(r.pvalue[0])
     if cmp.alternative != alternative:
         if cmp.alternative != "two-sided":
-            raise ParameterError(f"`data[{name!r}]` was tested with alternative="
-                             f"{cmp.alternative!r}; compare with 'two-sided' or {alternative!r}")
+            raise ParameterError(
+                f"`data[{name!r}]` was tested with alternative="
+                f"{cmp.alternative!r}; compare with 'two-sided' or {alternative!r}"
+            )
         p = _one_sided(p, diff, alternative)
-    return {"n_queries": n, "mean_a": float(r.mean_a[0]), "mean_b": float(r.mean_b[0]),
-            "difference": diff, "std": sd, "d_z": d_z, "statistic": float(r.statistic[0]),
-            "pvalue": p, "test": r.test,
-            "n_resamples": None if r.exact or r.n_resamples is None else int(r.n_resamples)}
+    return {
+        "n_queries": n,
+        "mean_a": float(r.mean_a[0]),
+        "mean_b": float(r.mean_b[0]),
+        "difference": diff,
+        "std": sd,
+        "d_z": d_z,
+        "statistic": float(r.statistic[0]),
+        "pvalue": p,
+        "test": r.test,
+        "n_resamples": None if r.exact or r.n_resamples is None else int(r.n_resamples),
+    }
 
 
 def _from_scores(name, table, test, alternative, gen):
     if table.n_systems != 2:
-        raise ParameterError(f"`data[{name!r}]` must have two columns (A first, then B), got "
-                         f"{table.n_systems}")
+        raise ParameterError(
+            f"`data[{name!r}]` must have two columns (A first, then B), got {table.n_systems}"
+        )
     a, b = table.values[:, 0], table.values[:, 1]
     d = a - b
     n = d.size
@@ -395,24 +577,39 @@ def _from_scores(name, table, test, alternative, gen):
         res = wilcoxon_test(a, b, alternative=alternative)
     else:
         res = sign_test(a, b, alternative=alternative)
-    return {"n_queries": n, "mean_a": float(a.mean()), "mean_b": float(b.mean()),
-            "difference": mean, "std": sd, "d_z": d_z, "statistic": float(res.statistic),
-            "pvalue": float(res.pvalue), "test": test,
-            "n_resamples": _random_b(res)}
+    return {
+        "n_queries": n,
+        "mean_a": float(a.mean()),
+        "mean_b": float(b.mean()),
+        "difference": mean,
+        "std": sd,
+        "d_z": d_z,
+        "statistic": float(res.statistic),
+        "pvalue": float(res.pvalue),
+        "test": test,
+        "n_resamples": _random_b(res),
+    }
 
 
-def _random_b(res) -> int | None:
+def _random_b(res: object) -> int | None:
     """B of a Monte Carlo test result (None for a test with no resamples or an exact one)."""
     b = getattr(res, "n_resamples", None)
     return None if b is None or getattr(res, "exact", False) else int(b)
 
 
-def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
-                       test: Literal["t", "randomization", "bootstrap", "wilcoxon", "sign"] = "t",
-                       alternative: Alternative = "greater", alpha: float = 0.05,
-                       effect: Literal["d_z", "difference"] = "d_z",
-                       confidence_level: float = 0.95, measure: str | None = None,
-                       rng: Seed = None) -> AcrossCollectionsResult:
+def across_collections(
+    data: Mapping[str, Comparison | pd.DataFrame],
+    *,
+    test: Literal["t", "randomization", "bootstrap", "wilcoxon", "sign"] = "t",
+    alternative: Alternative = "greater",
+    alpha: float = 0.05,
+    effect: Literal["d_z", "difference"] = "d_z",
+    confidence_level: float = 0.95,
+    measure: str | None = None,
+    tau2_methods: Sequence[str] = TAU2_METHODS,
+    meta_test: Literal["z", "knha"] = "z",
+    rng: Seed = None,
+) -> AcrossCollectionsResult:
     r"""On how many collections is A better than B, and by how much overall?
 
     Parameters
@@ -438,6 +635,12 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     confidence_level : float, keyword-only
     measure : str, optional, keyword-only
         Which measure of the comparisons (default: their first).
+    tau2_methods : sequence of {"DL", "PM", "REML", "SJ"}, keyword-only
+        The between-collection variance estimators, one row of ``meta`` each
+        (default ``("DL", "PM")``); see :func:`random_effects`.
+    meta_test : {"z", "knha"}, keyword-only
+        The test and interval of the pooled effect: normal (the default) or
+        Knapp-Hartung (t with N - 1 df; metafor's ``test="knha"``).
     rng : None, int or numpy.random.Generator, keyword-only
         For the random tests (``"randomization"``, ``"bootstrap"``); one
         Generator consumed collection by collection in order.
@@ -483,7 +686,9 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     (['bonferroni', 'fisher'], ['DL', 'PM'])
     """
     (items, test, alternative, alpha, effect, cl, gen, seed) = _across_collections_iv(
-        data, test, alternative, alpha, effect, confidence_level, measure, rng)
+        data, test, alternative, alpha, effect, confidence_level, measure, rng
+    )
+    methods, meta_test = _meta_options_iv(tau2_methods, meta_test)
     from scipy import stats
 
     rows = {}
@@ -498,14 +703,16 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     n = frame["n_queries"].to_numpy(dtype=float)
     if effect == "d_z":
         eff = frame["d_z"].to_numpy(dtype=float)
-        var = 1.0 / n + eff ** 2 / (2.0 * n)
+        var = 1.0 / n + eff**2 / (2.0 * n)
     else:
         eff = frame["difference"].to_numpy(dtype=float)
         var = frame["std"].to_numpy(dtype=float) ** 2 / n
     if not (np.isfinite(eff).all() and (var > 0).all()):
         bad = list(frame.index[~(np.isfinite(eff) & (var > 0))])
-        raise ParameterError(f"collections {bad} have no variation in the per-query differences; "
-                         "their effect cannot be meta-analysed")
+        raise ParameterError(
+            f"collections {bad} have no variation in the per-query differences; "
+            "their effect cannot be meta-analysed"
+        )
     z = stats.norm.isf((1 - cl) / 2)
     frame["effect"] = eff
     frame["variance"] = var
@@ -513,27 +720,85 @@ def across_collections(data: Mapping[str, Comparison | pd.DataFrame], *,
     frame["ci_high"] = eff + z * np.sqrt(var)
     p = frame["pvalue"].to_numpy(dtype=float)
     pc = partial_conjunction_pvalues(p)
-    k_hat = {"bonferroni": int((pc["bonferroni"] <= alpha).sum()),
-             "fisher": int((pc["fisher"] <= alpha).sum())}
+    k_hat = {
+        "bonferroni": int((pc["bonferroni"] <= alpha).sum()),
+        "fisher": int((pc["fisher"] <= alpha).sum()),
+    }
     chosen = _holm(p, alpha)
     frame["replicated"] = [i in chosen for i in range(len(frame))]
-    meta = pd.DataFrame({m: random_effects(eff, var, method=m, alternative=alternative,
-                                           confidence_level=cl) for m in TAU2_METHODS}).T
+    meta = pd.DataFrame(
+        {
+            m: random_effects(
+                eff,
+                var,
+                method=m,
+                alternative=alternative,
+                confidence_level=cl,
+                meta_test=meta_test,
+            )
+            for m in methods
+        }
+    ).T
     meta.index.name = "method"
-    cols = ["test", "n_queries", "mean_a", "mean_b", "difference", "std", "d_z", "effect",
-            "variance", "ci_low", "ci_high", "statistic", "pvalue", "replicated"]
+    cols = [
+        "test",
+        "n_queries",
+        "mean_a",
+        "mean_b",
+        "difference",
+        "std",
+        "d_z",
+        "effect",
+        "variance",
+        "ci_low",
+        "ci_high",
+        "statistic",
+        "pvalue",
+        "replicated",
+    ]
     return AcrossCollectionsResult(
-        collections=frame[cols], partial_conjunction=pc, k_hat=k_hat,
-        replicated=tuple(frame.index[i] for i in sorted(chosen)), meta=meta.astype(float),
-        effect=effect, test=test, alternative=alternative, alpha=alpha, confidence_level=cl,
-        seed=seed, n_resamples=max(bs) if bs else None)
+        collections=frame[cols],
+        partial_conjunction=pc,
+        k_hat=k_hat,
+        replicated=tuple(frame.index[i] for i in sorted(chosen)),
+        meta=meta.astype(float),
+        effect=effect,
+        test=test,
+        alternative=alternative,
+        alpha=alpha,
+        confidence_level=cl,
+        seed=seed,
+        meta_test=meta_test,
+        n_resamples=max(bs) if bs else None,
+    )
 
 
-def _across_collections_iv(data, test, alternative, alpha, effect, confidence_level, measure,
-                           rng):
+def _meta_options_iv(tau2_methods, meta_test):
+    if isinstance(tau2_methods, str) or not isinstance(tau2_methods, Sequence):
+        raise ParameterTypeError(
+            "`tau2_methods` must be a sequence of method names from "
+            f"{RE_METHODS}, got {tau2_methods!r}"
+        )
+    methods = tuple(tau2_methods)
+    if (
+        not methods
+        or not all(isinstance(m, str) and m in RE_METHODS for m in methods)
+        or len(set(methods)) != len(methods)
+    ):
+        raise ParameterError(
+            f"`tau2_methods` must name distinct methods from {RE_METHODS}, got {tau2_methods!r}"
+        )
+    if not isinstance(meta_test, str) or meta_test not in RE_TESTS:
+        raise ParameterError(f"`meta_test` must be one of {RE_TESTS}, got {meta_test!r}")
+    return methods, meta_test
+
+
+def _across_collections_iv(data, test, alternative, alpha, effect, confidence_level, measure, rng):
     if not isinstance(data, Mapping):
-        raise ParameterTypeError("`data` must be a mapping {collection: Comparison or two-column "
-                        f"score frame}}, got {type(data).__name__}")
+        raise ParameterTypeError(
+            "`data` must be a mapping {collection: Comparison or two-column "
+            f"score frame}}, got {type(data).__name__}"
+        )
     if len(data) < 2:
         raise ParameterError(f"`data` needs at least 2 collections, got {len(data)}")
     test = test_spec(test).name
@@ -546,17 +811,24 @@ def _across_collections_iv(data, test, alternative, alpha, effect, confidence_le
     cl = confidence_level_iv(confidence_level)
     if isinstance(rng, numbers.Real) and not isinstance(rng, numbers.Integral):
         raise ParameterTypeError(
-            f"`rng` must be None, an integer seed or a Generator, got {rng!r}")
+            f"`rng` must be None, an integer seed or a Generator, got {rng!r}"
+        )
     gen, seed = rng_iv(rng)
     items = []
     for name, value in data.items():
         if not isinstance(name, str) or not name:
             raise ParameterTypeError(
-                f"`data` keys must be non-empty collection names, got {name!r}")
+                f"`data` keys must be non-empty collection names, got {name!r}"
+            )
         if isinstance(value, Comparison):
             items.append((name, value))
             continue
-        table = value if isinstance(value, ScoreTable) else as_score_table(
-            value, measure=measure, min_systems=2, min_queries=3, name=f"data[{name!r}]")
+        table = (
+            value
+            if isinstance(value, ScoreTable)
+            else as_score_table(
+                value, measure=measure, min_systems=2, min_queries=3, name=f"data[{name!r}]"
+            )
+        )
         items.append((name, table))
     return items, test, alternative, alpha, effect, cl, gen, seed

@@ -35,7 +35,70 @@ if TYPE_CHECKING:
 
     from .._typing import Scores
 
-__all__ = ["MixedModelResult", "mixed_model", "mixed_vs_anova"]
+__all__ = ["MixedModelResult", "mixed_model", "mixed_vs_anova", "MIXED_DF_METHODS"]
+
+#: Degrees of freedom of the mixed model's intervals and tests: none (Wald z)
+#: or Satterthwaite's (t, as R's lmerTest).
+MIXED_DF_METHODS = ("wald", "satterthwaite")
+
+
+def _satterthwaite_parts(groups, X, y, beta, su2, s2):
+    """C = cov(beta), the derivatives of C in (sigma_u^2, sigma^2), and A = cov(theta).
+
+    For y_q = X_q beta + u_q 1 + e_q with V_q = s2 I + su2 1 1' (one block per
+    query), by block sums of p x p matrices. A is the inverse of the observed
+    REML information -d^2 l_R / d theta^2 (what lmerTest's numerical Hessian of
+    the REML deviance estimates), dC/dtheta_j = C X'W V_j W X C.
+    """
+    p = X.shape[1]
+    H = np.zeros((p, p))
+    M = [np.zeros((p, p)), np.zeros((p, p))]
+    MM = [[np.zeros((p, p)) for _ in range(2)] for _ in range(2)]
+    trWW = np.zeros((2, 2))
+    blocks = []
+    e = y - X @ beta
+    for idx in groups:
+        Xq, eq = X[idx], e[idx]
+        nq = len(idx)
+        one = np.ones((nq, 1))
+        W = (np.eye(nq) - su2 / (s2 + nq * su2) * (one @ one.T)) / s2
+        V = [one @ one.T, np.eye(nq)]
+        WX = W @ Xq
+        H += Xq.T @ WX
+        WV = [W @ Vj for Vj in V]
+        for j in range(2):
+            M[j] += WX.T @ V[j] @ WX
+            for m in range(2):
+                MM[j][m] += WX.T @ V[j] @ W @ V[m] @ WX
+                trWW[j, m] += np.trace(WV[j] @ WV[m])
+        blocks.append((Xq, W, V, WX, W @ eq))
+    C = np.linalg.inv(H)
+    info = np.zeros((2, 2))
+    for j in range(2):
+        for m in range(2):
+            tr = (trWW[j, m] - np.trace(C @ MM[m][j]) - np.trace(C @ MM[j][m])
+                  + np.trace(C @ M[j] @ C @ M[m]))
+            # y'P V_j P V_m P y with P y = r = W e (e: GLS residuals)
+            quad = 0.0
+            a = np.zeros(p)
+            b = np.zeros(p)
+            for _xq, W, V, WX, r in blocks:
+                quad += float(r @ V[j] @ W @ V[m] @ r)
+                a += WX.T @ (V[j] @ r)
+                b += WX.T @ (V[m] @ r)
+            quad -= float(a @ C @ b)
+            info[j, m] = -0.5 * tr + quad
+    A = np.linalg.pinv(info)  # pinv: a variance at the boundary 0 leaves it singular
+    dC = [C @ M[j] @ C for j in range(2)]
+    return C, dC, A
+
+
+def _satterthwaite_df(L, C, dC, A):
+    """Satterthwaite's df of L'beta: 2 (L'CL)^2 / (g' A g), g_j = L' dC_j L."""
+    v = float(L @ C @ L)
+    g = np.array([float(L @ d @ L) for d in dC])
+    den = float(g @ A @ g)
+    return 2 * v * v / den if den > 0 else math.inf
 
 
 @dataclass(frozen=True)
@@ -47,7 +110,8 @@ class MixedModelResult:
     effects : DataFrame
         One row per system (index ``system``): ``estimate`` (the system's model
         mean :math:`\\hat\\mu_s`), ``standard_error``, ``ci_low``, ``ci_high``
-        (Wald intervals at ``confidence_level``).
+        (Wald intervals at ``confidence_level``; t intervals with ``df``, a
+        column then added, under ``df_method="satterthwaite"``).
     query_variance : float
         :math:`\\hat\\sigma_u^2`, the variance of the random query effects.
     residual_variance : float
@@ -57,6 +121,7 @@ class MixedModelResult:
     n_queries, n_observations : int
     converged : bool
     measure : str
+    df_method : {"wald", "satterthwaite"}
 
     Methods
     -------
@@ -77,6 +142,13 @@ class MixedModelResult:
     converged: bool
     measure: str
     _cov: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]
+    df_method: str = "wald"
+    _satterthwaite: tuple = field(repr=False, default=())
+
+    def _df(self, L: np.ndarray) -> float:
+        if self.df_method != "satterthwaite":
+            return math.inf
+        return _satterthwaite_df(L, *self._satterthwaite)
 
     def methods(self) -> MethodsText:
         """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
@@ -95,9 +167,12 @@ class MixedModelResult:
             ``low`` and ``high`` are arrays in the order of ``effects.index``.
         """
         cl = level_iv(confidence_level, self.confidence_level)
-        z = stats.norm.isf((1 - cl) / 2)
         est = self.effects["estimate"].to_numpy()
         se = self.effects["standard_error"].to_numpy()
+        if self.df_method == "satterthwaite":
+            z = stats.t.isf((1 - cl) / 2, self.effects["df"].to_numpy())
+            return ConfidenceInterval(est - z * se, est + z * se, cl, "satterthwaite")
+        z = stats.norm.isf((1 - cl) / 2)
         return ConfidenceInterval(est - z * se, est + z * se, cl, "wald")
 
     def differences(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -108,25 +183,34 @@ class MixedModelResult:
         DataFrame
             Columns ``a``, ``b``, ``difference``, ``standard_error``,
             ``ci_low``, ``ci_high``, ``pvalue`` (two-sided Wald z test; not
-            corrected for multiplicity).
+            corrected for multiplicity). Under ``df_method="satterthwaite"``
+            a ``df`` column, and t intervals and tests with those df
+            (lmerTest's ``contest1D``).
         """
         cl = level_iv(confidence_level, self.confidence_level)
-        z = stats.norm.isf((1 - cl) / 2)
         names = list(self.effects.index)
         est = self.effects["estimate"].to_numpy()
+        k = len(names)
         rows = []
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
+        for i in range(k):
+            for j in range(i + 1, k):
                 diff = est[i] - est[j]
                 se = math.sqrt(max(self._cov[i, i] + self._cov[j, j] - 2 * self._cov[i, j], 0))
-                p = 2 * stats.norm.sf(abs(diff) / se) if se > 0 else math.nan
-                rows.append((names[i], names[j], diff, se, diff - z * se, diff + z * se, p))
-        return pd.DataFrame(rows, columns=["a", "b", "difference", "standard_error", "ci_low",
-                                           "ci_high", "pvalue"])
+                L = np.zeros(k)
+                L[i], L[j] = 1.0, -1.0
+                df = self._df(L)
+                dist = stats.norm if math.isinf(df) else stats.t(df)
+                z = float(dist.isf((1 - cl) / 2))
+                p = 2 * float(dist.sf(abs(diff) / se)) if se > 0 else math.nan
+                rows.append((names[i], names[j], diff, se, diff - z * se, diff + z * se, p, df))
+        out = pd.DataFrame(rows, columns=["a", "b", "difference", "standard_error", "ci_low",
+                                          "ci_high", "pvalue", "df"])
+        return out if self.df_method == "satterthwaite" else out.drop(columns="df")
 
 
 def mixed_model(scores: Scores, *, measure: str | None = None, confidence_level: float = 0.95,
-                missing: Literal["drop", "raise", "keep"] = "drop") -> MixedModelResult:
+                missing: Literal["drop", "raise", "keep"] = "drop",
+                df_method: Literal["wald", "satterthwaite"] = "wald") -> MixedModelResult:
     r"""Linear mixed model with random query effects: system effects with intervals.
 
     Parameters
@@ -141,6 +225,10 @@ def mixed_model(scores: Scores, *, measure: str | None = None, confidence_level:
         ``"keep"`` fits the model on every observed cell (the mixed model
         needs no balance); ``"drop"`` (default) and ``"raise"`` as in the
         score table.
+    df_method : {"wald", "satterthwaite"}, keyword-only
+        ``"wald"`` (the default): normal intervals and tests;
+        ``"satterthwaite"``: t intervals and tests with Satterthwaite's
+        degrees of freedom (R's lmerTest, ``ddf="Satterthwaite"``; see Notes).
 
     Returns
     -------
@@ -151,6 +239,21 @@ def mixed_model(scores: Scores, *, measure: str | None = None, confidence_level:
     Fit by REML (statsmodels ``MixedLM.from_formula("score ~ 0 + C(system)",
     groups=query)``); intervals are Wald intervals
     :math:`\hat\mu \pm z_{1-\alpha/2} \widehat{se}`.
+
+    **Satterthwaite's degrees of freedom** (``df_method="satterthwaite"``;
+    Satterthwaite 1946, Kuznetsova, Brockhoff & Christensen 2017): for a
+    contrast :math:`\ell'\hat\mu` with variance :math:`f(\theta) =
+    \ell' C(\theta) \ell`, :math:`\theta = (\sigma_u^2, \sigma^2)`,
+    :math:`\nu = 2 f(\hat\theta)^2 / (\nabla f' A \nabla f)`, with
+    :math:`A` the inverse of the observed REML information of
+    :math:`\theta` (computed in closed form by blocks of queries;
+    lmerTest takes a numerical Hessian). The standard errors are then
+    lmerTest's too, from :math:`C = (X'V^{-1}X)^{-1}` (statsmodels' Wald
+    ones invert the joint Hessian of :math:`\mu` and :math:`\theta`, which
+    differs slightly on unbalanced tables). On a balanced table the df of a
+    difference is :math:`(n-1)(k-1)`, the ANOVA's. Agreement with lmerTest
+    is limited by how precisely statsmodels' optimiser finds the REML
+    estimates (about 1e-6 relative; tests/stats/r_reference/mixed_satterthwaite.R).
 
     **When it agrees with the two-way ANOVA.** On a complete (balanced) table
     with :math:`\hat\sigma_u^2 > 0`, the REML estimates equal the ANOVA
@@ -182,6 +285,8 @@ def mixed_model(scores: Scores, *, measure: str | None = None, confidence_level:
     (3, 4) 0.221
     """
     cl = confidence_level_iv(confidence_level)
+    if not isinstance(df_method, str) or df_method not in MIXED_DF_METHODS:
+        raise ParameterError(f"`df_method` must be one of {MIXED_DF_METHODS}, got {df_method!r}")
     if not isinstance(missing, str) or missing not in ("drop", "raise", "keep"):
         raise ParameterError(f"`missing` must be 'drop', 'raise' or 'keep', got {missing!r}")
     if missing == "keep":
@@ -206,12 +311,29 @@ def mixed_model(scores: Scores, *, measure: str | None = None, confidence_level:
     est = np.asarray(fit.fe_params)[:k]
     cov = np.asarray(fit.cov_params())[:k, :k]
     se = np.sqrt(np.diag(cov))
-    z = stats.norm.isf((1 - cl) / 2)
+    su2, s2 = float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale)
+    parts: tuple = ()
+    if df_method == "satterthwaite":
+        codes = pd.factorize(long["query"])[0]
+        order = np.argsort(codes, kind="stable")
+        groups = np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
+        parts = _satterthwaite_parts(groups, np.asarray(model.exog, dtype=float),
+                                     np.asarray(model.endog, dtype=float),
+                                     np.asarray(fit.fe_params, dtype=float), su2, s2)
+        # lmerTest's cov(beta) = (X'V^-1 X)^-1; statsmodels' cov_params inverts the joint
+        # Hessian of beta and theta, which differs on unbalanced tables
+        cov = parts[0]
+        se = np.sqrt(np.diag(cov))
+        df = np.array([_satterthwaite_df(L, *parts) for L in np.eye(k)])
+        z = stats.t.isf((1 - cl) / 2, df)
+    else:
+        z = stats.norm.isf((1 - cl) / 2)
     effects = pd.DataFrame({"estimate": est, "standard_error": se, "ci_low": est - z * se,
                             "ci_high": est + z * se}, index=pd.Index(systems, name="system"))
-    return MixedModelResult(effects, float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale), cl,
-                            int(long["query"].nunique()), int(len(long)), bool(fit.converged),
-                            table.measure, cov)
+    if df_method == "satterthwaite":
+        effects["df"] = df
+    return MixedModelResult(effects, su2, s2, cl, int(long["query"].nunique()), int(len(long)),
+                            bool(fit.converged), table.measure, cov, df_method, parts)
 
 
 def mixed_vs_anova(scores: Scores, *, measure: str | None = None, confidence_level: float = 0.95,
