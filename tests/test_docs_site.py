@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import uuid
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -185,7 +186,8 @@ def _chromium(chromium, args, timeout=120):
 def open_page(chromium, page: Path, query: str = "") -> dict:
     """What a reader's browser sees on ``page`` (a copy with the probe, next to it)."""
     text = page.read_text(encoding="utf-8")
-    probe = page.with_name(f"_probe_{page.name}")
+    # a name of its own: two tests may open the same page at once (pytest-xdist)
+    probe = page.with_name(f"_probe_{os.getpid()}_{uuid.uuid4().hex[:8]}_{page.name}")
     probe.write_text(re.sub(r"<head>", "<head>" + _PROBE, text, count=1), encoding="utf-8")
     try:
         out = _chromium(chromium, ["--window-size=1280,900", "--virtual-time-budget=20000",
