@@ -134,7 +134,7 @@ def run(args) -> int:
 
         matplotlib.use("Agg")
         ax = res.plot()
-        ax.figure.savefig(args.plot)
+        ax.figure.savefig(args.plot)  # type: ignore[union-attr]  # a Figure
         print(f"# diagram written to {args.plot}")
     return 0
 

@@ -154,7 +154,7 @@ def run(args) -> int:
         matplotlib.use("Agg")
         from ..report.plots.reproduction import er_delta_ri_plot
 
-        er_delta_ri_plot(res).figure.savefig(args.plot)
+        er_delta_ri_plot(res).figure.savefig(args.plot)  # type: ignore[union-attr]  # a Figure
         print(f"# plot written to {args.plot}")
     return 0
 

@@ -33,6 +33,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -56,6 +57,12 @@ from .bayes import bayesian_hierarchical
 from .corrections import adjust_pvalues
 from .methods import MethodsText, methods_text
 from .studentized_range import studentized_range_sf
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from .._typing import Seed
+    from .bayes import BayesianComparison
 
 __all__ = [
     "CriticalDifferenceResult",
@@ -163,12 +170,12 @@ class CriticalDifferenceResult:
         frame.index.name = "system"
         return frame
 
-    def significant(self, a, b) -> bool:
+    def significant(self, a: str | int, b: str | int) -> bool:
         """Whether systems ``a`` and ``b`` differ significantly at ``alpha``."""
         a, b = self._system(a, "a"), self._system(b, "b")
         return bool(a != b and self.pvalues.loc[a, b] <= self.alpha)
 
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> Axes:
         """The critical-difference diagram (:func:`mrrstats.plots.critical_difference_plot`).
 
         Parameters
@@ -186,7 +193,8 @@ class CriticalDifferenceResult:
         plots = importlib.import_module("mrrstats.report.plots.critical")
         return plots.critical_difference_plot(self, ax=ax)
 
-    def hierarchical(self, a, b, *, rope=None, confidence_level=None):
+    def hierarchical(self, a: str | int, b: str | int, *, rope: float | None = None,
+                     confidence_level: float | None = None) -> BayesianComparison:
         r"""Bayesian hierarchical comparison of systems ``a`` and ``b`` across the collections.
 
         The per-collection mean differences :math:`\bar d_j` of ``a - b`` with
@@ -481,15 +489,15 @@ def _percentile(x, cl, axis=0):
 # the function
 # --------------------------------------------------------------------------
 def critical_difference(
-    table,
+    table: Any,
     *,
-    test="nemenyi",
-    alpha=ALPHA,
-    measure=None,
-    confidence_level=CONFIDENCE_LEVEL,
-    n_resamples=N_RESAMPLES,
-    rng=None,
-):
+    test: str = "nemenyi",
+    alpha: float = ALPHA,
+    measure: str | None = None,
+    confidence_level: float = CONFIDENCE_LEVEL,
+    n_resamples: int = N_RESAMPLES,
+    rng: Seed = None,
+) -> CriticalDifferenceResult:
     r"""Compare many systems over many collections: average ranks and the critical difference.
 
     Parameters

@@ -29,6 +29,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,9 @@ from ..defaults import CONFIDENCE_LEVEL, N_RESAMPLES
 from ..errors import ParameterError, ParameterTypeError
 from ..io.trec import qrels_iv, run_iv
 from ..metrics import evaluate
+
+if TYPE_CHECKING:
+    from .._typing import MeasuresInput, QrelsInput, Seed
 from ..metrics.measures import measures_iv
 from ..options import QUERIES
 from ..validation import choice_iv, confidence_level_iv, int_iv, n_resamples_iv, rng_iv
@@ -238,19 +242,19 @@ def _bootstrap(ob, oa, rb, ra, paired, B, gen, cl):
 # the function
 # --------------------------------------------------------------------------
 def reproducibility(
-    qrels,
-    original,
-    reproduced,
+    qrels: QrelsInput,
+    original: Mapping[str, Any],
+    reproduced: Mapping[str, Any],
     *,
-    measures=("AP", "nDCG", "P@10"),
-    reproduced_qrels=None,
-    queries="qrels",
-    depth=1000,
-    rbo_p=0.95,
-    confidence_level=CONFIDENCE_LEVEL,
-    n_resamples=N_RESAMPLES,
-    rng=None,
-):
+    measures: MeasuresInput = ("AP", "nDCG", "P@10"),
+    reproduced_qrels: QrelsInput | None = None,
+    queries: str = "qrels",
+    depth: int = 1000,
+    rbo_p: float = 0.95,
+    confidence_level: float = CONFIDENCE_LEVEL,
+    n_resamples: int = N_RESAMPLES,
+    rng: Seed = None,
+) -> ReproducibilityResult:
     r"""How well does a reproduction (or replication) reproduce the original experiment?
 
     Parameters

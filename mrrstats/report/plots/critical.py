@@ -6,15 +6,23 @@ It draws a result; it computes no test.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...errors import ParameterTypeError
 from .style import GREY, finish, new_axes, series_style, short_names
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ...stats.critical import CriticalDifferenceResult
+
 __all__ = ["critical_difference_plot"]
 
 
-def critical_difference_plot(result, *, ax=None):
+def critical_difference_plot(result: CriticalDifferenceResult, *,
+                             ax: Axes | None = None) -> Axes:
     """The critical-difference diagram (Demšar 2006): average ranks and the groups joined.
 
     Systems hang from an axis of average ranks (1 = best, on the left), the

@@ -5,11 +5,17 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...errors import ParameterError, ParameterTypeError
 from .style import GREY, LIGHT, finish, new_axes, series_style
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ...stats.reproducibility import ReproducibilityResult
 
 __all__ = ["er_delta_ri_plot", "rmse_by_cutoff"]
 
@@ -34,7 +40,7 @@ def _axes_iv(ax):
             )
 
 
-def er_delta_ri_plot(result, *, ax=None):
+def er_delta_ri_plot(result: ReproducibilityResult, *, ax: Axes | None = None) -> Axes:
     """Effect ratio (x) against delta relative improvement (y), one point per measure.
 
     The ideal reproduction sits at ER = 1, DeltaRI = 0 (the crossing of the grey
@@ -116,7 +122,8 @@ def er_delta_ri_plot(result, *, ax=None):
     )
 
 
-def rmse_by_cutoff(result, *, measure="P", ax=None):
+def rmse_by_cutoff(result: ReproducibilityResult, *, measure: str = "P",
+                   ax: Axes | None = None) -> Axes:
     """RMSE of each run's reproduced per-topic scores against the cut-off of one measure.
 
     Parameters
