@@ -37,6 +37,13 @@ R = TypeVar("R")
 
 __all__ = ["progress_enabled", "progress_bar", "tracking", "tracked", "resampling_ticker"]
 
+#: Signals the command line received (:mod:`mrrstats.cli.signals` appends to it and
+#: clears it). The resampling loops' ticker checks it, so that an interruption some
+#: library swallowed (a ``KeyboardInterrupt`` raised inside a finalizer is only
+#: printed) still ends a long computation at its next batch instead of letting it run
+#: to the end. Empty (never filled) outside the command line.
+INTERRUPTS: list[int] = []
+
 _FALSE = ("", "0", "false", "no", "off")
 _ACTIVE: contextvars.ContextVar[Any] = contextvars.ContextVar("mrrstats_progress", default=None)
 
@@ -118,12 +125,17 @@ def resampling_ticker(total: int | None) -> Callable[[float], Any]:
 
     Inside :func:`tracking` it advances the bar by ``r`` per call (the bar
     counts resamples; ``total`` is this loop's, unused for now); elsewhere it
-    does nothing.
+    does nothing but raise :class:`KeyboardInterrupt` if the command line received
+    a signal (:data:`INTERRUPTS`) and the loop is still running.
     """
     bar = _ACTIVE.get()
-    if bar is None:
-        return _noop
-    return bar.update
+    update = _noop if bar is None else bar.update
+
+    def tick(r: float) -> None:
+        if INTERRUPTS:  # a signal arrived and the computation goes on: end it here
+            raise KeyboardInterrupt
+        update(r)
+    return tick
 
 
 def tracked(desc: str) -> Callable[[Callable[P, R]], Callable[P, R]]:

@@ -21,7 +21,7 @@ from . import signals
 from .common import apply_example_seed
 from .errors import ArgumentParser, end_command, option_names
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "console_main", "build_parser"]
 
 # Subcommand name -> module. Add a line here to register a new subcommand.
 _COMMANDS = {
@@ -80,6 +80,16 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         tempfiles.cleanup()
         signals.restore(previous)
+
+
+def console_main() -> None:
+    """The ``mrrstats`` program (console script and ``python -m mrrstats``): :func:`main`
+    on ``sys.argv``, then exit with its code; an interrupted command ends at once
+    (:func:`mrrstats.cli.signals.exit_now`)."""
+    code = main()
+    if signals.received():
+        signals.exit_now(code)
+    sys.exit(code)
 
 
 def _run_command(argv) -> int:

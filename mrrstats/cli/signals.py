@@ -12,11 +12,17 @@ which one it was whatever error the interruption caused on its way out.
 from __future__ import annotations
 
 import ctypes
+import os
 import signal
+import sys
 import threading
 import time
+from typing import Any
 
-__all__ = ["install", "restore", "received", "exit_code", "forget_unhandled", "reset"]
+from ..progress import INTERRUPTS
+
+__all__ = ["install", "restore", "received", "exit_code", "forget_unhandled", "reset",
+           "exit_now"]
 
 _received: list[int] = []
 #: Seconds after a first signal during which further ones only are recorded, so that the
@@ -24,10 +30,13 @@ _received: list[int] = []
 #: swallowed the first still stops on the next Ctrl-C).
 GRACE_SECONDS = 3.0
 _first_at: list[float] = []
+#: The ``sys.unraisablehook`` that :func:`install` replaced (called for everything else).
+_hook_before: list[Any] = []
 
 
 def _on_signal(signum, frame):
     _received.append(signum)
+    INTERRUPTS.append(signum)
     now = time.monotonic()
     if _first_at and now - _first_at[0] < GRACE_SECONDS:
         return
@@ -40,18 +49,34 @@ def install() -> dict:
     returns the handlers replaced, for :func:`restore`."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    previous = {}
+    previous: dict[Any, Any] = {}
     for name in ("SIGINT", "SIGTERM"):
         sig = getattr(signal, name, None)
         if sig is not None:
             previous[sig] = signal.signal(sig, _on_signal)
+    previous["unraisablehook"] = _hook_before[:] = [sys.unraisablehook]
+    sys.unraisablehook = _unraisable
     return previous
+
+
+def _unraisable(unraisable: Any) -> None:
+    """A ``KeyboardInterrupt`` of ours raised where Python can only print it (in a
+    finalizer, a callback): print nothing (the command prints its one line). The
+    interruption is not lost: the resampling loops end at their next batch
+    (:data:`mrrstats.progress.INTERRUPTS`) and the command checks for it at its end."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _received:
+        return
+    (_hook_before or [sys.__unraisablehook__])[0](unraisable)
 
 
 def restore(previous: dict) -> None:
     """Put back the handlers :func:`install` replaced."""
     for sig, handler in previous.items():
+        if sig == "unraisablehook":
+            sys.unraisablehook = handler[0]
+            continue
         signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    INTERRUPTS.clear()
 
 
 def received() -> int | None:
@@ -84,3 +109,21 @@ def reset() -> None:
     """Forget the signals received (each command run in-process starts afresh)."""
     _received.clear()
     _first_at.clear()
+    INTERRUPTS.clear()
+
+
+def exit_now(code: int) -> None:
+    """End an interrupted process with ``code`` at once (the console entry point).
+
+    By then the command has removed its temporary files and printed its line; what
+    is left is the interpreter's own finalization, where a C++ thread pool caught in
+    the middle of its work by the interruption can abort the process ("terminate
+    called without an active exception", exit status -6) instead of exiting with
+    ``code``. So the streams are flushed and the process ends without it.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
