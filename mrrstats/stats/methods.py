@@ -356,6 +356,12 @@ CORRECTION_TEXT: dict[str, tuple[str, tuple[str, ...]]] = {
         "under within-query permutations of the systems)",
         ("westfall1993",),
     ),
+    "single-step-skew": (
+        "the single-step max-T procedure with Hall's skewness correction of every "
+        "pair's studentised difference (the maximum corrected statistic under "
+        "within-query permutations of the systems)",
+        ("westfall1993", "hall1992"),
+    ),
     "holm": ("Holm's step-down procedure", ("holm1979",)),
     "nemenyi": (
         "Nemenyi's critical difference of the average ranks (single-step by construction)",
@@ -389,6 +395,12 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
         "single-step max-T simultaneous intervals (the quantile of the "
         "maximum studentised difference under within-query permutations)",
         ("westfall1993",),
+    ),
+    "maxt-single-step-skew": (
+        "skewness-corrected single-step max-T simultaneous intervals (Hall's "
+        "transformation of each pair's studentised difference inverted at the quantile "
+        "of its maximum under within-query permutations; asymmetric)",
+        ("westfall1993", "hall1992"),
     ),
     "tukey-simultaneous": ("randomised Tukey HSD simultaneous intervals", ("carterette2012",)),
     "studentized-range": ("Tukey HSD simultaneous intervals (studentised range)", ("tukey1949",)),
@@ -522,7 +534,7 @@ class Facts:
 
 def resample_unit(test: str, correction: str | None) -> str:
     """What one of the :math:`B` resamples of a pairwise procedure is."""
-    if correction == "single-step":  # the joint null: the systems permuted within queries
+    if correction in ("single-step", "single-step-skew"):  # the systems permuted within queries
         return "random within-query permutations of the systems"
     spec = PROCEDURES.get(test)
     return spec.resample if spec is not None and spec.resample else "resamples"
