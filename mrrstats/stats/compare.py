@@ -75,6 +75,7 @@ from ..validation import (
 )
 from .compare_latex import comparison_latex
 from .corrections import adjust_pvalues
+from .coverage import measured_coverage_note
 from .designs import query_labels
 from .leaderboard import leaderboard_frame
 from .methods import MethodsText, methods_text
@@ -434,7 +435,12 @@ class Comparison:
                      "difference",
                      "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "reject"]].to_string(
                         index=False) + "\n" + self.segments.caption()
-        return body + "\n\n" + self._plain_caption(boards=boards is not None) + "\n"
+        measured = measured_coverage_note(self.ci_method, self.confidence_level)
+        if measured:
+            measured = (f" Intervals: {interval_label(self.ci_method)}, {measured} "
+                        "(mrrstats.defaults).")
+        return (body + "\n\n" + self._plain_caption(boards=boards is not None) + measured
+                + "\n")
 
     def __str__(self):
         return self.to_string()
@@ -512,6 +518,9 @@ class Comparison:
         cl = f"{self.confidence_level:.0%} CI"
         beyond = any(self.results[m].reject_beyond_ci.any() for m in self.measures)  # type: ignore[union-attr]
         label = interval_label(self.ci_method)
+        measured = measured_coverage_note(self.ci_method, self.confidence_level)
+        if measured:
+            label += f"; {measured}"
         note = (f"{self._plain_caption()} Means"
                 f" per system, in parentheses the systems (by letter, or their number) it beats "
                 f"significantly after correction; pairs: difference a - b with its {cl} "

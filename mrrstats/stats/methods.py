@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError, ParameterTypeError
+from .coverage import COVERAGE, Coverage
 from .references import bibtex
 from .registry import CORRECTIONS, INTERVAL_LABELS, TESTS
 
@@ -453,52 +454,6 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
         "human-only and judge-only intervals beside them",
         (),
     ),
-}
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """The coverage mrrstats measured for an interval construction (nominal 0.95)."""
-
-    by_topics: tuple[tuple[int, float], ...]  # (topics, coverage)
-    what: str
-    source: str
-
-
-_SINGLE_STEP_BENCH = (
-    "27 real TREC score matrices, 10 systems, all 45 intervals at once, "
-    "topics drawn with replacement, 500 replicates per cell",
-    "benchmarks/calibration/single_step_default.py",
-)
-_PAIR_BENCH = (
-    "12 system pairs of TREC 5-7 ad hoc and Web 2010/2011 on AP, RR, P@10 and "
-    "nDCG@20, mean over the pairs, 1,000 replications",
-    "benchmarks/calibration/coverage_pair_ci.py",
-)
-
-#: interval construction -> measured coverage of nominal 95% intervals (the single place
-#: for these numbers; they come from the benchmarks named in ``source``)
-COVERAGE: dict[str, Coverage] = {
-    "maxt-single-step": Coverage(
-        ((25, 0.908), (50, 0.918)),
-        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
-        _SINGLE_STEP_BENCH[1],
-    ),
-    "bonferroni(randomization)": Coverage(
-        ((25, 0.928), (50, 0.944)),
-        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
-        _SINGLE_STEP_BENCH[1],
-    ),
-    "tukey-simultaneous": Coverage(
-        ((25, 0.970), (50, 0.978)),
-        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
-        _SINGLE_STEP_BENCH[1],
-    ),
-    "t": Coverage(((25, 0.945), (50, 0.949)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "marginal": Coverage(((25, 0.945), (50, 0.949)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "percentile": Coverage(((25, 0.924), (50, 0.938)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "bca": Coverage(((25, 0.917), (50, 0.933)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "studentized": Coverage(((25, 0.938), (50, 0.942)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
 }
 
 
