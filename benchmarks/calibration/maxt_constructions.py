@@ -22,9 +22,9 @@ might fix that:
   paired bootstrap resamples of the topics, interval d +/- c se;
 * ``hall-boot-t``: the bootstrap of (b)'s transformed statistic,
   max |g*((d* - d) / se*)| with gamma*;
-* ``hybrid-max`` (d): the cut-off of (b) but the width never below (a)'s... no: the
-  interval is the union of (a)'s and (b)'s, the decision "0 outside both": rejects
-  no more than either, covers at least as often as either (shown as a bound);
+* ``hybrid-union`` (d): the union of (a)'s and (b)'s intervals, a pair rejected when 0
+  lies outside both: rejects no more than either and covers at least as often (a
+  bound for any hybrid that keeps both procedures' guarantees);
 * ``hall-perm-shrunk`` (d): (b) with the skewness shrunk towards 0 by n / (n + 10)
   (a noisy gamma at 25 topics over-corrects; the factor is the only tuning here).
 
@@ -41,6 +41,7 @@ k = 10 systems per replicate (45 pairs), alpha = 0.05 two-sided, B = 999.
 3. randomization + Holm on the same coverage replicates (``mrrstats.pairwise_tests``,
    ``correction="holm"``), for the rejections to beat.
 
+Output: ``maxt_constructions.txt`` (R = 20 per matrix, 540 per cell).
 Run: nice -n 10 python -W ignore benchmarks/calibration/maxt_constructions.py [R_per_matrix]
 """
 

@@ -459,13 +459,12 @@ def _segments_rows(data):
     return header, rows, "ll" + "r" + "ll" + "r" * 6 + "l", caption
 
 
-def interval_phrase(method, confidence_level: float | None = None) -> str:
+def interval_phrase(method, confidence_level: float) -> str:
     """How an interval was computed, in words (for captions): its registry label, for a
-    step-down compatible interval what its open end means, and, given the level, the
-    coverage mrrstats measured for it (:func:`~mrrstats.stats.coverage.measured_coverage_note`)."""
+    step-down compatible interval what its open end means, and the coverage mrrstats
+    measured for it at that level (:func:`~mrrstats.stats.coverage.measured_coverage_note`)."""
     name = interval_label(method)
-    measured = ("" if confidence_level is None
-                else measured_coverage_note(method, confidence_level))
+    measured = measured_coverage_note(method, confidence_level)
     if measured:
         name += f"; {measured}"
     if str(method).split("(")[0] in _COMPATIBLE:

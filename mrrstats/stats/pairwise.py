@@ -178,7 +178,7 @@ def pairwise_tests(scores: Scores, *, test: str = DEFAULT_TEST,
           permutation its own): adjusted p-value from :math:`\max |g^*(T^*)|` and the
           interval :math:`\{\delta: |g((\bar d - \delta)/\mathrm{se})| \le c\}`,
           asymmetric, in closed form, rejected exactly when it excludes 0
-          (:func:`mrrstats.stats.familywise.maxt_single_step_fit`); ``statistic`` is
+          (``mrrstats.stats.familywise.maxt_single_step_fit``); ``statistic`` is
           :math:`g(T)`. It covers where the skewed measures (ERR@20, RR) make the
           plain max-T intervals fall short (measured in :mod:`mrrstats.defaults`).
           Queries only (no ``clusters``); its intervals are not recomputed at
