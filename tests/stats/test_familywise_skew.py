@@ -9,6 +9,7 @@ and the interval found on a fine grid of shifts.
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import mrrstats
@@ -170,3 +171,31 @@ def test_skew_correction_zero_skewness_gives_symmetric_intervals():
     np.testing.assert_allclose(r.ci_low, r.difference - c * r.standard_error, atol=1e-12)
     np.testing.assert_allclose(r.ci_high, r.difference + c * r.standard_error, atol=1e-12)
     np.testing.assert_allclose(r.statistic, r.difference / r.standard_error, atol=1e-12)
+
+
+def test_skew_correction_over_measures_is_one_family():
+    """family="measures": one maximum over both measures' corrected statistics, the
+    same as the core on the list of matrices."""
+    rng = np.random.default_rng(2)
+    A = pd.DataFrame(rng.beta(0.5, 2.0, size=(30, 4)), columns=list("abcd"))
+    B = pd.DataFrame(rng.beta(0.5, 2.0, size=(30, 4)), columns=list("abcd"))
+    c = mrrstats.compare(
+        {"RR": A, "AP": B},
+        correction="single-step-skew",
+        family="measures",
+        n_resamples=199,
+        rng=1,
+    )
+    for m in ("RR", "AP"):
+        r = c.results[m]
+        assert r.ci_method == "maxt-single-step-skew"
+        np.testing.assert_array_equal((r.ci_low > 0) | (r.ci_high < 0), r.reject)
+    assert c.results["RR"].critical_value == c.results["AP"].critical_value
+
+
+def test_replicate_tests_refuse_skew_correction():
+    X = pd.DataFrame(np.random.default_rng(1).random((12, 4)), columns=["a1", "a2", "b1", "b2"])
+    with pytest.raises(ParameterError, match="single-step-skew"):
+        mrrstats.replicate_tests(
+            X, {"a": ["a1", "a2"], "b": ["b1", "b2"]}, correction="single-step-skew"
+        )
