@@ -434,6 +434,12 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
         "collection",
         (),
     ),
+    "meta-knha": (
+        "normal intervals of each collection's effect, Knapp-Hartung t intervals ($N - 1$ "
+        "degrees of freedom) of the pooled random-effects estimate, and t prediction "
+        "intervals ($N - 2$ degrees of freedom) for a new collection",
+        ("knapp2003",),
+    ),
     "credible": ("central posterior credible intervals", ()),
     "rank-simultaneous": ("simultaneous rank intervals", ()),
     "ppi": (

@@ -45,8 +45,20 @@ def _test_label(test: str) -> str:
     return spec.label if spec is not None else test
 
 
+#: tau^2 estimator -> (its name, its references)
+_TAU2: dict[str, tuple[str, tuple[str, ...]]] = {
+    "DL": ("DerSimonian-Laird", ("dersimonian1986",)),
+    "PM": ("Paule-Mandel", ("paule1982",)),
+    "REML": ("restricted maximum likelihood (REML)", ("viechtbauer2005",)),
+    "SJ": ("Sidik-Jonkman", ("sidik2005",)),
+}
+
+
 def _across(r: Any) -> Facts:
     frame = r.collections
+    methods = [str(m) for m in r.meta.index]
+    tau2 = [_TAU2[m][0] for m in methods]
+    knha = getattr(r, "meta_test", "z") == "knha"
     n = len(frame)
     tests = list(dict.fromkeys(str(t) for t in frame["test"]))
     b = getattr(r, "n_resamples", None)
@@ -62,7 +74,7 @@ def _across(r: Any) -> Facts:
         seed=_seed(r) if b else None,
         correction="holm",
         alpha=r.alpha,
-        interval="meta-normal",
+        interval="meta-knha" if knha else "meta-normal",
         confidence_level=r.confidence_level,
         subject=f"We compared two systems over {n} collections "
         f"({_range(frame['n_queries'])} queries each)",
@@ -85,9 +97,16 @@ def _across(r: Any) -> Facts:
             ),
             (
                 f"The per-collection {effect} was pooled by a random-effects meta-analysis, "
-                "with the DerSimonian-Laird and the Paule-Mandel estimators of the "
-                "between-collection variance",
-                ("dersimonian1986", "paule1982"),
+                f"with the {_join(tau2)} "
+                f"estimator{'s' if len(tau2) > 1 else ''} of the between-collection "
+                "variance $\\tau^2$"
+                + (" and the Knapp-Hartung t test of the pooled effect" if knha else ""),
+                tuple(k for m in methods for k in _TAU2[m][1])
+                + (("knapp2003",) if knha else ()),
+            ),
+            (
+                "Intervals of $\\tau^2$ were Q-profile intervals",
+                ("viechtbauer2007",),
             ),
         ),
     )
