@@ -66,7 +66,7 @@ def _frames_of(name, value, measures):
             if m in measures:
                 out[m] = as_score_table(v, measure=m, missing="drop", min_systems=2,
                                         min_queries=1, name=f"collections[{name!r}][{m!r}]"
-                                        ).frame
+                                        ).to_frame()
         if not out:
             raise ParameterError(f"`collections[{name!r}]` gives none of the report's measures "
                                  f"{list(measures)} (has {list(value)})", name="collections")
@@ -74,7 +74,7 @@ def _frames_of(name, value, measures):
     table = value if isinstance(value, ScoreTable) else as_score_table(
         value, measure=measures[0], missing="drop", min_systems=2, min_queries=1,
         name=f"collections[{name!r}]")
-    return {measures[0]: table.frame}
+    return {measures[0]: table.to_frame()}
 
 
 def _collection_scores(collections, measures, ties, rel, queries):
@@ -164,8 +164,12 @@ def collections_results(collections, measures, systems, *, control, alpha, alter
         p = cd.pairs.copy()
         p.insert(0, "measure", m)
         pairs.append(p)
+        mt = cd.methods()
         texts.append((f"Across collections ({m}): average ranks and the critical "
-                      "difference", cd.methods()))
+                      "difference", MethodsText(
+                          mt.text + " The bootstrap drew from numpy's Generator seeded with "
+                          f"[{seed}, {', '.join(map(str, _STREAM))}] (the report's seed "
+                          "and this section's stream; settings.json).", mt.keys)))
         # the meta-analysis: one reference system against every other
         if reference is None:
             reference = control if control in order else str(cd.average_ranks.index[0])
@@ -253,7 +257,7 @@ def collections_rows(data):
         f"collections ({', '.join(s['collections'])}). Each system's average rank over the "
         "collections (1 = best; ranked on each collection's mean, ties averaged) with its "
         f"{row0.confidence_level:.0%} two-level bootstrap interval (collections, then queries "
-        f"within each; B = {int(row0.n_resamples)}, seed {s['seed']}), its mean over the "
+        f"within each; B = {int(row0.n_resamples)}, Generator seeded with {s['seed']}), its mean over the "
         "collections and the cliques it belongs to (groups with no pair significantly "
         f"different by Nemenyi's test at alpha = {row0.alpha:g}; mrrstats.critical_difference, "
         f"Demšar 2006). {tests}.")

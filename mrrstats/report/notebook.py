@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from .. import tempfiles
+from .collections_section import add_collections_cells
 from .designs import add_design_cells
 from .judged_section import add_judged_cells
 
@@ -33,7 +34,7 @@ _IPC_MAX = 100
 
 
 def write_notebook(out, title, *, segments, timeout, progress, show_code, judged=(),
-                   designs=()):
+                   designs=(), collections=False):
     """Execute the report's notebook in ``out`` and export its page.
 
     Writes ``report.ipynb`` and ``report.html``; returns ``(files written,
@@ -49,6 +50,8 @@ def write_notebook(out, title, *, segments, timeout, progress, show_code, judged
         add_judged_cells(nb, judged)
     if designs:
         add_design_cells(nb, designs)
+    if collections:
+        add_collections_cells(nb)
     execute(nb, out, timeout, progress)
     nbformat.write(nb, str(Path(out) / "report.ipynb"))
     seconds = {"notebook": time.perf_counter() - t1}
