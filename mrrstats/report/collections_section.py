@@ -82,7 +82,7 @@ def _collection_scores(collections, measures, ties, rel, queries):
     if not isinstance(collections, Mapping):
         raise ParameterTypeError("`collections` must be a mapping {collection: (qrels, runs)}, "
                                  "{collection: per-query scores} or {collection: {measure: "
-                                 f"scores}}, got {type(collections).__name__}",
+                                 f"scores}}}}, got {type(collections).__name__}",
                                  name="collections")
     if len(collections) < 2:
         raise ParameterError(f"`collections` needs at least 2 collections, got "
