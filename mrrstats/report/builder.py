@@ -109,7 +109,7 @@ from .collections_section import collections_results, methods_section
 from .data import ReportResult, per_query_frame
 from .designs import DESIGN_SECTIONS, design_settings
 from .judged_section import judged_results
-from .notebook import write_notebook
+from .notebook import left_out_counts, write_notebook
 from .sections import MULTIVERSE_OPTIONS, cluster_labels, multiverse_result
 from .staging import prepare, staged
 from .storage import (
@@ -381,7 +381,8 @@ def make_report(qrels: QrelsInput | None = None, runs: RunsInput | None = None, 
                                          designs=[k for k in DESIGN_SECTIONS if k in settings],
                                          progress=progress, show_code=show_code,
                                          judged=tuple(judged),
-                                         collections="collections" in settings)
+                                         collections="collections" in settings,
+                                         left_out=left_out_counts(settings))
             written += files
             seconds.update(secs)
     say(progress, f"wrote {len(written)} files to {o.out} in {sum(seconds.values()):.1f} s")

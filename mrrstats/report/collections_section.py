@@ -257,10 +257,10 @@ def collections_rows(data):
         f"collections ({', '.join(s['collections'])}). Each system's average rank over the "
         "collections (1 = best; ranked on each collection's mean, ties averaged) with its "
         f"{row0.confidence_level:.0%} two-level bootstrap interval (collections, then queries "
-        f"within each; B = {int(row0.n_resamples)}, Generator seeded with {s['seed']}), its mean over the "
-        "collections and the cliques it belongs to (groups with no pair significantly "
-        f"different by Nemenyi's test at alpha = {row0.alpha:g}; mrrstats.critical_difference, "
-        f"Demšar 2006). {tests}.")
+        f"within each; B = {int(row0.n_resamples)}, Generator seeded with {s['seed']}), its "
+        "mean over the collections and the cliques it belongs to (groups with no pair "
+        f"significantly different by Nemenyi's test at alpha = {row0.alpha:g}; "
+        f"mrrstats.critical_difference, Demšar 2006). {tests}.")
     header = ["measure", "system", "average rank", "rank interval", "mean", "cliques"]
     return header, rows, "llrrrl", caption
 

@@ -222,3 +222,29 @@ def test_example_notebook_draws_the_diagram(tmp_path):
     assert len(images) == 3  # one diagram per measure (RR, nDCG@10, AP)
     assert not [o for o in cell["outputs"] if o.get("output_type") == "error"]
     assert "Across collections" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_left_out_queries_are_counted_and_shown(tmp_path):
+    """queries="both" (trec_eval's default): judged queries a run did not retrieve for are
+    left out with a QueriesLeftOutWarning, and the notebook says how many (issue #28)."""
+    from mrrstats.errors import QueriesLeftOutWarning
+    from mrrstats.report.notebook import add_left_out_cell, left_out_counts, template
+
+    rng = np.random.default_rng(0)
+    qrels = {f"q{i}": {d: int(rng.integers(0, 2)) for d in "abcdef"} for i in range(12)}
+    runs = {s: {q: {d: float(rng.random()) for d in "abcdef"} for q in list(qrels)[:10]}
+            for s in ("x", "y")}
+    with pytest.warns(QueriesLeftOutWarning, match="2 of the 12 judged queries"):
+        res = mrrstats.make_report(qrels, runs, out=tmp_path, measures="RR", n_resamples=99,
+                                   rng=1, notebook=False, multiverse=False, progress=False)
+    assert left_out_counts(res.data.settings) == {"x": 2, "y": 2}
+    nb = add_left_out_cell(template(), left_out_counts(res.data.settings))
+    ids = [c.get("id") for c in nb.cells]
+    assert ids[ids.index("setup") + 1] == "left-out"
+    text = nb.cells[ids.index("left-out")].source
+    assert "`x`: 2; `y`: 2" in text and 'queries="qrels"' in text
+    # none left out (or queries="qrels"): no note, the notebook as before
+    res2 = mrrstats.make_report(qrels, runs, out=tmp_path / "q", measures="RR", n_resamples=99,
+                                rng=1, notebook=False, multiverse=False, progress=False,
+                                queries="qrels")
+    assert left_out_counts(res2.data.settings) == {}
