@@ -52,13 +52,12 @@ def run(args) -> int:
 
     sat = res.df_method == "satterthwaite"
     if sat:  # the mixed model's columns: t with Satterthwaite's df (lmerTest's contest1D)
-        diffs = res.differences().set_index(["a", "b"])
-        mixed_cols = {(r.a, r.b): diffs.loc[(r.a, r.b)] for r in both.itertuples(index=False)}
-        both = both.assign(
-            se_mixed=[mixed_cols[(r.a, r.b)]["standard_error"] for r in both.itertuples()],
-            low_mixed=[mixed_cols[(r.a, r.b)]["ci_low"] for r in both.itertuples()],
-            high_mixed=[mixed_cols[(r.a, r.b)]["ci_high"] for r in both.itertuples()],
-            pvalue_mixed=[mixed_cols[(r.a, r.b)]["pvalue"] for r in both.itertuples()])
+        diffs = res.differences().rename(columns={
+            "standard_error": "se_mixed", "ci_low": "low_mixed", "ci_high": "high_mixed",
+            "pvalue": "pvalue_mixed"})[["a", "b", "se_mixed", "low_mixed", "high_mixed",
+                                        "pvalue_mixed"]]
+        both = both.drop(columns=["se_mixed", "low_mixed", "high_mixed", "pvalue_mixed"]).merge(
+            diffs, on=["a", "b"], how="left", validate="one_to_one")
     kind = "Satterthwaite t" if sat else "Wald"
     label = dict(zip(res.effects.index, letters(len(res.effects)), strict=True))
     lines = wrap(f"{measure}: {len(res.effects)} systems, {res.n_queries} queries; REML fit "
