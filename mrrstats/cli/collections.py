@@ -14,8 +14,7 @@ DL and PM), ``--knapp-hartung`` the Knapp-Hartung t test and interval of the poo
 
 from __future__ import annotations
 
-from ..options import EFFECTS, META_TESTS
-from ..stats.meta import RE_METHODS, TAU2_METHODS
+from ..options import EFFECTS, META_TESTS, RE_METHODS, TAU2_METHODS
 
 HELP = ("several collections: replicability (partial conjunctions, Dror et al. 2017) and "
         "random-effects meta-analysis of a pair of systems")
