@@ -476,6 +476,7 @@ REFERENCES: dict[str, str] = {
         year="2017",
         volume="5",
         pages="471--486",
+        doi="10.1162/tacl_a_00074",
     ),
     "benjamini2008": _entry(
         "article",
@@ -487,6 +488,7 @@ REFERENCES: dict[str, str] = {
         volume="64",
         number="4",
         pages="1215--1222",
+        doi="10.1111/j.1541-0420.2007.00984.x",
     ),
     "dersimonian1986": _entry(
         "article",
@@ -510,6 +512,7 @@ REFERENCES: dict[str, str] = {
         volume="87",
         number="5",
         pages="377--385",
+        doi="10.6028/jres.087.022",
     ),
     "viechtbauer2005": _entry(
         "article",
@@ -700,6 +703,7 @@ REFERENCES: dict[str, str] = {
         volume="142",
         number="2",
         pages="573--603",
+        doi="10.1037/a0029146",
     ),
     "rubin1981": _entry(
         "article",
@@ -711,6 +715,7 @@ REFERENCES: dict[str, str] = {
         volume="9",
         number="1",
         pages="130--134",
+        doi="10.1214/aos/1176345338",
     ),
     "gelman2013": _entry(
         "book",
@@ -757,6 +762,7 @@ REFERENCES: dict[str, str] = {
         volume="13",
         number="2",
         pages="456--466",
+        doi="10.1198/1061860043515",
     ),
     "angelopoulos2023ppi": _entry(
         "article",
@@ -790,6 +796,7 @@ REFERENCES: dict[str, str] = {
         "Research and Development in Information Retrieval",
         year="2006",
         pages="525--532",
+        doi="10.1145/1148170.1148261",
     ),
 }
 
