@@ -28,16 +28,25 @@ sent to a reviewer or attached to a paper::
                          two-way ANOVA's
         segments         per segment and pair: the test within the segment, adjusted across
                          segments (only with segment_by)
+        collections, collections_pairs, collections_meta
+                         across collections (only with collections=): average ranks,
+                         Friedman/Iman-Davenport, the critical difference and cliques;
+                         every pair's Nemenyi test; the meta-analysis of one system
+                         against each other
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
       methods.md         the methods paragraph of the comparison (Comparison.methods():
                          test, alternative, queries, B, seed, correction, alpha, interval
-                         and its measured coverage), with Pandoc and LaTeX citations
+                         and its measured coverage), with Pandoc and LaTeX citations;
+                         with collections=, the paragraphs of critical_difference and
+                         across_collections after it
       references.bib     the BibTeX entries of every work methods.md cites
       results/           what the notebook draws, saved by the one run of the analysis:
         pairs.csv, means.csv, versus_control.csv, random_baseline.csv, rr_summary.csv,
         agreement.csv, power.csv, leaderboard.csv, clustered.csv, multiverse_*.csv,
         estimation.csv, mixed.csv,
         segments.csv, segment_means.csv (with segment_by),
+        collections_scores.csv, collections_ranks.csv, collections_tests.csv,
+        collections_pairs.csv, collections_meta.csv (with collections=),
         null_distribution.npy (the null distribution of the test of the pair shown up
         close, when the test keeps it) and results.json
       screenshots/       (example report only) the page as Chromium shows it
@@ -64,7 +73,9 @@ comparison's decisions and the multiverse the paired t test, and the mixed
 model and the Hodges-Lehmann and TOST numbers are exact: none of them draws
 random numbers. The segments
 (``segment_by``) are :func:`mrrstats.compare`'s with a Generator of their own
-seeded with the same seed, so they leave every other number unchanged. The
+seeded with the same seed, so they leave every other number unchanged, and so do
+the optional sections (:mod:`mrrstats.report.designs`,
+:mod:`mrrstats.report.collections_section`), each with a Generator of its own. The
 notebook draws no random numbers.
 """
 
