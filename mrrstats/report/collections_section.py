@@ -45,13 +45,25 @@ from ..stats.critical import critical_difference
 from ..stats.meta import across_collections
 from ..stats.methods import MethodsText
 
-__all__ = ["COLLECTIONS_TABLES", "collections_results", "collections_rows",
-           "collections_pairs_rows", "collections_meta_rows", "critical_difference_view",
-           "add_collections_cells", "load_collections"]
+__all__ = [
+    "COLLECTIONS_TABLES",
+    "collections_results",
+    "collections_rows",
+    "collections_pairs_rows",
+    "collections_meta_rows",
+    "critical_difference_view",
+    "add_collections_cells",
+    "load_collections",
+]
 
 #: The saved frames (``results/<name>.csv``).
-COLLECTIONS_TABLES = ("collections_scores", "collections_ranks", "collections_tests",
-                      "collections_pairs", "collections_meta")
+COLLECTIONS_TABLES = (
+    "collections_scores",
+    "collections_ranks",
+    "collections_tests",
+    "collections_pairs",
+    "collections_meta",
+)
 #: The pairwise test behind the cliques, and the between-collection variance estimators.
 CD_TEST = "nemenyi"
 TAU2_METHODS = ("DL", "REML")
@@ -64,63 +76,103 @@ def _frames_of(name, value, measures):
         out = {}
         for m, v in value.items():
             if m in measures:
-                out[m] = as_score_table(v, measure=m, missing="drop", min_systems=2,
-                                        min_queries=1, name=f"collections[{name!r}][{m!r}]"
-                                        ).to_frame()
+                out[m] = as_score_table(
+                    v,
+                    measure=m,
+                    missing="drop",
+                    min_systems=2,
+                    min_queries=1,
+                    name=f"collections[{name!r}][{m!r}]",
+                ).to_frame()
         if not out:
-            raise ParameterError(f"`collections[{name!r}]` gives none of the report's measures "
-                                 f"{list(measures)} (has {list(value)})", name="collections")
+            raise ParameterError(
+                f"`collections[{name!r}]` gives none of the report's measures "
+                f"{list(measures)} (has {list(value)})",
+                name="collections",
+            )
         return out
-    table = value if isinstance(value, ScoreTable) else as_score_table(
-        value, measure=measures[0], missing="drop", min_systems=2, min_queries=1,
-        name=f"collections[{name!r}]")
+    table = (
+        value
+        if isinstance(value, ScoreTable)
+        else as_score_table(
+            value,
+            measure=measures[0],
+            missing="drop",
+            min_systems=2,
+            min_queries=1,
+            name=f"collections[{name!r}]",
+        )
+    )
     return {measures[0]: table.to_frame()}
 
 
 def _collection_scores(collections, measures, ties, rel, queries):
     """``{collection: {measure: frame}}``: each collection evaluated or read."""
     if not isinstance(collections, Mapping):
-        raise ParameterTypeError("`collections` must be a mapping {collection: (qrels, runs)}, "
-                                 "{collection: per-query scores} or {collection: {measure: "
-                                 f"scores}}}}, got {type(collections).__name__}",
-                                 name="collections")
+        raise ParameterTypeError(
+            "`collections` must be a mapping {collection: (qrels, runs)}, "
+            "{collection: per-query scores} or {collection: {measure: "
+            f"scores}}}}, got {type(collections).__name__}",
+            name="collections",
+        )
     if len(collections) < 2:
-        raise ParameterError(f"`collections` needs at least 2 collections, got "
-                             f"{len(collections)}", name="collections")
+        raise ParameterError(
+            f"`collections` needs at least 2 collections, got {len(collections)}",
+            name="collections",
+        )
     out = {}
     for name, value in collections.items():
         if not isinstance(name, str) or not name:
-            raise ParameterTypeError(f"`collections` keys must be non-empty collection names, "
-                                     f"got {name!r}", name="collections")
+            raise ParameterTypeError(
+                f"`collections` keys must be non-empty collection names, got {name!r}",
+                name="collections",
+            )
         if isinstance(value, tuple | list) and len(value) == 2:
             qrels, runs = value
             with warnings.catch_warnings():
                 # a collection's left-out queries are counted in settings["collections"]
                 warnings.simplefilter("ignore")
-                ev = evaluate(qrels, runs, list(measures), ties=ties, rel=rel,
-                              queries=queries)
+                ev = evaluate(qrels, runs, list(measures), ties=ties, rel=rel, queries=queries)
             out[name] = {m: ev.scores(m) for m in ev.measure_names}
         else:
             out[name] = _frames_of(name, value, measures)
     return out
 
 
-def collections_results(collections, measures, systems, *, control, alpha, alternative,
-                        confidence_level, n_resamples, seed, ties, rel, queries):
+def collections_results(
+    collections,
+    measures,
+    systems,
+    *,
+    control,
+    alpha,
+    alternative,
+    confidence_level,
+    n_resamples,
+    seed,
+    ties,
+    rel,
+    queries,
+):
     """``(frames, settings, methods)`` of the section: the saved frames (``{name: frame}``),
     ``settings["collections"]`` and the methods paragraphs ``[(heading, MethodsText)]``."""
     per = _collection_scores(collections, measures, ties, rel, queries)
     names = list(per)
     shared = [m for m in measures if all(m in per[c] for c in names)]
     if not shared:
-        raise ParameterError("`collections`: no measure of the report is given for every "
-                             "collection", name="collections")
+        raise ParameterError(
+            "`collections`: no measure of the report is given for every collection",
+            name="collections",
+        )
     common = set.intersection(*(set(per[c][m].columns) for c in names for m in shared))
     order = [s for s in systems if s in common] + sorted(
-        s for s in common if s not in set(systems))
+        s for s in common if s not in set(systems)
+    )
     if len(order) < 2:
-        raise ParameterError(f"`collections`: fewer than two systems are in every collection "
-                             f"(common: {order})", name="collections")
+        raise ParameterError(
+            f"`collections`: fewer than two systems are in every collection (common: {order})",
+            name="collections",
+        )
     gen = np.random.default_rng([seed, *_STREAM])
     scores_rows, ranks, tests, pairs, metas, texts, notes = [], [], [], [], [], [], []
     n_queries = {}
@@ -134,42 +186,72 @@ def collections_results(collections, measures, systems, *, control, alpha, alter
             n_queries.setdefault(c, int(len(f)))
         short = [c for c, f in frames.items() if len(f) < 3]
         if short:
-            raise ParameterError(f"`collections` {short} have fewer than 3 queries that every "
-                                 f"system has ({m})", name="collections")
-        cd = critical_difference(frames, test=CD_TEST, alpha=alpha, measure=m,
-                                 confidence_level=confidence_level, n_resamples=n_resamples,
-                                 rng=gen)
+            raise ParameterError(
+                f"`collections` {short} have fewer than 3 queries that every system has ({m})",
+                name="collections",
+            )
+        cd = critical_difference(
+            frames,
+            test=CD_TEST,
+            alpha=alpha,
+            measure=m,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            rng=gen,
+        )
         for c, f in frames.items():
             means = f.mean()
             rk = cd.ranks.loc[c]
             for s in order:
-                scores_rows.append({"measure": m, "collection": c, "n_queries": len(f),
-                                    "system": s, "mean": float(means[s]),
-                                    "rank": float(rk[s])})
+                scores_rows.append(
+                    {
+                        "measure": m,
+                        "collection": c,
+                        "n_queries": len(f),
+                        "system": s,
+                        "mean": float(means[s]),
+                        "rank": float(rk[s]),
+                    }
+                )
         r = cd.to_frame().reset_index()
         r.insert(0, "measure", m)
         ranks.append(r)
         fr = cd.friedman
-        tests.append({"measure": m, "n_collections": cd.n_collections,
-                      "n_systems": cd.n_systems, "test": cd.test, "alpha": cd.alpha,
-                      "friedman": float(fr["statistic"]), "friedman_df": float(fr["df"]),
-                      "friedman_pvalue": float(fr["pvalue"]),
-                      "iman_davenport": float(fr["iman_davenport"]),
-                      "iman_davenport_dfn": float(fr["dfn"]),
-                      "iman_davenport_dfd": float(fr["dfd"]),
-                      "iman_davenport_pvalue": float(fr["iman_davenport_pvalue"]),
-                      "critical_difference": float(cd.critical_difference),
-                      "n_resamples": cd.n_resamples, "confidence_level": cd.confidence_level,
-                      "cliques": json.dumps([list(q) for q in cd.cliques])})
+        tests.append(
+            {
+                "measure": m,
+                "n_collections": cd.n_collections,
+                "n_systems": cd.n_systems,
+                "test": cd.test,
+                "alpha": cd.alpha,
+                "friedman": float(fr["statistic"]),
+                "friedman_df": float(fr["df"]),
+                "friedman_pvalue": float(fr["pvalue"]),
+                "iman_davenport": float(fr["iman_davenport"]),
+                "iman_davenport_dfn": float(fr["dfn"]),
+                "iman_davenport_dfd": float(fr["dfd"]),
+                "iman_davenport_pvalue": float(fr["iman_davenport_pvalue"]),
+                "critical_difference": float(cd.critical_difference),
+                "n_resamples": cd.n_resamples,
+                "confidence_level": cd.confidence_level,
+                "cliques": json.dumps([list(q) for q in cd.cliques]),
+            }
+        )
         p = cd.pairs.copy()
         p.insert(0, "measure", m)
         pairs.append(p)
         mt = cd.methods()
-        texts.append((f"Across collections ({m}): average ranks and the critical "
-                      "difference", MethodsText(
-                          mt.text + " The bootstrap drew from numpy's Generator seeded with "
-                          f"[{seed}, {', '.join(map(str, _STREAM))}] (the report's seed "
-                          "and this section's stream; settings.json).", mt.keys)))
+        texts.append(
+            (
+                f"Across collections ({m}): average ranks and the critical difference",
+                MethodsText(
+                    mt.text + " The bootstrap drew from numpy's Generator seeded with "
+                    f"[{seed}, {', '.join(map(str, _STREAM))}] (the report's seed "
+                    "and this section's stream; settings.json).",
+                    mt.keys,
+                ),
+            )
+        )
         # the meta-analysis: one reference system against every other
         if reference is None:
             reference = control if control in order else str(cd.average_ranks.index[0])
@@ -178,10 +260,16 @@ def collections_results(collections, measures, systems, *, control, alpha, alter
             if other == reference:
                 continue
             try:
-                res = across_collections({c: f[[reference, other]] for c, f in frames.items()},
-                                         test="t", alternative=alternative, alpha=alpha,
-                                         effect="d_z", confidence_level=confidence_level,
-                                         measure=m, tau2_methods=TAU2_METHODS)
+                res = across_collections(
+                    {c: f[[reference, other]] for c, f in frames.items()},
+                    test="t",
+                    alternative=alternative,
+                    alpha=alpha,
+                    effect="d_z",
+                    confidence_level=confidence_level,
+                    measure=m,
+                    tau2_methods=TAU2_METHODS,
+                )
             except ParameterError as exc:
                 notes.append(f"{m}, {reference} - {other}: not meta-analysed ({exc})")
                 continue
@@ -195,8 +283,13 @@ def collections_results(collections, measures, systems, *, control, alpha, alter
             meta["replicated"] = json.dumps(list(res.replicated))
             metas.append(meta)
             if first:
-                texts.append((f"Across collections ({m}): replicability and meta-analysis "
-                              f"({reference} against each other system)", res.methods()))
+                texts.append(
+                    (
+                        f"Across collections ({m}): replicability and meta-analysis "
+                        f"({reference} against each other system)",
+                        res.methods(),
+                    )
+                )
                 first = False
     frames_out = {
         "collections_scores": pd.DataFrame(scores_rows),
@@ -206,13 +299,25 @@ def collections_results(collections, measures, systems, *, control, alpha, alter
     }
     if metas:
         frames_out["collections_meta"] = pd.concat(metas, ignore_index=True)
-    settings = {"collections": names, "n_queries": n_queries, "measures": shared,
-                "systems": order, "test": CD_TEST, "seed": [seed, *_STREAM],
-                "n_resamples": n_resamples, "reference": reference,
-                "meta": {"test": "t", "effect": "d_z", "alternative": alternative,
-                         "tau2_methods": list(TAU2_METHODS), "meta_test": "z",
-                         "tau2_interval": "Q-profile"},
-                "notes": notes}
+    settings = {
+        "collections": names,
+        "n_queries": n_queries,
+        "measures": shared,
+        "systems": order,
+        "test": CD_TEST,
+        "seed": [seed, *_STREAM],
+        "n_resamples": n_resamples,
+        "reference": reference,
+        "meta": {
+            "test": "t",
+            "effect": "d_z",
+            "alternative": alternative,
+            "tau2_methods": list(TAU2_METHODS),
+            "meta_test": "z",
+            "tau2_interval": "Q-profile",
+        },
+        "notes": notes,
+    }
     return frames_out, {"collections": settings}, texts
 
 
@@ -242,15 +347,23 @@ def collections_rows(data):
     s = data.settings["collections"]
     rows = []
     for x in r.itertuples(index=False):
-        rows.append([x.measure, x.system, f"{x.average_rank:.2f}",
-                     interval_cell(x.ci_low, x.ci_high, 2) if "ci_low" in r.columns else "--",
-                     fixed(x.mean), "" if pd.isna(x.clique) else str(x.clique)])
+        rows.append(
+            [
+                x.measure,
+                x.system,
+                f"{x.average_rank:.2f}",
+                interval_cell(x.ci_low, x.ci_high, 2) if "ci_low" in r.columns else "--",
+                fixed(x.mean),
+                "" if pd.isna(x.clique) else str(x.clique),
+            ]
+        )
     tests = "; ".join(
         f"{m}: Friedman chi^2 = {row.friedman:.2f} ({int(row.friedman_df)} df), p = "
         f"{pvalue_text(row.friedman_pvalue)}; Iman-Davenport F = {row.iman_davenport:.2f} "
         f"({int(row.iman_davenport_dfn)}, {int(row.iman_davenport_dfd)} df), p = "
         f"{pvalue_text(row.iman_davenport_pvalue)}; CD = {row.critical_difference:.3f}"
-        for m, row in t.iterrows())
+        for m, row in t.iterrows()
+    )
     row0 = t.iloc[0]
     caption = (
         f"Across collections: {len(s['systems'])} systems on {len(s['collections'])} "
@@ -260,7 +373,13 @@ def collections_rows(data):
         f"within each; B = {int(row0.n_resamples)}, Generator seeded with {s['seed']}), its "
         "mean over the collections and the cliques it belongs to (groups with no pair "
         f"significantly different by Nemenyi's test at alpha = {row0.alpha:g}; "
-        f"mrrstats.critical_difference, Demšar 2006). {tests}.")
+        f"mrrstats.critical_difference, Demšar 2006). {tests}."
+        + (
+            ""
+            if getattr(data, "collections_meta", None) is not None or not s.get("notes")
+            else " " + "; ".join(s["notes"]) + "."
+        )
+    )
     header = ["measure", "system", "average rank", "rank interval", "mean", "cliques"]
     return header, rows, "llrrrl", caption
 
@@ -271,17 +390,36 @@ def collections_pairs_rows(data):
     if p is None:
         return None
     has_ci = "ci_low" in p.columns
-    rows = [[x.measure, x.system_a, x.system_b, f"{x.rank_difference:.2f}",
-             interval_cell(x.rank_ci_low, x.rank_ci_high, 2) if has_ci else "--",
-             fixed(x.difference), interval_cell(x.ci_low, x.ci_high) if has_ci else "--",
-             pvalue_text(x.pvalue_adjusted), "yes" if x.reject else "no"]
-            for x in p.itertuples(index=False)]
+    rows = [
+        [
+            x.measure,
+            x.system_a,
+            x.system_b,
+            f"{x.rank_difference:.2f}",
+            interval_cell(x.rank_ci_low, x.rank_ci_high, 2) if has_ci else "--",
+            fixed(x.difference),
+            interval_cell(x.ci_low, x.ci_high) if has_ci else "--",
+            pvalue_text(x.pvalue_adjusted),
+            "yes" if x.reject else "no",
+        ]
+        for x in p.itertuples(index=False)
+    ]
     caption = (
         "Across collections, every pair (a: the better average rank): the difference of "
         "average ranks (b - a) and of mean scores (a - b) over the collections with their "
-        "two-level bootstrap intervals, and Nemenyi's p-value (single-step over the pairs).")
-    header = ["measure", "a", "b", "rank difference", "interval", "a - b", "interval",
-              "p (Nemenyi)", "differ"]
+        "two-level bootstrap intervals, and Nemenyi's p-value (single-step over the pairs)."
+    )
+    header = [
+        "measure",
+        "a",
+        "b",
+        "rank difference",
+        "interval",
+        "a - b",
+        "interval",
+        "p (Nemenyi)",
+        "differ",
+    ]
     return header, rows, "lllrrrrrl", caption
 
 
@@ -291,14 +429,25 @@ def collections_meta_rows(data):
     if f is None:
         return None
     s = data.settings["collections"]
-    rows = [[x.measure, x.a, x.b, f"{x.k_hat_bonferroni} / {x.k_hat_fisher} of "
-             f"{x.n_collections}", x.method, f"{x.estimate:+.3f}",
-             interval_cell(x.ci_low, x.ci_high, 3), pvalue_text(x.pvalue),
-             f"{x.tau2:.4f} " + interval_cell(x.tau2_ci_low, x.tau2_ci_high, 4),
-             f"{100 * x.i2:.0f}%", interval_cell(x.pi_low, x.pi_high, 3)]
-            for x in f.itertuples(index=False)]
-    side = {"two-sided": "different from", "greater": "better than",
-            "less": "worse than"}[s["meta"]["alternative"]]
+    rows = [
+        [
+            x.measure,
+            x.a,
+            x.b,
+            f"{x.k_hat_bonferroni} / {x.k_hat_fisher} of {x.n_collections}",
+            x.method,
+            f"{x.estimate:+.3f}",
+            interval_cell(x.ci_low, x.ci_high, 3),
+            pvalue_text(x.pvalue),
+            f"{x.tau2:.4f} " + interval_cell(x.tau2_ci_low, x.tau2_ci_high, 4),
+            f"{100 * x.i2:.0f}%",
+            interval_cell(x.pi_low, x.pi_high, 3),
+        ]
+        for x in f.itertuples(index=False)
+    ]
+    side = {"two-sided": "different from", "greater": "better than", "less": "worse than"}[
+        s["meta"]["alternative"]
+    ]
     caption = (
         f"Across collections: {s['reference']} (a) against each other system (b). 'k of N': "
         f"on how many collections a is {side} b, by partial-conjunction tests of the "
@@ -307,14 +456,29 @@ def collections_meta_rows(data):
         "meta-analysis (DerSimonian-Laird, REML): the pooled d_z with its normal interval and "
         "p-value, tau^2 (the between-collection variance) with its Q-profile interval, I^2 "
         "and the prediction interval of a new collection's d_z (mrrstats.across_collections, "
-        "as R's metafor rma).")
-    header = ["measure", "a", "b", "k of N", "tau^2 method", "pooled d_z", "interval", "p",
-              "tau^2 [Q-profile]", "I^2", "prediction"]
+        "as R's metafor rma)." + ("" if not s.get("notes") else " " + "; ".join(s["notes"]) + ".")
+    )
+    header = [
+        "measure",
+        "a",
+        "b",
+        "k of N",
+        "tau^2 method",
+        "pooled d_z",
+        "interval",
+        "p",
+        "tau^2 [Q-profile]",
+        "I^2",
+        "prediction",
+    ]
     return header, rows, "lllrlrrrrrr", caption
 
 
-COLLECTIONS_ROWS = {"collections": collections_rows, "collections_pairs": collections_pairs_rows,
-                    "collections_meta": collections_meta_rows}
+COLLECTIONS_ROWS = {
+    "collections": collections_rows,
+    "collections_pairs": collections_pairs_rows,
+    "collections_meta": collections_meta_rows,
+}
 
 
 # --------------------------------------------------------------------------
@@ -330,9 +494,11 @@ def critical_difference_view(data, measure):
     return SimpleNamespace(
         average_ranks=pd.Series(r["average_rank"].to_numpy(), index=list(r["system"])),
         cliques=tuple(tuple(q) for q in json.loads(t["cliques"])),
-        critical_difference=float(t["critical_difference"]), test=str(t["test"]),
+        critical_difference=float(t["critical_difference"]),
+        test=str(t["test"]),
         alpha=float(t["alpha"]),
-        ranks=sc.pivot(index="collection", columns="system", values="rank"))
+        ranks=sc.pivot(index="collection", columns="system", values="rank"),
+    )
 
 
 _MARKDOWN = (
@@ -340,25 +506,32 @@ _MARKDOWN = (
     "diagram (Demšar 2006) places each system at its average rank over the collections; a bar "
     "joins systems that Nemenyi's test does not tell apart. The second table asks, for one "
     "system against each other, on how many collections it is better and how large the "
-    "effect is over collections (a random-effects meta-analysis).")
+    "effect is over collections (a random-effects meta-analysis)."
+)
 _CODE = (
     'display(Markdown((folder / "tables" / "collections.md").read_text()))\n'
     "from mrrstats.report.collections_section import critical_difference_view\n"
-    "for m in dict.fromkeys(data.collections_ranks[\"measure\"]):\n"
+    'for m in dict.fromkeys(data.collections_ranks["measure"]):\n'
     "    with mp.style_context():\n"
     "        ax = mp.critical_difference_plot(critical_difference_view(data, m))\n"
-    "        ax.set_title(f\"{m}: \" + ax.get_title(), fontsize=8.5)\n"
+    '        ax.set_title(f"{m}: " + ax.get_title(), fontsize=8.5)\n'
     "        plt.show()\n"
     'display(Markdown((folder / "tables" / "collections_pairs.md").read_text()))\n'
     "if data.collections_meta is not None:\n"
-    '    display(Markdown((folder / "tables" / "collections_meta.md").read_text()))')
+    '    display(Markdown((folder / "tables" / "collections_meta.md").read_text()))'
+)
 
 
 def load_collections(folder):
     """The saved frames of this section (``results/<name>.csv``) that exist."""
-    return {n: pd.read_csv(folder / f"{n}.csv", dtype={"collection": str, "system": str,
-                                                       "a": str, "b": str, "clique": str})
-            for n in COLLECTIONS_TABLES if (folder / f"{n}.csv").is_file()}
+    return {
+        n: pd.read_csv(
+            folder / f"{n}.csv",
+            dtype={"collection": str, "system": str, "a": str, "b": str, "clique": str},
+        )
+        for n in COLLECTIONS_TABLES
+        if (folder / f"{n}.csv").is_file()
+    }
 
 
 def add_collections_cells(nb):

@@ -61,7 +61,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True, eq=False)
 class AcrossCollectionsResult:
     r"""Result of :func:`across_collections`.

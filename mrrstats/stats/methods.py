@@ -355,8 +355,7 @@ PROCEDURES: dict[str, Procedure] = {
         ("steegen2016",),
     ),
     "judge-agreement": Procedure(
-        "the measures of agreement below, on the labels and on the conclusions drawn from "
-        "each",
+        "the measures of agreement below, on the labels and on the conclusions drawn from each",
         (),
     ),
     "random-baseline": Procedure(

@@ -102,8 +102,7 @@ def _across(r: Any) -> Facts:
                 f"estimator{'s' if len(tau2) > 1 else ''} of the between-collection "
                 "variance $\\tau^2$"
                 + (" and the Knapp-Hartung t test of the pooled effect" if knha else ""),
-                tuple(k for m in methods for k in _TAU2[m][1])
-                + (("knapp2003",) if knha else ()),
+                tuple(k for m in methods for k in _TAU2[m][1]) + (("knapp2003",) if knha else ()),
             ),
             (
                 "Intervals of $\\tau^2$ were Q-profile intervals",
@@ -386,8 +385,7 @@ def _judgment_bounds(r: Any) -> Facts:
     return Facts(
         "judgment-bounds",
         measured=False,
-        subject=f"We bounded the {_join(list(measures))} of {len(r.runs)} runs over "
-        f"{n_q} queries",
+        subject=f"We bounded the {_join(list(measures))} of {len(r.runs)} runs over {n_q} queries",
         notes=(
             (
                 "For RR, P, Success and nDCG every complete judgment of the unjudged "
@@ -435,12 +433,17 @@ def _decisions(r: Any) -> Facts:
 def _multiverse(r: Any) -> Facts:
     summary = r.summary
     n_conv = len(summary)
-    names = {"ties": "the tie convention", "queries": "the query set",
-             "rel": "the relevance threshold", "cutoff": "the cutoff",
-             "empty_target": "the convention for queries without relevant documents",
-             "unjudged": "the convention for unjudged documents"}
-    cols = [names[c] for c in names
-            if c in summary.columns and summary[c].astype(str).nunique() > 1]
+    names = {
+        "ties": "the tie convention",
+        "queries": "the query set",
+        "rel": "the relevance threshold",
+        "cutoff": "the cutoff",
+        "empty_target": "the convention for queries without relevant documents",
+        "unjudged": "the convention for unjudged documents",
+    }
+    cols = [
+        names[c] for c in names if c in summary.columns and summary[c].astype(str).nunique() > 1
+    ]
     varied = _join(cols) if cols else "none of the conventions"
     systems = r.systems["system"].nunique() if len(r.systems) else 0
     measures = tuple(dict.fromkeys(str(m) for m in summary.get("measure", ())))

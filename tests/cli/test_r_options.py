@@ -27,8 +27,10 @@ def _example_collections():
     rr = mrrstats.datasets.trec7_scores("RR")
     order = rr.mean().sort_values(ascending=False, kind="stable").index
     a, b = order[0], order[len(order) // 2]
-    return {f"topics {10 * i + 1}-{10 * i + 10}": rr.iloc[10 * i:10 * i + 10][[a, b]]
-            for i in range(5)}
+    return {
+        f"topics {10 * i + 1}-{10 * i + 10}": rr.iloc[10 * i : 10 * i + 10][[a, b]]
+        for i in range(5)
+    }
 
 
 @pytest.mark.parametrize("knha", [False, True])
@@ -38,11 +40,18 @@ def test_collections_tau2_methods_and_knapp_hartung(knha, capsys):
         argv.append("--knapp-hartung")
     assert main(argv) == 0
     out = capsys.readouterr().out
-    ref = mrrstats.across_collections(_example_collections(), tau2_methods=("REML", "SJ", "DL"),
-                                      meta_test="knha" if knha else "z", rng=2021)
+    ref = mrrstats.across_collections(
+        _example_collections(),
+        tau2_methods=("REML", "SJ", "DL"),
+        meta_test="knha" if knha else "z",
+        rng=2021,
+    )
     assert ("Knapp-Hartung t interval" in out) is knha
-    rows = {ln.split()[0]: ln for ln in out.splitlines()
-            if ln.split() and ln.split()[0] in ("REML", "SJ", "DL", "PM")}
+    rows = {
+        ln.split()[0]: ln
+        for ln in out.splitlines()
+        if ln.split() and ln.split()[0] in ("REML", "SJ", "DL", "PM")
+    }
     assert list(rows) == ["REML", "SJ", "DL"]  # the rows asked for, in that order
     for m, line in rows.items():
         r = ref.meta.loc[m]
@@ -60,8 +69,21 @@ def test_collections_tau2_methods_and_knapp_hartung(knha, capsys):
 
 @pytest.mark.parametrize("method", ["normal", "studentized", "percentile"])
 def test_estimate_bootstrap_method(method, capsys):
-    assert main(["estimate", "--example", "--bootstrap-method", method, "--seed", "5",
-                 "--n-resamples", "2000"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--example",
+                "--bootstrap-method",
+                method,
+                "--seed",
+                "5",
+                "--n-resamples",
+                "2000",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if ln.startswith("mean difference"))
     data = mrrstats.datasets.cast2021()
@@ -87,28 +109,35 @@ def test_mixed_satterthwaite(tmp_path, capsys):
     for system, row in res.effects.iterrows():
         line = next(ln for ln in out.splitlines() if f" {system} " in ln)
         np.testing.assert_allclose(
-            _numbers(line), row[["estimate", "standard_error", "ci_low", "ci_high", "df"]],
-            atol=5e-3)
+            _numbers(line),
+            row[["estimate", "standard_error", "ci_low", "ci_high", "df"]],
+            atol=5e-3,
+        )
     diffs = res.differences()
     pair_lines = [ln for ln in out.splitlines() if re.match(r"[a-z]+ - [a-z]+ ", ln)]
     assert len(pair_lines) == len(diffs) == 6
     for line, row in zip(pair_lines, diffs.itertuples(index=False), strict=True):
         cells = re.split(r"\s{2,}", line.strip())
-        np.testing.assert_allclose([float(cells[1]), float(cells[2]), *_numbers(cells[3])],
-                                   [row.difference, row.standard_error, row.ci_low,
-                                    row.ci_high], atol=5e-5)
+        np.testing.assert_allclose(
+            [float(cells[1]), float(cells[2]), *_numbers(cells[3])],
+            [row.difference, row.standard_error, row.ci_low, row.ci_high],
+            atol=5e-5,
+        )
         assert cells[4] == pvalue_text(row.pvalue)
     # the default stays Wald
     assert main(["mixed", "--scores", str(path), "-m", "AP"]) == 0
     assert "Wald intervals" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("argv", "option"), [
-    (["collections", "--example", "--tau2", "XX"], "--tau2"),
-    (["collections", "--example", "--tau2"], "--tau2"),
-    (["estimate", "--example", "--bootstrap-method", "bogus"], "--bootstrap-method"),
-    (["mixed", "--example", "--df", "kenward"], "--df"),
-])
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["collections", "--example", "--tau2", "XX"], "--tau2"),
+        (["collections", "--example", "--tau2"], "--tau2"),
+        (["estimate", "--example", "--bootstrap-method", "bogus"], "--bootstrap-method"),
+        (["mixed", "--example", "--df", "kenward"], "--df"),
+    ],
+)
 def test_bad_values_are_refused(argv, option, capsys):
     code, _, err = run_cli(argv, capsys)
     check_refused(code, err, names=[option])

@@ -34,17 +34,25 @@ def _collection(rng, n_queries, shift):
         qrels[q]["d0"] = 1
         for k, s in enumerate(runs):
             bonus = shift * (2 - k)
-            runs[s][q] = {f"d{j}": float(rng.random() + (bonus if qrels[q][f"d{j}"] else 0))
-                          for j in range(8)}
+            runs[s][q] = {
+                f"d{j}": float(rng.random() + (bonus if qrels[q][f"d{j}"] else 0))
+                for j in range(8)
+            }
     return qrels, runs
 
 
 @pytest.fixture(scope="module")
 def inputs():
     rng = np.random.default_rng(5)
-    colls = {name: _collection(rng, n, shift)
-             for name, n, shift in (("alpha", 12, 0.3), ("beta", 10, 0.2), ("gamma", 14, 0.25),
-                                    ("delta", 9, 0.1))}
+    colls = {
+        name: _collection(rng, n, shift)
+        for name, n, shift in (
+            ("alpha", 12, 0.3),
+            ("beta", 10, 0.2),
+            ("gamma", 14, 0.25),
+            ("delta", 9, 0.1),
+        )
+    }
     return colls
 
 
@@ -52,27 +60,46 @@ def inputs():
 def report(inputs, tmp_path_factory):
     out = tmp_path_factory.mktemp("coll") / "report"
     qrels, runs = inputs["alpha"]
-    res = mrrstats.make_report(qrels, runs, out=out, measures=["RR", "P@5"], n_resamples=B,
-                               rng=SEED, notebook=False, multiverse=False, progress=False,
-                               collections=inputs, alternative="two-sided")
+    res = mrrstats.make_report(
+        qrels,
+        runs,
+        out=out,
+        measures=["RR", "P@5"],
+        n_resamples=B,
+        rng=SEED,
+        notebook=False,
+        multiverse=False,
+        progress=False,
+        collections=inputs,
+        alternative="two-sided",
+    )
     return res
 
 
 def _scores(inputs, measure):
-    return {name: mrrstats.evaluate(q, r, [measure]).scores(measure)
-            for name, (q, r) in inputs.items()}
+    return {
+        name: mrrstats.evaluate(q, r, [measure]).scores(measure) for name, (q, r) in inputs.items()
+    }
 
 
 def test_files_and_settings(report):
     files = set(report.files)
     assert {f"results/{n}.csv" for n in COLLECTIONS_TABLES} <= files
-    assert {"tables/collections.md", "tables/collections.tex", "tables/collections_pairs.md",
-            "tables/collections_meta.md"} <= files
+    assert {
+        "tables/collections.md",
+        "tables/collections.tex",
+        "tables/collections_pairs.md",
+        "tables/collections_meta.md",
+    } <= files
     s = report.data.settings["collections"]
     assert s["collections"] == ["alpha", "beta", "gamma", "delta"]
     assert s["measures"] == ["RR", "P@5"] and s["systems"] == ["x", "y", "z"]
-    assert s["seed"] == [SEED, 30, 1] and s["n_queries"] == {"alpha": 12, "beta": 10,
-                                                             "gamma": 14, "delta": 9}
+    assert s["seed"] == [SEED, 30, 1] and s["n_queries"] == {
+        "alpha": 12,
+        "beta": 10,
+        "gamma": 14,
+        "delta": 9,
+    }
 
 
 def test_numbers_are_the_apis(report, inputs):
@@ -83,8 +110,9 @@ def test_numbers_are_the_apis(report, inputs):
         cd = mrrstats.critical_difference(per, alpha=0.05, measure=m, n_resamples=B, rng=gen)
         ranks = d.collections_ranks[d.collections_ranks["measure"] == m]
         np.testing.assert_allclose(ranks["average_rank"], cd.average_ranks.to_numpy())
-        np.testing.assert_allclose(ranks[["ci_low", "ci_high"]],
-                                   cd.rank_intervals[["ci_low", "ci_high"]].to_numpy())
+        np.testing.assert_allclose(
+            ranks[["ci_low", "ci_high"]], cd.rank_intervals[["ci_low", "ci_high"]].to_numpy()
+        )
         t = d.collections_tests.set_index("measure").loc[m]
         assert t["critical_difference"] == pytest.approx(cd.critical_difference)
         assert json.loads(t["cliques"]) == [list(q) for q in cd.cliques]
@@ -101,12 +129,21 @@ def test_numbers_are_the_apis(report, inputs):
         meta = d.collections_meta[d.collections_meta["measure"] == m]
         assert set(meta["a"]) == {ref_sys} and len(meta) == 2 * len(TAU2_METHODS)
         for other in [s for s in ("x", "y", "z") if s != ref_sys]:
-            acr = mrrstats.across_collections({c: f[[ref_sys, other]] for c, f in per.items()},
-                                              alternative="two-sided",
-                                              tau2_methods=TAU2_METHODS)
+            acr = mrrstats.across_collections(
+                {c: f[[ref_sys, other]] for c, f in per.items()},
+                alternative="two-sided",
+                tau2_methods=TAU2_METHODS,
+            )
             got = meta[meta["b"] == other].set_index("method")
-            for col in ("estimate", "ci_low", "ci_high", "tau2", "tau2_ci_low", "tau2_ci_high",
-                        "pvalue"):
+            for col in (
+                "estimate",
+                "ci_low",
+                "ci_high",
+                "tau2",
+                "tau2_ci_low",
+                "tau2_ci_high",
+                "pvalue",
+            ):
                 np.testing.assert_allclose(got[col], acr.meta[col], rtol=1e-12, atol=1e-15)
             assert (got["k_hat_bonferroni"] == acr.k_hat["bonferroni"]).all()
 
@@ -121,8 +158,16 @@ def test_methods_and_references(report):
     cited = set(re.findall(r"@([\w-]+)", methods.split("```latex")[0] + methods))
     cited &= set(REFERENCES)
     keys = set(re.findall(r"^@\w+\{([\w-]+),", bib, flags=re.M))
-    assert {"friedman1937", "iman1980", "nemenyi1963", "demsar2006", "dror2017",
-            "dersimonian1986", "viechtbauer2005", "viechtbauer2007"} <= keys
+    assert {
+        "friedman1937",
+        "iman1980",
+        "nemenyi1963",
+        "demsar2006",
+        "dror2017",
+        "dersimonian1986",
+        "viechtbauer2005",
+        "viechtbauer2007",
+    } <= keys
     assert cited <= keys  # every work named has its entry
     assert len(keys) == bib.count("\n@") + 1  # each entry once
 
@@ -130,8 +175,9 @@ def test_methods_and_references(report):
 def test_saved_and_recomputed(report):
     loaded = mrrstats.load_report(report.path)
     for name in COLLECTIONS_TABLES:
-        pd.testing.assert_frame_equal(getattr(loaded, name), getattr(report.data, name),
-                                      check_dtype=False)
+        pd.testing.assert_frame_equal(
+            getattr(loaded, name), getattr(report.data, name), check_dtype=False
+        )
     again = recompute_report(report.path).tables()
     for name in ("collections.md", "collections_pairs.md", "collections_meta.md"):
         assert again[name] == (report.path / "tables" / name).read_text(encoding="utf-8")
@@ -141,9 +187,19 @@ def test_saved_and_recomputed(report):
 def test_score_frames_and_control(inputs, tmp_path):
     rr = _scores(inputs, "RR")
     qrels, runs = inputs["alpha"]
-    res = mrrstats.make_report(qrels, runs, out=tmp_path, measures="RR", n_resamples=B,
-                               rng=SEED, notebook=False, multiverse=False, progress=False,
-                               collections=rr, control="z")
+    res = mrrstats.make_report(
+        qrels,
+        runs,
+        out=tmp_path,
+        measures="RR",
+        n_resamples=B,
+        rng=SEED,
+        notebook=False,
+        multiverse=False,
+        progress=False,
+        collections=rr,
+        control="z",
+    )
     meta = res.data.collections_meta
     assert set(meta["a"]) == {"z"} and set(meta["b"]) == {"x", "y"}
     assert res.data.settings["collections"]["reference"] == "z"
@@ -151,51 +207,96 @@ def test_score_frames_and_control(inputs, tmp_path):
 
 def test_clusters_as_collections(tmp_path):
     data = mrrstats.datasets.cast2021()
-    res = mrrstats.make_report(data.qrels, data.runs, out=tmp_path, measures="nDCG@10",
-                               n_resamples=B, rng=1, notebook=False, multiverse=False,
-                               progress=False, collections="clusters")
+    res = mrrstats.make_report(
+        data.qrels,
+        data.runs,
+        out=tmp_path,
+        measures="nDCG@10",
+        n_resamples=B,
+        rng=1,
+        notebook=False,
+        multiverse=False,
+        progress=False,
+        collections="clusters",
+    )
     r = res.data.collections_ranks.set_index("system")["average_rank"]
     # the 19 conversations of CAsT 2021 as collections: the critical_difference docstring's
     ev = mrrstats.evaluate(data.qrels, data.runs, ["nDCG@10"]).scores("nDCG@10")
     topics = ev.index.str.split("_").str[0]
-    cd = mrrstats.critical_difference({t: ev[topics == t] for t in topics.unique()},
-                                      n_resamples=99)
+    cd = mrrstats.critical_difference(
+        {t: ev[topics == t] for t in topics.unique()}, n_resamples=99
+    )
     pd.testing.assert_series_equal(r, cd.average_ranks, check_names=False)
     assert res.data.settings["collections"]["n_queries"]["106"] == int((topics == "106").sum())
 
 
 def test_no_section_without_collections(inputs, tmp_path):
     qrels, runs = inputs["alpha"]
-    res = mrrstats.make_report(qrels, runs, out=tmp_path, measures="RR", n_resamples=B,
-                               rng=SEED, notebook=False, multiverse=False, progress=False)
+    res = mrrstats.make_report(
+        qrels,
+        runs,
+        out=tmp_path,
+        measures="RR",
+        n_resamples=B,
+        rng=SEED,
+        notebook=False,
+        multiverse=False,
+        progress=False,
+    )
     assert not any("collections" in f for f in res.files)
     assert "collections" not in res.data.settings and res.data.collections_ranks is None
     assert "Across collections" not in (tmp_path / "methods.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(("collections", "words"), [
-    ({"one": None}, "at least 2"),
-    (["a", "b"], "mapping"),
-    ("clusters", "clusters"),
-    ("everything", "'clusters'"),
-])
+@pytest.mark.parametrize(
+    ("collections", "words"),
+    [
+        ({"one": None}, "at least 2"),
+        (["a", "b"], "mapping"),
+        ("clusters", "clusters"),
+        ("everything", "'clusters'"),
+    ],
+)
 def test_bad_collections(inputs, tmp_path, collections, words):
     qrels, runs = inputs["alpha"]
     if isinstance(collections, dict):
         collections = {"one": inputs["beta"]}
     with pytest.raises((ParameterError, ParameterTypeError), match=words) as info:
-        mrrstats.make_report(qrels, runs, out=tmp_path, measures="RR", n_resamples=B, rng=1,
-                             notebook=False, multiverse=False, progress=False,
-                             collections=collections)
+        mrrstats.make_report(
+            qrels,
+            runs,
+            out=tmp_path,
+            measures="RR",
+            n_resamples=B,
+            rng=1,
+            notebook=False,
+            multiverse=False,
+            progress=False,
+            collections=collections,
+        )
     assert "collections" in str(info.value)
 
 
 def test_cli(tmp_path, capsys):
     rr = mrrstats.datasets.trec7_scores("RR")
-    argv = ["report", "--scores", f"RR={_csv(rr, tmp_path / 'all.csv')}", "--no-notebook",
-            "--quiet", "--n-resamples", "99", "--seed", "3", "--out", str(tmp_path / "r")]
+    argv = [
+        "report",
+        "--scores",
+        f"RR={_csv(rr, tmp_path / 'all.csv')}",
+        "--no-notebook",
+        "--quiet",
+        "--n-resamples",
+        "99",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path / "r"),
+    ]
     for i in range(3):
-        argv += ["--collection", f"c{i}={_csv(rr.iloc[15 * i:15 * i + 15], tmp_path / f'{i}.csv')}"]
+        argv += [
+            "--collection",
+            f"c{i}={_csv(rr.iloc[15 * i : 15 * i + 15], tmp_path / f'{i}.csv')}",
+        ]
     assert main(argv) == 0
     assert "tables/collections.md" in capsys.readouterr().out
     settings = json.loads((tmp_path / "r" / "settings.json").read_text(encoding="utf-8"))
@@ -214,8 +315,22 @@ def _csv(frame, path):
 
 @pytest.mark.slow
 def test_example_notebook_draws_the_diagram(tmp_path):
-    assert main(["report", "--example", "--clusters-as-collections", "--quiet",
-                 "--no-multiverse", "--n-resamples", "199", "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--example",
+                "--clusters-as-collections",
+                "--quiet",
+                "--no-multiverse",
+                "--n-resamples",
+                "199",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     nb = json.loads((tmp_path / "report.ipynb").read_text(encoding="utf-8"))
     cell = next(c for c in nb["cells"] if c.get("id") == "collections")
     images = [o for o in cell["outputs"] if "image/png" in o.get("data", {})]
@@ -232,11 +347,22 @@ def test_left_out_queries_are_counted_and_shown(tmp_path):
 
     rng = np.random.default_rng(0)
     qrels = {f"q{i}": {d: int(rng.integers(0, 2)) for d in "abcdef"} for i in range(12)}
-    runs = {s: {q: {d: float(rng.random()) for d in "abcdef"} for q in list(qrels)[:10]}
-            for s in ("x", "y")}
+    runs = {
+        s: {q: {d: float(rng.random()) for d in "abcdef"} for q in list(qrels)[:10]}
+        for s in ("x", "y")
+    }
     with pytest.warns(QueriesLeftOutWarning, match="2 of the 12 judged queries"):
-        res = mrrstats.make_report(qrels, runs, out=tmp_path, measures="RR", n_resamples=99,
-                                   rng=1, notebook=False, multiverse=False, progress=False)
+        res = mrrstats.make_report(
+            qrels,
+            runs,
+            out=tmp_path,
+            measures="RR",
+            n_resamples=99,
+            rng=1,
+            notebook=False,
+            multiverse=False,
+            progress=False,
+        )
     assert left_out_counts(res.data.settings) == {"x": 2, "y": 2}
     nb = add_left_out_cell(template(), left_out_counts(res.data.settings))
     ids = [c.get("id") for c in nb.cells]
@@ -244,7 +370,40 @@ def test_left_out_queries_are_counted_and_shown(tmp_path):
     text = nb.cells[ids.index("left-out")].source
     assert "`x`: 2; `y`: 2" in text and 'queries="qrels"' in text
     # none left out (or queries="qrels"): no note, the notebook as before
-    res2 = mrrstats.make_report(qrels, runs, out=tmp_path / "q", measures="RR", n_resamples=99,
-                                rng=1, notebook=False, multiverse=False, progress=False,
-                                queries="qrels")
+    res2 = mrrstats.make_report(
+        qrels,
+        runs,
+        out=tmp_path / "q",
+        measures="RR",
+        n_resamples=99,
+        rng=1,
+        notebook=False,
+        multiverse=False,
+        progress=False,
+        queries="qrels",
+    )
     assert left_out_counts(res2.data.settings) == {}
+
+
+def test_a_pair_without_variation_is_named_not_meta_analysed(inputs, tmp_path):
+    rr = {c: f.assign(w=f["x"] - 0.01) for c, f in _scores(inputs, "RR").items()}  # x - w = 0.01
+    qrels, runs = inputs["alpha"]
+    res = mrrstats.make_report(
+        qrels,
+        runs,
+        out=tmp_path,
+        measures="RR",
+        n_resamples=B,
+        rng=SEED,
+        notebook=False,
+        multiverse=False,
+        progress=False,
+        collections=rr,
+        control="x",
+    )
+    notes = res.data.settings["collections"]["notes"]
+    assert notes == [notes[0]] and notes[0].startswith("RR, x - w: not meta-analysed")
+    assert set(res.data.collections_meta["b"]) == {"y", "z"}
+    assert "x - w: not meta-analysed" in (tmp_path / "tables" / "collections_meta.md").read_text(
+        encoding="utf-8"
+    )

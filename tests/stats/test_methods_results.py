@@ -50,22 +50,36 @@ def test_judgment_bounds():
     assert flagged in m.text
 
 
-@pytest.mark.parametrize(("test", "correction", "b_shown"), [
-    ("randomization", "holm", True), ("t", "single-step", True), ("t", "bonferroni", False),
-    ("tukey", "holm", True),
-])
+@pytest.mark.parametrize(
+    ("test", "correction", "b_shown"),
+    [
+        ("randomization", "holm", True),
+        ("t", "single-step", True),
+        ("t", "bonferroni", False),
+        ("tukey", "holm", True),
+    ],
+)
 def test_decision_agreement(trec7, test, correction, b_shown):
     rr, ap = trec7
-    res = mrrstats.decision_agreement({"RR": rr.iloc[:, :5], "AP": ap.iloc[:, :5]}, "RR", "AP",
-                                      test=test, correction=correction, n_resamples=999,
-                                      alpha=0.1, rng=4)
+    res = mrrstats.decision_agreement(
+        {"RR": rr.iloc[:, :5], "AP": ap.iloc[:, :5]},
+        "RR",
+        "AP",
+        test=test,
+        correction=correction,
+        n_resamples=999,
+        alpha=0.1,
+        rng=4,
+    )
     m = res.methods()
     _check_citations(m)
     assert m.text.startswith("We compared the decisions of RR and AP on the 10 pairs")
     assert "$\\alpha = 0.1$" in m.text
     assert (f"$B = {res.n_resamples}$" in m.text and "(seed 4)" in m.text) is b_shown
-    counts = (f"{res.n_both} significant under both in the same direction, {res.n_only_a} "
-              f"only under RR, {res.n_only_b} only under AP and {res.n_reversed} reversed")
+    counts = (
+        f"{res.n_both} significant under both in the same direction, {res.n_only_a} "
+        f"only under RR, {res.n_only_b} only under AP and {res.n_reversed} reversed"
+    )
     assert counts in m.text and "@sakai2006" in m.text
     for key in PROCEDURES[test].cites:
         assert f"@{key}" in m.text
@@ -79,13 +93,22 @@ def test_multiverse():
     data = mrrstats.datasets.cast2021()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = mrrstats.multiverse(data.qrels, data.runs[:3], ["RR"], ties=["trec_eval", "rank"],
-                                  rels=[1, 2], test="randomization", n_resamples=499, rng=8)
+        res = mrrstats.multiverse(
+            data.qrels,
+            data.runs[:3],
+            ["RR"],
+            ties=["trec_eval", "rank"],
+            rels=[1, 2],
+            test="randomization",
+            n_resamples=499,
+            rng=8,
+        )
     m = res.methods()
     _check_citations(m)
     n = len(res.summary)
-    assert m.text.startswith(f"We evaluated 3 systems on RR under {n} conventions (varying "
-                             "the tie convention")
+    assert m.text.startswith(
+        f"We evaluated 3 systems on RR under {n} conventions (varying the tie convention"
+    )
     assert "the relevance threshold" in m.text
     assert "@steegen2016" in m.text and "@kendall1938" in m.text and "@fisher1935" in m.text
     assert "$B = 499$" in m.text and "(seed 8)" in m.text
@@ -101,8 +124,16 @@ def test_judge_agreement():
     assert f"The labels of the {n_pairs} (query, document) pairs" in m0.text
     assert "Cohen's $\\kappa$" in m0.text and "Krippendorff's $\\alpha$" in m0.text
     assert "$B =" not in m0.text and "tau_{AP}" not in m0.text  # no runs: no conclusions
-    with_runs = mrrstats.judge_agreement(j.judge_qrels, j.human_qrels, j.runs[:3], ["RR"],
-                                         test="t", correction="holm", n_resamples=999, rng=2)
+    with_runs = mrrstats.judge_agreement(
+        j.judge_qrels,
+        j.human_qrels,
+        j.runs[:3],
+        ["RR"],
+        test="t",
+        correction="holm",
+        n_resamples=999,
+        rng=2,
+    )
     m = with_runs.methods()
     _check_citations(m)
     assert "$\\tau_{AP}$" in m.text and "@yilmaz2008" in m.text and "@holm1979" in m.text
@@ -113,18 +144,31 @@ def test_judge_agreement():
 def test_every_new_result_is_registered():
     from mrrstats.stats.methods import _READERS
 
-    assert {"EffectSizes", "JudgmentBounds", "DecisionAgreement", "MultiverseResult",
-            "JudgeAgreement"} <= set(_READERS)
-    for name in ("EffectSizes", "JudgmentBounds", "DecisionAgreement", "MultiverseResult",
-                 "JudgeAgreement"):
+    assert {
+        "EffectSizes",
+        "JudgmentBounds",
+        "DecisionAgreement",
+        "MultiverseResult",
+        "JudgeAgreement",
+    } <= set(_READERS)
+    for name in (
+        "EffectSizes",
+        "JudgmentBounds",
+        "DecisionAgreement",
+        "MultiverseResult",
+        "JudgeAgreement",
+    ):
         assert callable(getattr(getattr(mrrstats, name), "methods", None)), name
 
 
 def test_bootstrap_normal_and_studentized_intervals_are_named(trec7):
     rr, _ = trec7
-    for method, words in (("normal", "normal bootstrap intervals"),
-                          ("studentized", "studentised (bootstrap-t) intervals")):
-        m = mrrstats.bootstrap_ci(rr.iloc[:, 0], rr.iloc[:, 1], method=method, n_resamples=999,
-                                  rng=1).methods()
+    for method, words in (
+        ("normal", "normal bootstrap intervals"),
+        ("studentized", "studentised (bootstrap-t) intervals"),
+    ):
+        m = mrrstats.bootstrap_ci(
+            rr.iloc[:, 0], rr.iloc[:, 1], method=method, n_resamples=999, rng=1
+        ).methods()
         _check_citations(m)
         assert words in m.text and "@efron1993" in m.text
