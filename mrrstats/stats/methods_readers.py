@@ -501,7 +501,7 @@ def _judges(r: Any) -> Facts:
         cites = (
             ("kendall1938", "yilmaz2008")
             + (PROCEDURES[r.test].cites if r.test in PROCEDURES else ())
-            + (CORRECTION_TEXT.get(correction, ("", ()))[1] if corr else ())
+            + (CORRECTION_TEXT.get(str(correction), ("", ()))[1] if corr else ())
         )
         notes.append(
             (
