@@ -407,3 +407,52 @@ def test_a_pair_without_variation_is_named_not_meta_analysed(inputs, tmp_path):
     assert "x - w: not meta-analysed" in (tmp_path / "tables" / "collections_meta.md").read_text(
         encoding="utf-8"
     )
+
+
+def _trec_files(qrels, runs, folder):
+    """``(qrels path, [run paths])`` of TREC-format files holding the dicts."""
+    folder.mkdir(parents=True, exist_ok=True)
+    q = folder / "qrels.txt"
+    q.write_text(
+        "".join(f"{qid} 0 {d} {g}\n" for qid, docs in qrels.items() for d, g in docs.items()),
+        encoding="utf-8",
+    )
+    paths = []
+    for name, run in runs.items():
+        lines = []
+        for qid, docs in run.items():
+            ranked = sorted(docs.items(), key=lambda kv: -kv[1])
+            lines += [f"{qid} Q0 {d} {i + 1} {s!r} {name}\n" for i, (d, s) in enumerate(ranked)]
+        path = folder / f"{name}.run"
+        path.write_text("".join(lines), encoding="utf-8")
+        paths.append(path)
+    return q, paths
+
+
+def test_cli_collections_of_qrels_and_runs(inputs, tmp_path, capsys):
+    q0, runs0 = _trec_files(*inputs["alpha"], tmp_path / "main")
+    argv = [
+        "report",
+        str(q0),
+        *map(str, runs0),
+        "-m",
+        "RR",
+        "--no-notebook",
+        "--quiet",
+        "--no-multiverse",
+        "--n-resamples",
+        "99",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path / "r"),
+    ]
+    for name in ("beta", "gamma", "delta"):
+        q, runs = _trec_files(*inputs[name], tmp_path / name)
+        argv += ["--collection", f"{name}={q},{','.join(map(str, runs))}"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    s = json.loads((tmp_path / "r" / "settings.json").read_text(encoding="utf-8"))
+    assert s["collections"]["collections"] == ["beta", "gamma", "delta"]
+    assert s["collections"]["systems"] == ["x.run", "y.run", "z.run"]  # run file names
+    assert s["collections"]["n_queries"] == {"beta": 10, "gamma": 14, "delta": 9}
