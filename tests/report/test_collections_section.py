@@ -278,7 +278,7 @@ def test_bad_collections(inputs, tmp_path, collections, words):
 
 
 def test_cli(tmp_path, capsys):
-    rr = mrrstats.datasets.trec7_scores("RR")
+    rr = mrrstats.datasets.trec7_scores("RR").iloc[:, :4]  # four systems: a quick report
     argv = [
         "report",
         "--scores",
