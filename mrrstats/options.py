@@ -11,7 +11,8 @@ from __future__ import annotations
 
 __all__ = ["TIES", "QUERIES", "ENGINES", "EMPTY_TARGET", "BAYES_METHODS", "CALIBRATION_TESTS",
            "NULLS", "META_TESTS", "EFFECTS", "REPLICATE_METHODS", "POPULATIONS",
-           "PPI_VARIANCES", "REPLICATE_DRAWS", "CD_TESTS"]
+           "PPI_VARIANCES", "REPLICATE_DRAWS", "CD_TESTS", "TAU2_METHODS", "RE_METHODS",
+           "RE_TESTS", "MIXED_DF_METHODS", "BOOTSTRAP_CI_METHODS"]
 
 #: Tie conventions of ``rank_run`` and ``evaluate`` (:mod:`mrrstats.model.ranking`).
 TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
@@ -51,3 +52,16 @@ PPI_VARIANCES = ("moderated", "sample")
 #: (Demsar 2006), pairwise Wilcoxon signed-rank tests with Holm's correction (Benavoli et
 #: al. 2016), Conover's post-hoc test of Friedman's ranks (Holm-adjusted).
 CD_TESTS = ("nemenyi", "wilcoxon-holm", "conover")
+#: Between-collection variance estimators of :func:`mrrstats.across_collections` by default
+#: (rows of ``.meta``): DerSimonian-Laird and Paule-Mandel.
+TAU2_METHODS = ("DL", "PM")
+#: All estimators :func:`mrrstats.stats.meta.random_effects` offers (REML: restricted
+#: maximum likelihood; SJ: Sidik-Jonkman).
+RE_METHODS = ("DL", "PM", "REML", "SJ")
+#: Tests of the pooled effect: normal (``"z"``) or Knapp-Hartung (``"knha"``).
+RE_TESTS = ("z", "knha")
+#: ``df_method=`` of :func:`mrrstats.mixed_model`: Wald z, or t with Satterthwaite's df.
+MIXED_DF_METHODS = ("wald", "satterthwaite")
+#: ``method=`` of :func:`mrrstats.bootstrap_ci`: those of every bootstrap (BCa, percentile,
+#: basic), the normal one, and the studentized (bootstrap-t) one.
+BOOTSTRAP_CI_METHODS = ("bca", "percentile", "basic", "normal", "studentized")

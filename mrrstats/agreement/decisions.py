@@ -20,11 +20,13 @@ import pandas as pd
 from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, TEST, WORKERS
 from ..errors import ParameterError
 from ..stats import discriminative_power, pairwise_tests
+from ..stats.methods_readers import methods_text
 from ..validation import alpha_iv, rng_iv
 from .measures import aligned_score_frames, measure_name_iv
 
 if TYPE_CHECKING:
     from .._typing import Correction, Scores, Seed
+    from ..stats.methods import MethodsText
 
 __all__ = ["DecisionAgreement", "decision_agreement", "discriminative_power_table"]
 
@@ -91,6 +93,10 @@ class DecisionAgreement:
     alpha: float
     n_resamples: int | None
     seed: int | None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """The per-pair table (a copy of :attr:`pairs`)."""

@@ -31,6 +31,7 @@ from ..defaults import ALPHA, CORRECTION, N_RESAMPLES, REL, TEST
 from ..errors import ParameterError, ParameterTypeError
 from ..io.trec import Qrels, qrels_iv
 from ..metrics.evaluation import evaluate
+from ..stats.methods_readers import methods_text
 from ..validation import alpha_iv, float_iv, n_resamples_iv, rng_iv
 from .decisions import decision_agreement
 from .measures import ranking_agreement
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .._typing import MeasuresInput, QrelsInput, RunsInput, Seed
+    from ..stats.methods import MethodsText
 
 __all__ = ["JudgeAgreement", "SimulatedJudge", "judge_agreement", "judge_confusion",
            "simulate_judge", "cohen_kappa", "krippendorff_alpha", "LENIENT_SHARE"]
@@ -358,6 +360,10 @@ class JudgeAgreement:
     alpha: float
     n_resamples: int
     seed: int | None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure: the ranking agreement, with the label statistics repeated

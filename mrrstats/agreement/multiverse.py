@@ -30,6 +30,7 @@ from ..metrics.measures import higher_is_better, measures_iv
 from ..model.ranking import TIES
 from ..options import EMPTY_TARGET, QUERIES
 from ..stats import pairwise_tests
+from ..stats.methods_readers import methods_text
 from ..validation import alpha_iv, choice_iv, int_iv, rng_iv
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from .._typing import MeasuresInput, QrelsInput, RunsInput, Seed
+    from ..stats.methods import MethodsText
 
 __all__ = ["MultiverseResult", "multiverse"]
 
@@ -87,6 +89,10 @@ class MultiverseResult:
     alpha: float
     n_resamples: int | None = None
     seed: int | None = None
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """The tidy one-table view: the per-convention summary."""

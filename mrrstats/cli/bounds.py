@@ -31,6 +31,9 @@ def add_arguments(p) -> None:
                    help="print the per-query lower and upper values too")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="output format (default: table)")
+    p.add_argument("--methods", action="store_true",
+                   help="print the methods paragraph of the results (.methods(); Pandoc [@key] "
+                        "citations) instead of the results")
 
 
 def run(args) -> int:
@@ -47,6 +50,9 @@ def run(args) -> int:
             raise ValueError("need QRELS and at least one RUN file (or --example)")
         qrels, runs = args.qrels, list(args.runs)
     res = judgment_bounds(qrels, runs, args.measures or ["RR"], ties=args.ties, rel=args.rel)
+    if args.methods:
+        print(res.methods().text)
+        return 0
     if args.format == "json":
         out = {"measures": list(res.measures), "runs": list(res.runs),
                "flagged": list(res.flagged), "systems": frame_records(res.systems)}

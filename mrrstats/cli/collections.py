@@ -6,12 +6,15 @@ topics split into 5 sets of 10 as collections, the best run against the median r
 Prints each collection's difference, d_z and one-sided p-value, the partial-conjunction
 p-values, the estimated number of collections where A is better (Bonferroni and Fisher,
 Dror et al. 2017), which ones (Holm), and the random-effects meta-analysis
-(DerSimonian-Laird, Paule-Mandel) with tau^2 and I^2 (:func:`mrrstats.across_collections`).
+with tau^2 and its Q-profile interval and I^2 (:func:`mrrstats.across_collections`).
+``--tau2`` chooses the between-collection variance estimators (DL, PM, REML, SJ; default
+DL and PM), ``--knapp-hartung`` the Knapp-Hartung t test and interval of the pooled effect
+(R's metafor ``rma(test="knha")``), and ``--methods`` prints the methods paragraph.
 """
 
 from __future__ import annotations
 
-from ..options import EFFECTS, META_TESTS
+from ..options import EFFECTS, META_TESTS, RE_METHODS, TAU2_METHODS
 
 HELP = ("several collections: replicability (partial conjunctions, Dror et al. 2017) and "
         "random-effects meta-analysis of a pair of systems")
@@ -35,6 +38,17 @@ def add_arguments(p) -> None:
     p.add_argument("--confidence-level", type=float, default=0.95, help="(0.95)")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed of the randomization/bootstrap tests")
+    p.add_argument("--tau2", nargs="+", choices=RE_METHODS, default=list(TAU2_METHODS),
+                   metavar="METHOD",
+                   help="between-collection variance estimators, one meta-analysis row each: "
+                        "DL (DerSimonian-Laird), PM (Paule-Mandel), REML, SJ (Sidik-Jonkman) "
+                        f"(default {' '.join(TAU2_METHODS)}; as R's metafor rma(method=...))")
+    p.add_argument("--knapp-hartung", action="store_true",
+                   help="Knapp-Hartung adjustment of the pooled effect: t test and interval "
+                        "with N - 1 df (metafor's test=\"knha\"; default: normal)")
+    p.add_argument("--methods", action="store_true",
+                   help="print the methods paragraph of the results (.methods(); Pandoc [@key] "
+                        "citations) instead of the results")
 
 
 def _data(args):
@@ -77,7 +91,12 @@ def run(args) -> int:
     gen, seed = rng_iv(args.seed)
     res = across_collections(_data(args), test=args.test, alternative=args.alternative,
                              alpha=args.alpha, effect=args.effect,
-                             confidence_level=args.confidence_level, rng=gen)
+                             confidence_level=args.confidence_level,
+                             tau2_methods=tuple(dict.fromkeys(args.tau2)),
+                             meta_test="knha" if args.knapp_hartung else "z", rng=gen)
+    if args.methods:
+        print(res.methods().text)
+        return 0
     print(f"# test {res.test} ({res.alternative}), alpha {res.alpha:g}, effect {res.effect}, "
           f"seed {seed}")
     print(text_table(["collection", "n_queries", "a - b", "d_z", "p", "replicated"],
@@ -88,11 +107,15 @@ def run(args) -> int:
     print(text_table(["u", "Bonferroni", "Fisher"],
                      [[str(u), pvalue_text(r.bonferroni), pvalue_text(r.fisher)]
                       for u, r in res.partial_conjunction.iterrows()], align="rrr"))
-    print("# random effects")
-    print(text_table(["method", "estimate", "interval", "tau^2", "I^2", "prediction interval"],
+    kind = "Knapp-Hartung t" if res.meta_test == "knha" else "normal"
+    print(f"# random effects ({kind} interval and p of the pooled effect; tau^2 interval: "
+          "Q-profile)")
+    print(text_table(["method", "estimate", "interval", "p", "tau^2", "tau^2 interval", "I^2",
+                      "prediction interval"],
                      [[str(m), f"{r.estimate:+.4f}", interval_text(r.ci_low, r.ci_high, "+.4f"),
-                       f"{r.tau2:.4g}", f"{100 * r.i2:.0f}%",
+                       pvalue_text(r.pvalue), f"{r.tau2:.4g}",
+                       interval_text(r.tau2_ci_low, r.tau2_ci_high, ".4g"), f"{100 * r.i2:.0f}%",
                        interval_text(r.pi_low, r.pi_high, "+.3f")]
-                      for m, r in res.meta.iterrows()], align="lrrrrr"))
+                      for m, r in res.meta.iterrows()], align="lrrrrrrr"))
     print("\n".join(wrap(res.summary())))
     return 0

@@ -4,11 +4,16 @@
 FILE.csv --systems A B``) prints the mean difference, the Hodges-Lehmann shift
 with its Wilcoxon interval (as R's ``wilcox.test(conf.int = TRUE)``), d_z with
 its noncentral-t interval, the probability of superiority with a bootstrap
-interval and, with ``--margin``, the equivalence tests (TOST).
+interval, the bootstrap interval of the mean difference (:func:`mrrstats.bootstrap_ci`;
+``--bootstrap-method`` bca, percentile, basic, normal or studentized, the last two as R's
+``boot.ci`` ``type="norm"`` and ``"stud"``) and, with ``--margin``, the equivalence tests
+(TOST).
 """
 
 from __future__ import annotations
 
+from .. import defaults
+from ..options import BOOTSTRAP_CI_METHODS
 from .common import add_conventions
 from .evaluate import resolve_inputs
 
@@ -31,6 +36,10 @@ def add_arguments(p) -> None:
     p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
                    help="resamples for the bootstrap and randomization parts (10000)")
     p.add_argument("--seed", type=int, default=None, help="random seed")
+    p.add_argument("--bootstrap-method", choices=BOOTSTRAP_CI_METHODS,
+                   default=defaults.BOOTSTRAP_METHOD,
+                   help="bootstrap interval of the mean difference: bca (default), percentile, "
+                        "basic, normal or studentized (bootstrap-t), as R's boot.ci types")
     p.add_argument("--missing", choices=("raise", "drop"), default="raise",
                    help="a query one system lacks: error (default) or drop it")
 
@@ -38,6 +47,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from ..io.trec import read_score_matrix
     from ..metrics.evaluation import evaluate
+    from ..stats.bootstrap import bootstrap_ci
     from ..stats.estimation import effect_size_intervals, equivalence_test, hodges_lehmann
     from ..validation import rng_iv
 
@@ -76,9 +86,14 @@ def run(args) -> int:
     hl = hodges_lehmann(a, b, confidence_level=cl, missing=args.missing)
     es = effect_size_intervals(a, b, confidence_level=cl, n_resamples=args.n_resamples,
                                missing=args.missing, rng=gen)
+    boot = bootstrap_ci(a, b, method=args.bootstrap_method, confidence_level=cl,
+                        n_resamples=args.n_resamples, missing=args.missing, rng=gen)
+    bci = boot.confidence_interval()
     diff = float((a - b).mean())
     print(f"# {measure}: {a_name} - {b_name}, {es.n_queries} queries, seed = {seed}")
-    print(f"mean difference           {diff:+.4f}")
+    print(f"mean difference           {diff:+.4f}  "
+          f"{interval_text(bci.low, bci.high, '+.4f')} (bootstrap {boot.method}, "
+          f"B = {args.n_resamples})")
     print(f"Hodges-Lehmann shift      {hl.estimate:+.4f}  "
           f"{interval_text(hl.low, hl.high, '+.4f')} ({hl.confidence_level:g}, {hl.method})")
     print(f"d_z                       {es.d_z:+.4f}  "

@@ -42,6 +42,9 @@ def add_arguments(p) -> None:
                    help="random seed (default: fresh entropy; the seed used is reported)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="output format (default: table)")
+    p.add_argument("--methods", action="store_true",
+                   help="print the methods paragraph of the results (.methods(); Pandoc [@key] "
+                        "citations) instead of the results")
 
 
 def run(args) -> int:
@@ -61,6 +64,9 @@ def run(args) -> int:
     res = judge_agreement(judge, human, runs, args.measures or ["RR"], rel=args.rel,
                           test=args.test, correction=args.correction, alpha=args.alpha,
                           n_resamples=args.n_resamples, rng=args.seed)
+    if args.methods:
+        print(res.methods().text)
+        return 0
     if args.format == "json":
         conf = res.confusion
         print(json.dumps({

@@ -43,6 +43,9 @@ def add_arguments(parser) -> None:
                      correction_default="holm", alternative=False)
     parser.set_defaults(test="t")
     parser.add_argument("--csv", metavar="FILE", help="write the per-convention x pair table")
+    parser.add_argument("--methods", action="store_true",
+                        help="print the methods paragraph of the results (.methods(); Pandoc "
+                             "[@key] citations) instead of the results")
     add_wide(parser, "every convention and each universe's ordering of the systems")
 
 
@@ -63,6 +66,9 @@ def run(args) -> int:
                      empty_targets=args.empty_targets, unjudged=args.unjudged, test=args.test,
                      correction=args.correction, alpha=args.alpha,
                      n_resamples=args.n_resamples, rng=args.seed)
+    if args.methods:
+        print(res.methods().text)
+        return 0
     from ..formatting import frame_text, wrap
 
     conventions = ["measure", "ties", "queries", "rel", "cutoff", "empty_target", "unjudged"]

@@ -11,6 +11,12 @@ Three kinds of input:
   matrices (one per measure; no random-ranking baseline, which needs candidate
   counts).
 
+``--collection NAME=FILE.csv`` (a per-query score matrix of the first measure) or
+``--collection NAME=QRELS,RUN,RUN...`` (repeatable, two or more) adds the section "Across
+collections" (critical-difference diagram, Friedman's test, meta-analysis);
+``--clusters-as-collections`` takes the clusters of queries (CAsT's conversations) as the
+collections, e.g. ``mrrstats report --example --clusters-as-collections --out DIR``.
+
 See :func:`mrrstats.make_report` for what the folder contains.
 """
 
@@ -89,6 +95,16 @@ def add_arguments(p) -> None:
                         "difference < M for every pair (default: none, no equivalence test; "
                         "there is no default margin, since what is negligible depends on the "
                         "measure and the use)")
+    p.add_argument("--collection", action="append", default=None,
+                   metavar="NAME=FILE.csv|NAME=QRELS,RUN,RUN",
+                   help="one of several collections with the same systems, repeatable (two or "
+                        "more): a per-query score matrix of the first measure, or a qrels file "
+                        "and run files (comma-separated); adds the section 'Across "
+                        "collections' (critical-difference diagram, Friedman's test, "
+                        "meta-analysis)")
+    p.add_argument("--clusters-as-collections", action="store_true",
+                   help="the section 'Across collections' with the clusters of queries "
+                        "(--clusters; CAsT's conversations) as the collections")
     p.add_argument("--segment-by", metavar="SPEC", default=None,
                    help="segments section: prefix:SEP (the query id up to SEP) or a TSV file "
                         "of query<TAB>segment lines; per-segment means and tests, corrected "
@@ -105,6 +121,31 @@ def _control_name(control, runs):
         if str(r) == control or Path(str(r)) == Path(control):
             return run_name(r)
     return control
+
+
+def _collections(specs):
+    """``--collection`` values as make_report's ``collections``."""
+    from ..io.trec import read_score_matrix
+
+    if len(specs) < 2:
+        raise ValueError("--collection: give two collections or more")
+    out = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        if not sep or not name or not value:
+            raise ValueError(f"--collection {spec!r}: write NAME=FILE.csv or "
+                             "NAME=QRELS,RUN,RUN")
+        if name in out:
+            raise ValueError(f"--collection: the name {name!r} is given twice")
+        parts = value.split(",")
+        if len(parts) == 1:
+            out[name] = read_score_matrix(parts[0])
+        elif len(parts) >= 3:
+            out[name] = (parts[0], parts[1:])
+        else:
+            raise ValueError(f"--collection {spec!r}: a qrels file needs two run files or "
+                             "more (NAME=QRELS,RUN,RUN)")
+    return out
 
 
 def run(args) -> int:
@@ -124,6 +165,13 @@ def run(args) -> int:
                   equivalence_margin=args.margin, judge_qrels=args.judge)
     if args.segment_by:
         kwargs["segment_by"] = label_spec(args.segment_by, "--segment-by")
+    if args.collection and args.clusters_as_collections:
+        raise ValueError("give either --collection NAME=... or --clusters-as-collections, "
+                         "not both")
+    if args.collection:
+        kwargs["collections"] = _collections(args.collection)
+    elif args.clusters_as_collections:
+        kwargs["collections"] = "clusters"
     if args.example:
         if args.qrels or args.runs or args.scores:
             raise ValueError("give either --example or QRELS RUN... / --scores, not both")

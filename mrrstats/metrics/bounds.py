@@ -39,6 +39,7 @@ from .measures import measures_iv, parse_measures
 
 if TYPE_CHECKING:
     from .._typing import MeasuresInput, QrelsInput, RunsInput
+    from ..stats.methods import MethodsText
 
 __all__ = ["JudgmentBounds", "judgment_bounds", "PoolingBiasWarning", "POOLING_BIAS",
            "GUARANTEED"]
@@ -82,6 +83,15 @@ class JudgmentBounds:
     measures: tuple
     runs: tuple
     flagged: tuple
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        import importlib
+
+        # the paragraph generator lives with the statistics (mrrstats.stats), which import
+        # the metrics; imported at call time so that metrics never imports stats
+        readers = importlib.import_module("mrrstats.stats.methods_readers")
+        return readers.methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """The long per-query frame (``run, query, measure, lower, upper, value,

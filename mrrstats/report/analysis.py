@@ -35,6 +35,7 @@ from ..stats.multiple import adjust_pvalues
 from ..stats.power import ttest_power
 from ..stats.randomization import randomization_test
 from ..stats.registry import CORRECTIONS, FAMILY_TESTS
+from .collections_section import load_collections
 from .data import ReportData, evaluation_from
 from .designs import design_frames
 from .judged_section import load_judged
@@ -397,7 +398,8 @@ def recompute_report(path, *, progress=False, workers=-1) -> ReportData:
     # the multiverse needs the run files: the saved one is kept as it is
     return analyse(scores, stats, settings, progress=progress, workers=workers,
                    multiverse=load_multiverse(path / "results", manifest),
-                   judged=load_judged(path / "results"))
+                   judged={**load_judged(path / "results"),
+                           **load_collections(path / "results")})
 
 
 def say(progress, msg, end="\n", prefix=True):

@@ -28,16 +28,25 @@ sent to a reviewer or attached to a paper::
                          two-way ANOVA's
         segments         per segment and pair: the test within the segment, adjusted across
                          segments (only with segment_by)
+        collections, collections_pairs, collections_meta
+                         across collections (only with collections=): average ranks,
+                         Friedman/Iman-Davenport, the critical difference and cliques;
+                         every pair's Nemenyi test; the meta-analysis of one system
+                         against each other
       tables/comparison.json   the stable JSON contract of Comparison.to_json()
       methods.md         the methods paragraph of the comparison (Comparison.methods():
                          test, alternative, queries, B, seed, correction, alpha, interval
-                         and its measured coverage), with Pandoc and LaTeX citations
+                         and its measured coverage), with Pandoc and LaTeX citations;
+                         with collections=, the paragraphs of critical_difference and
+                         across_collections after it
       references.bib     the BibTeX entries of every work methods.md cites
       results/           what the notebook draws, saved by the one run of the analysis:
         pairs.csv, means.csv, versus_control.csv, random_baseline.csv, rr_summary.csv,
         agreement.csv, power.csv, leaderboard.csv, clustered.csv, multiverse_*.csv,
         estimation.csv, mixed.csv,
         segments.csv, segment_means.csv (with segment_by),
+        collections_scores.csv, collections_ranks.csv, collections_tests.csv,
+        collections_pairs.csv, collections_meta.csv (with collections=),
         null_distribution.npy (the null distribution of the test of the pair shown up
         close, when the test keeps it) and results.json
       screenshots/       (example report only) the page as Chromium shows it
@@ -64,7 +73,9 @@ comparison's decisions and the multiverse the paired t test, and the mixed
 model and the Hodges-Lehmann and TOST numbers are exact: none of them draws
 random numbers. The segments
 (``segment_by``) are :func:`mrrstats.compare`'s with a Generator of their own
-seeded with the same seed, so they leave every other number unchanged. The
+seeded with the same seed, so they leave every other number unchanged, and so do
+the optional sections (:mod:`mrrstats.report.designs`,
+:mod:`mrrstats.report.collections_section`), each with a Generator of its own. The
 notebook draws no random numbers.
 """
 
@@ -91,6 +102,7 @@ from ..io.trec import qrels_iv, read_score_matrix
 from ..metrics.evaluation import evaluate
 from ..model.scoretable import score_sources
 from ..progress import progress_enabled
+from ..stats.references import bibtex
 from ..stats.registry import correction_spec, test_spec
 from ..validation import (
     alpha_iv,
@@ -104,10 +116,11 @@ from ..validation import (
     workers_iv,
 )
 from .analysis import analyse, is_rr, say
+from .collections_section import collections_results, methods_section
 from .data import ReportResult, per_query_frame
 from .designs import DESIGN_SECTIONS, design_settings
 from .judged_section import judged_results
-from .notebook import write_notebook
+from .notebook import left_out_counts, write_notebook
 from .sections import MULTIVERSE_OPTIONS, cluster_labels, multiverse_result
 from .staging import prepare, staged
 from .storage import (
@@ -134,6 +147,7 @@ if TYPE_CHECKING:
         Seed,
     )
     from ..stats.compare import Comparison
+    from ..stats.methods import MethodsText
 
 __all__ = ["make_report", "RNG_ORDER", "RANDOM_MODELS"]
 
@@ -171,6 +185,7 @@ def make_report(qrels: QrelsInput | None = None, runs: RunsInput | None = None, 
                 equivalence_margin: float | None = None, judge_qrels: QrelsInput | None = None,
                 replicates: Mapping[str, Sequence[str]] | None = None,
                 calibration: bool | int = False, bayesian: bool = False, rope: float | None = None,
+                collections: Mapping[str, Any] | Literal["clusters"] | None = None,
                 workers: int = defaults.WORKERS, rng: Seed = None) -> ReportResult:
     r"""Evaluate, test and write a reproducible report folder.
 
@@ -278,6 +293,25 @@ def make_report(qrels: QrelsInput | None = None, runs: RunsInput | None = None, 
         seed; :func:`mrrstats.judge_agreement`). QRELS RUN... input only. The
         section "Unjudged documents" (:func:`mrrstats.judgment_bounds`) is added
         whenever some run retrieves unjudged documents in its top 10.
+    collections : mapping, optional, keyword-only
+        The same systems on several collections: ``{collection: (qrels, runs)}``
+        (evaluated with the report's measures and conventions), ``{collection:
+        per-query scores}`` (a queries x systems DataFrame or score-matrix path, of
+        the first measure) or ``{collection: {measure: per-query scores}}``. Adds
+        the section "Across collections"
+        (:mod:`mrrstats.report.collections_section`): per measure, the average ranks
+        with their two-level bootstrap intervals, Friedman's test, the
+        Iman-Davenport F, Nemenyi's critical difference, the pairwise p-values,
+        the cliques and the critical-difference diagram
+        (:func:`mrrstats.critical_difference`), and the replicability analysis and
+        random-effects meta-analysis of the control system (else the best average
+        rank) against each other system (:func:`mrrstats.across_collections`); its
+        methods paragraphs go into ``methods.md`` and their references into
+        ``references.bib``. The collections are a design of their own: the rest of
+        the report is the one collection of ``qrels``/``runs`` (or ``scores``).
+        ``collections="clusters"`` takes the report's own clusters of queries
+        (``clusters``; e.g. the conversations of CAsT) as the collections.
+
     Returns
     -------
     ReportResult
@@ -334,18 +368,32 @@ def make_report(qrels: QrelsInput | None = None, runs: RunsInput | None = None, 
         settings.update(judged_settings)  # "judge", "bounds": only where they apply
     elif judge_qrels is not None:
         raise ParameterError("`judge_qrels` needs QRELS RUN... input (qrels and runs)")
+    coll_texts: list = []
+    if collections is not None:  # "Across collections" (report.collections_section)
+        if isinstance(collections, str):
+            collections = _clusters_as_collections(collections, inputs, queries_all,
+                                                   clusters)
+        say(progress, f"across collections ({len(collections)} collections) ...")
+        coll_frames, coll_settings, coll_texts = collections_results(
+            collections, inputs.measures, systems, control=o.control, alpha=o.alpha,
+            alternative=o.alternative, confidence_level=o.confidence_level,
+            n_resamples=o.n_resamples, seed=seed, ties=o.ties, rel=o.rel, queries=o.queries)
+        settings.update(coll_settings)
+        judged = {**judged, **coll_frames}
     # written beside `out` and swapped in when complete: the previous report stays whole
     # until then, whatever ends this call (report.staging)
     with staged(o.out) as stage:
         data, written = _write_analysis(stage, settings, inputs, mv, progress, o.workers,
-                                        judged)
+                                        judged, coll_texts)
         seconds = {"analysis": time.perf_counter() - t0}
         if notebook:
             files, secs = write_notebook(stage, title or "mrrstats report",
                                          segments="segments" in settings, timeout=o.timeout,
                                          designs=[k for k in DESIGN_SECTIONS if k in settings],
                                          progress=progress, show_code=show_code,
-                                         judged=tuple(judged))
+                                         judged=tuple(judged),
+                                         collections="collections" in settings,
+                                         left_out=left_out_counts(settings))
             written += files
             seconds.update(secs)
     say(progress, f"wrote {len(written)} files to {o.out} in {sum(seconds.values()):.1f} s")
@@ -413,6 +461,25 @@ def _read_score_matrices(items, measures):
     return _Inputs(frames=frames, measures=list(measures),
                    rr_measure=next((m for m in names if is_rr(m)), None), query_stats=None,
                    record={"kind": "scores", "scores": records}, evaluation=None, random=None)
+
+
+def _clusters_as_collections(collections, inputs, queries, clusters):
+    """``collections="clusters"``: ``{cluster: {measure: its queries' scores}}``."""
+    if collections != "clusters":
+        raise ParameterError("`collections` must be a mapping {collection: ...} or "
+                             f"'clusters', got {collections!r}", name="collections")
+    labels, _ = cluster_labels(queries, clusters)
+    if labels is None:
+        raise ParameterError("`collections='clusters'` needs clusters of queries (the query "
+                             "ids are not turn ids such as 106_3; pass clusters=)",
+                             name="collections")
+    out: dict = {str(c): {} for c in dict.fromkeys(labels)}
+    for m in inputs.measures:
+        frame = inputs.frames[m]
+        lab = np.asarray(cluster_labels(frame.index, clusters)[0], dtype=object)
+        for c in out:
+            out[c][m] = frame[lab == c]
+    return out
 
 
 def _cluster_settings(queries, clusters):
@@ -497,7 +564,7 @@ def _settings(o, inputs, systems, *, title, seed, clusters, multiverse, segments
     return settings
 
 
-def _write_analysis(out, settings, inputs, mv, progress, workers, judged=None):
+def _write_analysis(out, settings, inputs, mv, progress, workers, judged=None, extra=()):
     """Write ``per_query.csv`` and ``settings.json``, run the analysis on them (read back, so
     that the numbers are those of the files) and write ``tables/`` and ``results/``.
 
@@ -522,18 +589,24 @@ def _write_analysis(out, settings, inputs, mv, progress, workers, judged=None):
         (out / "tables" / name).write_text(text, encoding="utf-8", newline="")
         written.append(f"tables/{name}")
     written += save_results(data, out / "results")
-    for name, text in methods_files(data.comparison).items():
+    for name, text in methods_files(data.comparison, extra).items():
         (out / name).write_text(text, encoding="utf-8", newline="")
         written.append(name)
     return data, written
 
 
-def methods_files(comparison: Comparison) -> dict[str, str]:
-    """``{"methods.md": ..., "references.bib": ...}`` of a report's comparison."""
+def methods_files(comparison: Comparison,
+                  extra: Sequence[tuple[str, MethodsText]] = ()) -> dict[str, str]:
+    """``{"methods.md": ..., "references.bib": ...}`` of a report's comparison, and of the
+    sections in ``extra`` (``(heading, MethodsText)``, e.g. "Across collections")."""
     m = comparison.methods()
     text = ("# Methods\n\n" + m.text + "\n\nFor LaTeX (natbib `\\citep`; the entries are in "
             "`references.bib`):\n\n```latex\n" + m.latex + "\n```\n")
-    return {"methods.md": text, "references.bib": m.bibtex}
+    if not extra:
+        return {"methods.md": text, "references.bib": m.bibtex}
+    more, keys = methods_section(extra)
+    return {"methods.md": text + "\n" + more,
+            "references.bib": bibtex(dict.fromkeys((*m.keys, *keys)))}
 
 
 def _score_inputs(scores):

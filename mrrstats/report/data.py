@@ -106,6 +106,14 @@ class ReportData:
     replicates, calibration, bayesian : pandas.DataFrame or None
         The optional sections of :mod:`mrrstats.report.designs` (``replicates=``,
         ``calibration=``, ``bayesian=`` of :func:`mrrstats.make_report`).
+    collections_scores, collections_ranks, collections_tests, collections_pairs, \
+collections_meta : pandas.DataFrame or None
+        With ``collections=`` only: the section "Across collections"
+        (:mod:`mrrstats.report.collections_section`): per measure, collection and
+        system the mean and rank; per system the average rank, its interval and
+        cliques; Friedman's and Iman-Davenport's tests and the critical difference;
+        every pair's Nemenyi test; the meta-analysis of the reference system
+        against each other.
 
     A :class:`ReportData` from :func:`mrrstats.load_report` holds what
     :func:`mrrstats.make_report` saved (``comparison`` is None there: its tables are
@@ -141,6 +149,12 @@ class ReportData:
     replicates: pd.DataFrame | None = field(repr=False, default=None)
     calibration: pd.DataFrame | None = field(repr=False, default=None)
     bayesian: pd.DataFrame | None = field(repr=False, default=None)
+    #: With ``collections=``: the section "Across collections" (report.collections_section).
+    collections_scores: pd.DataFrame | None = field(repr=False, default=None)
+    collections_ranks: pd.DataFrame | None = field(repr=False, default=None)
+    collections_tests: pd.DataFrame | None = field(repr=False, default=None)
+    collections_pairs: pd.DataFrame | None = field(repr=False, default=None)
+    collections_meta: pd.DataFrame | None = field(repr=False, default=None)
 
     #: The name of ``versus_control`` in 0.1 (deprecated).
     versus_baseline = renamed_attribute("versus_control")

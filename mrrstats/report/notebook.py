@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from .. import tempfiles
+from .collections_section import add_collections_cells
 from .designs import add_design_cells
 from .judged_section import add_judged_cells
 
@@ -33,7 +34,7 @@ _IPC_MAX = 100
 
 
 def write_notebook(out, title, *, segments, timeout, progress, show_code, judged=(),
-                   designs=()):
+                   designs=(), collections=False, left_out=None):
     """Execute the report's notebook in ``out`` and export its page.
 
     Writes ``report.ipynb`` and ``report.html``; returns ``(files written,
@@ -43,12 +44,16 @@ def write_notebook(out, title, *, segments, timeout, progress, show_code, judged
 
     t1 = time.perf_counter()
     nb = inject_parameters(template(), {"report_dir": ".", "title": title})
+    if left_out:
+        add_left_out_cell(nb, left_out)
     if segments:
         add_segment_cells(nb)
     if judged:
         add_judged_cells(nb, judged)
     if designs:
         add_design_cells(nb, designs)
+    if collections:
+        add_collections_cells(nb)
     execute(nb, out, timeout, progress)
     nbformat.write(nb, str(Path(out) / "report.ipynb"))
     seconds = {"notebook": time.perf_counter() - t1}
@@ -86,6 +91,37 @@ else:
                                layout="constrained")
         mp.segment_means(data.segment_means, measure=m0, ax=ax)
         plt.show()"""
+
+
+def left_out_counts(settings) -> dict:
+    """``{run: judged queries left out}`` of a runs report under ``queries="both"`` (the
+    runs that left none out are not listed; empty when none did)."""
+    inp, ev = settings.get("input") or {}, settings.get("evaluation") or {}
+    if inp.get("kind") != "runs" or ev.get("queries") != "both":
+        return {}
+    return {r: int(c["qrels_only"]) for r, c in (inp.get("query_counts") or {}).items()
+            if int(c.get("qrels_only", 0))}
+
+
+def add_left_out_cell(nb, left_out):
+    """A note under the title: the judged queries each run left out (``queries="both"``).
+
+    Only in reports where some run retrieved nothing for a judged query, so that the
+    others are byte-identical to what they were.
+    """
+    import nbformat
+
+    runs = "; ".join(f"`{r}`: {n}" for r, n in left_out.items())
+    md = nbformat.v4.new_markdown_cell(
+        "**Queries left out.** The runs were evaluated as trec_eval does by default "
+        "(`queries = \"both\"`): a judged query a run retrieved nothing for is left out of "
+        f"that run's mean (and warned about: `QueriesLeftOutWarning`). Judged queries left "
+        f"out, per run: {runs}. Make the report with `queries=\"qrels\"` (`--queries qrels`, "
+        "trec_eval `-c`) to count them with a score of 0 instead.")
+    md["id"] = "left-out"    # fixed ids: the report is byte-reproducible
+    at = next((i + 1 for i, c in enumerate(nb.cells) if c.get("id") == "setup"), 1)
+    nb.cells[at:at] = [md]
+    return nb
 
 
 def add_segment_cells(nb):

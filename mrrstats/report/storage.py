@@ -28,6 +28,7 @@ import pandas as pd
 from ..agreement.multiverse import MultiverseResult
 from ..errors import InputError, ParameterError, ParameterTypeError
 from ..version import __version__
+from .collections_section import COLLECTIONS_TABLES, load_collections
 from .data import STAT_COLUMNS, ReportData
 from .judged_section import JUDGED_TABLES, load_judged
 
@@ -189,7 +190,8 @@ def save_results(data, folder):
                     allow_pickle=False)
         written.append("results/null_distribution.npy")
     for name, frame in (("segments", data.segments), ("segment_means", data.segment_means),
-                        *((n, getattr(data, n)) for n in JUDGED_TABLES)):
+                        *((n, getattr(data, n)) for n in JUDGED_TABLES),
+                        *((n, getattr(data, n)) for n in COLLECTIONS_TABLES)):
         if frame is not None:
             text = frame.to_csv(index=False, lineterminator="\n", float_format=None)
             (folder / f"{name}.csv").write_text(text, encoding="utf-8", newline="")
@@ -295,6 +297,7 @@ def load_report(path: PathLike, *, progress: bool = False) -> ReportData:
                    if (res / f"{name}.csv").is_file() else None)
             for name in ("segments", "segment_means")}
     return ReportData(multiverse=load_multiverse(res, manifest), **load_judged(res),
+                      **load_collections(res),
                       segments=segs["segments"], segment_means=segs["segment_means"],
                       leaderboard=tables["leaderboard"], clustered=tables["clustered"],
                       estimation=tables["estimation"], mixed=tables["mixed"],

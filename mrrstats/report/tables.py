@@ -30,6 +30,7 @@ from ..stats.registry import (
     interval_label,
     test_label,
 )
+from .collections_section import COLLECTIONS_ROWS
 from .designs import DESIGN_ROWS
 from .judged_section import bounds_rows, judge_rows
 from .plots import one_option_at_a_time
@@ -70,7 +71,8 @@ def report_tables(data) -> dict:
                          ("estimation", _estimation_rows),
                          ("mixed", _mixed_rows),
                          ("segments", _segments_rows), ("judge", judge_rows),
-                         ("judgment_bounds", bounds_rows), *DESIGN_ROWS.items()):
+                         ("judgment_bounds", bounds_rows), *DESIGN_ROWS.items(),
+                         *COLLECTIONS_ROWS.items()):
         built = render(data)
         if built is None:
             continue

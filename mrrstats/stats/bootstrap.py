@@ -24,6 +24,7 @@ import pandas as pd
 from ..defaults import BOOTSTRAP_METHOD
 from ..deprecation import renamed_attribute
 from ..errors import ParameterError
+from ..options import BOOTSTRAP_CI_METHODS
 from ..validation import (
     alternative_iv,
     confidence_level_iv,
@@ -36,7 +37,6 @@ from ..validation import (
 )
 from .designs import cluster_acceleration, cluster_bootstrap_rows, design_iv, design_sums
 from .intervals import (
-    CI_METHODS,
     ConfidenceInterval,
     acceleration_from_sums,
     accept_count,
@@ -67,9 +67,6 @@ if TYPE_CHECKING:
 __all__ = ["BootstrapCIResult", "BootstrapTestResult", "bootstrap_ci", "bootstrap_test",
            "bootstrap_ci_blocks", "poisson_means", "BOOTSTRAP_CI_METHODS"]
 
-#: Intervals of :func:`bootstrap_ci`: those of every bootstrap (``CI_METHODS``),
-#: the normal one, and the studentized (bootstrap-t) one.
-BOOTSTRAP_CI_METHODS = (*CI_METHODS, "normal", "studentized")
 
 
 @dataclass(frozen=True, eq=False)

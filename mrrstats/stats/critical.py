@@ -295,7 +295,13 @@ class CriticalDifferenceResult:
 # ranks, Friedman, Nemenyi
 # --------------------------------------------------------------------------
 def _ranks(X, higher):
-    """Ranks within each row, 1 = best, ties averaged."""
+    """Ranks within each row, 1 = best, ties averaged.
+
+    Scores equal to 12 decimals are ties: two per-query means that are equal in
+    exact arithmetic (e.g. P@5 on a few queries) can differ in their last bit by
+    the order of summation, and would otherwise rank apart.
+    """
+    X = np.round(np.asarray(X, dtype=float), 12)
     return stats.rankdata(-X if higher else X, axis=1, method="average")
 
 

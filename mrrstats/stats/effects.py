@@ -22,6 +22,7 @@ from ..deprecation import renamed_attribute, renamed_parameters
 from ..errors import ParameterError
 from ..model.scoretable import as_score_table
 from ..validation import float_iv, tolerance_iv
+from .methods_readers import methods_text
 from .pairs import pair_iv
 from .rows import effect_rows
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from .._typing import Missing, Scores
+    from .methods import MethodsText
 
 __all__ = ["EffectSizes", "blocked_anova", "effect_sizes", "residual_variance"]
 
@@ -171,6 +173,10 @@ class EffectSizes:
 
     zero_tolerance = renamed_attribute("atol")
     n = renamed_attribute("n_queries")
+
+    def methods(self) -> MethodsText:
+        """The methods paragraph and its references (:mod:`mrrstats.stats.methods`)."""
+        return methods_text(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the attributes, in their order."""

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import ScoreTable, as_score_table
-from ..options import EFFECTS, META_TESTS
+from ..options import EFFECTS, META_TESTS, RE_METHODS, RE_TESTS, TAU2_METHODS
 from ..validation import alpha_iv, alternative_iv, confidence_level_iv, rng_iv
 from .bayes import bayesian_hierarchical
 from .bootstrap import bootstrap_test
@@ -59,14 +59,6 @@ __all__ = [
     "RE_METHODS",
     "RE_TESTS",
 ]
-
-#: Between-collection variance estimators (rows of ``.meta``).
-TAU2_METHODS = ("DL", "PM")
-#: All estimators :func:`random_effects` offers (REML: restricted maximum
-#: likelihood; SJ: Sidik-Jonkman).
-RE_METHODS = ("DL", "PM", "REML", "SJ")
-#: Tests of the pooled effect: normal (``"z"``) or Knapp-Hartung (``"knha"``).
-RE_TESTS = ("z", "knha")
 
 
 @dataclass(frozen=True, eq=False)

@@ -336,6 +336,29 @@ PROCEDURES: dict[str, Procedure] = {
         (),
         "bootstrap resamples of the queries",
     ),
+    "effect-sizes-point": Procedure(
+        "the paired effect sizes: the mean difference, the standardised mean difference "
+        "$d_z = \\bar d / s_d$ and the paired probability of superiority (the share of "
+        "queries the first system wins, ties counting one half)",
+        ("cohen1988", "mcgraw1992"),
+    ),
+    "judgment-bounds": Procedure(
+        "the value of each run with its unjudged retrieved documents counted non-relevant "
+        "(trec_eval's convention, the lower end) and relevant (the upper end), and its share "
+        "of judged documents in the top 10 (Judged@10), a run far below the others' being "
+        "flagged as probably not pooled",
+        ("buckley2007", "sakai2007"),
+    ),
+    "multiverse": Procedure(
+        "multiverse analysis: the runs evaluated under every combination of the evaluation "
+        "conventions, and each convention's means, system order and significant pairs "
+        "compared with the reference convention's",
+        ("steegen2016",),
+    ),
+    "judge-agreement": Procedure(
+        "the measures of agreement below, on the labels and on the conclusions drawn from each",
+        (),
+    ),
     "random-baseline": Procedure(
         "the test against a uniformly random ranking of each query's candidates, with the "
         "expectation and variance in closed form and the adjusted score $(M - E)/(1 - E)$",
@@ -410,6 +433,11 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
     "percentile": ("percentile bootstrap intervals", ("efron1993",)),
     "basic": ("basic bootstrap intervals", ("efron1993",)),
     "studentized": ("studentised (bootstrap-t) intervals", ("efron1993",)),
+    "normal": (
+        "normal bootstrap intervals (the bias-corrected estimate plus or minus a normal "
+        "quantile times the bootstrap standard error)",
+        ("efron1993",),
+    ),
     "hodges-lehmann": (
         "Hodges-Lehmann intervals (the inversion of the signed-rank test)",
         ("hodges1963",),
@@ -446,6 +474,12 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
         "estimate, with t prediction intervals ($N - 2$ degrees of freedom) for a new "
         "collection",
         (),
+    ),
+    "meta-knha": (
+        "normal intervals of each collection's effect, Knapp-Hartung t intervals ($N - 1$ "
+        "degrees of freedom) of the pooled random-effects estimate, and t prediction "
+        "intervals ($N - 2$ degrees of freedom) for a new collection",
+        ("knapp2003",),
     ),
     "credible": ("central posterior credible intervals", ()),
     "rank-simultaneous": ("simultaneous rank intervals", ()),

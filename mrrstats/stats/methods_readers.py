@@ -25,6 +25,7 @@ from .methods import (
     _pairwise,
     _seed,
     register_readers,
+    resample_unit,
 )
 from .methods import methods_text as methods_text  # the one generator, with these readers
 from .registry import TESTS
@@ -45,8 +46,20 @@ def _test_label(test: str) -> str:
     return spec.label if spec is not None else test
 
 
+#: tau^2 estimator -> (its name, its references)
+_TAU2: dict[str, tuple[str, tuple[str, ...]]] = {
+    "DL": ("DerSimonian-Laird", ("dersimonian1986",)),
+    "PM": ("Paule-Mandel", ("paule1982",)),
+    "REML": ("restricted maximum likelihood (REML)", ("viechtbauer2005",)),
+    "SJ": ("Sidik-Jonkman", ("sidik2005",)),
+}
+
+
 def _across(r: Any) -> Facts:
     frame = r.collections
+    methods = [str(m) for m in r.meta.index]
+    tau2 = [_TAU2[m][0] for m in methods]
+    knha = getattr(r, "meta_test", "z") == "knha"
     n = len(frame)
     tests = list(dict.fromkeys(str(t) for t in frame["test"]))
     b = getattr(r, "n_resamples", None)
@@ -62,7 +75,7 @@ def _across(r: Any) -> Facts:
         seed=_seed(r) if b else None,
         correction="holm",
         alpha=r.alpha,
-        interval="meta-normal",
+        interval="meta-knha" if knha else "meta-normal",
         confidence_level=r.confidence_level,
         subject=f"We compared two systems over {n} collections "
         f"({_range(frame['n_queries'])} queries each)",
@@ -85,9 +98,15 @@ def _across(r: Any) -> Facts:
             ),
             (
                 f"The per-collection {effect} was pooled by a random-effects meta-analysis, "
-                "with the DerSimonian-Laird and the Paule-Mandel estimators of the "
-                "between-collection variance",
-                ("dersimonian1986", "paule1982"),
+                f"with the {_join(tau2)} "
+                f"estimator{'s' if len(tau2) > 1 else ''} of the between-collection "
+                "variance $\\tau^2$"
+                + (" and the Knapp-Hartung t test of the pooled effect" if knha else ""),
+                tuple(k for m in methods for k in _TAU2[m][1]) + (("knapp2003",) if knha else ()),
+            ),
+            (
+                "Intervals of $\\tau^2$ were Q-profile intervals",
+                ("viechtbauer2007",),
             ),
         ),
     )
@@ -326,6 +345,186 @@ def _discriminative(r: Any) -> Facts:
     )
 
 
+def _resamples(r: Any) -> int | None:
+    """``B`` of a result whose test draws resamples (None for the t, Wilcoxon, sign tests)."""
+    proc = PROCEDURES.get(r.test)
+    draws = (proc is not None and bool(proc.resample)) or str(r.correction).startswith(
+        "single-step"
+    )
+    return int(r.n_resamples) if r.n_resamples and draws else None
+
+
+def _point_effects(r: Any) -> Facts:
+    notes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    if math.isfinite(float(r.es_e)):
+        notes = (
+            (
+                "$ES_E$ divides the mean difference by the square root of the residual "
+                "variance $V_E$ of the two-way system x query ANOVA of all systems",
+                ("sakai2018",),
+            ),
+        )
+    return Facts(
+        "effect-sizes-point",
+        r.n_queries,
+        detail=f"differences within {_num(float(r.atol))} counted as ties",
+        measured=False,
+        notes=notes,
+    )
+
+
+def _judgment_bounds(r: Any) -> Facts:
+    measures = tuple(str(m) for m in r.measures)
+    flagged = tuple(r.flagged)
+    n_q = r.per_query["query"].nunique() if len(r.per_query) else 0
+    note = (
+        f"Flagged as probably not pooled: {_join(list(flagged))}"
+        if flagged
+        else "No run was flagged as probably not pooled"
+    )
+    return Facts(
+        "judgment-bounds",
+        measured=False,
+        subject=f"We bounded the {_join(list(measures))} of {len(r.runs)} runs over {n_q} queries",
+        notes=(
+            (
+                "For RR, P, Success and nDCG every complete judgment of the unjudged "
+                "documents gives a value between the two ends; for AP and R they are the two "
+                "conventions' values only",
+                (),
+            ),
+            (note, ()),
+        ),
+    )
+
+
+def _decisions(r: Any) -> Facts:
+    spec = TESTS.get(r.test)
+    correction = None if spec is not None and spec.family else r.correction
+    n_res = _resamples(r)
+    return Facts(
+        r.test,
+        alternative="two-sided",
+        n_resamples=n_res,
+        seed=_seed(r) if n_res else None,
+        correction=correction,
+        alpha=r.alpha,
+        family_size=r.n_pairs,
+        measures=(r.measure_a, r.measure_b),
+        subject=f"We compared the decisions of {r.measure_a} and {r.measure_b} on the "
+        f"{r.n_pairs} pairs of systems, each pair tested under each measure (both measures "
+        "with the same resamples)",
+        family=f"the {r.n_pairs} pairs of each measure",
+        resample=resample_unit(r.test, r.correction),
+        measured=False,
+        notes=(
+            (
+                "The decisions were then compared pair by pair: "
+                f"{r.n_both} significant under both in the same direction, "
+                f"{r.n_only_a} only under {r.measure_a}, {r.n_only_b} only under "
+                f"{r.measure_b} and {r.n_reversed} reversed; the flip share is the share of "
+                "the significant decisions that change with the measure",
+                ("sakai2006",),
+            ),
+        ),
+    )
+
+
+def _multiverse(r: Any) -> Facts:
+    summary = r.summary
+    n_conv = len(summary)
+    names = {
+        "ties": "the tie convention",
+        "queries": "the query set",
+        "rel": "the relevance threshold",
+        "cutoff": "the cutoff",
+        "empty_target": "the convention for queries without relevant documents",
+        "unjudged": "the convention for unjudged documents",
+    }
+    cols = [
+        names[c] for c in names if c in summary.columns and summary[c].astype(str).nunique() > 1
+    ]
+    varied = _join(cols) if cols else "none of the conventions"
+    systems = r.systems["system"].nunique() if len(r.systems) else 0
+    measures = tuple(dict.fromkeys(str(m) for m in summary.get("measure", ())))
+    spec = TESTS.get(r.test)
+    correction = None if spec is not None and spec.family else r.correction
+    n_res = _resamples(r)
+    return Facts(
+        "multiverse",
+        n_resamples=n_res,
+        seed=_seed(r) if n_res else None,
+        correction=correction,
+        alpha=r.alpha,
+        measures=measures,
+        subject=f"We evaluated {systems} systems on {_join(list(measures)) or 'the measures'}"
+        f" under {n_conv} conventions (varying {varied})",
+        family="the pairs of systems within each convention",
+        resample=resample_unit(r.test, r.correction),
+        measured=False,
+        notes=(
+            (
+                "Within each convention every pair of systems was tested with the two-sided "
+                + _test_label(r.test),
+                PROCEDURES[r.test].cites if r.test in PROCEDURES else (),
+            ),
+            (
+                "Each convention's system order was compared with the reference convention's "
+                "by Kendall's $\\tau$",
+                ("kendall1938",),
+            ),
+        ),
+    )
+
+
+def _judges(r: Any) -> Facts:
+    lab = r.labels.iloc[0]
+    notes: list[tuple[str, tuple[str, ...]]] = [
+        (
+            f"The labels of the {int(lab['n_pairs'])} (query, document) pairs both labelled "
+            "were compared by Cohen's $\\kappa$ (unweighted, linearly and quadratically "
+            f"weighted, and on relevance at grade $\\ge {int(r.rel)}$) and Krippendorff's "
+            "$\\alpha$ (nominal, ordinal and interval)",
+            ("cohen1960", "cohen1968", "hayes2007"),
+        ),
+    ]
+    rk = r.rankings
+    n_res = None
+    if len(rk):
+        spec = TESTS.get(r.test)
+        correction = None if spec is not None and spec.family else r.correction
+        corr = (
+            ""
+            if correction is None or correction == "none"
+            else f", corrected by {CORRECTION_TEXT.get(correction, (correction, ()))[0]}"
+        )
+        cites = (
+            ("kendall1938", "yilmaz2008")
+            + (PROCEDURES[r.test].cites if r.test in PROCEDURES else ())
+            + (CORRECTION_TEXT.get(str(correction), ("", ()))[1] if corr else ())
+        )
+        notes.append(
+            (
+                f"The conclusions under each set of labels ({_join(list(rk['measure']))} of "
+                f"{int(rk['n_systems'].max())} systems) were compared by Kendall's $\\tau$ "
+                "and $\\tau_{AP}$ between the system rankings and by the decisions of the "
+                f"{_test_label(r.test)} on every pair of systems{corr} at "
+                f"$\\alpha = {r.alpha:g}$",
+                cites,
+            )
+        )
+        n_res = _resamples(r)
+    return Facts(
+        "judge-agreement",
+        n_resamples=n_res,
+        seed=_seed(r) if n_res else None,
+        subject="We compared an automatic judge's relevance labels with people's",
+        resample=resample_unit(r.test, r.correction),
+        measured=False,
+        notes=tuple(notes),
+    )
+
+
 #: result class name -> the reader of its facts (registered with :func:`~.methods.facts_of`)
 READERS: dict[str, Callable[[Any], Facts]] = {
     "AcrossCollectionsResult": _across,
@@ -341,5 +540,10 @@ READERS: dict[str, Callable[[Any], Facts]] = {
     "TopicSetSizeResult": _topic_set_size,
     "SampledMetricResult": _sampled,
     "CalibrationResult": _calibration,
+    "EffectSizes": _point_effects,
+    "JudgmentBounds": _judgment_bounds,
+    "DecisionAgreement": _decisions,
+    "MultiverseResult": _multiverse,
+    "JudgeAgreement": _judges,
 }
 register_readers(READERS)

@@ -24,6 +24,7 @@ from scipy import stats
 
 from ..errors import ParameterError
 from ..model.scoretable import as_score_table
+from ..options import MIXED_DF_METHODS
 from ..validation import confidence_level_iv
 from .effects import residual_variance
 from .intervals import ConfidenceInterval, level_iv
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MixedModelResult", "mixed_model", "mixed_vs_anova", "MIXED_DF_METHODS"]
 
-#: Degrees of freedom of the mixed model's intervals and tests: none (Wald z)
-#: or Satterthwaite's (t, as R's lmerTest).
-MIXED_DF_METHODS = ("wald", "satterthwaite")
 
 
 def _satterthwaite_parts(groups, X, y, beta, su2, s2):

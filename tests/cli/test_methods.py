@@ -33,3 +33,21 @@ def test_mixed_methods(capsys):
     out = capsys.readouterr().out
     assert "systems on RR over" in out and "REML" in out and "[@laird1982]" in out
     assert "Wald intervals" in out and "query variance" not in out
+
+
+def test_bounds_judges_and_multiverse_methods(capsys):
+    """The results of issue 30 item 3 beyond the tests: --methods prints their paragraph."""
+    assert main(["bounds", "--example", "--methods", "-m", "RR", "-m", "P@10"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("We bounded the RR and P@10 of 5 runs over 158 queries")
+    assert "[@buckley2007; @sakai2007]" in out and "| run" not in out
+    assert main(["judges", "--example", "--methods", "--seed", "4", "--n-resamples", "300",
+                 "--correction", "holm"]) == 0
+    out = capsys.readouterr().out
+    assert "Cohen's $\\kappa$" in out and "$B = 300$" in out and "(seed 4)" in out
+    assert "@holm1979" in out
+    assert main(["multiverse", "--example", "--methods", "--ties", "trec_eval", "rank",
+                 "--queries", "both", "--cutoffs", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "varying the tie convention" in out and "[@steegen2016]" in out
+    assert "the cutoff" not in out  # one cutoff: not varied
