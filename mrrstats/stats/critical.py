@@ -23,7 +23,8 @@ With per-query input it also resamples at two levels, collections and then the
 queries within each, for intervals of each system's average rank and of each
 pair's differences that count both sources of variation; and
 :meth:`CriticalDifferenceResult.hierarchical` gives the Bayesian hierarchical
-comparison of a pair across the collections.
+comparison of a pair across the collections (the Student-t model of Corani et al. 2017,
+by MCMC; or its normal approximation).
 """
 
 from __future__ import annotations
