@@ -275,3 +275,15 @@ def test_bad_input_is_refused_naming_the_parameter():
         bayesian_hierarchical_t(ok, correlation=1.0)
     with pytest.raises(mrrstats.ParameterError, match="n_chains"):
         bayesian_hierarchical_t(ok, n_chains=1)
+
+
+def test_methods_paragraph_names_the_model_the_draws_and_the_diagnostics():
+    from tests.stats.test_methods import _check_citations
+
+    res = bayesian_hierarchical_t(ap_blocks("run1", "run2", 10), rope=0.01, n_draws=400, rng=1)
+    m = res.methods()
+    assert "over 5 collections" in m.text and "Student-t hierarchical model" in m.text
+    assert "$B = 3200$ MCMC posterior draws (seed 1)" in m.text
+    assert f"largest rank-normalised split $\\hat R$ {res.rhat:.3f}" in m.text
+    assert "@corani2017" in m.text and "ROPE" in m.text
+    _check_citations(m)

@@ -123,6 +123,7 @@ def main():
             s0 = fit["std0"][0] * scale
             nu = fit["nu"][0]
             res[key] = summary(d0, s0, nu, rope)
+            res[key]["divergent_transitions"] = int(np.sum(fit["divergent__"]))
         # baycomp itself (x = a, y = b: its "left" is a practically better)
         post = baycomp.HierarchicalTest(
             _scores(a, block), _scores(b, block), rope, nsamples=DRAWS, chains=CHAINS
