@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ..defaults import CONFIDENCE_LEVEL
 from ..errors import ParameterError, ParameterTypeError
 from ..validation import confidence_level_iv, int_iv, resource_iv, rng_iv
 from .bayes import BayesianComparison
@@ -174,7 +175,7 @@ def bayesian_hierarchical_t(
     differences: Sequence[ArrayLike] | Mapping[str, ArrayLike],
     *,
     rope: float | None = None,
-    confidence_level: float = 0.95,
+    confidence_level: float = CONFIDENCE_LEVEL,
     correlation: float = 0.0,
     n_chains: int = 8,
     n_draws: int = 1000,

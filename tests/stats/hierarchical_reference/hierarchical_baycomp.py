@@ -2,8 +2,8 @@
 
 Run with an environment that has ``baycomp`` 1.0.3 and ``pystan`` 3.10 (httpstan 4.13)::
 
-    python tests/stats/stan_reference/hierarchical_baycomp.py \
-        tests/stats/stan_reference/hierarchical_baycomp.json
+    python tests/stats/hierarchical_reference/hierarchical_baycomp.py \
+        tests/stats/hierarchical_reference/hierarchical_baycomp.json
 
 (run it outside the repository's directory: baycomp leaves a ``last-sample.pickle`` in
 the working directory).
@@ -101,7 +101,7 @@ def main():
 
     code = open(os.path.join(os.path.dirname(baycomp.__file__), "hierarchical-t-test.stan")).read()
     out = {
-        "command": "python tests/stats/stan_reference/hierarchical_baycomp.py OUT.json",
+        "command": "python tests/stats/hierarchical_reference/hierarchical_baycomp.py OUT.json",
         "versions": {
             "baycomp": "1.0.3",
             "pystan": stan.__version__ if hasattr(stan, "__version__") else "3",
