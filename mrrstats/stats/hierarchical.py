@@ -416,8 +416,10 @@ def _truncnorm(mean, sd, lo, hi, gen):
 
 def _truncgamma(shape, rate, lower, gen):
     """Gamma(shape, rate) truncated to (lower, inf): direct draws, and the inverse CDF for
-    the (rare) draws below ``lower``."""
-    g = gen.standard_gamma(shape) / rate
+    the (rare) draws below ``lower``; one independent draw per element of the broadcast
+    shape (per chain and collection)."""
+    full = np.broadcast(shape, rate, lower).shape
+    g = gen.standard_gamma(np.broadcast_to(shape, full)) / rate
     bad = g < lower
     if bad.any():
         sh, rt, lw = (np.broadcast_to(v, g.shape)[bad] for v in (shape, rate, lower))
