@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import (InputError, MrrstatsDeprecationWarning, MrrstatsError, ParameterError,
-                     ParameterTypeError, QueriesLeftOutWarning, ResourceError)
+from .errors import (ConvergenceWarning, InputError, MrrstatsDeprecationWarning, MrrstatsError,
+                     ParameterError, ParameterTypeError, QueriesLeftOutWarning, ResourceError)
 from .lazy import alias_modules as _alias_modules
 from .lazy import attach as _attach
 from .version import __version__ as __version__  # re-exported
@@ -66,6 +66,7 @@ _getattr, __dir__, _names = _attach(__name__, {
     "stats.critical": ["CriticalDifferenceResult", "critical_difference"],  # many systems too
     "stats.reproducibility": ["ReproducibilityResult", "reproducibility"],  # repro_eval
     "stats.bayes": ["BayesianComparison", "bayesian_comparison", "bayesian_hierarchical"],
+    "stats.hierarchical": ["HierarchicalComparison", "bayesian_hierarchical_t"],
     "stats.simulation": ["CalibrationResult", "calibrate_tests", "simulate_collection"],
     # -- MRR against other measures (mrrstats.agreement) ---------------------------
     "agreement": ["DecisionAgreement", "add_relevant", "agreement_matrix", "decision_agreement",
@@ -122,6 +123,7 @@ if TYPE_CHECKING:  # the names of the table above, for type checkers
     from .stats import blocked_anova
     from .stats.bayes import BayesianComparison, bayesian_comparison, bayesian_hierarchical
     from .stats.critical import CriticalDifferenceResult, critical_difference
+    from .stats.hierarchical import HierarchicalComparison, bayesian_hierarchical_t
     from .stats.meta import AcrossCollectionsResult, across_collections
     from .stats.ppi import PPIResult, ppi_evaluate
     from .stats.replicates import ReplicateComparison, replicate_tests, simulate_replicates
@@ -142,6 +144,7 @@ __all__ = [
     "ResourceError",
     "MrrstatsDeprecationWarning",
     "QueriesLeftOutWarning",
+    "ConvergenceWarning",
     "read_score_matrix",
     "datasets",
     "blocked",
@@ -228,6 +231,8 @@ __all__ = [
     "BayesianComparison",
     "bayesian_comparison",
     "bayesian_hierarchical",
+    "HierarchicalComparison",
+    "bayesian_hierarchical_t",
     "CalibrationResult",
     "calibrate_tests",
     "simulate_collection",

@@ -10,7 +10,8 @@ scipy keeps working.
 from __future__ import annotations
 
 __all__ = ["MrrstatsError", "InputError", "ParameterError", "ParameterTypeError",
-           "ResourceError", "MrrstatsDeprecationWarning", "QueriesLeftOutWarning"]
+           "ResourceError", "MrrstatsDeprecationWarning", "QueriesLeftOutWarning",
+           "ConvergenceWarning"]
 
 
 class MrrstatsError(Exception):
@@ -102,3 +103,10 @@ class QueriesLeftOutWarning(UserWarning):
     that counts them (``queries="qrels"``, ``empty_target="neg"``); the ids are in
     ``QueryCounts.qrels_only`` and ``no_relevant``.
     """
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """A sampler's chains may not have converged (R-hat above 1.01 or a bulk effective
+    sample size under 400, Vehtari et al. 2021): the message gives both and the
+    parameters that run longer chains. Its own class, so that a caller can raise or
+    silence it alone (it is a :class:`RuntimeWarning`, as before)."""

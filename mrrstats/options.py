@@ -10,9 +10,9 @@ that imports nothing, so that the command line builds its parser (``--ties
 from __future__ import annotations
 
 __all__ = ["TIES", "QUERIES", "ENGINES", "EMPTY_TARGET", "BAYES_METHODS", "CALIBRATION_TESTS",
-           "NULLS", "META_TESTS", "EFFECTS", "REPLICATE_METHODS", "POPULATIONS",
-           "PPI_VARIANCES", "REPLICATE_DRAWS", "CD_TESTS", "TAU2_METHODS", "RE_METHODS",
-           "RE_TESTS", "MIXED_DF_METHODS", "BOOTSTRAP_CI_METHODS"]
+           "HIERARCHICAL_MODELS", "NULLS", "META_TESTS", "EFFECTS", "REPLICATE_METHODS",
+           "POPULATIONS", "PPI_VARIANCES", "REPLICATE_DRAWS", "CD_TESTS", "TAU2_METHODS",
+           "RE_METHODS", "RE_TESTS", "MIXED_DF_METHODS", "BOOTSTRAP_CI_METHODS"]
 
 #: Tie conventions of ``rank_run`` and ``evaluate`` (:mod:`mrrstats.model.ranking`).
 TIES = ("trec_eval", "rank", "optimistic", "pessimistic", "realistic", "expected")
@@ -24,6 +24,9 @@ ENGINES = ("memory", "stream", "dask", "auto")
 EMPTY_TARGET = ("neg", "pos", "skip", "error")
 #: ``method=`` values of :func:`mrrstats.bayesian_comparison`.
 BAYES_METHODS = ("t", "bootstrap")
+#: ``model=`` of ``CriticalDifferenceResult.hierarchical``: the Student-t hierarchical model
+#: (MCMC) or its normal approximation.
+HIERARCHICAL_MODELS = ("t", "normal")
 #: Tests :func:`mrrstats.calibrate_tests` can run (vectorised over simulated collections).
 CALIBRATION_TESTS = ("t", "randomization", "bootstrap", "wilcoxon", "sign")
 #: ``null_hypothesis=`` of :func:`mrrstats.calibrate_tests`: equal expected means, or one

@@ -326,6 +326,9 @@ def _random_calls(s):
         {"x": s[["a", "b"]], "y": s[["c", "d"]]}, test="randomization")
     calls["critical_difference"] = lambda: mrrstats.critical_difference(
         {"x": s.iloc[:15], "y": s.iloc[15:]}, n_resamples=99)
+    calls["bayesian_hierarchical_t"] = lambda: mrrstats.bayesian_hierarchical_t(
+        [s["a"].iloc[:15] - s["b"].iloc[:15], s["a"].iloc[15:] - s["b"].iloc[15:]],
+        n_chains=2, n_draws=100, n_warmup=50)
     calls["reproducibility"] = lambda: mrrstats.reproducibility(
         data.qrels, {"baseline": data.runs[0], "advanced": data.runs[1]},
         {"baseline": data.runs[2], "advanced": data.runs[3]}, measures=["RR"], n_resamples=99)

@@ -13,7 +13,7 @@ significantly different, and every pair (:func:`mrrstats.critical_difference`);
 from __future__ import annotations
 
 from .. import defaults
-from ..options import CD_TESTS
+from ..options import CD_TESTS, HIERARCHICAL_MODELS
 
 HELP = (
     "many systems over many collections: average ranks, Friedman's test and the "
@@ -73,6 +73,27 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--plot", metavar="FILE", help="save the critical-difference diagram (.png, .pdf, .svg)"
     )
+    p.add_argument(
+        "--hierarchical",
+        nargs=2,
+        metavar=("A", "B"),
+        help="also the Bayesian hierarchical comparison of systems A and B across the "
+        "collections (per-query input; the Student-t model of Benavoli et al. 2017 by MCMC, "
+        "seeded by --seed)",
+    )
+    p.add_argument(
+        "--hierarchical-model",
+        choices=HIERARCHICAL_MODELS,
+        default="t",
+        help="t: the Student-t hierarchical model (MCMC, default); normal: its normal "
+        "approximation (exact, no draws)",
+    )
+    p.add_argument(
+        "--rope",
+        type=float,
+        default=None,
+        help="half-width of the region of practical equivalence of --hierarchical",
+    )
 
 
 def _table(args):
@@ -129,6 +150,10 @@ def run(args) -> int:
         rng=gen,
     )
     print(_text(res, seed))
+    if args.hierarchical:
+        a, b = args.hierarchical
+        h = res.hierarchical(a, b, rope=args.rope, model=args.hierarchical_model, rng=gen)
+        print(_hierarchical_text(h, a, b))
     if args.plot:
         import matplotlib
 
@@ -204,3 +229,18 @@ def _text(res, seed) -> str:
     lines.append(text_table(head, rows, align="l" + "r" * (len(head) - 2) + "l"))
     lines += [""] + wrap(res.summary())
     return "\n".join(lines)
+
+
+def _hierarchical_text(h, a, b) -> str:
+    """The hierarchical comparison of ``a`` and ``b`` in lines of at most 100 columns."""
+    from ..formatting import wrap
+
+    what = (
+        f"Student-t hierarchical model (MCMC: {h.n_chains} chains of {h.n_draws} draws, "
+        f"R-hat {h.rhat:.3f}, ESS {h.ess:.0f})"
+        if h.method == "hierarchical-t"
+        else "normal hierarchical model (the normal approximation)"
+    )
+    lines = [""] + wrap(f"Bayesian hierarchical comparison of A = {a} and B = {b} across the "
+                        f"collections: {what}", prefix="# ")
+    return "\n".join(lines + wrap(h.summary()))

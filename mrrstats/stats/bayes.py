@@ -17,7 +17,9 @@ practical equivalence, and a credible interval, in two ways:
 :func:`bayesian_hierarchical` pools several collections with the normal
 hierarchical model (collection effects :math:`\theta_j \sim N(\mu, \tau^2)`,
 observed with their standard errors), computed exactly on a grid over
-:math:`\tau` (BDA3 sec. 5.4): no sampler, no dependency.
+:math:`\tau` (BDA3 sec. 5.4): no sampler, no dependency. The Student-t hierarchical
+model of Corani et al. (2017) on the per-query differences is
+:func:`mrrstats.bayesian_hierarchical_t` (:mod:`mrrstats.stats.hierarchical`).
 """
 
 from __future__ import annotations
@@ -377,8 +379,10 @@ def bayesian_hierarchical(effects: ArrayLike, standard_errors: ArrayLike, *,
     evaluated on a grid up to where it is negligible; the posterior of
     :math:`\mu` is the mixture of normals over that grid, and a new
     collection's :math:`\theta_{new} \mid \tau, y \sim N(\hat\mu_\tau, V_\tau + \tau^2)`.
-    The Student-t hierarchical model of Corani et al. (2017) needs MCMC
-    (Stan), a heavy dependency this package does not take.
+    It is the normal approximation of the Student-t hierarchical model of Corani
+    et al. (2017) (Benavoli et al. 2017; ``baycomp.HierarchicalTest``), which
+    :func:`mrrstats.bayesian_hierarchical_t` fits by MCMC to the per-query
+    differences of each collection.
 
     Examples
     --------

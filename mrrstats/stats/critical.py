@@ -23,7 +23,8 @@ With per-query input it also resamples at two levels, collections and then the
 queries within each, for intervals of each system's average rank and of each
 pair's differences that count both sources of variation; and
 :meth:`CriticalDifferenceResult.hierarchical` gives the Bayesian hierarchical
-comparison of a pair across the collections.
+comparison of a pair across the collections (the Student-t model of Corani et al. 2017,
+by MCMC; or its normal approximation).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from ..errors import ParameterError, ParameterTypeError
 from ..formatting import pvalue_clause
 from ..metrics.measures import higher_is_better
 from ..model.scoretable import ScoreTable, as_score_table
-from ..options import CD_TESTS
+from ..options import CD_TESTS, HIERARCHICAL_MODELS
 from ..validation import (
     alpha_iv,
     choice_iv,
@@ -55,6 +56,7 @@ from ..validation import (
 )
 from .bayes import bayesian_hierarchical
 from .corrections import adjust_pvalues
+from .hierarchical import bayesian_hierarchical_t
 from .methods import MethodsText, methods_text
 from .studentized_range import studentized_range_sf
 
@@ -194,16 +196,24 @@ class CriticalDifferenceResult:
         return plots.critical_difference_plot(self, ax=ax)
 
     def hierarchical(self, a: str | int, b: str | int, *, rope: float | None = None,
-                     confidence_level: float | None = None) -> BayesianComparison:
+                     confidence_level: float | None = None, model: str = "t",
+                     n_draws: int = 1000, rng: Seed = None) -> BayesianComparison:
         r"""Bayesian hierarchical comparison of systems ``a`` and ``b`` across the collections.
 
-        The per-collection mean differences :math:`\bar d_j` of ``a - b`` with
-        their standard errors :math:`s_j/\sqrt{n_j}` go into the normal
-        hierarchical model of :func:`mrrstats.bayesian_hierarchical`
+        ``model="t"`` (the default): the Student-t hierarchical model of Corani et al.
+        (2017), the one of Benavoli, Corani, Demšar & Zaffalon (2017) and
+        ``baycomp.HierarchicalTest``, fitted by MCMC to the per-query differences
+        ``a - b`` of every collection (:func:`mrrstats.bayesian_hierarchical_t`, with
+        no correlation between queries): the posterior of the mean difference
+        :math:`\delta_0` over the population of collections, :math:`P(\delta_0 > 0)`,
+        the probabilities of a region of practical equivalence, the same for a new
+        collection, and the chains' :math:`\hat R` and effective sample size.
+
+        ``model="normal"``: the normal approximation, the normal hierarchical
+        model of :func:`mrrstats.bayesian_hierarchical` of the per-collection mean
+        differences :math:`\bar d_j` with standard errors :math:`s_j/\sqrt{n_j}`
         (:math:`\bar d_j \sim N(\theta_j, s_j^2/n_j)`, :math:`\theta_j \sim
-        N(\mu, \tau^2)`): the posterior of the mean difference :math:`\mu` over
-        the population of collections, :math:`P(\mu > 0)`, the probability of a
-        region of practical equivalence, and the same for a new collection.
+        N(\mu, \tau^2)`, flat priors), computed exactly on a grid: no sampler.
 
         Parameters
         ----------
@@ -213,21 +223,25 @@ class CriticalDifferenceResult:
             Half-width of the region of practical equivalence (in score units).
         confidence_level : float, optional, keyword-only
             Level of the credible interval (default: the result's).
+        model : {"t", "normal"}, keyword-only
+            The Student-t model (MCMC) or the normal approximation (exact, no draws).
+        n_draws : int, keyword-only
+            Draws kept per chain (``model="t"``; 8 chains).
+        rng : None, int or numpy.random.Generator, keyword-only
+            Seed of the MCMC chains (``model="t"``).
 
         Returns
         -------
         BayesianComparison
+            A :class:`~mrrstats.stats.hierarchical.HierarchicalComparison` for
+            ``model="t"``.
 
         Notes
         -----
-        Benavoli, Corani, Demšar & Zaffalon (2017) model the differences of
-        each data set's cross-validation folds, correlated, with a Student-t
-        population of data-set effects fitted by MCMC. Queries are independent
-        within a collection, so here each collection's likelihood is the normal
-        one of its mean difference, and the population is normal (computed
-        exactly on a grid; no sampler). A collection whose differences do not
-        vary (a few queries, tied scores) gets the standard deviation pooled
-        over the collections instead of a standard error of zero.
+        A collection whose differences do not vary (a few queries, tied scores) has
+        its within-collection standard deviation fixed at the one pooled over the
+        collections (the t model), or gets that pooled standard deviation instead of
+        a standard error of zero (the normal approximation).
         """
         if not self._per_query:
             raise ParameterError(
@@ -240,10 +254,11 @@ class CriticalDifferenceResult:
             raise ParameterError(
                 f"`a` and `b` must be two different systems, got {a!r} twice", name="b"
             )
+        model = choice_iv(model, "model", HIERARCHICAL_MODELS)
         cl = self.confidence_level if confidence_level is None else confidence_level
         systems = list(self.scores.columns)
         ia, ib = systems.index(a), systems.index(b)
-        effects, sds, ns = [], [], []
+        diffs = {}
         for name, values in zip(self.scores.index, self._per_query, strict=True):
             d = values[:, ia] - values[:, ib]
             if d.size < 2:
@@ -251,21 +266,24 @@ class CriticalDifferenceResult:
                     f"collection {name!r} has {d.size} query: a standard error needs at least 2",
                     name="table",
                 )
-            effects.append(float(d.mean()))
-            sds.append(float(d.std(ddof=1)))
-            ns.append(d.size)
-        sds, ns = np.asarray(sds), np.asarray(ns)
+            diffs[name] = d
+        sds = np.array([d.std(ddof=1) for d in diffs.values()])
+        ns = np.array([d.size for d in diffs.values()])
         if not (sds > 0).any():
             raise ParameterError(
                 f"{a!r} and {b!r} differ by the same amount on every query of every "
                 "collection: no within-collection variation to model",
                 name="b",
             )
+        if model == "t":
+            return bayesian_hierarchical_t(diffs, rope=rope, confidence_level=cl,
+                                           n_draws=n_draws, rng=rng)
         # a collection whose differences do not vary (a few queries, tied RR values) would
         # be known exactly: give it the standard deviation pooled over the collections
         pooled = math.sqrt(float(((ns - 1) * sds**2).sum() / (ns - 1).sum()))
         ses = np.where(sds > 0, sds, pooled) / np.sqrt(ns)
-        return bayesian_hierarchical(np.asarray(effects), ses, rope=rope, confidence_level=cl)
+        effects = np.array([d.mean() for d in diffs.values()])
+        return bayesian_hierarchical(effects, ses, rope=rope, confidence_level=cl)
 
     def summary(self) -> str:
         """One sentence: Friedman's test, the critical difference and the cliques."""

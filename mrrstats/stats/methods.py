@@ -280,8 +280,16 @@ PROCEDURES: dict[str, Procedure] = {
     ),
     "bayes-hierarchical": Procedure(
         "normal hierarchical model of the collection effects (flat priors on the mean and "
-        "on the between-collection standard deviation), computed exactly on a grid",
+        "on the between-collection standard deviation; the normal approximation of the "
+        "Student-t hierarchical model), computed exactly on a grid",
         ("gelman2013",),
+    ),
+    "bayes-hierarchical-t": Procedure(
+        "Student-t hierarchical model of the collections' per-query differences (the priors "
+        "of baycomp's hierarchical test, no correlation between queries), sampled by Gibbs "
+        "sampling with slice steps",
+        ("corani2017", "benavoli2017", "neal2003", "vehtari2021"),
+        "MCMC posterior draws",
     ),
     "effect-sizes": Procedure(
         "the paired effect sizes: the standardised mean difference $d_z$, with an interval "

@@ -113,7 +113,8 @@ def _across(r: Any) -> Facts:
 
 
 def _bayes(r: Any) -> Facts:
-    hier = r.method == "hierarchical"
+    hier = r.method.startswith("hierarchical")
+    mcmc = r.method == "hierarchical-t"
     notes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     if r.rope is not None:
         notes = (
@@ -133,6 +134,11 @@ def _bayes(r: Any) -> Facts:
         confidence_level=r.confidence_level,
         subject=f"We pooled the effects of two systems over {r.n_queries} collections"
         if hier
+        else "",
+        detail=f"{r.n_chains} chains of {r.n_draws} draws after {r.n_warmup} warm-up sweeps; "
+        f"largest rank-normalised split $\\hat R$ {r.rhat:.3f}, smallest bulk effective "
+        f"sample size {r.ess:.0f}"
+        if mcmc
         else "",
         measured=False,
         notes=notes,
@@ -529,6 +535,7 @@ def _judges(r: Any) -> Facts:
 READERS: dict[str, Callable[[Any], Facts]] = {
     "AcrossCollectionsResult": _across,
     "BayesianComparison": _bayes,
+    "HierarchicalComparison": _bayes,
     "SegmentComparison": _segments,
     "EffectSizeIntervals": _effect_sizes,
     "RankIntervals": _ranks,

@@ -704,6 +704,42 @@ REFERENCES: dict[str, str] = {
         number="77",
         pages="1--36",
     ),
+    "corani2017": _entry(
+        "article",
+        "corani2017",
+        author="Corani, Giorgio and Benavoli, Alessio and Dem{\\v{s}}ar, Janez and "
+        "Mangili, Francesca and Zaffalon, Marco",
+        title="Statistical Comparison of Classifiers Through {Bayesian} Hierarchical Modelling",
+        journal="Machine Learning",
+        year="2017",
+        volume="106",
+        number="11",
+        pages="1817--1837",
+    ),
+    "neal2003": _entry(
+        "article",
+        "neal2003",
+        author="Neal, Radford M.",
+        title="Slice Sampling",
+        journal="The Annals of Statistics",
+        year="2003",
+        volume="31",
+        number="3",
+        pages="705--767",
+    ),
+    "vehtari2021": _entry(
+        "article",
+        "vehtari2021",
+        author="Vehtari, Aki and Gelman, Andrew and Simpson, Daniel and Carpenter, Bob and "
+        "B{\\\"u}rkner, Paul-Christian",
+        title="Rank-Normalization, Folding, and Localization: An Improved {$\\widehat{R}$} "
+        "for Assessing Convergence of {MCMC}",
+        journal="Bayesian Analysis",
+        year="2021",
+        volume="16",
+        number="2",
+        pages="667--718",
+    ),
     "kruschke2013": _entry(
         "article",
         "kruschke2013",

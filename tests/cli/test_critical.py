@@ -87,3 +87,26 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     assert main(["critical-difference", "--example", "--test", "conover", "--alpha", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--alpha" in err[0]
+
+
+def test_hierarchical_comparison_of_a_pair(capsys):
+    args = ["critical-difference", "--example", "--n-resamples", "199", "--seed", "3"]
+    pair = ["org_manual_ance_bert.run", "org_manual_ance.run"]
+    assert main([*args, "--hierarchical", *pair, "--rope", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "Student-t hierarchical model (MCMC: 8 chains of 1000 draws" in out
+    assert "On a new collection: P(A better) = " in out
+    assert all(len(line) <= TEXT_WIDTH for line in out.splitlines())
+    # the same as the function with the command's seed
+    data = mrrstats.datasets.cast2021()
+    frame = mrrstats.evaluate(data.qrels, data.runs, ["RR"]).scores("RR")
+    topic = frame.index.str.split("_").str[0]
+    parts = {f"topic {t}": frame[topic == t] for t in topic.unique()}
+    gen = np.random.default_rng(3)
+    res = mrrstats.critical_difference(parts, n_resamples=199, rng=gen)
+    h = res.hierarchical(*pair, rope=0.05, rng=gen)
+    assert f"P(equivalent) = {h.p_rope:.3f}" in out
+    assert main([*args, "--hierarchical", *pair, "--hierarchical-model", "normal"]) == 0
+    assert "the normal approximation" in capsys.readouterr().out
+    assert main([*args, "--hierarchical", pair[0], "nope"]) == 2
+    assert "nope" in capsys.readouterr().err

@@ -412,9 +412,19 @@ def test_hierarchical_is_bayesian_hierarchical_of_the_collection_differences():
     pooled = np.sqrt(((n - 1) * sd**2).sum() / (n - 1).sum())
     se = np.where(sd > 0, sd, pooled) / np.sqrt(n)
     ref = mrrstats.bayesian_hierarchical([x.mean() for x in d], se, rope=0.01)
-    got = res.hierarchical(a, b, rope=0.01)
+    got = res.hierarchical(a, b, rope=0.01, model="normal")
     assert got.difference == pytest.approx(ref.difference, rel=1e-12)
     assert got.p_rope == pytest.approx(ref.p_rope, rel=1e-12)
+    # the default: the Student-t model of the per-query differences (its own tests:
+    # tests/stats/test_hierarchical.py)
+    t = res.hierarchical(a, b, rope=0.01, n_draws=300, rng=5)
+    ref_t = mrrstats.bayesian_hierarchical_t(
+        [x.to_numpy() for x in d], rope=0.01, n_draws=300, rng=5
+    )
+    assert t.method == "hierarchical-t" and t.n_queries == len(data)
+    np.testing.assert_array_equal(t.posterior, ref_t.posterior)
+    with pytest.raises(mrrstats.ParameterError, match="`model`"):
+        res.hierarchical(a, b, model="probit")
     with pytest.raises(mrrstats.ParameterError, match="per-query"):
         mrrstats.critical_difference(trec7_blocks()).hierarchical("run1", "run2")
     with pytest.raises(mrrstats.ParameterError, match="`a`"):
