@@ -14,6 +14,7 @@ from __future__ import annotations
 import glob
 import gzip
 import math
+import mmap
 import os
 import zlib
 from collections.abc import Iterator
@@ -118,42 +119,83 @@ class _NotGrouped(Exception):
 
 
 def _starts_with(buf, start: int, prefixes: tuple) -> bool:
-    return any(buf.startswith(p, start) for p in prefixes)
+    return any(buf[start:start + len(p)] == p for p in prefixes)  # a bytearray or a map
 
 
-def _last_query_start(buf, end: int) -> int:
-    """Where the lines of the last line's query begin in ``buf[:end]`` (whole lines),
-    assuming they come together: a search over byte positions (galloping back from
-    the end, then bisecting), a few dozen ``rfind`` whatever the piece's size. A last
-    line that does not start with its query id (a comment, a blank line, leading
+def _line_start(buf, begin: int, pos: int) -> int:
+    """The start of the line holding byte ``pos`` (its newline included), at least
+    ``begin``."""
+    return max(begin, buf.rfind(b"\n", begin, pos) + 1)
+
+
+def _last_query_start(buf, end: int, begin: int = 0) -> int:
+    """Where the lines of the last line's query begin in ``buf[begin:end]`` (whole
+    lines), assuming they come together: a search over byte positions (galloping back
+    from the end, then bisecting), a few dozen ``rfind`` whatever the piece's size. A
+    last line that does not start with its query id (a comment, a blank line, leading
     spaces) gives ``end``: the piece ends there. The guess only sets where pieces end;
     that no query is split is checked on the pieces themselves."""
-    last = buf.rfind(b"\n", 0, end - 1) + 1
+    last = _line_start(buf, begin, end - 1)
     fields = bytes(buf[last:min(end, last + 1024)]).split(None, 1)
-    if not fields or fields[0].startswith(b"#") or not buf.startswith(fields[0], last):
+    if not fields or fields[0].startswith(b"#") or not _starts_with(buf, last, fields[:1]):
         return end
     ids = (fields[0] + b" ", fields[0] + b"\t")
     ok, step = last, 1  # ok: the start of a line of the query
     while True:  # gallop back to a line of another query (bad) or to the start
-        if ok == 0:
-            return 0
-        s = buf.rfind(b"\n", 0, max(0, ok - step) + 1)
-        s = 0 if s < 0 else s + 1
-        s = min(s, buf.rfind(b"\n", 0, ok - 1) + 1)  # at least one line back
+        if ok == begin:
+            return begin
+        s = _line_start(buf, begin, max(begin, ok - step))  # at least one line back
         if not _starts_with(buf, s, ids):
             bad = s
             break
         ok, step = s, 2 * step
     while True:  # bisect: bad's line is another query's, ok's is this one's
-        after = buf.find(b"\n", bad) + 1  # the line after bad
-        if after >= ok:
+        after = buf.find(b"\n", bad, ok) + 1  # the line after bad
+        if after >= ok or after == 0:
             return ok
-        mid = (after + ok) // 2
-        s = max(after, buf.rfind(b"\n", 0, mid) + 1)
+        s = max(after, _line_start(buf, begin, (after + ok) // 2))
         if _starts_with(buf, s, ids):
             ok = s
         else:
             bad = s
+
+
+def _mapped_pieces(path, size: int, block_bytes: int, whole_queries: bool):
+    """:func:`_text_pieces` of a plain file: views of a read-only map of it, no copy.
+    The pages of a piece are dropped from the process once the next piece is asked
+    for (``madvise``), so that it holds about one piece of the file."""
+    with open(path, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    whole = memoryview(mm)
+    drop = getattr(mmap, "MADV_DONTNEED", None)
+    try:
+        pos, block = 0, max(1, block_bytes)
+        while pos < size:
+            end = pos + block
+            if end >= size:
+                cut = size
+            else:
+                cut = mm.rfind(b"\n", pos, end) + 1
+                if cut and whole_queries:
+                    cut = _last_query_start(mm, cut, pos)
+                    if cut == pos:
+                        raise _NotGrouped("a query longer than a piece")
+                if cut <= pos:  # no newline in the block: a longer one
+                    block *= 2
+                    continue
+            piece = whole[pos:cut]
+            yield piece, cut - pos
+            piece.release()
+            lo, hi = pos - pos % mmap.PAGESIZE, cut - cut % mmap.PAGESIZE
+            if drop is not None and hi > lo:
+                mm.madvise(drop, lo, hi - lo)
+            pos = cut
+    finally:
+        whole.release()
+        try:
+            mm.close()
+        except BufferError:  # a view still held (an exception on its way): the GC closes it
+            pass
 
 
 def _text_pieces(path, block_bytes: int, src: str | None = None, *,
@@ -170,6 +212,10 @@ def _text_pieces(path, block_bytes: int, src: str | None = None, *,
     src = os.fspath(path) if src is None else src
     with open(path, "rb") as probe:
         gz = probe.read(2) == b"\x1f\x8b"
+        size = os.fstat(probe.fileno()).st_size
+    if not gz and size:
+        yield from _mapped_pieces(path, size, block_bytes, whole_queries)
+        return
     opener = gzip.open if gz else open
     buf = bytearray(max(1, block_bytes))
     have = 0  # bytes held at the front of buf
@@ -220,8 +266,8 @@ def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar, 
     first_line = 0  # lines before the piece
     for piece, nbytes in _text_pieces(path, block_bytes, src, whole_queries=whole_queries):
         tokens = tokenize_bytes(np.frombuffer(piece, dtype=np.uint8))
-        lines = tokens["newlines"] if tokens is not None else piece.obj.count(b"\n", 0,
-                                                                              len(piece))
+        lines = (tokens["newlines"] if tokens is not None
+                 else int(np.count_nonzero(np.frombuffer(piece, np.uint8) == 10)))
         if tokens is not None:
             run = Run(name=name, query=tokens["query"], doc=tokens["doc"],
                       score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"],
@@ -403,6 +449,32 @@ def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>
     return run
 
 
+_END = object()
+
+
+def _read_ahead(items: Iterator) -> Iterator:
+    """The items of ``items``, each next one made in a thread of its own while the
+    caller works on the current one (reading and tokenizing overlap the evaluation:
+    the compiled kernels release the GIL). ``items`` is closed at the end, however
+    it ends, once its thread has stopped."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="mrrstats-read")
+    try:
+        ahead = pool.submit(next, items, _END)
+        while True:
+            item = ahead.result()
+            if item is _END:
+                return
+            ahead = pool.submit(next, items, _END)
+            yield item
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+
+
 def _map_whole_pieces(source, func, name: str, block_bytes: int, progress) -> list:
     """``func`` of each piece of a TREC run file whose queries' lines come together:
     pieces cut between queries (:func:`_text_pieces`), each evaluated as it is read.
@@ -413,7 +485,8 @@ def _map_whole_pieces(source, func, name: str, block_bytes: int, progress) -> li
     parts = []
     with tempfiles.directory("stream-") as work, \
             _progress(run_source_bytes(source), "evaluating", progress=progress) as bar:
-        for run in _trec_pieces(source, src, name, block_bytes, work, bar, whole_queries=True):
+        pieces = _trec_pieces(source, src, name, block_bytes, work, bar, whole_queries=True)
+        for run in _read_ahead(pieces):
             dictionary = run._meta.get("query_dictionary")
             codes = run._meta.get("query_codes")
             if codes is None:
@@ -519,7 +592,7 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
             known: dict = {}  # query id -> number, in order of first appearance
             spread = [np.zeros(0, np.int32)]  # pieces holding each query number
             try:
-                for piece in pieces:
+                for piece in _read_ahead(pieces):  # the next piece read while this one is sent
                     tag = piece.tag if piece.tag is not None else tag
                     rows += len(piece)
                     table, bounds = _partition(piece, n_buckets, known, spread)
