@@ -138,16 +138,17 @@ def test_grouped_run_is_evaluated_piece_by_piece(compiled_buckets, monkeypatch, 
     _no_buckets(monkeypatch)
     for kw in ({}, {"ties": "rank", "max_depth": 20}):
         seen.clear()
-        assert_same(evaluate(DATA.qrels, path, MEASURES, **kw),
-                    evaluate(DATA.qrels, path, MEASURES, engine="stream", **kw))
+        assert_same(
+            evaluate(DATA.qrels, path, MEASURES, **kw),
+            evaluate(DATA.qrels, path, MEASURES, engine="stream", **kw),
+        )
         assert len(seen) > 3  # several pieces ...
         ids = [q for run in seen for q in run._meta["query_dictionary"].to_pylist()]
         assert len(ids) == len(set(ids))  # ... none holding part of another's query
 
 
 @pytest.mark.parametrize("layout", ["again_later", "split_in_piece", "longer_than_piece"])
-def test_run_not_grouped_goes_to_the_buckets(compiled_buckets, monkeypatch, tmp_path,
-                                              layout):
+def test_run_not_grouped_goes_to_the_buckets(compiled_buckets, monkeypatch, tmp_path, layout):
     """Pieces that each look grouped but a query coming back pieces later, a query's
     lines apart within a piece, a query longer than a piece: the buckets, from the start;
     the in-memory values, bit for bit."""
@@ -159,10 +160,10 @@ def test_run_not_grouped_goes_to_the_buckets(compiled_buckets, monkeypatch, tmp_
         text = first[:-5] + [ln for q in queries[1:] for ln in by_query[q]] + first[-5:]
     elif layout == "split_in_piece":  # two queries' lines alternate
         a, b = by_query[queries[0]], by_query[queries[1]]
-        mixed = [ln for pair in zip(a, b) for ln in pair]
+        mixed = [ln for pair in zip(a, b, strict=False) for ln in pair]
         text = mixed + [ln for q in queries[2:] for ln in by_query[q]]
     else:  # every line of the run under one query id
-        text = [queries[0] + line[line.index(" "):] for line in lines[:2000]]
+        text = [queries[0] + line[line.index(" ") :] for line in lines[:2000]]
         text = [ln.replace(" Q0 ", f" Q0 {i}-", 1) for i, ln in enumerate(text)]  # no repeat
     path = tmp_path / "run.txt"
     path.write_text("".join(text))
@@ -175,9 +176,10 @@ def test_run_not_grouped_goes_to_the_buckets(compiled_buckets, monkeypatch, tmp_
 
     monkeypatch.setattr(stream, "iter_query_groups", buckets)
     for kw in ({}, {"ties": "rank"}):
-        assert_same(evaluate(DATA.qrels, path, MEASURES, queries="qrels", **kw),
-                    evaluate(DATA.qrels, path, MEASURES, queries="qrels", engine="stream",
-                             **kw))
+        assert_same(
+            evaluate(DATA.qrels, path, MEASURES, queries="qrels", **kw),
+            evaluate(DATA.qrels, path, MEASURES, queries="qrels", engine="stream", **kw),
+        )
     assert len(calls) == 2
 
 
