@@ -41,53 +41,30 @@ _STATE: dict = {}  # "kernels": the compiled pair, once per process
 prange = range  # numba.prange once the kernels are compiled (see _kernels)
 
 
-#: Columns counted per block in float32: every count of a block, and so each partial
-#: sum of the vectorised loop, stays below 2**24, where float32 holds integers exactly.
-_BLOCK = 1 << 23
-
-
 def _count_row_py(S, i, ti, tc, M, ptr, cols, table, check):
-    """``(gt, lt, bad, first_bad, removed)`` of row ``i`` (see :func:`_count_rows_py`).
-
-    Without a mask, the counts of a block of columns are float32 sums of 0 and 1
-    (exact: fewer than 2**24 per block), which the compiler vectorises
-    (``fastmath={"reassoc"}``: the order of the additions does not matter for small
-    integers), about twice as fast as 64-bit integer counters; the NaN check
-    (``v > -inf``) is a third such sum in the same read of the row.
-    """
+    """``(gt, lt, bad, first_bad, removed)`` of row ``i`` (see :func:`_count_rows_py`)."""
     m = S.shape[1]
     ninf = -np.inf
-    one = np.float32(1.0)
-    zero = np.float32(0.0)
     g = 0
     lo = 0
     ok = 0
     rm = 0
     if M is None:
-        for j0 in range(0, m, _BLOCK):
-            j1 = min(m, j0 + _BLOCK)
-            gf = zero
-            lf = zero
-            of = zero
-            if check:
-                for j in range(j0, j1):
-                    if table is None:
-                        v = S[i, j]
-                    else:
-                        v = table[S[i, j]]
-                    gf += one if v > ti else zero
-                    lf += one if v < ti else zero
-                    of += one if v > ninf else zero
-            else:
-                for j in range(j0, j1):
+        if check:
+            for j in range(m):
+                if table is None:
                     v = S[i, j]
-                    gf += one if v > ti else zero
-                    lf += one if v < ti else zero
-            g += int(gf)
-            lo += int(lf)
-            ok += int(of)
-    else:  # filtered by a mask, read in the same pass (the true column is never filtered);
-        # integer counters: float32 ones measured slower with the mask's bytes beside
+                else:
+                    v = table[S[i, j]]
+                g += v > ti
+                lo += v < ti
+                ok += v > ninf
+        else:
+            for j in range(m):
+                v = S[i, j]
+                g += v > ti
+                lo += v < ti
+    else:  # filtered by a mask, read in the same pass (the true column is never filtered)
         for j in range(m):
             if table is None:
                 v = S[i, j]
@@ -182,13 +159,9 @@ def _kernels():
                 import numba
 
                 prange = numba.prange
-                fast = {"reassoc"}  # the float32 counts: exact whatever the order
-                _count_row = numba.njit(cache=True, nogil=True, inline="always",
-                                        fastmath=fast)(_count_row_py)
-                _count_rows = numba.njit(parallel=True, cache=True, nogil=True,
-                                         fastmath=fast)(_count_rows_py)
-                _count_rows_serial = numba.njit(cache=True, nogil=True,
-                                                fastmath=fast)(_count_rows_serial_py)
+                _count_row = numba.njit(cache=True, nogil=True, inline="always")(_count_row_py)
+                _count_rows = numba.njit(parallel=True, cache=True, nogil=True)(_count_rows_py)
+                _count_rows_serial = numba.njit(cache=True, nogil=True)(_count_rows_serial_py)
                 k = _STATE["kernels"] = (_count_rows, _count_rows_serial)
     return k
 

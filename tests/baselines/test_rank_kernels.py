@@ -280,24 +280,3 @@ def test_cuda_ranks_equal_numpy(dtype):
     S, idx, mask, pairs = _problem(dtype, n=301, m=1009, seed=12, nonfinite=False)
     T = torch.from_numpy(S).cuda()
     _same(ranks_from_negatives(T[:, 0], T[:, 1:]), ranks_from_negatives(S[:, 0], S[:, 1:]))
-
-
-@pytest.mark.parametrize("nonfinite", ["raise", "exclude"])
-def test_rows_longer_than_a_float32_count_block(nonfinite):
-    """Rows of more than ``_BLOCK`` (2**23) columns: the kernel counts each block in
-    float32 (exact below 2**24) and adds the blocks as integers; the counts are the
-    NumPy implementation's, with ties, filtered pairs and non-finite scores on both
-    sides of the block boundary."""
-    from mrrstats.baselines import _rank_kernels
-
-    m = _rank_kernels._BLOCK + 1_000
-    rng = np.random.default_rng(3)
-    S = (rng.integers(-4, 5, size=(2, m)) / 2).astype(np.float32)
-    idx = np.array([5, m - 3])
-    if nonfinite == "exclude":
-        for c in (7, _rank_kernels._BLOCK - 1, _rank_kernels._BLOCK + 2):
-            S[:, c] = [np.nan, -np.inf]
-    pairs = np.array([[0, 1], [0, _rank_kernels._BLOCK], [1, 0], [1, m - 1]])
-    for exclude in (None, pairs):
-        _same(ranks_from_scores(S, idx, exclude=exclude, nonfinite=nonfinite, workers=1),
-              _numpy_reference(S, idx, exclude, nonfinite))
