@@ -33,8 +33,7 @@ from ..io.tokenizer import tokenize_bytes
 from ..io.trec import Run, read_run
 from ..validation import int_iv
 
-__all__ = ["iter_query_groups", "map_query_groups", "is_parquet_source", "run_source_bytes",
-           "run_from_table"]
+__all__ = ["iter_query_groups", "is_parquet_source", "run_source_bytes", "run_from_table"]
 
 #: Text bytes per bucket by default: about 2 million TREC lines, a few hundred MB
 #: in memory while the bucket is evaluated (128 MiB buckets peaked at 1.1 GB on a
