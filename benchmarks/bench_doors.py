@@ -241,6 +241,11 @@ def main() -> None:
         default="sorted,shuffled",
         help="line orders of the stream rows (sorted, shuffled)",
     )
+    p.add_argument(
+        "--stream-files",
+        help="stream rows on these runs instead: LABEL=QRELS:RUN, comma-separated (e.g. "
+        "runs of 3 x 10^7 lines made of copies of make_data.py's with prefixed query ids)",
+    )
     p.add_argument("--results", default="results_doors.md")
     p.add_argument("--door-child", nargs=4, help=argparse.SUPPRESS)
     p.add_argument("--stream-child", nargs=4, help=argparse.SUPPRESS)
@@ -268,7 +273,16 @@ def main() -> None:
                 f"{run.stat().st_size / 2**20:.0f} MiB), 6 measures, median of "
                 f"{a.repeat} fresh processes\n\n" + doors_table(res, versions)
             )
-        if a.only != "doors":
+        if a.only != "doors" and a.stream_files:
+            for item in a.stream_files.split(","):
+                label, files = item.split("=", 1)
+                qrels, run = (Path(f) for f in files.split(":"))
+                res = _rounds("stream", ["memory", "stream"], versions, qrels, run, a.repeat, tmp)
+                sections.append(
+                    f"### Stream: {label} ({run.name}, {run.stat().st_size / 2**20:.0f} MiB), "
+                    f"median of {a.repeat} fresh processes\n\n" + stream_table(res, versions)
+                )
+        elif a.only != "doors":
             qrels, sorted_run = make(int(a.stream_lines) // 1000, 1000)
             runs = {
                 "sorted": ("as written (sorted by query)", lambda: sorted_run),

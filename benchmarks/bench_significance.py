@@ -37,6 +37,7 @@ import multiprocessing as mp
 import os
 import platform
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -321,8 +322,13 @@ def main(argv=None):
                     help="OPENBLAS/MKL threads in every measured process (default 0: the "
                          "library default; mrrstats limits BLAS to one thread inside its "
                          "resampling loops through threadpoolctl when installed)")
+    ap.add_argument("--ranx-rounds", type=int, default=0,
+                    help="only the randomization test against ranx: N rounds, the two "
+                         "interleaved, a section appended to the results file")
     args = ap.parse_args(argv)
     threads = None if args.blas_threads == 0 else args.blas_threads
+    if args.ranx_rounds:
+        return ranx_rounds(args.ranx_rounds, threads)
     with tempfile.TemporaryDirectory() as tmp:
         data_path = os.path.join(tmp, "scores.npz")
         make_scores(data_path)
@@ -349,6 +355,43 @@ def main(argv=None):
 
 def _fmt_time(r, scale=1.0):
     return "n/a" if r is None or "error" in r else f"{r['time'] * scale:.3f}"
+
+
+def ranx_rounds(rounds, threads):
+    """The randomization test and ranx ``compare``, interleaved in ``rounds`` rounds
+    (fresh processes); a section with every round's ratio appended to the results."""
+    times: dict = {"ranx_fisher": [], "ours_randomization": []}
+    load0 = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        data_path = os.path.join(tmp, "scores.npz")
+        make_scores(data_path)
+        for _ in range(rounds):
+            for n in times:
+                r = run_task(n, data_path, threads)
+                if "error" in r:
+                    raise RuntimeError(r["error"])
+                times[n].append(r["time"])
+                print(f"  {n}: {r['time']:.3f} s", file=sys.stderr, flush=True)
+    load1 = os.getloadavg()
+    ratios = [a / b for a, b in zip(times["ranx_fisher"], times["ours_randomization"],
+                                    strict=True)]
+    lines = ["", "## Randomization test vs ranx, side by side "
+             f"(`bench_significance.py --ranx-rounds {rounds}`)", "",
+             f"10 pairs, 5 systems x 7,000 queries, B = 10,000; each round one fresh process "
+             "for each (mrrstats best of 3 calls, ranx one call), interleaved. Machine shared "
+             f"(2 cores, other jobs running): load average {load0[0]:.1f} at the start, "
+             f"{load1[0]:.1f} at the end; read the ratios.", "",
+             "| round | ranx `compare` (s) | mrrstats `pairwise_tests` (s) | ours faster by |",
+             "|--:|--:|--:|--:|"]
+    for i, (a, b, r) in enumerate(zip(times["ranx_fisher"], times["ours_randomization"],
+                                      ratios, strict=True)):
+        lines.append(f"| {i + 1} | {a:.3f} | {b:.3f} | {r:.0f}x |")
+    lines.append(f"\nMedian ratio: {statistics.median(ratios):.0f}x (target >= 200x).")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(OUT, "a") as fh:
+        fh.write(text)
+    return 0
 
 
 def report(res):

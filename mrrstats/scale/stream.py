@@ -14,6 +14,7 @@ from __future__ import annotations
 import glob
 import gzip
 import math
+import mmap
 import os
 import zlib
 from collections.abc import Iterator
@@ -113,14 +114,108 @@ def _readinto(fh, view, src: str) -> int:
                          source=src) from None
 
 
-def _text_pieces(path, block_bytes: int, src: str | None = None):
+class _NotGrouped(Exception):
+    """The run file's lines are not grouped by query (or a query outgrows a piece)."""
+
+
+def _starts_with(buf, start: int, prefixes: tuple) -> bool:
+    return any(buf[start:start + len(p)] == p for p in prefixes)  # a bytearray or a map
+
+
+def _line_start(buf, begin: int, pos: int) -> int:
+    """The start of the line holding byte ``pos`` (its newline included), at least
+    ``begin``."""
+    return max(begin, buf.rfind(b"\n", begin, pos) + 1)
+
+
+def _last_query_start(buf, end: int, begin: int = 0) -> int:
+    """Where the lines of the last line's query begin in ``buf[begin:end]`` (whole
+    lines), assuming they come together: a search over byte positions (galloping back
+    from the end, then bisecting), a few dozen ``rfind`` whatever the piece's size. A
+    last line that does not start with its query id (a comment, a blank line, leading
+    spaces) gives ``end``: the piece ends there. The guess only sets where pieces end;
+    that no query is split is checked on the pieces themselves."""
+    last = _line_start(buf, begin, end - 1)
+    fields = bytes(buf[last:min(end, last + 1024)]).split(None, 1)
+    if not fields or fields[0].startswith(b"#") or not _starts_with(buf, last, fields[:1]):
+        return end
+    ids = (fields[0] + b" ", fields[0] + b"\t")
+    ok, step = last, 1  # ok: the start of a line of the query
+    while True:  # gallop back to a line of another query (bad) or to the start
+        if ok == begin:
+            return begin
+        s = _line_start(buf, begin, max(begin, ok - step))  # at least one line back
+        if not _starts_with(buf, s, ids):
+            bad = s
+            break
+        ok, step = s, 2 * step
+    while True:  # bisect: bad's line is another query's, ok's is this one's
+        after = buf.find(b"\n", bad, ok) + 1  # the line after bad
+        if after >= ok or after == 0:
+            return ok
+        s = max(after, _line_start(buf, begin, (after + ok) // 2))
+        if _starts_with(buf, s, ids):
+            ok = s
+        else:
+            bad = s
+
+
+def _mapped_pieces(path, size: int, block_bytes: int, whole_queries: bool):
+    """:func:`_text_pieces` of a plain file: views of a read-only map of it, no copy.
+    The pages of a piece are dropped from the process once the next piece is asked
+    for (``madvise``), so that it holds about one piece of the file."""
+    with open(path, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    whole = memoryview(mm)
+    drop = getattr(mmap, "MADV_DONTNEED", None)
+    try:
+        pos, block = 0, max(1, block_bytes)
+        while pos < size:
+            end = pos + block
+            if end >= size:
+                cut = size
+            else:
+                cut = mm.rfind(b"\n", pos, end) + 1
+                if cut and whole_queries:
+                    cut = _last_query_start(mm, cut, pos)
+                    if cut == pos:
+                        raise _NotGrouped("a query longer than a piece")
+                if cut <= pos:  # no newline in the block: a longer one
+                    block *= 2
+                    continue
+            piece = whole[pos:cut]
+            yield piece, cut - pos
+            piece.release()
+            lo, hi = pos - pos % mmap.PAGESIZE, cut - cut % mmap.PAGESIZE
+            if drop is not None and hi > lo:
+                mm.madvise(drop, lo, hi - lo)
+            pos = cut
+    finally:
+        whole.release()
+        try:
+            mm.close()
+        except BufferError:  # a view still held (an exception on its way): the GC closes it
+            pass
+
+
+def _text_pieces(path, block_bytes: int, src: str | None = None, *,
+                 whole_queries: bool = False):
     """Pieces of whole lines, read into one refilled buffer: ``(the piece, bytes read
     for it)``. A piece is a view of the buffer, valid until the next one is asked
     for; the part of a line left at the end of the buffer moves to its front (a line
-    longer than the buffer grows it). A corrupt gzip stream is refused naming ``src``."""
+    longer than the buffer grows it). A corrupt gzip stream is refused naming ``src``.
+
+    With ``whole_queries``, a piece (but the last) ends before the lines of its last
+    query (:func:`_last_query_start`), which start the next one; a query filling the
+    whole buffer raises :class:`_NotGrouped`.
+    """
     src = os.fspath(path) if src is None else src
     with open(path, "rb") as probe:
         gz = probe.read(2) == b"\x1f\x8b"
+        size = os.fstat(probe.fileno()).st_size
+    if not gz and size:
+        yield from _mapped_pieces(path, size, block_bytes, whole_queries)
+        return
     opener = gzip.open if gz else open
     buf = bytearray(max(1, block_bytes))
     have = 0  # bytes held at the front of buf
@@ -137,6 +232,10 @@ def _text_pieces(path, block_bytes: int, src: str | None = None):
                 have += n
                 pending += n
             cut = buf.rfind(b"\n", 0, have) + 1
+            if cut and whole_queries and not eof:
+                cut = _last_query_start(buf, cut)
+                if cut == 0:
+                    raise _NotGrouped("a query longer than a piece")
             if cut == 0:
                 if have == len(buf):  # no newline in a full buffer: a longer one
                     bigger = bytearray(2 * len(buf))
@@ -153,24 +252,27 @@ def _text_pieces(path, block_bytes: int, src: str | None = None):
             yield memoryview(buf)[:have], pending
 
 
-def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar):
+def _trec_pieces(path, src: str, name: str, block_bytes: int, tmpdir: str, bar, *,
+                 whole_queries: bool = False):
     """Runs of the pieces of a TREC run file, in file order.
 
     Each piece goes from the read buffer straight into the compiled tokenizer; a
     piece it does not accept (or no numba) is written to a temporary file and
-    read by :func:`mrrstats.read_run`, which names the problem and the line.
+    read by :func:`mrrstats.read_run`, which names the problem and the line. With
+    ``whole_queries`` (see :func:`_text_pieces`) a piece's runs keep the tokenizer's
+    blocks of queries: the piece is to be evaluated as it is.
     """
     tags = {}
     first_line = 0  # lines before the piece
-    for piece, nbytes in _text_pieces(path, block_bytes, src):
+    for piece, nbytes in _text_pieces(path, block_bytes, src, whole_queries=whole_queries):
         tokens = tokenize_bytes(np.frombuffer(piece, dtype=np.uint8))
-        lines = tokens["newlines"] if tokens is not None else piece.obj.count(b"\n", 0,
-                                                                              len(piece))
+        lines = (tokens["newlines"] if tokens is not None
+                 else int(np.count_nonzero(np.frombuffer(piece, np.uint8) == 10)))
         if tokens is not None:
             run = Run(name=name, query=tokens["query"], doc=tokens["doc"],
                       score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"],
                       source=src)
-            keep_index(run, tokens, blocks=False)  # a piece's blocks are not the run's
+            keep_index(run, tokens, blocks=whole_queries)  # else not the buckets' blocks
         else:
             run = _read_piece(piece, first_line, src, name, tmpdir)
         if run is not None:
@@ -347,6 +449,84 @@ def run_from_table(table: pa.Table, *, name: str, tag=None, source: str = "<run>
     return run
 
 
+_END = object()
+
+
+def _read_ahead(items: Iterator) -> Iterator:
+    """The items of ``items``, each next one made in a thread of its own while the
+    caller works on the current one (reading and tokenizing overlap the evaluation:
+    the compiled kernels release the GIL). ``items`` is closed at the end, however
+    it ends, once its thread has stopped."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="mrrstats-read")
+    try:
+        ahead = pool.submit(next, items, _END)
+        while True:
+            item = ahead.result()
+            if item is _END:
+                return
+            ahead = pool.submit(next, items, _END)
+            yield item
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+
+
+def _map_whole_pieces(source, func, name: str, block_bytes: int, progress) -> list:
+    """``func`` of each piece of a TREC run file whose queries' lines come together:
+    pieces cut between queries (:func:`_text_pieces`), each evaluated as it is read.
+    Raises :class:`_NotGrouped` at the first piece with a query split within it or
+    seen in an earlier piece (before ``func`` sees that piece)."""
+    src = os.fspath(source)
+    seen: set = set()
+    parts = []
+    with tempfiles.directory("stream-") as work, \
+            _progress(run_source_bytes(source), "evaluating", progress=progress) as bar:
+        pieces = _trec_pieces(source, src, name, block_bytes, work, bar, whole_queries=True)
+        for run in _read_ahead(pieces):
+            dictionary = run._meta.get("query_dictionary")
+            codes = run._meta.get("query_codes")
+            if codes is None:
+                dictionary, codes = encode_strings(run.query)
+            if np.count_nonzero(codes[1:] != codes[:-1]) + 1 != len(dictionary):
+                raise _NotGrouped("a query's lines are not together")
+            ids = dictionary.to_pylist()
+            if not seen.isdisjoint(ids):
+                raise _NotGrouped("a query in two pieces")
+            seen.update(ids)
+            parts.append(func(run))
+    if not parts:
+        raise InputError("no result lines found (empty run)", source=src)
+    return parts
+
+
+def map_query_groups(source, func, *, name: str | None = None,
+                     block_bytes: int | None = None, progress: bool | None = None) -> list:
+    """``func`` applied to runs of whole queries of a run file, with bounded memory.
+
+    A TREC run file whose queries' lines come together (sorted by query, say) is
+    evaluated piece by piece as it is read, each piece cut between two queries: no
+    bucket is written. At the first piece that shows a query's lines apart (within
+    the piece, or across pieces), what was done is dropped and the file goes through
+    the buckets of :func:`iter_query_groups` (so does a Parquet source), from the
+    start. Either way every query's rows reach ``func`` together, in file order.
+    """
+    if block_bytes is None:
+        block_bytes = BLOCK_BYTES
+    block_bytes = int_iv(block_bytes, "block_bytes", minimum=1)
+    if not is_parquet_source(source) and os.path.isfile(source):
+        try:
+            return _map_whole_pieces(source, func, _run_name(source, name), block_bytes,
+                                     progress)
+        except _NotGrouped:
+            pass
+    return [func(run) for run in iter_query_groups(source, name=name, block_bytes=block_bytes,
+                                                    progress=progress)]
+
+
 def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None = None,
                       block_bytes: int | None = None, tmpdir=None,
                       progress: bool | None = None) -> Iterator[Run]:
@@ -412,7 +592,7 @@ def iter_query_groups(source, *, name: str | None = None, n_buckets: int | None 
             known: dict = {}  # query id -> number, in order of first appearance
             spread = [np.zeros(0, np.int32)]  # pieces holding each query number
             try:
-                for piece in pieces:
+                for piece in pieces:  # (read ahead in a thread measured slower here)
                     tag = piece.tag if piece.tag is not None else tag
                     rows += len(piece)
                     table, bounds = _partition(piece, n_buckets, known, spread)

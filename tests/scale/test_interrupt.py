@@ -35,14 +35,13 @@ _CHILD = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def big_run(tmp_path_factory):
-    """A run of every CAsT 2021 query with 1,500 documents each (about 8 MB)."""
+    """A run of every CAsT 2021 query with 1,500 documents each (about 8 MB), the queries'
+    lines interleaved: a run sorted by query is evaluated piece by piece, without buckets."""
     queries = [str(q) for q in mrrstats.read_qrels(mrrstats.datasets.cast2021().qrels).query_ids]
     path = tmp_path_factory.mktemp("run") / "big.run"
     with open(path, "w", encoding="utf-8") as fh:
-        for q in queries:
-            fh.write(
-                "".join(f"{q} Q0 doc{d} {d + 1} {2000 - d * 0.5:.1f} big\n" for d in range(1500))
-            )
+        for d in range(1500):
+            fh.write("".join(f"{q} Q0 doc{d} {d + 1} {2000 - d * 0.5:.1f} big\n" for q in queries))
     return path
 
 

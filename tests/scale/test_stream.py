@@ -105,3 +105,100 @@ def test_duplicate_across_pieces_is_refused(compiled_buckets, tmp_path):
     path.write_text("".join(lines + [lines[10]]))
     with pytest.raises(mrrstats.InputError, match="twice"):
         evaluate(DATA.qrels, path, engine="stream")
+
+
+def _lines(path):
+    with gzip.open(path, "rt") as fh:
+        return fh.readlines()
+
+
+def _no_buckets(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("went through the buckets")
+
+    monkeypatch.setattr(stream, "iter_query_groups", refuse)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_grouped_run_is_evaluated_piece_by_piece(compiled_buckets, monkeypatch, tmp_path, gz):
+    """A run whose queries' lines come together: pieces cut between queries, no bucket;
+    the in-memory values, bit for bit."""
+    text = "".join(_lines(DATA.runs[2]))
+    path = tmp_path / ("sorted.run.gz" if gz else "sorted.run")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    seen = []
+    real = stream._trec_pieces
+
+    def count(*args, **kwargs):
+        for run in real(*args, **kwargs):
+            seen.append(run)
+            yield run
+
+    monkeypatch.setattr(stream, "_trec_pieces", count)
+    _no_buckets(monkeypatch)
+    for kw in ({}, {"ties": "rank", "max_depth": 20}):
+        seen.clear()
+        assert_same(
+            evaluate(DATA.qrels, path, MEASURES, **kw),
+            evaluate(DATA.qrels, path, MEASURES, engine="stream", **kw),
+        )
+        assert len(seen) > 3  # several pieces ...
+        ids = [q for run in seen for q in run._meta["query_dictionary"].to_pylist()]
+        assert len(ids) == len(set(ids))  # ... none holding part of another's query
+
+
+@pytest.mark.parametrize("layout", ["again_later", "split_in_piece", "longer_than_piece"])
+def test_run_not_grouped_goes_to_the_buckets(compiled_buckets, monkeypatch, tmp_path, layout):
+    """Pieces that each look grouped but a query coming back pieces later, a query's
+    lines apart within a piece, a query longer than a piece: the buckets, from the start;
+    the in-memory values, bit for bit."""
+    lines = _lines(DATA.runs[1])
+    queries = list(dict.fromkeys(line.split()[0] for line in lines))
+    by_query = {q: [line for line in lines if line.split()[0] == q] for q in queries}
+    if layout == "again_later":  # the first query's last 5 lines at the very end
+        first = by_query[queries[0]]
+        text = first[:-5] + [ln for q in queries[1:] for ln in by_query[q]] + first[-5:]
+    elif layout == "split_in_piece":  # two queries' lines alternate
+        a, b = by_query[queries[0]], by_query[queries[1]]
+        mixed = [ln for pair in zip(a, b, strict=False) for ln in pair]
+        text = mixed + [ln for q in queries[2:] for ln in by_query[q]]
+    else:  # every line of the run under one query id
+        text = [queries[0] + line[line.index(" ") :] for line in lines[:2000]]
+        text = [ln.replace(" Q0 ", f" Q0 {i}-", 1) for i, ln in enumerate(text)]  # no repeat
+    path = tmp_path / "run.txt"
+    path.write_text("".join(text))
+    calls = []
+    real = stream.iter_query_groups
+
+    def buckets(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stream, "iter_query_groups", buckets)
+    for kw in ({}, {"ties": "rank"}):
+        assert_same(
+            evaluate(DATA.qrels, path, MEASURES, queries="qrels", **kw),
+            evaluate(DATA.qrels, path, MEASURES, queries="qrels", engine="stream", **kw),
+        )
+    assert len(calls) == 2
+
+
+def test_last_query_start_finds_the_block():
+    """Where the last query's lines begin: for every layout of a few queries' blocks
+    (ids that are prefixes of one another, tabs), in a buffer with other text before."""
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        lines = []
+        for q in range(int(rng.integers(1, 6))):
+            qid = f"q{q}" + str(rng.choice(["", "x", "1"]))
+            sep = str(rng.choice([" ", "\t"]))
+            lines += [f"{qid}{sep}Q0 d{i} {i} 1 t\n" for i in range(int(rng.integers(1, 40)))]
+        before = b"junk\n" * int(rng.integers(0, 3))
+        buf = bytearray(before + "".join(lines).encode())
+        ids = [line.split()[0] for line in lines]
+        i = len(ids) - 1
+        while i > 0 and ids[i - 1] == ids[-1]:
+            i -= 1
+        expected = len(before) + sum(len(line) for line in lines[:i])
+        assert stream._last_query_start(buf, len(buf), len(before)) == expected
+    assert stream._last_query_start(bytearray(b"q1 a\n# c\n"), 9) == 9  # a comment: no cut
