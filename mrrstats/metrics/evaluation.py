@@ -450,9 +450,10 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None 
         Where the per-query values are computed (the values are identical,
         bit for bit, whichever engine): ``"memory"`` reads each run whole;
         ``"stream"`` reads a run file (TREC text, or Parquet files: a path, a
-        directory or a glob) in pieces, partitions it by query into buckets on
-        disk and evaluates one bucket at a time (bounded memory, any row
-        order); ``"dask"`` evaluates a Dask DataFrame or Parquet files
+        directory or a glob) in pieces with bounded memory: a run whose
+        queries' lines come together is evaluated piece by piece, any other
+        row order is partitioned by query into buckets on disk and evaluated
+        one bucket at a time; ``"dask"`` evaluates a Dask DataFrame or Parquet files
         partition by partition on the current Dask client (shuffling by query
         when a query spans partitions); ``"auto"`` picks ``"stream"`` for run
         files too large for the free memory and ``"memory"`` otherwise. See
