@@ -90,6 +90,27 @@ PROCEDURES: list[tuple[str, dict]] = [
     ("Tukey HSD, two-way ANOVA (test=anova-hsd)", {"test": "anova-hsd"}),
     ("Dunnett vs one system, 9 pairs (test=dunnett)", {"test": "dunnett", "control": "s0"}),
 ]
+
+
+def _registered():
+    """Rows for every correction and family test of the registry not listed above (a new
+    option, e.g. one merged from another branch, gets its row without an edit here)."""
+    from mrrstats.stats.registry import CORRECTIONS, FAMILY_TESTS
+
+    listed = {(kw.get("test", "randomization"), kw.get("correction", "single-step"))
+              for _, kw in PROCEDURES}
+    rows = []
+    for name, spec in CORRECTIONS.items():
+        if spec.family_of is None and ("randomization", name) not in listed:
+            rows.append((f"randomization, correction={name}", {"correction": name}))
+    for name in FAMILY_TESTS:
+        if not any(t == name for t, _ in listed):
+            rows.append((f"test={name}", {"test": name}))
+    return rows
+
+
+PROCEDURES += _registered()
+
 #: Run only on every k-th replicate (the slow ones; their R is in the tables).
 EVERY = {
     "Tukey HSD, two-way ANOVA (test=anova-hsd)": 3,
