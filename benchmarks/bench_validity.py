@@ -97,8 +97,10 @@ def _registered():
     option, e.g. one merged from another branch, gets its row without an edit here)."""
     from mrrstats.stats.registry import CORRECTIONS, FAMILY_TESTS
 
-    listed = {(kw.get("test", "randomization"), kw.get("correction", "single-step"))
-              for _, kw in PROCEDURES}
+    listed = {
+        (kw.get("test", "randomization"), kw.get("correction", "single-step"))
+        for _, kw in PROCEDURES
+    }
     rows = []
     for name, spec in CORRECTIONS.items():
         if spec.family_of is None and ("randomization", name) not in listed:
