@@ -31,7 +31,8 @@ Seed: TypeAlias = int | np.random.Generator | None
 #: ``alternative=`` of the tests and intervals.
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: ``correction=`` of the many-system comparisons.
-Correction: TypeAlias = Literal["single-step", "holm", "bonferroni", "bh", "none"]
+Correction: TypeAlias = Literal["single-step", "single-step-skew", "holm", "bonferroni", "bh",
+                                "none"]
 #: ``method=`` of the bootstrap intervals.
 BootstrapMethod: TypeAlias = Literal["bca", "percentile", "basic"]
 #: ``missing=``: refuse (default) or drop queries with a missing score.

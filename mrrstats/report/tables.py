@@ -22,6 +22,7 @@ from ..formatting import (
     percent,
     pvalue_text,
 )
+from ..stats.coverage import measured_coverage_note
 from ..stats.registry import (
     CORRECTIONS,
     FAMILY_TESTS,
@@ -109,7 +110,7 @@ def _pairs_rows(data):
               "W/T/L"]
     test, corr, _ = procedure_phrase(data)
     caption = (f"Every pair of systems: mean difference a - b with its {cl:.0%} "
-               f"confidence interval ({interval_phrase(c.ci_method)}), raw p-value of "
+               f"confidence interval ({interval_phrase(c.ci_method, cl)}), raw p-value of "
                f"the {test}, "
                f"p-value adjusted over the pairs of each measure ({corr}), decision at "
                f"alpha = {c.alpha:g}, standardised effect d_z (mean difference / sd of "
@@ -140,7 +141,7 @@ def _versus_control_rows(data):
         fam = (f"p-values adjusted with {corr} over the {len(data.systems) - 1} "
                "comparisons with the control of each measure")
     caption = (f"Each system against the control {control}: difference system - control "
-               f"with its {cl:.0%} confidence interval ({interval_phrase(c.ci_method)}, "
+               f"with its {cl:.0%} confidence interval ({interval_phrase(c.ci_method, cl)}, "
                f"the interval of the pair in the pairs table), raw p-value of the {test}; "
                f"{fam}; reject at alpha = {c.alpha:g}.")
     return header, rows, "ll" + "r" * 7, caption
@@ -458,10 +459,14 @@ def _segments_rows(data):
     return header, rows, "ll" + "r" + "ll" + "r" * 6 + "l", caption
 
 
-def interval_phrase(method) -> str:
-    """How an interval was computed, in words (for captions): its registry label, and
-    for a step-down compatible interval what its open end means."""
+def interval_phrase(method, confidence_level: float) -> str:
+    """How an interval was computed, in words (for captions): its registry label, for a
+    step-down compatible interval what its open end means, and the coverage mrrstats
+    measured for it at that level (:func:`~mrrstats.stats.coverage.measured_coverage_note`)."""
     name = interval_label(method)
+    measured = measured_coverage_note(method, confidence_level)
+    if measured:
+        name += f"; {measured}"
     if str(method).split("(")[0] in _COMPATIBLE:
         name += ("; a rejected pair's interval is one-sided, from 0, so that 0 lies outside "
                  "an interval exactly when the pair is rejected")

@@ -34,6 +34,7 @@ from ..errors import MrrstatsError, ParameterError, ParameterTypeError
 from ..formatting import fixed, latex_escape, pvalue_text
 from ..metrics.measures import parse_measure
 from ..validation import bool_iv, choice_iv
+from .coverage import measured_coverage_note
 from .methods import resample_unit
 from .registry import correction_label, interval_label, test_label
 
@@ -286,9 +287,11 @@ def _pairs(
         if len(c.measures) > 1
         else f" of {latex_escape(names.get(c.measures[0], mean_label(c.measures[0])))}"
     )
+    measured = measured_coverage_note(r0.ci_method, c.confidence_level)
+    measured = f" ({latex_escape(measured)})" if measured else ""
     caption = (
         f"Differences of the means{of}, {who}: $a - b$ and its {cl} interval, "
-        f"{latex_escape(interval_label(r0.ci_method))}; the raw $p$-value of the "
+        f"{latex_escape(interval_label(r0.ci_method))}{measured}; the raw $p$-value of the "
         f"{latex_escape(test_label(c.test))} ("
         + {
             "two-sided": "two-sided",

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError, ParameterTypeError
+from .coverage import COVERAGE, Coverage
 from .references import bibtex
 from .registry import CORRECTIONS, INTERVAL_LABELS, TESTS
 
@@ -356,6 +357,12 @@ CORRECTION_TEXT: dict[str, tuple[str, tuple[str, ...]]] = {
         "under within-query permutations of the systems)",
         ("westfall1993",),
     ),
+    "single-step-skew": (
+        "the single-step max-T procedure with Hall's skewness correction of every "
+        "pair's studentised difference (the maximum corrected statistic under "
+        "within-query permutations of the systems)",
+        ("westfall1993", "hall1992"),
+    ),
     "holm": ("Holm's step-down procedure", ("holm1979",)),
     "nemenyi": (
         "Nemenyi's critical difference of the average ranks (single-step by construction)",
@@ -389,6 +396,12 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
         "single-step max-T simultaneous intervals (the quantile of the "
         "maximum studentised difference under within-query permutations)",
         ("westfall1993",),
+    ),
+    "maxt-single-step-skew": (
+        "skewness-corrected single-step max-T simultaneous intervals (Hall's "
+        "transformation of each pair's studentised difference inverted at the quantile "
+        "of its maximum under within-query permutations; asymmetric)",
+        ("westfall1993", "hall1992"),
     ),
     "tukey-simultaneous": ("randomised Tukey HSD simultaneous intervals", ("carterette2012",)),
     "studentized-range": ("Tukey HSD simultaneous intervals (studentised range)", ("tukey1949",)),
@@ -445,52 +458,6 @@ INTERVALS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 @dataclass(frozen=True)
-class Coverage:
-    """The coverage mrrstats measured for an interval construction (nominal 0.95)."""
-
-    by_topics: tuple[tuple[int, float], ...]  # (topics, coverage)
-    what: str
-    source: str
-
-
-_SINGLE_STEP_BENCH = (
-    "27 real TREC score matrices, 10 systems, all 45 intervals at once, "
-    "topics drawn with replacement, 500 replicates per cell",
-    "benchmarks/calibration/single_step_default.py",
-)
-_PAIR_BENCH = (
-    "12 system pairs of TREC 5-7 ad hoc and Web 2010/2011 on AP, RR, P@10 and "
-    "nDCG@20, mean over the pairs, 1,000 replications",
-    "benchmarks/calibration/coverage_pair_ci.py",
-)
-
-#: interval construction -> measured coverage of nominal 95% intervals (the single place
-#: for these numbers; they come from the benchmarks named in ``source``)
-COVERAGE: dict[str, Coverage] = {
-    "maxt-single-step": Coverage(
-        ((25, 0.908), (50, 0.918)),
-        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
-        _SINGLE_STEP_BENCH[1],
-    ),
-    "bonferroni(randomization)": Coverage(
-        ((25, 0.928), (50, 0.944)),
-        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
-        _SINGLE_STEP_BENCH[1],
-    ),
-    "tukey-simultaneous": Coverage(
-        ((25, 0.970), (50, 0.978)),
-        "simultaneous coverage, " + _SINGLE_STEP_BENCH[0],
-        _SINGLE_STEP_BENCH[1],
-    ),
-    "t": Coverage(((25, 0.945), (50, 0.949)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "marginal": Coverage(((25, 0.945), (50, 0.949)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "percentile": Coverage(((25, 0.924), (50, 0.938)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "bca": Coverage(((25, 0.917), (50, 0.933)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-    "studentized": Coverage(((25, 0.938), (50, 0.942)), _PAIR_BENCH[0], _PAIR_BENCH[1]),
-}
-
-
-@dataclass(frozen=True)
 class Facts:
     """What a result's methods paragraph says (read from the result by :func:`facts_of`)."""
 
@@ -522,7 +489,7 @@ class Facts:
 
 def resample_unit(test: str, correction: str | None) -> str:
     """What one of the :math:`B` resamples of a pairwise procedure is."""
-    if correction == "single-step":  # the joint null: the systems permuted within queries
+    if correction in ("single-step", "single-step-skew"):  # the systems permuted within queries
         return "random within-query permutations of the systems"
     spec = PROCEDURES.get(test)
     return spec.resample if spec is not None and spec.resample else "resamples"

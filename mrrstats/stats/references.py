@@ -198,6 +198,17 @@ REFERENCES: dict[str, str] = {
         pages="757--762",
         doi="10.2307/2532163",
     ),
+    "hall1992": _entry(
+        "article",
+        "hall1992",
+        author="Hall, Peter",
+        title="On the Removal of Skewness by Transformation",
+        journal="Journal of the Royal Statistical Society: Series B",
+        year="1992",
+        volume="54",
+        number="1",
+        pages="221--228",
+    ),
     "field2007": _entry(
         "article",
         "field2007",

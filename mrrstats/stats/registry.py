@@ -19,6 +19,9 @@ and it works with ``control`` the same way (many-to-one). Unlike Holm or BH it
 needs the joint null of the statistics, not only their p-values
 (:attr:`CorrectionSpec.joint_null`), and it gives finite simultaneous intervals
 that exclude 0 exactly for the rejected pairs (:attr:`CorrectionSpec.interval`).
+``"single-step-skew"`` is the same procedure with every pair's studentised difference
+through Hall's (1992) skewness correction (asymmetric intervals that cover on skewed
+measures).
 Step-down procedures (Holm, Westfall-Young) show the single-step simultaneous
 interval of their family and may reject beyond it (:attr:`CorrectionSpec.step_down`).
 """
@@ -120,6 +123,9 @@ TESTS = {s.name: s for s in (
 CORRECTIONS = {s.name: s for s in (
     CorrectionSpec("single-step", "single-step max-T", ("single-step-maxt", "maxt-single-step"),
                    joint_null=True, interval="maxt-single-step"),
+    CorrectionSpec("single-step-skew", "skewness-corrected single-step max-T",
+                   ("hall", "single-step-hall", "skew-corrected"), joint_null=True,
+                   interval="maxt-single-step-skew"),
     CorrectionSpec("holm", "Holm", statsmodels="holm", interval="bonferroni", step_down=True),
     CorrectionSpec("bonferroni", "Bonferroni", ("bonf",), statsmodels="bonferroni",
                    interval="bonferroni"),
@@ -202,6 +208,8 @@ INTERVAL_LABELS = {
     "fcr-by2005": "FCR-adjusted (Benjamini & Yekutieli 2005)",
     "maxt-step-down": "step-down max-T compatible (Strassburger & Bretz 2008)",
     "maxt-single-step": "single-step max-T simultaneous (within-query permutations)",
+    "maxt-single-step-skew": "skewness-corrected single-step max-T simultaneous "
+                             "(within-query permutations)",
     "tukey-simultaneous": "randomised Tukey HSD simultaneous",
     "studentized-range": "Tukey HSD simultaneous (studentised range)",
     "dunnett-simultaneous": "Dunnett simultaneous (many-to-one)",

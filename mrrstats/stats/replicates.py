@@ -832,6 +832,10 @@ def _replicate_tests_iv(scores, replicates, method, alternative, correction, alp
         raise ParameterError(f"`method` must be one of {REPLICATE_METHODS}, got {method!r}")
     alternative_iv(alternative)
     corr = correction_spec(correction).name
+    if corr == "single-step-skew":
+        raise ParameterError("correction='single-step-skew' is for pairwise_tests/compare; "
+                             "replicate_tests takes 'single-step', 'holm', 'bonferroni', "
+                             "'bh' or 'none'")
     alpha = alpha_iv(alpha)
     cl = confidence_level_iv(confidence_level)
     B = n_resamples_iv(n_resamples)

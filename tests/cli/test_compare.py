@@ -142,3 +142,17 @@ def test_methods_flag_prints_the_paragraph(csvs, capsys):
     tex = capsys.readouterr().out
     assert "$B = 200$" in tex and "seed 3" in tex and "\\citep{westfall1993}" in tex
     assert "[@" not in tex
+
+
+def test_default_output_says_measured_coverage(csvs, capsys):
+    """The default intervals' measured coverage beside the nominal level (issue #28),
+    read from ``mrrstats.stats.coverage.COVERAGE``; the skew-corrected correction too."""
+    from mrrstats.stats.coverage import measured_coverage_note
+
+    for corr, method in (("single-step", "maxt-single-step"),
+                         ("single-step-skew", "maxt-single-step-skew")):
+        code = main(["compare", "--scores", str(csvs[0]), "--seed", "4",
+                     "--n-resamples", "200", "--correction", corr])
+        out = " ".join(capsys.readouterr().out.split())
+        assert code == 0
+        assert measured_coverage_note(method, 0.95) in out
