@@ -73,6 +73,10 @@ OUT = ROOT / "benchmarks" / "results_validity.md"
 #: ``ci`` unset: the procedure's own interval. Add a row here for a new option.
 PROCEDURES: list[tuple[str, dict]] = [
     ("randomization, single-step max-T (default)", {}),
+    (
+        "randomization, single-step-skew (Hall's skewness correction)",
+        {"correction": "single-step-skew"},
+    ),
     ("t, single-step max-T", {"test": "t"}),
     ("randomization, Holm (Bonferroni interval)", {"correction": "holm"}),
     ("randomization, Holm, ci=consistent (SB2008)", {"correction": "holm", "ci": "consistent"}),
