@@ -585,8 +585,8 @@ def correct_sampled_metric(sampled_ranks: ArrayLike, n_negatives: int, n_candida
     naive = _mapping(str(measure), m + 1, m, "naive", 0.0, workers)[ri]
     boot = None
     if r.size >= 2 and np.ptp(values) > 0:
-        boot = bootstrap_ci(values, confidence_level=cl, n_resamples=n_resamples,
-                            workers=workers, rng=gen)
+        boot = bootstrap_ci(values, method="bca", confidence_level=cl,
+                            n_resamples=n_resamples, workers=workers, rng=gen)
         ci = boot.confidence_interval()
         low, high = ci.low, ci.high
     else:

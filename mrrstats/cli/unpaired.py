@@ -45,8 +45,8 @@ def add_arguments(p) -> None:
     p.add_argument("--confidence-level", type=float, default=defaults.CONFIDENCE_LEVEL,
                    help="confidence level of the intervals (0.95)")
     p.add_argument("--bootstrap-method", choices=("bca", "percentile", "basic"),
-                   default=defaults.BOOTSTRAP_METHOD,
-                   help=f"bootstrap interval (default {defaults.BOOTSTRAP_METHOD})")
+                   default=defaults.BOOTSTRAP_METHOD_FALLBACK,
+                   help=f"bootstrap interval (default {defaults.BOOTSTRAP_METHOD_FALLBACK})")
     p.add_argument("--n-resamples", type=int, default=defaults.N_RESAMPLES, metavar="B",
                    help="permutations and bootstrap resamples (10000)")
     p.add_argument("--seed", type=int, default=None,

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..defaults import BOOTSTRAP_METHOD
+from ..defaults import BOOTSTRAP_METHOD_FALLBACK
 from ..deprecation import renamed_parameters
 from ..errors import ParameterError, ParameterTypeError
 from ..progress import progress_bar
@@ -397,7 +397,7 @@ def randomization_test(a: BlockSource, b: BlockSource | None = None, *,
 @renamed_parameters(block_size="batch")
 def bootstrap_ci(a: BlockSource, b: BlockSource | None = None, *,
                  columns: str | Sequence[str] | None = None,
-                 method: BootstrapMethod = BOOTSTRAP_METHOD,
+                 method: BootstrapMethod = BOOTSTRAP_METHOD_FALLBACK,
                  confidence_level: float = 0.95, alternative: Alternative = "two-sided",
                  n_resamples: int = 10000, batch: int | None = None, missing: Missing = "raise",
                  scheme: Literal["poisson"] = "poisson", workers: int = -1,
@@ -415,7 +415,10 @@ def bootstrap_ci(a: BlockSource, b: BlockSource | None = None, *,
         As in :func:`randomization_test`; one column without ``b`` holds one
         system's scores (the interval is for their mean).
     method, confidence_level, alternative, n_resamples, missing, workers, rng : keyword-only
-        As in :func:`mrrstats.bootstrap_ci`.
+        As in :func:`mrrstats.bootstrap_ci`; ``method`` is ``"bca"``, ``"percentile"`` or
+        ``"basic"``, BCa by default (:data:`mrrstats.defaults.BOOTSTRAP_METHOD_FALLBACK`,
+        as ``bootstrap_ci(scheme="poisson")``: the Poisson blocks keep only the resampled
+        means, not the standard errors of the studentized interval).
     scheme : {"poisson"}, keyword-only
         The only scheme that splits into blocks: each query gets a Poisson(1)
         weight of its own. A multinomial draw can land on any query, so

@@ -823,8 +823,8 @@ def effect_size_intervals(a: ArrayLike, b: ArrayLike, *, confidence_level: float
     dz = float(d.mean() / sd)
     low, high = _nct_dz_interval(dz * math.sqrt(n), n, cl)
     s = (d > tol) + 0.5 * (np.abs(d) <= tol)
-    boot = bootstrap_ci(s, confidence_level=cl, n_resamples=n_resamples, workers=workers,
-                        rng=gen)
+    boot = bootstrap_ci(s, method="bca", confidence_level=cl, n_resamples=n_resamples,
+                        workers=workers, rng=gen)
     ps_ci = boot.confidence_interval()
     return EffectSizeIntervals(dz, ConfidenceInterval(low, high, cl, "noncentral t"),
                                float(s.mean()),

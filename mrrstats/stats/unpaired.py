@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..defaults import BOOTSTRAP_METHOD
+from ..defaults import BOOTSTRAP_METHOD_FALLBACK
 from ..errors import ParameterError, ParameterTypeError
 from ..model.scoretable import as_score_table
 from ..validation import (
@@ -303,15 +303,16 @@ def unpaired_permutation_test(a: ArrayLike, b: ArrayLike, *,
 
 
 def unpaired_bootstrap_ci(a: ArrayLike, b: ArrayLike, *, confidence_level: float = 0.95,
-                          method: BootstrapMethod = BOOTSTRAP_METHOD,
+                          method: BootstrapMethod = BOOTSTRAP_METHOD_FALLBACK,
                           n_resamples: int = 10000, batch: int | None = None, workers: int = -1,
                           rng: Seed = None) -> UnpairedResult:
     r"""Bootstrap interval for ``mean(a) - mean(b)`` on different query sets.
 
     Each set of queries is resampled with replacement on its own (the
     two-sample bootstrap, Efron & Tibshirani 1993, 8.3); the interval is the
-    BCa (default, as :func:`mrrstats.bootstrap_ci`), percentile or basic
-    interval of the resampled differences.
+    BCa (default, :data:`mrrstats.defaults.BOOTSTRAP_METHOD_FALLBACK`; the
+    studentized interval of :func:`mrrstats.bootstrap_ci` is for one sample),
+    percentile or basic interval of the resampled differences.
 
     Parameters
     ----------

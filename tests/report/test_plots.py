@@ -182,7 +182,9 @@ def test_paired_differences_draws_the_given_interval_and_computes_none(cast):
     low, high = res.confidence_interval()
     # a result, its ConfidenceInterval and a pairwise row all give the same band
     pr = mrrstats.pairwise_tests(s.iloc[:, :2], test="t").to_frame().iloc[0]
-    for interval, how in ((res, "BCa bootstrap"), (res.confidence_interval(), "BCa bootstrap"),
+    # (bootstrap_ci's default interval: the studentized bootstrap)
+    for interval, how in ((res, "studentized bootstrap"),
+                          (res.confidence_interval(), "studentized bootstrap"),
                           ((low, high), None)):
         ax = mp.paired_differences(a, b, interval=interval)
         text = [t for t in _legend_texts(ax) if "CI" in t][0].replace("\n", " ")
@@ -238,7 +240,7 @@ def test_forest_means_from_results(cast):
     iv = _errorbar_intervals(ax.containers[0])[::-1]   # unsorted: first column on top
     np.testing.assert_allclose(iv, np.array([tuple(r.confidence_interval())
                                              for r in res.values()]), rtol=1e-12)
-    assert "95% marginal BCa bootstrap CI" in ax.get_xlabel()
+    assert "95% marginal studentized bootstrap CI" in ax.get_xlabel()
 
 
 def test_forest_differences_draws_the_result(cast):
@@ -320,7 +322,7 @@ def test_null_distribution_bootstrap_result(cast):
     low, high = res.confidence_interval()
     obs = [ln for ln in ax.lines if ln.get_linewidth() == 2][0]
     assert obs.get_xdata()[0] == pytest.approx(res.statistic)
-    assert any(f"95% marginal BCa bootstrap interval [{low:.4g}, {high:.4g}]" == t
+    assert any(f"95% marginal studentized bootstrap interval [{low:.4g}, {high:.4g}]" == t
                for t in _legend_texts(ax))
     assert "B = 3,000" in " ".join(_legend_texts(ax))
 

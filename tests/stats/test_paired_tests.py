@@ -424,7 +424,7 @@ def test_bca_formula_on_stored_distribution():
     # jackknife for the acceleration and scipy's 'mean' percentile-of-score for z0
     # (Efron & Tibshirani 1993, 14.3, eq. 14.14-14.15), numpy linear quantiles.
     x = np.array([1, 0.5, 1, 0.25, 1, 0.333, 0.2, 1, 0.5, 1, 0.1, 1, 0, 0, 0.5])
-    res = mrrstats.bootstrap_ci(x, n_resamples=5000, rng=3, confidence_level=0.9)
+    res = mrrstats.bootstrap_ci(x, method="bca", n_resamples=5000, rng=3, confidence_level=0.9)
     dist = res.bootstrap_distribution
     jack = np.array([np.delete(x, i).mean() for i in range(x.size)])
     u = jack.mean() - jack
@@ -670,12 +670,13 @@ def test_bca_coverage_with_known_mean(adhoc7_rr):
     for _ in range(R):
         pop = adhoc7_rr[:, rng.integers(k)]
         x = pop[rng.integers(0, 50, 50)]
-        lo, hi = mrrstats.bootstrap_ci(x, n_resamples=1000, rng=rng).confidence_interval()
+        lo, hi = mrrstats.bootstrap_ci(x, method="bca", n_resamples=1000,
+                                       rng=rng).confidence_interval()
         hit_one += lo <= pop.mean() <= hi
         i, j = rng.choice(k, 2, replace=False)
         idx = rng.integers(0, 50, 50)
-        lo, hi = mrrstats.bootstrap_ci(adhoc7_rr[idx, i], adhoc7_rr[idx, j], n_resamples=1000,
-                                       rng=rng).confidence_interval()
+        lo, hi = mrrstats.bootstrap_ci(adhoc7_rr[idx, i], adhoc7_rr[idx, j], method="bca",
+                                       n_resamples=1000, rng=rng).confidence_interval()
         hit_pair += lo <= (adhoc7_rr[:, i] - adhoc7_rr[:, j]).mean() <= hi
     assert abs(hit_one / R - 0.95) <= tol, hit_one / R
     assert abs(hit_pair / R - 0.95) <= tol, hit_pair / R
