@@ -322,7 +322,7 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
                                ties=ties, group_bounds=group_bounds, max_depth=max_depth,
                                rel=rel)
     if ties not in ("realistic", "expected") and np.size(grades) >= COMPILED_MIN_ROWS and \
-            compiled.available() and any(m.name in _KINDS for m in measures):
+            compiled.usable() and any(m.name in _KINDS for m in measures):
         fast = [m for m in measures if m.name in _KINDS]
         out = compiled_measures(fast, offsets=offsets, grades=grades, judged=judged,
                                 max_depth=max_depth, rel=rel)
@@ -540,6 +540,9 @@ _MEASURE_KERNELS: dict = {}
 
 
 def _measure_kernels():
+    mod = compiled.native()
+    if mod is not None:  # compiled ahead of time: numba not imported
+        return compiled.Native(mod.measures), None
     global prange
     k = _MEASURE_KERNELS.get("k")
     if k is None:
@@ -603,9 +606,13 @@ def _relevant_retrieved_py(offsets, grades, rel, depth, out):
 def relevant_retrieved(offsets, grades, *, rel: int, max_depth=None, workers=None):
     """Relevant documents retrieved per query (grade >= ``rel``, within ``max_depth``),
     compiled; None where numba is missing."""
-    if not compiled.available():
+    mod = compiled.native()
+    if mod is not None:
+        k = compiled.Native(mod.relevant_retrieved), None
+    elif not compiled.available():
         return None
-    k = _MEASURE_KERNELS.get("rr")
+    else:
+        k = _MEASURE_KERNELS.get("rr")
     if k is None:
         _measure_kernels()
         k = _MEASURE_KERNELS["rr"] = compiled.pair(_relevant_retrieved_py)

@@ -492,7 +492,7 @@ def rank_run(qrels: QrelsInput, run: RunInput, *, ties: str = "trec_eval",
 
 
 def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
-    if ties in _COMPILED_TIES and len(run) >= COMPILED_MIN_ROWS and compiled.available():
+    if ties in _COMPILED_TIES and len(run) >= COMPILED_MIN_ROWS and compiled.usable():
         ranked = _rank_run_compiled(qrels, run, ties, max_depth)
         if ranked is not None:
             return ranked
@@ -671,6 +671,18 @@ prange = range
 _KERNELS: dict = {}
 
 
+def _native_kernels(codes, key) -> dict | None:
+    """The kernels of :func:`_kernels` compiled ahead of time (``mrrstats._native``), for
+    the arrays they are written for (int32 codes, float64 keys); None otherwise."""
+    mod = compiled.native()
+    if mod is None or codes.dtype != np.int32 or key.dtype != np.float64 or \
+            not (codes.flags.c_contiguous and key.flags.c_contiguous):
+        return None
+    N = compiled.Native
+    return {"block_scan": (N(mod.block_scan), None), "block_starts": (N(mod.block_starts), None),
+            "place": (N(mod.place), None), "table": mod.build_table}
+
+
 def _kernels() -> dict:
     global _pair_key, _probe, prange
     k = _KERNELS.get("k")
@@ -695,12 +707,12 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
     """:func:`_rank_run` for a run whose queries each come in one block of rows with
     keys descending (the usual layout of a run file), compiled; None for any other run,
     or where a hash needs the exact look-up (the numpy path then decides)."""
-    k = _kernels()
     key = _rank_key(run) if ties == "rank" else run.score
     if "query_codes" in run._meta:
         dictionary, codes = run._meta["query_dictionary"], run._meta["query_codes"]
     else:
         dictionary, codes = encode_strings(run.query)
+    k = _native_kernels(codes, key) or _kernels()
     ids_obj = np.asarray(dictionary.to_pylist(), dtype=object)
     by_id = np.argsort(ids_obj.astype(str), kind="stable")
     query_ids = ids_obj[by_id]
