@@ -6,9 +6,16 @@ import os
 
 from setuptools import Extension, setup
 
-_ARGS = [] if os.name == "nt" else ["-O2", "-ffp-contract=off", "-pthread"]
+_ARGS = [] if os.name == "nt" else ["-O3", "-ffp-contract=off", "-pthread"]
 
-setup(ext_modules=[Extension(
-    "mrrstats._native", ["mrrstats/_native.c"], optional=True,
-    extra_compile_args=_ARGS, extra_link_args=[] if os.name == "nt" else ["-pthread"],
-)])
+setup(
+    ext_modules=[
+        Extension(
+            "mrrstats._native",
+            ["mrrstats/_native.c"],
+            optional=True,
+            extra_compile_args=_ARGS,
+            extra_link_args=[] if os.name == "nt" else ["-pthread"],
+        )
+    ]
+)
