@@ -22,6 +22,7 @@ that do not depend on the number of threads.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
@@ -65,8 +66,8 @@ def native():
     if mod is _UNSET:
         mod = None
         if os.environ.get("MRRSTATS_NATIVE", "1") != "0":
-            try:
-                from . import _native as mod  # type: ignore[attr-defined, no-redef]
+            try:  # optional: built by pip where a C compiler was found
+                mod = importlib.import_module("mrrstats._native")
             except ImportError:
                 mod = None
         _STATE["native"] = mod
