@@ -557,8 +557,8 @@ def compiled_measures(measures, *, offsets, grades, judged: Judged, max_depth=No
     but "realistic" and "expected"), compiled and parallel over queries; the same
     values to the last bit. ``workers``: threads (None or -1: all)."""
     measures = measures_iv(measures)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    grades = np.asarray(grades, dtype=np.float64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    grades = np.ascontiguousarray(grades, dtype=np.float64)
     n_q = offsets.size - 1
     n_m = len(measures)
     max_d = _INF_DEPTH if max_depth is None else int(max_depth)
@@ -616,9 +616,9 @@ def relevant_retrieved(offsets, grades, *, rel: int, max_depth=None, workers=Non
     if k is None:
         _measure_kernels()
         k = _MEASURE_KERNELS["rr"] = compiled.pair(_relevant_retrieved_py)
-    offsets = np.asarray(offsets, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     out = np.empty(offsets.size - 1, np.int64)
     depth = _INF_DEPTH if max_depth is None else int(max_depth)
-    compiled.launch(*k, workers, offsets, np.asarray(grades, dtype=np.float64), float(rel),
-                    depth, out)
+    grades = np.ascontiguousarray(grades, dtype=np.float64)
+    compiled.launch(*k, workers, offsets, grades, float(rel), depth, out)
     return out

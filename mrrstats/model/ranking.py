@@ -766,7 +766,8 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
     hit_at, hit_row = np.empty(m, np.int64), np.empty(m, np.int64)
     glo, ghi = np.empty(m, np.int64), np.empty(m, np.int64)
     nhit = np.empty(n_q, np.int64)
-    compiled.launch(*k["place"], workers, codes, rank_of, _doc_hashes(run), key, bstart, blen,
+    dhash = np.ascontiguousarray(_doc_hashes(run))
+    compiled.launch(*k["place"], workers, codes, rank_of, dhash, key, bstart, blen,
                     border, offsets, qbounds, qh, table_key, table_idx, mask, qgrade,
                     grades_s, hbase, hit_at, hit_row, glo, ghi, nhit)
     if (nhit < 0).any():
