@@ -41,7 +41,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
 from ..defaults import REL, default_queries, default_ties
@@ -51,6 +50,7 @@ from ..io.doors import is_records
 from ..io.flat import flat_to_qrels_run
 from ..io.hashing import encode_strings
 from ..io.trec import Qrels, Run, qrels_iv, run_iv
+from ..lazy import deferred
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..options import EMPTY_TARGET, ENGINES, QUERIES
@@ -68,6 +68,11 @@ if TYPE_CHECKING:
 
     from .._typing import MeasuresInput, QrelsInput, RunsInput
     from .measures import Measure
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
            "ENGINES", "evaluate_group"]

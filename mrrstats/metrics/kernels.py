@@ -27,10 +27,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .. import compiled
 from ..errors import ParameterError, ParameterTypeError
+from ..lazy import deferred
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
 from ..validation import asarray_iv, int_iv
@@ -40,6 +40,11 @@ from .trec_measures import TREC_FAMILIES, trec_measure
 
 if TYPE_CHECKING:
     from .._typing import MeasuresInput
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
 

@@ -37,19 +37,31 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import compiled
 from ..errors import InputError, ParameterError
-from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
+from ..io.hashing import (
+    arrow_to_numpy,
+    encode_strings,
+    hash_strings,
+    numpy_to_arrow,
+    pair_keys,
+    take_strings,
+)
 from ..io.trec import Qrels, Run, as_string_array, qrels_iv, run_iv
+from ..lazy import deferred
 from ..numerics import no_hugepage_madvise
 from ..options import TIES
 
 if TYPE_CHECKING:
     from .._typing import QrelsInput, RunInput
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
 
@@ -198,7 +210,7 @@ class RankedRun:
         ties = self.ties if self.ties in ("rank", "optimistic", "pessimistic") else "trec_eval"
         order = _resolve_ties(order, codes, key, self.grades.copy(), self.run, ties,
                               all_groups=True)
-        docs = take_strings(self.run.doc, order).to_numpy(zero_copy_only=False)
+        docs = arrow_to_numpy(take_strings(self.run.doc, order))
         out = []
         for i in range(self.n_queries):
             stop = self.offsets[i + 1]
@@ -285,8 +297,8 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     rows = cand[hit_c >= 0]
     hit = hit_c[hit_c >= 0]
     if rows.size:
-        got = take_strings(run.doc, rows).to_numpy(zero_copy_only=False)
-        want = qdocs.take(pa.array(hit)).to_numpy(zero_copy_only=False)
+        got = arrow_to_numpy(take_strings(run.doc, rows))
+        want = arrow_to_numpy(qdocs.take(numpy_to_arrow(hit)))
         if not (got == want).all():  # pragma: no cover - hash collision
             return _lookup_grades_exact(qrels, query_ids, codes, run)
         grades[rows] = qrels.grade[sel][hit]
@@ -295,7 +307,7 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
 
 def _lookup_grades_exact(qrels, query_ids, codes, run):  # pragma: no cover - fallback
     table = {(q, d): g for q, d, g in zip(qrels.query, qrels.doc, qrels.grade, strict=True)}
-    docs = run.doc.to_numpy(zero_copy_only=False)
+    docs = arrow_to_numpy(run.doc)
     qs = query_ids[codes]
     return np.array([table.get((q, d), np.nan) for q, d in zip(qs, docs, strict=True)],
                     dtype=np.float64)
@@ -371,14 +383,14 @@ def _sort_groups(perm, lo, hi, grades_s, run: Run, ties: str):
         np.arange(sizes.sum())
     gid = np.repeat(np.arange(lo.size), sizes)
     docs = take_strings(run.doc, rows if perm is None else perm[rows])
-    columns = {"g": pa.array(gid), "d": docs}
+    columns = {"g": numpy_to_arrow(gid), "d": docs}
     keys = [("g", "ascending")]
     if ties in ("optimistic", "pessimistic"):
         eff = np.where(np.isnan(grades_s[rows]), 0.0, np.maximum(grades_s[rows], 0.0))
-        columns["e"] = pa.array(eff)
+        columns["e"] = numpy_to_arrow(eff)
         keys.append(("e", "descending" if ties == "optimistic" else "ascending"))
     keys.append(("d", "descending"))
-    sub = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
+    sub = arrow_to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))
     grades_s[rows] = grades_s[rows][sub]  # grades_s is the caller's own sorted copy
     if perm is None:  # a patch on the identity: (rows, source row of each)
         return _Patch(rows, rows[sub])
@@ -438,9 +450,9 @@ def _rank_key(run: Run) -> np.ndarray:
     if run.rank is None:
         raise ParameterError("ties='rank' needs the run's rank column, and this run has none")
     try:
-        values = pc.cast(run.rank, pa.float64()).to_numpy(zero_copy_only=False)
+        values = arrow_to_numpy(pc.cast(run.rank, pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        texts = run.rank.to_numpy(zero_copy_only=False)
+        texts = arrow_to_numpy(run.rank)
         for i, t in enumerate(texts):
             try:
                 float(t)
@@ -776,10 +788,10 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
         np.repeat(np.concatenate(([0], np.cumsum(nhit)[:-1])), nhit)
     hit_row, glo, ghi = hit_row[used], glo[used], ghi[used]
     if hit_row.size:  # confirm every hash match on the ids themselves
-        got = take_strings(run.doc, hit_row).to_numpy(zero_copy_only=False)
+        got = arrow_to_numpy(take_strings(run.doc, hit_row))
         rkeys = pair_keys(rank_of[codes[hit_row]], _doc_hashes(run)[hit_row])
         idx = pd.Index(qkeys).get_indexer(rkeys)
-        want = qdocs.take(pa.array(idx)).to_numpy(zero_copy_only=False)
+        want = arrow_to_numpy(qdocs.take(numpy_to_arrow(idx)))
         if not (got == want).all():  # pragma: no cover - hash collision
             return None
     order = _BlockOrder(bstart[border], blen[border]) if moved else None
