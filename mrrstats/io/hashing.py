@@ -23,7 +23,7 @@ else:  # imported when first used: the TREC-file path builds no DataFrame
     pd = deferred("pandas")
 
 __all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings", "encode_strings",
-           "arrow_to_numpy", "numpy_to_arrow"]
+           "arrow_to_numpy", "numpy_to_arrow", "strings_to_arrow"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -216,6 +216,33 @@ def numpy_to_arrow(values) -> pa.Array:
         return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), values.size,
                                      [None, pa.py_buffer(values)])
     return pa.array(values)
+
+
+def strings_to_arrow(values) -> pa.Array | None:
+    """An Arrow string array of a numpy array of ``str`` (what ``pa.array`` gives it)
+    built from the bytes, without pandas' import; None for anything else, or where
+    pandas is imported already (then ``pa.array`` costs nothing more)."""
+    if "pandas" in sys.modules or not isinstance(values, np.ndarray) or values.ndim != 1 \
+            or values.dtype.kind not in "OU" or values.size == 0:
+        return None
+    strs = values.tolist()
+    try:
+        joined = "".join(strs)  # TypeError for anything but str
+    except TypeError:
+        return None
+    raw = joined.encode("utf-8", "surrogatepass")
+    if len(raw) == len(joined):  # ASCII: a character is a byte
+        lengths = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
+    else:
+        lengths = np.fromiter((len(x.encode("utf-8", "surrogatepass")) for x in strs),
+                              dtype=np.int64, count=len(strs))
+    offsets = np.zeros(len(strs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        return None
+    return pa.Array.from_buffers(pa.string(), len(strs),
+                                 [None, pa.py_buffer(offsets.astype(np.int32)),
+                                  pa.py_buffer(raw)])
 
 
 def _strings_to_numpy(arr: pa.Array) -> np.ndarray:

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..lazy import deferred
-from .hashing import arrow_to_numpy
+from .hashing import arrow_to_numpy, strings_to_arrow
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -219,7 +219,10 @@ def as_string_array(values) -> pa.Array | pa.ChunkedArray:
     object arrays of ``str`` are converted in C; integers are cast; anything
     else is converted with ``str()`` value by value.
     """
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+    built = strings_to_arrow(values)  # numpy strings, pandas not imported: from the bytes
+    if built is not None:
+        arr = built
+    elif isinstance(values, (pa.Array, pa.ChunkedArray)):
         arr = values
     else:
         if isinstance(values, pd.Series) and values.dtype.kind in "fc":

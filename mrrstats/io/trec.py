@@ -699,7 +699,7 @@ def _read_run_fast(path, source: str, name: str) -> Run | None:
     # String columns stay chunked (combining them would copy every byte again).
     tags = pc.unique(table["tag"]).to_pylist()
     run = Run(name=name, query=table["query"], doc=table["doc"],
-              score=table["score"].to_numpy(), rank=table["rank"],
+              score=arrow_to_numpy(table["score"]), rank=table["rank"],
               tag=tags[-1] if tags else None, source=source)
     run._meta["tags"] = tags
     run._meta["tag_column"] = table["tag"]

@@ -50,7 +50,7 @@ from ..io.doors import is_records
 from ..io.flat import flat_to_qrels_run
 from ..io.hashing import encode_strings
 from ..io.trec import Qrels, Run, qrels_iv, run_iv
-from ..lazy import deferred
+from ..lazy import deferred, is_instance
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..options import EMPTY_TARGET, ENGINES, QUERIES
@@ -348,7 +348,8 @@ def _runs_iv(runs) -> list:
     """Normalise ``runs`` to a list of (name or None, source)."""
     if type(runs).__module__.split(".")[0] in ("dask", "dask_expr"):  # engine="dask"
         return [(None, runs)]
-    if isinstance(runs, (Run, pd.DataFrame, str)) or hasattr(runs, "__fspath__"):
+    if isinstance(runs, (Run, str)) or is_instance(runs, "pandas", "DataFrame") \
+            or hasattr(runs, "__fspath__"):
         return [(None, runs)]
     if isinstance(runs, Mapping):
         if _is_one_run(runs):

@@ -375,18 +375,24 @@ def _with_exp_gains(measures, *, offsets, grades, judged, ties, group_bounds, ma
 
 def score_ranked_run(ranked: RankedRun, measures: MeasuresInput, *, rel: int = 1) -> pd.DataFrame:
     """Per-query measures of a :class:`RankedRun` (rows: its queries)."""
+    values = ranked_values(ranked, measures, rel=rel)
+    frame = pd.DataFrame(values, index=pd.Index(ranked.query_ids, name="query"))
+    frame.columns.name = "measure"
+    return frame
+
+
+def ranked_values(ranked: RankedRun, measures, *, rel: int = 1) -> dict:
+    """The columns of :func:`score_ranked_run` (``{measure name: array}``, rows in the
+    order of ``ranked.query_ids``), without the frame."""
     if not isinstance(ranked, RankedRun):
         raise ParameterTypeError(f"`ranked` must be a RankedRun (from mrrstats.rank_run), got "
                                  f"{type(ranked).__name__}", name="ranked")
     rel = int_iv(rel, "rel")
     with no_hugepage_madvise():
-        values = compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
-                                  judged=ranked.judged, ties=ranked.ties,
-                                  group_bounds=ranked.group_bounds,
-                                  max_depth=ranked.max_depth, rel=rel)
-    frame = pd.DataFrame(values, index=pd.Index(ranked.query_ids, name="query"))
-    frame.columns.name = "measure"
-    return frame
+        return compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
+                                judged=ranked.judged, ties=ranked.ties,
+                                group_bounds=ranked.group_bounds, max_depth=ranked.max_depth,
+                                rel=rel)
 
 
 def _grade_lists(lists, name, dtype):

@@ -108,6 +108,16 @@ class Judged:
         return Judged(ids, offsets, self.grades[rows])  # type: ignore[arg-type]
 
 
+def _positions(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``pd.Index(keys).get_indexer(wanted)`` of unique ``keys`` (-1 where absent)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    at = np.minimum(np.searchsorted(ordered, wanted), max(ordered.size - 1, 0))
+    if not ordered.size:
+        return np.full(wanted.shape, -1, dtype=np.intp)
+    return np.where(ordered[at] == wanted, order[at], -1).astype(np.intp)
+
+
 def judged_from_qrels(qrels: Qrels) -> Judged:
     """Group a :class:`Qrels` into per-query grade lists (cached on the qrels)."""
     cached = qrels._cache.get("judged")
@@ -272,8 +282,7 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     qdocs = as_string_array(qrels.doc[sel])  # variable width: ids may be huge
     qdoc_hashes = hash_strings(qdocs)
     qkeys = pair_keys(pos[sel], qdoc_hashes)
-    index = pd.Index(qkeys)
-    if not index.is_unique:  # pragma: no cover - needs a 64-bit hash collision
+    if np.unique(qkeys).size != qkeys.size:  # pragma: no cover - needs a 64-bit hash collision
         return _lookup_grades_exact(qrels, query_ids, codes, run)
     # A bit table over the low bits of the judged documents' hashes filters the run
     # rows cheaply (no per-row key needed); only the candidates are looked up by
@@ -293,7 +302,7 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
         parts.append(np.flatnonzero(table[low.view(np.int64)]) + b0)
     cand = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     rkeys = pair_keys(codes[cand], doc_hashes[cand])
-    hit_c = index.get_indexer(rkeys)
+    hit_c = _positions(qkeys, rkeys)
     rows = cand[hit_c >= 0]
     hit = hit_c[hit_c >= 0]
     if rows.size:
@@ -790,7 +799,7 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
     if hit_row.size:  # confirm every hash match on the ids themselves
         got = arrow_to_numpy(take_strings(run.doc, hit_row))
         rkeys = pair_keys(rank_of[codes[hit_row]], _doc_hashes(run)[hit_row])
-        idx = pd.Index(qkeys).get_indexer(rkeys)
+        idx = _positions(qkeys, rkeys)
         want = arrow_to_numpy(qdocs.take(numpy_to_arrow(idx)))
         if not (got == want).all():  # pragma: no cover - hash collision
             return None
