@@ -38,8 +38,9 @@ class _Unsupported(Exception):
     """A case this module leaves to :func:`mrrstats.evaluate`."""
 
 
-def evaluate_text(qrels, runs, measures, *, ties, rel, queries, max_depth, empty_target,
-                  stat, per_query) -> str | None:
+def evaluate_text(
+    qrels, runs, measures, *, ties, rel, queries, max_depth, empty_target, stat, per_query
+) -> str | None:
     """The text ``mrrstats evaluate --format table`` prints, or None where this path does
     not apply (then nothing was printed or warned: the caller evaluates as usual).
 
@@ -49,14 +50,27 @@ def evaluate_text(qrels, runs, measures, *, ties, rel, queries, max_depth, empty
     issued, as they were recorded, only when the whole text is made.
     """
     paths = [qrels, *runs]
-    if queries != "both" or empty_target not in ("neg", "pos", "skip") or not runs \
-            or not all(isinstance(p, str) or hasattr(p, "__fspath__") for p in paths):
+    if (
+        queries != "both"
+        or empty_target not in ("neg", "pos", "skip")
+        or not runs
+        or not all(isinstance(p, str) or hasattr(p, "__fspath__") for p in paths)
+    ):
         return None
     try:
         with warnings.catch_warnings(record=True) as caught, no_hugepage_madvise():
             warnings.simplefilter("always")
-            text = _text(qrels, runs, measures, ties=ties, rel=rel, max_depth=max_depth,
-                         empty_target=empty_target, stat=stat, per_query=per_query)
+            text = _text(
+                qrels,
+                runs,
+                measures,
+                ties=ties,
+                rel=rel,
+                max_depth=max_depth,
+                empty_target=empty_target,
+                stat=stat,
+                per_query=per_query,
+            )
     except Exception:  # noqa: BLE001 - mrrstats.evaluate gives the error its words
         return None
     for w in caught:  # as the path through mrrstats.evaluate issues them
@@ -80,14 +94,21 @@ def _text(qrels, runs, measures, *, ties, rel, max_depth, empty_target, stat, pe
         values = ranked_values(ranked, measures, rel=rel)
         run_ids = ranked.query_ids.astype(str)
         tables[run.name], counts[run.name] = _finish(
-            judged_all, run.name, run_ids, values, measures, rel=rel,
-            empty_target=empty_target)
+            judged_all, run.name, run_ids, values, measures, rel=rel, empty_target=empty_target
+        )
         names.append(run.name)
     queries = default_queries(None)
-    out = [f"# ties={ties} rel={rel} queries={queries}"
-           + (f" max_depth={max_depth}" if max_depth else "") + f" aggregate={stat}\n"]
-    agg = {str(m): np.array([_aggregate(tables[n][1][str(m)], m, stat) for n in names],
-                            dtype=np.float64) for m in measures}
+    out = [
+        f"# ties={ties} rel={rel} queries={queries}"
+        + (f" max_depth={max_depth}" if max_depth else "")
+        + f" aggregate={stat}\n"
+    ]
+    agg = {
+        str(m): np.array(
+            [_aggregate(tables[n][1][str(m)], m, stat) for n in names], dtype=np.float64
+        )
+        for m in measures
+    }
     out.append(columns_text("run", names, agg) + "\n")
     out.append("\nqueries per run:\n")
     for name in names:
@@ -115,7 +136,8 @@ def _finish(judged_all, name, run_ids, values, measures, *, rel, empty_target):
             f"run {name!r}: {len(qrels_only)} of the {len(qrels_ids)} judged queries have no "
             f"results in the run and are left out of the means (queries='both', trec_eval's "
             f"default): {_few(qrels_only)}; pass queries='qrels' to score them 0 "
-            "(counts[run].qrels_only lists them)")
+            "(counts[run].qrels_only lists them)"
+        )
     evaluated = run_ids[judged_mask]
     pos = np.searchsorted(qrels_ids, evaluated)
     empty = num_rel_all[pos] == 0
