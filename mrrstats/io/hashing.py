@@ -200,7 +200,10 @@ def arrow_to_numpy(arr) -> np.ndarray:
         dtype = np.dtype(f"{kind}{t.bit_width // 8}")
         view = np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr),
                              offset=arr.offset * dtype.itemsize)
-        return view.copy() if copied else view
+        if copied:
+            return view.copy()
+        view.flags.writeable = False  # as Arrow's zero-copy view (its buffer may be numpy's)
+        return view
     if arr.null_count == 0 and (pa.types.is_string(t) or pa.types.is_large_string(t)):
         return _strings_to_numpy(arr)
     return arr.to_numpy(zero_copy_only=False)  # anything else: Arrow's (and pandas)
