@@ -73,7 +73,9 @@ r = Run.from_file(sys.argv[2], kind="trec")
 print(evaluate(q, r, metrics, make_comparable=False))
 """
 
-# Where the time goes, in one fresh process (printed as "label<TAB>seconds" lines).
+# Where the time goes, in one fresh process (printed as "label<TAB>seconds" lines). The
+# phases follow the path: what a checkout without the C kernels loads (numba, its target,
+# the cached kernels) shows 0 where the path does not load it.
 PHASES = f"""import sys, time
 marks = []
 t = time.perf_counter()
@@ -84,13 +86,19 @@ def mark(label):
     t = now
 import numpy
 mark("import numpy")
-import pandas, pyarrow
-mark("import pandas, pyarrow")
+import pyarrow, pyarrow.compute
+mark("import pyarrow")
+import pandas
+mark("import pandas")
 from mrrstats import compiled
-compiled.available()  # imports numba (scipy.linalg's BLAS module loaded alone first)
+native = getattr(compiled, "native", lambda: None)()
+mark("load the C kernels (mrrstats._native)")
+if native is None:
+    compiled.available()
 mark("import numba")
-from numba.core.registry import cpu_target
-cpu_target.target_context.refresh()
+if native is None:
+    from numba.core.registry import cpu_target
+    cpu_target.target_context.refresh()
 mark("numba's target set-up (at the first cache load)")
 import mrrstats
 from mrrstats.metrics import evaluation as E
@@ -114,6 +122,7 @@ ev = E.evaluate(qq, rr, M)
 mark("evaluate on the objects read (rank + metrics + query policies)")
 ev.aggregate().to_string()
 mark("output (the table of means)")
+print("# numba imported:", "numba" in sys.modules)
 for label, s in marks:
     print(f"{{label}}\\t{{s:.4f}}")
 """
@@ -167,6 +176,8 @@ def _phases(code_dir: Path, files: list[str], repeat: int) -> dict[str, float]:
         # the checkout asked for, not the working directory's (hence python -P)
         assert lines[0].startswith(f"# {code_dir}"), lines[0]
         for line in lines[1:]:
+            if line.startswith("#"):
+                continue
             label, s = line.rsplit("\t", 1)
             best[label] = min(best.get(label, float("inf")), float(s))
     return best
@@ -206,6 +217,14 @@ def main() -> None:
             )
             rows[f"mrrstats.evaluate(paths) (Python), {label}"] = (
                 [sys.executable, "-P", "-c", API, *files],
+                env,
+            )
+            rows[f"import mrrstats, {label}"] = (
+                [sys.executable, "-P", "-c", "import mrrstats"],
+                env,
+            )
+            rows[f"mrrstats --help, {label}"] = (
+                [sys.executable, "-P", "-m", "mrrstats", "--help"],
                 env,
             )
         peers = {"pytrec_eval": PYTREC, "ranx": RANX}

@@ -22,15 +22,19 @@ that do not depend on the number of threads.
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 import threading
 import types
 
 from .validation import workers_iv
 
-__all__ = ["available", "jit", "pair", "serial_twin", "launch", "threads", "compile_seconds"]
+__all__ = ["available", "jit", "pair", "serial_twin", "launch", "threads", "compile_seconds",
+           "native", "usable", "Native"]
 
 _LOCK = threading.Lock()
+_UNSET = object()
 _STATE: dict = {}
 #: Seconds spent compiling (or loading from the cache), per kernel family.
 compile_seconds: dict = {}
@@ -47,6 +51,70 @@ def available() -> bool:
             ok = False
         _STATE["available"] = ok
     return ok
+
+
+def native():
+    """The kernels compiled ahead of time (the C extension ``mrrstats._native``, built by
+    ``pip install``), or None where it was not built or is switched off (environment
+    variable ``MRRSTATS_NATIVE=0``; tests switch it with :func:`use_native`).
+
+    Used by the path from TREC files to measures (the tokenizer, ``rank_run``'s block
+    kernels, the measures): with it, that path never imports numba."""
+    if _STATE.get("native_off"):
+        return None
+    mod = _STATE.get("native", _UNSET)
+    if mod is _UNSET:
+        mod = None
+        if os.environ.get("MRRSTATS_NATIVE", "1") != "0":
+            try:  # optional: built by pip where a C compiler was found
+                mod = importlib.import_module("mrrstats._native")
+            except ImportError:
+                mod = None
+        _STATE["native"] = mod
+    return mod
+
+
+def use_native(on: bool) -> bool:
+    """Switch the C kernels on (where built) or off (numba then); returns the previous
+    setting (for tests comparing both)."""
+    previous = not _STATE.get("native_off", False)
+    _STATE["native_off"] = not on
+    return previous
+
+
+def usable() -> bool:
+    """Whether compiled kernels of the file path can run (the C extension, or numba)."""
+    return native() is not None or available()
+
+
+class Native:
+    """A C kernel for :func:`launch`: called with the thread count as its last argument."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args, 1)
+
+
+def _cpu_threads() -> int:
+    """numba's default thread count (``NUMBA_NUM_THREADS``, else the usable cores),
+    found without importing numba."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        return int(numba.config.NUMBA_NUM_THREADS)
+    env = os.environ.get("NUMBA_NUM_THREADS")
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def jit(func, *, parallel: bool = False, inline: bool = False):
@@ -70,10 +138,8 @@ def prange():
 
 def threads(workers: int | None) -> int:
     """Threads for ``workers`` (None or -1: all cores; validated by ``workers_iv``),
-    at most the threads numba has."""
-    import numba
-
-    return max(1, min(workers_iv(workers), numba.config.NUMBA_NUM_THREADS))
+    at most the threads numba has (numba is not imported for it)."""
+    return max(1, min(workers_iv(workers), _cpu_threads()))
 
 
 def _layer():
@@ -86,7 +152,10 @@ def _layer():
 
 
 def launch(parallel, serial, workers, *args):
-    """Run ``parallel(*args)`` on ``workers`` threads, or ``serial(*args)`` where needed."""
+    """Run ``parallel(*args)`` on ``workers`` threads, or ``serial(*args)`` where needed
+    (a :class:`Native` kernel: on its own threads, ``workers`` of them)."""
+    if isinstance(parallel, Native):
+        return parallel.fn(*args, threads(workers))
     import numba
 
     n = threads(workers)

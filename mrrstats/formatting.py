@@ -25,8 +25,8 @@ import numpy as np
 
 __all__ = ["DIGITS", "PVALUE_FLOOR", "fixed", "pvalue_text", "percent", "json_number",
            "latex_escape", "latex_cell", "markdown_table", "latex_table", "text_table",
-           "frame_text", "TEXT_WIDTH", "wrap", "letters", "interval_text", "interval_cell",
-           "pvalue_clause"]
+           "frame_text", "columns_text", "TEXT_WIDTH", "wrap", "letters", "interval_text",
+           "interval_cell", "pvalue_clause"]
 
 #: Decimals of every mean, difference and interval end in tables.
 DIGITS = 4
@@ -192,6 +192,25 @@ def frame_text(frame, *, index=True, digits=DIGITS, formats=None) -> str:
     for key, row in zip(frame.index, frame.itertuples(index=False), strict=True):
         rows.append(([str(key)] if index else []) + [cell(c, v) for c, v in zip(cols, row,
                                                                                   strict=True)])
+    return text_table(heads, rows, align=align)
+
+
+def columns_text(index_name, keys, columns, *, digits=DIGITS) -> str:
+    """:func:`frame_text` of a frame given as ``keys`` (its index) and ``columns``
+    (``{name: 1-d numpy array}``): the same text, without a DataFrame.
+
+    >>> print(columns_text("run", ["a", "b"], {"mean": np.array([0.5, 0.25])}))
+    run    mean
+    a    0.5000
+    b    0.2500
+    """
+    heads = [index_name or ""] + [str(c) for c in columns]
+    arrays = [np.asarray(v) for v in columns.values()]
+    align = "l" + "".join("r" if a.dtype.kind in "fiub" else "l" for a in arrays)
+    lists = [a.tolist() for a in arrays]  # Python scalars, as a frame's rows give them
+    rows = [[str(key)] + [fixed(v, digits) if isinstance(v, float | np.floating) else str(v)
+                          for v in values]
+            for key, *values in zip(keys, *lists, strict=True)]
     return text_table(heads, rows, align=align)
 
 

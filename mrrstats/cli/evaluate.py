@@ -56,9 +56,21 @@ def resolve_inputs(args):
 
 def run(args) -> int:
 
+    qrels, runs = resolve_inputs(args)
+    if args.format == "table" and args.engine == "memory":
+        # TREC files: the table without DataFrames (no pandas to import); None where
+        # that path does not apply, or on any error (worded by evaluate, below)
+        from ..metrics.files import evaluate_text
+
+        text = evaluate_text(qrels, runs, args.measures, ties=args.ties, rel=args.rel,
+                             queries=args.queries, max_depth=args.max_depth,
+                             empty_target=args.empty_target, stat=args.stat,
+                             per_query=args.per_query)
+        if text is not None:
+            sys.stdout.write(text)
+            return 0
     from ..metrics.evaluation import evaluate
 
-    qrels, runs = resolve_inputs(args)
     ev = evaluate(qrels, runs, args.measures, ties=args.ties, rel=args.rel,
                   queries=args.queries, max_depth=args.max_depth, engine=args.engine,
                   empty_target=args.empty_target)

@@ -15,13 +15,14 @@ import math
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError, ParameterTypeError
+from ..lazy import deferred
 from .columns import run_columns, strings_from_python
 from .hashing import duplicate_pairs, encode_strings, hash_strings
 from .records import (
@@ -36,6 +37,11 @@ from .records import (
     keep_index,
     qrels_from_arrays,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = [
     "run_from_arrays",

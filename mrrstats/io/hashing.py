@@ -9,13 +9,21 @@ alone.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings", "encode_strings"]
+from ..lazy import deferred
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
+
+__all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings", "encode_strings",
+           "arrow_to_numpy", "numpy_to_arrow", "strings_to_arrow"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -172,6 +180,96 @@ def _hash_array(arr: pa.Array) -> np.ndarray:
     return out
 
 
+def arrow_to_numpy(arr) -> np.ndarray:
+    """``arr.to_numpy(zero_copy_only=False)`` of an Arrow array or chunked array, without
+    pandas' import where pandas is not imported yet.
+
+    Arrow's own conversion imports pandas (0.3 s) the first time it runs, even to an
+    integer array; the path from TREC files to the measures needs no pandas otherwise.
+    Integers and floats without nulls are viewed in their buffer (read-only, as Arrow's
+    zero-copy conversion gives them), strings become the same object array of ``str``.
+    """
+    if "pandas" in sys.modules:
+        return arr.to_numpy(zero_copy_only=False)
+    copied = isinstance(arr, pa.ChunkedArray) and arr.num_chunks != 1  # Arrow's is writable
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+    t = arr.type
+    if arr.null_count == 0 and (pa.types.is_integer(t) or pa.types.is_floating(t)):
+        kind = "f" if pa.types.is_floating(t) else "i" if pa.types.is_signed_integer(t) else "u"
+        dtype = np.dtype(f"{kind}{t.bit_width // 8}")
+        view = np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr),
+                             offset=arr.offset * dtype.itemsize)
+        if copied:
+            return view.copy()
+        view.flags.writeable = False  # as Arrow's zero-copy view (its buffer may be numpy's)
+        return view
+    if arr.null_count == 0 and (pa.types.is_string(t) or pa.types.is_large_string(t)):
+        return _strings_to_numpy(arr)
+    return arr.to_numpy(zero_copy_only=False)  # anything else: Arrow's (and pandas)
+
+
+def numpy_to_arrow(values) -> pa.Array:
+    """``pa.array(values)`` of a 1-d numpy array of numbers, without pandas' import where
+    pandas is not imported yet (``pa.array`` imports it to ask whether ``values`` is a
+    pandas object); the buffer is shared, as ``pa.array`` shares it."""
+    if ("pandas" not in sys.modules and isinstance(values, np.ndarray) and values.ndim == 1
+            and values.dtype.kind in "iuf" and values.dtype.isnative):
+        values = np.ascontiguousarray(values)
+        return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), values.size,
+                                     [None, pa.py_buffer(values)])
+    return pa.array(values)
+
+
+def strings_to_arrow(values) -> pa.Array | None:
+    """An Arrow string array of a numpy array of ``str`` (what ``pa.array`` gives it)
+    built from the bytes, without pandas' import; None for anything else, or where
+    pandas is imported already (then ``pa.array`` costs nothing more)."""
+    if "pandas" in sys.modules or not isinstance(values, np.ndarray) or values.ndim != 1 \
+            or values.dtype.kind not in "OU" or values.size == 0:
+        return None
+    strs = values.tolist()
+    try:
+        joined = "".join(strs)  # TypeError for anything but str
+    except TypeError:
+        return None
+    raw = joined.encode("utf-8", "surrogatepass")
+    if len(raw) == len(joined):  # ASCII: a character is a byte
+        lengths = np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
+    else:
+        lengths = np.fromiter((len(x.encode("utf-8", "surrogatepass")) for x in strs),
+                              dtype=np.int64, count=len(strs))
+    offsets = np.zeros(len(strs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        return None
+    return pa.Array.from_buffers(pa.string(), len(strs),
+                                 [None, pa.py_buffer(offsets.astype(np.int32)),
+                                  pa.py_buffer(raw)])
+
+
+def _strings_to_numpy(arr: pa.Array) -> np.ndarray:
+    """An object array of the ``str`` of a string array without nulls (from its buffers:
+    Arrow's ``to_pylist`` imports pandas too)."""
+    n = len(arr)
+    out = np.empty(n, dtype=object)
+    if n == 0:
+        return out
+    off_type = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=off_type, count=n + 1,
+                            offset=arr.offset * np.dtype(off_type).itemsize)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    raw = bytes(memoryview(bufs[2])[lo:hi]) if bufs[2] is not None else b""
+    cuts = (offsets - lo).tolist()
+    if raw.isascii():  # one decode; character offsets are the byte offsets
+        text = raw.decode("ascii")
+        out[:] = [text[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    else:
+        out[:] = [raw[a:b].decode("utf-8") for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    return out
+
+
 def pair_keys(codes: np.ndarray, string_hashes: np.ndarray) -> np.ndarray:
     """Combine integer codes (e.g. query codes) with string hashes into one key."""
     k = codes.astype(np.uint64)
@@ -189,9 +287,9 @@ def take_strings(arr, rows) -> pa.Array:
     """
     rows = np.asarray(rows, dtype=np.int64)
     if not isinstance(arr, pa.ChunkedArray):
-        return arr.take(pa.array(rows))
+        return arr.take(numpy_to_arrow(rows))
     if arr.num_chunks == 1:
-        return arr.chunk(0).take(pa.array(rows))
+        return arr.chunk(0).take(numpy_to_arrow(rows))
     lengths = np.array([len(c) for c in arr.chunks], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(lengths)))
     which = np.searchsorted(starts, rows, side="right") - 1
@@ -201,14 +299,14 @@ def take_strings(arr, rows) -> pa.Array:
     for c in range(arr.num_chunks):
         sel = order[bounds[c]:bounds[c + 1]]
         if sel.size:
-            pieces.append(arr.chunk(c).take(pa.array(rows[sel] - starts[c])))
+            pieces.append(arr.chunk(c).take(numpy_to_arrow(rows[sel] - starts[c])))
             positions.append(sel)
     if not pieces:
         return pa.array([], type=arr.type)
     taken = pa.concat_arrays(pieces)
     back = np.empty(rows.size, dtype=np.int64)
     back[np.concatenate(positions)] = np.arange(rows.size)
-    return taken.take(pa.array(back))
+    return taken.take(numpy_to_arrow(back))
 
 
 def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:
@@ -241,7 +339,7 @@ def encode_strings(values) -> tuple[pa.Array, np.ndarray]:
     """(distinct values, int32 code of each row) of a string array, chunked or not."""
     encoded = pc.dictionary_encode(values)
     if isinstance(encoded, pa.Array):
-        return encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
+        return encoded.dictionary, arrow_to_numpy(encoded.indices)
     chunks = encoded.chunks
     if not chunks:
         return pa.array([], type=pa.string()), np.zeros(0, dtype=np.int32)
@@ -251,5 +349,5 @@ def encode_strings(values) -> tuple[pa.Array, np.ndarray]:
         encoded = encoded.unify_dictionaries()
         chunks = encoded.chunks
         last = chunks[-1].dictionary
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+    codes = np.concatenate([arrow_to_numpy(c.indices) for c in chunks])
     return last, codes

@@ -9,13 +9,20 @@ conversion of ids to Arrow strings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from ..lazy import deferred
+from .hashing import arrow_to_numpy, strings_to_arrow
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = [
     "Qrels",
@@ -193,13 +200,13 @@ def pair_order(query, doc) -> np.ndarray:
     d = as_string_array(doc)
     # Query: dense rank (equal ids must get equal keys); few distinct values.
     enc = pc.dictionary_encode(q.combine_chunks() if isinstance(q, pa.ChunkedArray) else q)
-    order = pc.sort_indices(enc.dictionary).to_numpy()
+    order = arrow_to_numpy(pc.sort_indices(enc.dictionary))
     dict_rank = np.empty(order.size, dtype=np.int64)
     dict_rank[order] = np.arange(order.size)
-    q_key = dict_rank[enc.indices.to_numpy(zero_copy_only=False)]
+    q_key = dict_rank[arrow_to_numpy(enc.indices)]
     # Document: its position in sorted order is enough, as a query never lists a
     # document twice here.
-    d_order = pc.sort_indices(d).to_numpy()
+    d_order = arrow_to_numpy(pc.sort_indices(d))
     d_key = np.empty(d_order.size, dtype=np.int64)
     d_key[d_order] = np.arange(d_order.size)
     return np.lexsort((d_key, q_key))
@@ -212,7 +219,10 @@ def as_string_array(values) -> pa.Array | pa.ChunkedArray:
     object arrays of ``str`` are converted in C; integers are cast; anything
     else is converted with ``str()`` value by value.
     """
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+    built = strings_to_arrow(values)  # numpy strings, pandas not imported: from the bytes
+    if built is not None:
+        arr = built
+    elif isinstance(values, (pa.Array, pa.ChunkedArray)):
         arr = values
     else:
         if isinstance(values, pd.Series) and values.dtype.kind in "fc":

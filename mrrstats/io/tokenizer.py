@@ -670,6 +670,25 @@ def kernels() -> dict:
     return k
 
 
+def _native_kernels(mod) -> dict:
+    """The kernels of :func:`kernels` compiled ahead of time (``mrrstats._native``)."""
+    N = compiled.Native
+    return {
+        "tokenize": (N(mod.tokenize), None),
+        "count_lines": (N(mod.count_lines), None),
+        "repeats": (N(mod.repeats), None),
+        "intern": mod.intern,
+        "fill_codes": (N(mod.fill_codes), None),
+        "group_rows": mod.group_rows,
+    }
+
+
+def _active_kernels() -> dict:
+    """The C kernels where built (numba is then never imported), else numba's."""
+    mod = compiled.native()
+    return kernels() if mod is None else _native_kernels(mod)
+
+
 _KERNELS: dict = {}
 _MIN_CHUNK = 1 << 20  # bytes; tests lower it to cut small files into many chunks
 #: Smaller files (bytes on disk; a quarter of that for gzip) are left to the readers:
@@ -756,7 +775,7 @@ def tokenize_run(path, *, workers=-1):
                 size *= 4
     except OSError:
         return None
-    if size < MIN_BYTES or not compiled.available():
+    if size < MIN_BYTES or not compiled.usable():
         return None
     buf = _read_bytes(path)
     if buf is None or buf.size == 0:
@@ -769,7 +788,7 @@ def tokenize_bytes(data, *, workers=-1):
     lines, as the stream engine reads a file piece by piece): the same dict, or None
     (numba missing, or anything irregular). A UTF-8 byte-order mark at the start is
     dropped, as for a file."""
-    if not compiled.available():
+    if not compiled.usable():
         return None
     buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
     if buf.size >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF:
@@ -785,7 +804,7 @@ def tokenize_bytes(data, *, workers=-1):
 
 def _tokenize(buf: np.ndarray, workers):
     """The tokenizer on ``buf`` (ending with a newline, no byte-order mark)."""
-    k = kernels()
+    k = _active_kernels()
     cstart, cend = _chunks(buf, compiled.threads(workers))
     nchunk = cstart.size
     nl = np.empty(nchunk, np.int64)

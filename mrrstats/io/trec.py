@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import InputError, ParameterError, ParameterTypeError
+from ..lazy import deferred, is_instance
 from ..numerics import no_hugepage_madvise
 from .doors import (
     foreign_table,
@@ -34,7 +34,7 @@ from .doors import (
     run_from_dict,
     run_from_frame,
 )
-from .hashing import duplicate_pairs, encode_strings, hash_strings
+from .hashing import arrow_to_numpy, duplicate_pairs, encode_strings, hash_strings, numpy_to_arrow
 from .records import (
     DUPLICATES,
     Qrels,
@@ -49,6 +49,11 @@ from .tokenizer import tokenize_run
 
 if TYPE_CHECKING:
     from .._typing import PathLike, QrelsInput, RunInput
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "read_score_matrix", "as_string_array",
            "qrels_iv", "run_iv"]
@@ -403,14 +408,14 @@ def _read_qrels_fast(path, source: str) -> Qrels | None:
     if not pc.all(pc.match_substring_regex(table["grade"], "^[+-]?[0-9]+$")).as_py():
         return None  # the line reader names the line
     try:
-        grade = pc.cast(table["grade"], pa.int64()).to_numpy()
+        grade = arrow_to_numpy(pc.cast(table["grade"], pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # out of int64 range
     if duplicate_pairs(table["query"], table["doc"]):
         return None  # the line reader raises or applies the policy, with line numbers
     order = pair_order(table["query"], table["doc"])
-    sorted_table = table.select(["query", "doc"]).take(pa.array(order))
-    return Qrels(sorted_table["query"].to_numpy(), sorted_table["doc"].to_numpy(),
+    sorted_table = table.select(["query", "doc"]).take(numpy_to_arrow(order))
+    return Qrels(arrow_to_numpy(sorted_table["query"]), arrow_to_numpy(sorted_table["doc"]),
                  grade[order], source)
 
 
@@ -465,7 +470,7 @@ def _read_qrels(source, duplicates, _param):
     foreign = foreign_table(source)
     if foreign is not None:
         source = foreign
-    if isinstance(source, pd.DataFrame):
+    if is_instance(source, "pandas", "DataFrame"):
         return qrels_from_frame(source, duplicates)
     if isinstance(source, Mapping):
         return qrels_from_dict(source, duplicates)
@@ -575,7 +580,7 @@ def _read_run(source, name, duplicates, mixed_tags, _param):
     foreign = foreign_table(source)
     if foreign is not None:
         source = foreign
-    if isinstance(source, pd.DataFrame):
+    if is_instance(source, "pandas", "DataFrame"):
         return run_from_frame(source, name, duplicates)
     if isinstance(source, Mapping):
         return run_from_dict(source, name, duplicates)
@@ -694,7 +699,7 @@ def _read_run_fast(path, source: str, name: str) -> Run | None:
     # String columns stay chunked (combining them would copy every byte again).
     tags = pc.unique(table["tag"]).to_pylist()
     run = Run(name=name, query=table["query"], doc=table["doc"],
-              score=table["score"].to_numpy(), rank=table["rank"],
+              score=arrow_to_numpy(table["score"]), rank=table["rank"],
               tag=tags[-1] if tags else None, source=source)
     run._meta["tags"] = tags
     run._meta["tag_column"] = table["tag"]

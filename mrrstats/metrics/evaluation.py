@@ -41,7 +41,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..defaults import EMPTY_TARGET as EMPTY_TARGET_DEFAULT
 from ..defaults import REL, default_queries, default_ties
@@ -51,6 +50,7 @@ from ..io.doors import is_records
 from ..io.flat import flat_to_qrels_run
 from ..io.hashing import encode_strings
 from ..io.trec import Qrels, Run, qrels_iv, run_iv
+from ..lazy import deferred, is_instance
 from ..model.ranking import TIES, judged_from_qrels, rank_run
 from ..numerics import no_hugepage_madvise
 from ..options import EMPTY_TARGET, ENGINES, QUERIES
@@ -68,6 +68,11 @@ if TYPE_CHECKING:
 
     from .._typing import MeasuresInput, QrelsInput, RunsInput
     from .measures import Measure
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["evaluate", "evaluate_flat", "Evaluation", "QueryCounts", "QUERIES", "EMPTY_TARGET",
            "ENGINES", "evaluate_group"]
@@ -343,7 +348,8 @@ def _runs_iv(runs) -> list:
     """Normalise ``runs`` to a list of (name or None, source)."""
     if type(runs).__module__.split(".")[0] in ("dask", "dask_expr"):  # engine="dask"
         return [(None, runs)]
-    if isinstance(runs, (Run, pd.DataFrame, str)) or hasattr(runs, "__fspath__"):
+    if isinstance(runs, (Run, str)) or is_instance(runs, "pandas", "DataFrame") \
+            or hasattr(runs, "__fspath__"):
         return [(None, runs)]
     if isinstance(runs, Mapping):
         if _is_one_run(runs):

@@ -27,10 +27,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .. import compiled
 from ..errors import ParameterError, ParameterTypeError
+from ..lazy import deferred
 from ..model.ranking import Judged, RankedRun
 from ..numerics import harmonic, no_hugepage_madvise
 from ..validation import asarray_iv, int_iv
@@ -40,6 +40,11 @@ from .trec_measures import TREC_FAMILIES, trec_measure
 
 if TYPE_CHECKING:
     from .._typing import MeasuresInput
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["compute_measures", "score_rankings", "score_ranked_run"]
 
@@ -322,7 +327,7 @@ def compute_measures(measures, *, offsets, grades, judged: Judged, ties: str = "
                                ties=ties, group_bounds=group_bounds, max_depth=max_depth,
                                rel=rel)
     if ties not in ("realistic", "expected") and np.size(grades) >= COMPILED_MIN_ROWS and \
-            compiled.available() and any(m.name in _KINDS for m in measures):
+            compiled.usable() and any(m.name in _KINDS for m in measures):
         fast = [m for m in measures if m.name in _KINDS]
         out = compiled_measures(fast, offsets=offsets, grades=grades, judged=judged,
                                 max_depth=max_depth, rel=rel)
@@ -370,18 +375,24 @@ def _with_exp_gains(measures, *, offsets, grades, judged, ties, group_bounds, ma
 
 def score_ranked_run(ranked: RankedRun, measures: MeasuresInput, *, rel: int = 1) -> pd.DataFrame:
     """Per-query measures of a :class:`RankedRun` (rows: its queries)."""
+    values = ranked_values(ranked, measures, rel=rel)
+    frame = pd.DataFrame(values, index=pd.Index(ranked.query_ids, name="query"))
+    frame.columns.name = "measure"
+    return frame
+
+
+def ranked_values(ranked: RankedRun, measures, *, rel: int = 1) -> dict:
+    """The columns of :func:`score_ranked_run` (``{measure name: array}``, rows in the
+    order of ``ranked.query_ids``), without the frame."""
     if not isinstance(ranked, RankedRun):
         raise ParameterTypeError(f"`ranked` must be a RankedRun (from mrrstats.rank_run), got "
                                  f"{type(ranked).__name__}", name="ranked")
     rel = int_iv(rel, "rel")
     with no_hugepage_madvise():
-        values = compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
-                                  judged=ranked.judged, ties=ranked.ties,
-                                  group_bounds=ranked.group_bounds,
-                                  max_depth=ranked.max_depth, rel=rel)
-    frame = pd.DataFrame(values, index=pd.Index(ranked.query_ids, name="query"))
-    frame.columns.name = "measure"
-    return frame
+        return compute_measures(measures, offsets=ranked.offsets, grades=ranked.grades,
+                                judged=ranked.judged, ties=ranked.ties,
+                                group_bounds=ranked.group_bounds, max_depth=ranked.max_depth,
+                                rel=rel)
 
 
 def _grade_lists(lists, name, dtype):
@@ -540,6 +551,9 @@ _MEASURE_KERNELS: dict = {}
 
 
 def _measure_kernels():
+    mod = compiled.native()
+    if mod is not None:  # compiled ahead of time: numba not imported
+        return compiled.Native(mod.measures), None
     global prange
     k = _MEASURE_KERNELS.get("k")
     if k is None:
@@ -554,8 +568,8 @@ def compiled_measures(measures, *, offsets, grades, judged: Judged, max_depth=No
     but "realistic" and "expected"), compiled and parallel over queries; the same
     values to the last bit. ``workers``: threads (None or -1: all)."""
     measures = measures_iv(measures)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    grades = np.asarray(grades, dtype=np.float64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    grades = np.ascontiguousarray(grades, dtype=np.float64)
     n_q = offsets.size - 1
     n_m = len(measures)
     max_d = _INF_DEPTH if max_depth is None else int(max_depth)
@@ -603,15 +617,19 @@ def _relevant_retrieved_py(offsets, grades, rel, depth, out):
 def relevant_retrieved(offsets, grades, *, rel: int, max_depth=None, workers=None):
     """Relevant documents retrieved per query (grade >= ``rel``, within ``max_depth``),
     compiled; None where numba is missing."""
-    if not compiled.available():
+    mod = compiled.native()
+    if mod is not None:
+        k = compiled.Native(mod.relevant_retrieved), None
+    elif not compiled.available():
         return None
-    k = _MEASURE_KERNELS.get("rr")
+    else:
+        k = _MEASURE_KERNELS.get("rr")
     if k is None:
         _measure_kernels()
         k = _MEASURE_KERNELS["rr"] = compiled.pair(_relevant_retrieved_py)
-    offsets = np.asarray(offsets, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     out = np.empty(offsets.size - 1, np.int64)
     depth = _INF_DEPTH if max_depth is None else int(max_depth)
-    compiled.launch(*k, workers, offsets, np.asarray(grades, dtype=np.float64), float(rel),
-                    depth, out)
+    grades = np.ascontiguousarray(grades, dtype=np.float64)
+    compiled.launch(*k, workers, offsets, grades, float(rel), depth, out)
     return out

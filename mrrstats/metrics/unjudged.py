@@ -7,12 +7,18 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
+from ..lazy import deferred
 from .judged import UNJUDGED, condense, fill_unjudged
 from .kernels import score_ranked_run
 from .measures import measures_iv
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["score_with_unjudged", "UNJUDGED"]
 

@@ -37,19 +37,31 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import compiled
 from ..errors import InputError, ParameterError
-from ..io.hashing import encode_strings, hash_strings, pair_keys, take_strings
+from ..io.hashing import (
+    arrow_to_numpy,
+    encode_strings,
+    hash_strings,
+    numpy_to_arrow,
+    pair_keys,
+    take_strings,
+)
 from ..io.trec import Qrels, Run, as_string_array, qrels_iv, run_iv
+from ..lazy import deferred
 from ..numerics import no_hugepage_madvise
 from ..options import TIES
 
 if TYPE_CHECKING:
     from .._typing import QrelsInput, RunInput
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["TIES", "RankedRun", "Judged", "rank_run", "judged_from_qrels"]
 
@@ -94,6 +106,16 @@ class Judged:
         rows = np.repeat(starts - offsets[:-1], lens) + np.arange(offsets[-1])
         ids = np.where(index >= 0, self.query_ids[np.maximum(index, 0)], None)
         return Judged(ids, offsets, self.grades[rows])  # type: ignore[arg-type]
+
+
+def _positions(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """``pd.Index(keys).get_indexer(wanted)`` of unique ``keys`` (-1 where absent)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    at = np.minimum(np.searchsorted(ordered, wanted), max(ordered.size - 1, 0))
+    if not ordered.size:
+        return np.full(wanted.shape, -1, dtype=np.intp)
+    return np.where(ordered[at] == wanted, order[at], -1).astype(np.intp)
 
 
 def judged_from_qrels(qrels: Qrels) -> Judged:
@@ -198,7 +220,7 @@ class RankedRun:
         ties = self.ties if self.ties in ("rank", "optimistic", "pessimistic") else "trec_eval"
         order = _resolve_ties(order, codes, key, self.grades.copy(), self.run, ties,
                               all_groups=True)
-        docs = take_strings(self.run.doc, order).to_numpy(zero_copy_only=False)
+        docs = arrow_to_numpy(take_strings(self.run.doc, order))
         out = []
         for i in range(self.n_queries):
             stop = self.offsets[i + 1]
@@ -260,8 +282,7 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     qdocs = as_string_array(qrels.doc[sel])  # variable width: ids may be huge
     qdoc_hashes = hash_strings(qdocs)
     qkeys = pair_keys(pos[sel], qdoc_hashes)
-    index = pd.Index(qkeys)
-    if not index.is_unique:  # pragma: no cover - needs a 64-bit hash collision
+    if np.unique(qkeys).size != qkeys.size:  # pragma: no cover - needs a 64-bit hash collision
         return _lookup_grades_exact(qrels, query_ids, codes, run)
     # A bit table over the low bits of the judged documents' hashes filters the run
     # rows cheaply (no per-row key needed); only the candidates are looked up by
@@ -281,12 +302,12 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
         parts.append(np.flatnonzero(table[low.view(np.int64)]) + b0)
     cand = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     rkeys = pair_keys(codes[cand], doc_hashes[cand])
-    hit_c = index.get_indexer(rkeys)
+    hit_c = _positions(qkeys, rkeys)
     rows = cand[hit_c >= 0]
     hit = hit_c[hit_c >= 0]
     if rows.size:
-        got = take_strings(run.doc, rows).to_numpy(zero_copy_only=False)
-        want = qdocs.take(pa.array(hit)).to_numpy(zero_copy_only=False)
+        got = arrow_to_numpy(take_strings(run.doc, rows))
+        want = arrow_to_numpy(qdocs.take(numpy_to_arrow(hit)))
         if not (got == want).all():  # pragma: no cover - hash collision
             return _lookup_grades_exact(qrels, query_ids, codes, run)
         grades[rows] = qrels.grade[sel][hit]
@@ -295,7 +316,7 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
 
 def _lookup_grades_exact(qrels, query_ids, codes, run):  # pragma: no cover - fallback
     table = {(q, d): g for q, d, g in zip(qrels.query, qrels.doc, qrels.grade, strict=True)}
-    docs = run.doc.to_numpy(zero_copy_only=False)
+    docs = arrow_to_numpy(run.doc)
     qs = query_ids[codes]
     return np.array([table.get((q, d), np.nan) for q, d in zip(qs, docs, strict=True)],
                     dtype=np.float64)
@@ -371,14 +392,14 @@ def _sort_groups(perm, lo, hi, grades_s, run: Run, ties: str):
         np.arange(sizes.sum())
     gid = np.repeat(np.arange(lo.size), sizes)
     docs = take_strings(run.doc, rows if perm is None else perm[rows])
-    columns = {"g": pa.array(gid), "d": docs}
+    columns = {"g": numpy_to_arrow(gid), "d": docs}
     keys = [("g", "ascending")]
     if ties in ("optimistic", "pessimistic"):
         eff = np.where(np.isnan(grades_s[rows]), 0.0, np.maximum(grades_s[rows], 0.0))
-        columns["e"] = pa.array(eff)
+        columns["e"] = numpy_to_arrow(eff)
         keys.append(("e", "descending" if ties == "optimistic" else "ascending"))
     keys.append(("d", "descending"))
-    sub = pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()
+    sub = arrow_to_numpy(pc.sort_indices(pa.table(columns), sort_keys=keys))
     grades_s[rows] = grades_s[rows][sub]  # grades_s is the caller's own sorted copy
     if perm is None:  # a patch on the identity: (rows, source row of each)
         return _Patch(rows, rows[sub])
@@ -438,9 +459,9 @@ def _rank_key(run: Run) -> np.ndarray:
     if run.rank is None:
         raise ParameterError("ties='rank' needs the run's rank column, and this run has none")
     try:
-        values = pc.cast(run.rank, pa.float64()).to_numpy(zero_copy_only=False)
+        values = arrow_to_numpy(pc.cast(run.rank, pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        texts = run.rank.to_numpy(zero_copy_only=False)
+        texts = arrow_to_numpy(run.rank)
         for i, t in enumerate(texts):
             try:
                 float(t)
@@ -492,7 +513,7 @@ def rank_run(qrels: QrelsInput, run: RunInput, *, ties: str = "trec_eval",
 
 
 def _rank_run(qrels: Qrels, run: Run, ties: str, max_depth) -> RankedRun:
-    if ties in _COMPILED_TIES and len(run) >= COMPILED_MIN_ROWS and compiled.available():
+    if ties in _COMPILED_TIES and len(run) >= COMPILED_MIN_ROWS and compiled.usable():
         ranked = _rank_run_compiled(qrels, run, ties, max_depth)
         if ranked is not None:
             return ranked
@@ -671,6 +692,18 @@ prange = range
 _KERNELS: dict = {}
 
 
+def _native_kernels(codes, key) -> dict | None:
+    """The kernels of :func:`_kernels` compiled ahead of time (``mrrstats._native``), for
+    the arrays they are written for (int32 codes, float64 keys); None otherwise."""
+    mod = compiled.native()
+    if mod is None or codes.dtype != np.int32 or key.dtype != np.float64 or \
+            not (codes.flags.c_contiguous and key.flags.c_contiguous):
+        return None
+    N = compiled.Native
+    return {"block_scan": (N(mod.block_scan), None), "block_starts": (N(mod.block_starts), None),
+            "place": (N(mod.place), None), "table": mod.build_table}
+
+
 def _kernels() -> dict:
     global _pair_key, _probe, prange
     k = _KERNELS.get("k")
@@ -695,12 +728,12 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
     """:func:`_rank_run` for a run whose queries each come in one block of rows with
     keys descending (the usual layout of a run file), compiled; None for any other run,
     or where a hash needs the exact look-up (the numpy path then decides)."""
-    k = _kernels()
     key = _rank_key(run) if ties == "rank" else run.score
     if "query_codes" in run._meta:
         dictionary, codes = run._meta["query_dictionary"], run._meta["query_codes"]
     else:
         dictionary, codes = encode_strings(run.query)
+    k = _native_kernels(codes, key) or _kernels()
     ids_obj = np.asarray(dictionary.to_pylist(), dtype=object)
     by_id = np.argsort(ids_obj.astype(str), kind="stable")
     query_ids = ids_obj[by_id]
@@ -754,7 +787,8 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
     hit_at, hit_row = np.empty(m, np.int64), np.empty(m, np.int64)
     glo, ghi = np.empty(m, np.int64), np.empty(m, np.int64)
     nhit = np.empty(n_q, np.int64)
-    compiled.launch(*k["place"], workers, codes, rank_of, _doc_hashes(run), key, bstart, blen,
+    dhash = np.ascontiguousarray(_doc_hashes(run))
+    compiled.launch(*k["place"], workers, codes, rank_of, dhash, key, bstart, blen,
                     border, offsets, qbounds, qh, table_key, table_idx, mask, qgrade,
                     grades_s, hbase, hit_at, hit_row, glo, ghi, nhit)
     if (nhit < 0).any():
@@ -763,10 +797,10 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
         np.repeat(np.concatenate(([0], np.cumsum(nhit)[:-1])), nhit)
     hit_row, glo, ghi = hit_row[used], glo[used], ghi[used]
     if hit_row.size:  # confirm every hash match on the ids themselves
-        got = take_strings(run.doc, hit_row).to_numpy(zero_copy_only=False)
+        got = arrow_to_numpy(take_strings(run.doc, hit_row))
         rkeys = pair_keys(rank_of[codes[hit_row]], _doc_hashes(run)[hit_row])
-        idx = pd.Index(qkeys).get_indexer(rkeys)
-        want = qdocs.take(pa.array(idx)).to_numpy(zero_copy_only=False)
+        idx = _positions(qkeys, rkeys)
+        want = arrow_to_numpy(qdocs.take(numpy_to_arrow(idx)))
         if not (got == want).all():  # pragma: no cover - hash collision
             return None
     order = _BlockOrder(bstart[border], blen[border]) if moved else None

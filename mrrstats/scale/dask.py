@@ -15,12 +15,18 @@ it is (threads, a ``distributed.LocalCluster``, ``dask-jobqueue``,
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ParameterError, ParameterTypeError
+from ..lazy import deferred
 from .stream import _run_name, is_parquet_source, run_from_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported when first used: the TREC-file path builds no DataFrame
+    pd = deferred("pandas")
 
 __all__ = ["dask_groups"]
 

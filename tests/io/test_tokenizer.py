@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mrrstats import compiled
 from mrrstats.io import tokenizer, trec
 from mrrstats.io.hashing import encode_strings, hash_strings
 from tests.reference_data import data_path
@@ -62,6 +63,16 @@ def _assert_same(tokens, ref):
         assert tokens["query_blocks"].tolist() == starts
     else:
         assert tokens["query_blocks"] is None
+
+
+@pytest.fixture(autouse=True, params=["native", "numba"])
+def kernels_in_use(request):
+    """Each test with the C kernels (mrrstats._native, where built) and with numba's."""
+    if request.param == "native" and compiled.native() is None:
+        pytest.skip("mrrstats._native is not built")
+    previous = compiled.use_native(request.param == "native")
+    yield request.param
+    compiled.use_native(previous)
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import mrrstats
+from mrrstats import compiled
 from mrrstats.io import tokenizer, trec
 from mrrstats.metrics import kernels
 from mrrstats.metrics.measures import SPECS
@@ -37,6 +38,16 @@ CASES += [
     (TREC / ("qrels-302.test" if "302" in r else "qrels.test"), TREC / r)
     for r in ("results.test", "results.trunc", "results-302.test")
 ]
+
+
+@pytest.fixture(autouse=True, params=["native", "numba"])
+def kernels_in_use(request):
+    """Each test with the C kernels (mrrstats._native, where built) and with numba's."""
+    if request.param == "native" and compiled.native() is None:
+        pytest.skip("mrrstats._native is not built")
+    previous = compiled.use_native(request.param == "native")
+    yield request.param
+    compiled.use_native(previous)
 
 
 @pytest.fixture

@@ -1,0 +1,198 @@
+"""The C kernels of the file path (``mrrstats._native``) are numba's kernels, bit for bit.
+
+Reference: the numba kernels they translate (mrrstats/io/tokenizer.py,
+mrrstats/model/ranking.py, mrrstats/metrics/kernels.py), run on the same arguments;
+each of those is checked against the readers and the numpy path by
+tests/io/test_tokenizer.py and tests/metrics/test_file_path.py (which run with both).
+Also: with the extension built, the path from files to measures never imports numba.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mrrstats
+from mrrstats import compiled
+from mrrstats.io import tokenizer
+from mrrstats.metrics import kernels
+from mrrstats.model import ranking
+from mrrstats.model.ranking import Judged
+from tests.reference_data import CAST_QRELS, data_path
+
+pytest.importorskip("numba")
+if compiled.native() is None:
+    pytest.skip("mrrstats._native is not built", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[1]
+TREC = data_path("trec_eval_test")
+CASES = [(data_path(*CAST_QRELS), p) for p in sorted(data_path("cast2021", "runs").glob("*"))]
+CASES += [
+    (TREC / ("qrels-302.test" if "302" in r else "qrels.test"), TREC / r)
+    for r in ("results.test", "results.trunc", "results-302.test")
+]
+MEASURES = [
+    "RR",
+    "RR@10",
+    "Rank",
+    "Success@10",
+    "P@10",
+    "R@100",
+    "AP",
+    "AP@100",
+    "nDCG",
+    "nDCG@10",
+    "RR(rel=2)",
+    "Bpref",
+]
+
+
+@pytest.fixture
+def everywhere(monkeypatch):
+    """The compiled file path on the small test files too, cut into many chunks."""
+    monkeypatch.setattr(tokenizer, "MIN_BYTES", 0)
+    monkeypatch.setattr(tokenizer, "_MIN_CHUNK", 512)
+    monkeypatch.setattr(ranking, "COMPILED_MIN_ROWS", 0)
+    monkeypatch.setattr(kernels, "COMPILED_MIN_ROWS", 0)
+
+
+def _with(native: bool, fn, *args, **kwargs):
+    previous = compiled.use_native(native)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        compiled.use_native(previous)
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view(np.int64) if a.dtype == np.float64 else a
+
+
+@pytest.mark.parametrize(("qrels", "path"), CASES, ids=lambda p: getattr(p, "name", p))
+@pytest.mark.parametrize("workers", [1, 3])
+def test_tokenizer(qrels, path, workers, everywhere):
+    a = _with(True, tokenizer.tokenize_run, path, workers=workers)
+    b = _with(False, tokenizer.tokenize_run, path, workers=workers)
+    assert a is not None and b is not None
+    assert a.keys() == b.keys()
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(_bits(x), _bits(y), err_msg=key)
+        elif hasattr(x, "to_pylist"):
+            assert x.to_pylist() == y.to_pylist(), key
+        else:
+            assert x == y, key
+
+
+@pytest.mark.parametrize(("qrels", "path"), CASES, ids=lambda p: getattr(p, "name", p))
+@pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
+def test_evaluate(qrels, path, ties, everywhere):
+    a = _with(True, mrrstats.evaluate, qrels, path, MEASURES, ties=ties)
+    b = _with(False, mrrstats.evaluate, qrels, path, MEASURES, ties=ties)
+    va, vb = a.values[a.runs[0]], b.values[b.runs[0]]
+    assert list(va.index) == list(vb.index) and list(va.columns) == list(vb.columns)
+    np.testing.assert_array_equal(_bits(va.to_numpy(np.float64)), _bits(vb.to_numpy(np.float64)))
+
+
+def test_measure_kernels_on_random_rankings():
+    rng = np.random.default_rng(20261129)
+    sizes = rng.integers(0, 300, size=400)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    grades = rng.choice(
+        [np.nan, 0.0, 1.0, 2.0, 3.0, -1.0],
+        size=int(offsets[-1]),
+        p=[0.5, 0.2, 0.15, 0.1, 0.04, 0.01],
+    )
+    ids = np.array([str(i) for i in range(sizes.size)], dtype=object)
+    extra = rng.integers(0, 4, size=sizes.size)
+    jg = [
+        np.concatenate((g[g > 0], np.ones(e)))
+        for g, e in zip(np.split(np.nan_to_num(grades), offsets[1:-1]), extra, strict=True)
+    ]
+    jo = np.concatenate(([0], np.cumsum([x.size for x in jg]))).astype(np.int64)
+    judged = Judged(ids, jo, np.concatenate(jg))
+    for depth in (None, 50):
+        for workers in (1, 4):
+            a = _with(
+                True,
+                kernels.compiled_measures,
+                MEASURES[:10],
+                offsets=offsets,
+                grades=grades,
+                judged=judged,
+                max_depth=depth,
+                workers=workers,
+            )
+            b = _with(
+                False,
+                kernels.compiled_measures,
+                MEASURES[:10],
+                offsets=offsets,
+                grades=grades,
+                judged=judged,
+                max_depth=depth,
+                workers=workers,
+            )
+            for m in a:
+                np.testing.assert_array_equal(_bits(a[m]), _bits(b[m]), err_msg=m)
+            for rel in (1, 2):
+                np.testing.assert_array_equal(
+                    _with(
+                        True,
+                        kernels.relevant_retrieved,
+                        offsets,
+                        grades,
+                        rel=rel,
+                        max_depth=depth,
+                        workers=workers,
+                    ),
+                    _with(
+                        False,
+                        kernels.relevant_retrieved,
+                        offsets,
+                        grades,
+                        rel=rel,
+                        max_depth=depth,
+                        workers=workers,
+                    ),
+                )
+
+
+def test_file_path_imports_no_numba(tmp_path):
+    """A fresh process evaluating a run above every size threshold: numba stays out."""
+    lines = [
+        f"q{q} Q0 d{q}_{d} {d + 1} {1000 - d}.5 tag\n" for q in range(200) for d in range(1000)
+    ]
+    run = tmp_path / "run.txt"
+    run.write_text("".join(lines))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 d{q}_{q % 7} 1\n" for q in range(200)))
+    assert run.stat().st_size > tokenizer.MIN_BYTES and len(lines) > kernels.COMPILED_MIN_ROWS
+    code = (
+        "import sys, mrrstats\n"
+        "from mrrstats.io import tokenizer\n"
+        "seen = []\n"
+        "t = tokenizer._tokenize\n"
+        "tokenizer._tokenize = lambda *a: seen.append(1) or t(*a)\n"
+        f"ev = mrrstats.evaluate(sys.argv[1], sys.argv[2], {MEASURES[:10]!r})\n"
+        "print(ev.aggregate().iloc[0, 0], bool(seen), 'numba' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("MRRSTATS_NATIVE", None)
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code, str(qrels), str(run)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    # RR: query q's relevant document d{q}_{q % 7} is at rank q % 7 + 1
+    assert float(out[0]) == pytest.approx(np.mean([1 / (q % 7 + 1) for q in range(200)]))
+    assert out[1:] == ["True", "False"]
