@@ -336,6 +336,10 @@ def make_report(qrels: QrelsInput | None = None, runs: RunsInput | None = None, 
     """
     _flags_iv(notebook=notebook, show_code=show_code, multiverse=multiverse, bayesian=bayesian,
               calibration=calibration, clusters=clusters, title=title, rope=rope, out=out)
+    if collections is not None and not isinstance(collections, str | Mapping):
+        raise ParameterTypeError("`collections` must be a mapping {collection: (qrels, runs) "
+                                 "or per-query scores} or 'clusters', got "
+                                 f"{type(collections).__name__}", name="collections")
     o = _make_report_iv(qrels, runs, scores, out, measures, control, test, correction, alpha,
                         alternative, n_resamples, confidence_level, random, ties, rel,
                         queries, missing, rng, timeout, equivalence_margin, workers)

@@ -18,6 +18,7 @@ import mmap
 import os
 import zlib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -457,8 +458,6 @@ def _read_ahead(items: Iterator) -> Iterator:
     caller works on the current one (reading and tokenizing overlap the evaluation:
     the compiled kernels release the GIL). ``items`` is closed at the end, however
     it ends, once its thread has stopped."""
-    from concurrent.futures import ThreadPoolExecutor
-
     pool = ThreadPoolExecutor(1, thread_name_prefix="mrrstats-read")
     try:
         ahead = pool.submit(next, items, _END)

@@ -796,9 +796,10 @@ def compare(scores: Scores, *, test: str = TEST,
     (``benchmarks/calibration/results_single_step_default.md``).
 
     Pooled over three runs of this design (2,120 replicates per cell), the default
-    intervals cover 0.886 at 25 topics and 0.918 at 50 for a nominal 0.95; the text
+    intervals cover 0.886 at 25 topics and 0.918 at 50 for a nominal 0.95 (0.785 at
+    10 topics in the validity harness, ``benchmarks/results_validity.md``); the text
     and LaTeX tables, ``mrrstats compare`` and the report say so beside the nominal
-    level ("95% simultaneous, 0.89 measured at 25 topics, 0.92 at 50", read from
+    level ("95% simultaneous, 0.79 measured at 10 topics, 0.89 at 25, 0.92 at 50", read from
     ``mrrstats.stats.coverage.COVERAGE``). ``correction="single-step-skew"``
     (Hall's 1992 skewness correction of every pair's studentised difference, in
     every permutation with its own skewness; intervals inverted in closed form)

@@ -938,7 +938,8 @@ def methods_text(result: object) -> MethodsText:
         s.append(f"Intervals: {level}{name}{_cite(cites, used)}".replace("%", "\\%") + ".")
         cov = COVERAGE.get(f.interval) if f.measured else None
         if cov is not None:
-            nums = " and ".join(f"{c:.3f} with {n} topics" for n, c in cov.by_topics)
+            parts = [f"{c:.3f} with {n} topics" for n, c in cov.by_topics]
+            nums = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 2 else parts)
             s.append(
                 f"Their measured coverage at a nominal 95\\% was {nums} ({cov.what}; "
                 f"`{cov.source}` in mrrstats)."
