@@ -269,3 +269,25 @@ def test_a_rising_score_is_found_at_every_row(tmp_path, workers, many_chunks):
             tokens = tokenizer.tokenize_run(path, workers=workers)
             assert (tokens["query_blocks"] is None) == (at is not None and at != 60)
             _assert_same(tokens, _reference(path))
+
+
+# Clean lines around a case: the case's lines then lie in the middle of a chunk, where the
+# C kernel finds a short ASCII line's fields from bit masks of its bytes at once (SSE2)
+# and leaves every other line to the byte loop; each case must come out as on its own.
+PAD = "".join(f"pq{i // 8} Q0 pd{i} {i % 8 + 1} {100 - i}.25 t\n" for i in range(24))
+
+
+@pytest.mark.parametrize("name", list(ACCEPTED))
+def test_accepted_lines_inside_a_longer_file_match_the_readers(tmp_path, name):
+    text = PAD + ACCEPTED[name] + ("" if "final" in name else PAD.replace("pq", "sq"))
+    path = _write(tmp_path, text)
+    tokens = tokenizer.tokenize_run(path)
+    assert tokens is not None
+    _assert_same(tokens, _reference(path))
+
+
+@pytest.mark.parametrize("name", [n for n in REFUSED if n != "comments only"])
+def test_irregular_lines_inside_a_longer_file_are_left_to_the_readers(tmp_path, name):
+    tail = b"" if "final" in name else PAD.replace("pq", "sq").encode()
+    path = _write(tmp_path, None, raw=PAD.encode() + REFUSED[name] + tail)
+    assert tokenizer.tokenize_run(path) is None
