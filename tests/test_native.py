@@ -247,3 +247,28 @@ def test_tokenizer_on_every_line_form(tmp_path, monkeypatch, min_chunk, workers)
             assert x.to_pylist() == y.to_pylist(), key
         else:
             assert x == y, key
+
+
+def test_tokenizer_on_lines_around_64_bytes(tmp_path, monkeypatch):
+    """Lines of 50 to 80 bytes (the fast line path takes those whose newline falls in
+    their first 64 bytes), each line form once with every separator."""
+    lines = []
+    for n in range(50, 81):
+        for sep in (b" ", b"\t", b"\v", b"\f"):
+            head = b"q%d%sQ0%sd%d-%d%s1%s2.5%st" % (n, sep, sep, n, sep[0], sep, sep, sep)
+            lines.append(head + b" x" * ((n - len(head) - 1) // 2) + b"\n")  # extra fields
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"".join(lines))
+    assert {len(x) for x in lines} >= set(range(60, 70))
+    monkeypatch.setattr(tokenizer, "MIN_BYTES", 0)
+    a = _with(True, tokenizer.tokenize_run, path, workers=1)
+    b = _with(False, tokenizer.tokenize_run, path, workers=1)
+    assert a is not None and b is not None
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(_bits(x), _bits(y), err_msg=key)
+        elif hasattr(x, "to_pylist"):
+            assert x.to_pylist() == y.to_pylist(), key
+        else:
+            assert x == y, key
