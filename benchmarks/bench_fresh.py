@@ -129,13 +129,27 @@ for label, s in marks:
 
 
 def _export(ref: str, dest: Path) -> Path:
-    """``git archive`` of ``ref``'s package into ``dest`` (its own numba cache)."""
+    """``git archive`` of ``ref``'s package into ``dest`` (its own numba cache), with its C
+    kernels (``mrrstats/_native.c``, where the ref has them) built in place as
+    ``pip install -e .`` builds them: the side-by-side rows then compare C with C."""
+    has_setup = (
+        subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{ref}:setup.py"]).returncode
+        == 0
+    )
     with tempfile.NamedTemporaryFile(suffix=".tar") as tar:
+        paths = ["mrrstats", "setup.py"] if has_setup else ["mrrstats"]
         subprocess.run(
-            ["git", "-C", str(ROOT), "archive", "-o", tar.name, ref, "mrrstats"], check=True
+            ["git", "-C", str(ROOT), "archive", "-o", tar.name, ref, *paths], check=True
         )
         with tarfile.open(tar.name) as tf:
             tf.extractall(dest, filter="data")
+    if (dest / "setup.py").exists() and (dest / "mrrstats" / "_native.c").exists():
+        subprocess.run(
+            [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+            cwd=dest,
+            check=True,
+            capture_output=True,
+        )
     return dest
 
 

@@ -9,6 +9,12 @@
  * threads, the GIL released; each task writes only its own outputs, so the
  * results do not depend on the number of threads.
  *
+ * One departure from line for line: the tokenizer finds the fields of a short plain
+ * ASCII line (under 64 bytes, no byte below 32 but the separators, none >= 128) from
+ * bit masks of its bytes, 16 at a time (SSE2), then copies and hashes them by words;
+ * every other line goes through the numba kernel's byte loop. Both give the same
+ * columns (tests/test_native.py, tests/io/test_tokenizer.py: odd lines in long files).
+ *
  * Floating point: every operation is the IEEE double operation the numba kernel
  * performs, in the same order (built with -ffp-contract=off: no fused
  * multiply-add). tests/test_native.py compares both on the bundled runs.
@@ -260,6 +266,101 @@ static int utf8_ok(const uint8_t *buf, int64_t s, int64_t e) {
 /* a byte ending a field: separator, newline or carriage return */
 #define ENDS_FIELD(x) ((x) <= 32 && (IS_SEP(x) || (x) == 10 || (x) == 13))
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LITTLE_ENDIAN_WORDS 1
+#endif
+
+/* End of the field starting at ``p``: the first field-ending byte (the chunk ends with
+ * a newline before ``lim``); ``*high`` set where a byte >= 128 comes before it. Where
+ * SSE2 is at hand, 16 bytes at a time: a byte <= 32 or >= 128 stops the block, and is
+ * then looked at on its own (a control byte other than the six enders belongs to the
+ * field). The scalar loop is the numba kernel's. */
+static inline int64_t field_end(const uint8_t *buf, int64_t p, int64_t lim, int *high) {
+#ifdef __SSE2__
+    const __m128i k33 = _mm_set1_epi8(33), km1 = _mm_set1_epi8(-1);
+    while (p + 16 <= lim) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(buf + p));
+        unsigned lm = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpgt_epi8(v, km1), _mm_cmplt_epi8(v, k33)));
+        unsigned hm = (unsigned)_mm_movemask_epi8(v);
+        while (lm) {
+            int i = __builtin_ctz(lm);
+            uint8_t x = buf[p + i];
+            if (ENDS_FIELD(x)) {
+                if (hm & ((1u << i) - 1u)) *high = 1;
+                return p + i;
+            }
+            lm &= lm - 1u;
+        }
+        if (hm) *high = 1;
+        p += 16;
+    }
+#endif
+    for (;;) {
+        uint8_t x = buf[p];
+        if (x <= 32) {
+            if (ENDS_FIELD(x)) return p;
+        } else if (x >= 128) {
+            *high = 1;
+        }
+        p++;
+    }
+}
+
+/* ``n`` bytes from ``src`` to ``dst``; 16 at a time (over-writing up to 15 bytes after
+ * the field, which later fields or nothing read) where ``src + n + 16 <= lim``. The
+ * destination never runs ahead of the source in its own array (a chunk's field bytes
+ * go from its first byte on), so those stores stay inside the chunk's part. */
+static inline void copy_field(uint8_t *dst, const uint8_t *src, int64_t n, const uint8_t *lim) {
+#ifdef __SSE2__
+    if (src + n + 16 <= lim) {
+        for (int64_t i = 0; i < n; i += 16)
+            _mm_storeu_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
+        return;
+    }
+#endif
+    memcpy(dst, src, (size_t)n);
+}
+
+/* hash_bytes(src, 0, n), reading 8 bytes a word where ``src + 8 * ceil(n / 8) <= lim``
+ * (little-endian loads: the words hash_bytes assembles byte by byte). */
+static inline uint64_t hash_field(const uint8_t *src, int64_t n, const uint8_t *lim) {
+#ifdef LITTLE_ENDIAN_WORDS
+    int64_t nw = (n + 7) >> 3;
+    if (src + 8 * nw <= lim) {
+        uint64_t h = (uint64_t)n * M3;
+        for (int64_t j = 0; j < nw; j++) {
+            uint64_t w;
+            memcpy(&w, src + 8 * j, 8);
+            int64_t m = n - 8 * j;
+            if (m < 8) w &= ~0ULL >> (64 - 8 * m);
+            h += word_term(w, j) - word_term(0, j);
+        }
+        h ^= h >> 30;
+        h *= M2;
+        h ^= h >> 27;
+        h *= M3;
+        h ^= h >> 31;
+        return h;
+    }
+#endif
+    return hash_bytes(src, 0, n);
+}
+
+/* whether the ``n`` bytes at ``a`` and at ``b`` are equal (no read past either) */
+static inline int same_bytes(const uint8_t *a, const uint8_t *b, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return 0;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 typedef struct {
     const uint8_t *buf;
     const int64_t *cstart, *cend, *rowbase;
@@ -271,45 +372,185 @@ typedef struct {
     int64_t *stats;
 } TokCtx;
 
+#ifdef __SSE2__
+/* Bit i of the three masks: byte i of p[0:64] is a separator (space, tab, vertical tab,
+ * form feed); a newline; something the fast line path leaves to the byte loop (any
+ * other byte below 32, carriage return included, or a byte >= 128). */
+static inline void line_masks(const uint8_t *p, uint64_t *sep, uint64_t *nl, uint64_t *odd) {
+    const __m128i sp = _mm_set1_epi8(32), tab = _mm_set1_epi8(9), vt = _mm_set1_epi8(11),
+                  ff = _mm_set1_epi8(12), lf = _mm_set1_epi8(10), k32 = _mm_set1_epi8(32);
+    uint64_t s = 0, n = 0, o = 0;
+    for (int i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+        __m128i is = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, vt), _mm_cmpeq_epi8(v, ff)));
+        __m128i in = _mm_cmpeq_epi8(v, lf);
+        /* signed: bytes >= 128 are below 32 too */
+        __m128i io = _mm_andnot_si128(_mm_or_si128(is, in), _mm_cmplt_epi8(v, k32));
+        s |= (uint64_t)(uint32_t)_mm_movemask_epi8(is) << (16 * i);
+        n |= (uint64_t)(uint32_t)_mm_movemask_epi8(in) << (16 * i);
+        o |= (uint64_t)(uint32_t)_mm_movemask_epi8(io) << (16 * i);
+        if (n) break; /* the line ends in these 16 bytes: the rest is not looked at */
+    }
+    *sep = s;
+    *nl = n;
+    *odd = o;
+}
+#endif
+
 static void tokenize_chunk(void *vctx, int64_t c) {
     TokCtx *t = (TokCtx *)vctx;
     const uint8_t *buf = t->buf;
     int64_t a = t->cstart[c], b = t->cend[c];
-    int64_t row = t->rowbase[c];
-    int64_t o = t->rowbase[c] + c;
-    t->qoff[o] = 0;
-    t->doff[o] = 0;
-    t->roff[o] = 0;
+    const uint8_t *lim = buf + b;
+    uint8_t *qdata = t->qdata + a, *ddata = t->ddata + a, *rdata = t->rdata + a;
+    const int64_t rb = t->rowbase[c];
+    double *score = t->score;
+    uint64_t *dhash = t->dhash;
+    int64_t *starts = t->starts + rb;
+    int32_t *qoff = t->qoff + rb + c, *doff = t->doff + rb + c, *roff = t->roff + rb + c;
+    int64_t row = rb;
+    qoff[0] = 0;
+    doff[0] = 0;
+    roff[0] = 0;
     int64_t qp = 0, dp = 0, rp = 0, slow = 0, problem = 0;
     int64_t tag_s = -1, tag_n = 0, prev_s = -1, prev_n = 0, nrun = 0, rise = 0;
     int64_t p = a;
     while (p < b) {
-        int64_t line = p;
-        int high = 0;
-        uint8_t x = buf[p];
-        while (IS_SEP(x)) x = buf[++p];
-        if (x == 10) {
-            p++;
-            continue;
+        int64_t s0, e0, s2, e2, s3, e3, s4, e4, s5, e5;
+#ifdef __SSE2__
+        /* The fast path: a line of plain ASCII shorter than 64 bytes with six fields or
+         * more, its fields found from bit masks of its bytes at once (no byte loop).
+         * Anything else (blank, comment, long, near the chunk's end, odd bytes) takes
+         * the byte loop below, which is the numba kernel's. */
+        if (p + 64 <= b) {
+            uint64_t sepm, nlm, oddm;
+            line_masks(buf + p, &sepm, &nlm, &oddm);
+            if (nlm) {
+                int k = __builtin_ctzll(nlm);
+                uint64_t valid = (1ULL << k) - 1ULL; /* k <= 63 */
+                uint64_t ns = ~sepm & valid;
+                uint64_t fs = ns & ~(ns << 1), fe = ns & ~(ns >> 1);
+                if (!(oddm & valid) && __builtin_popcountll(fs) >= 6 &&
+                    buf[p + __builtin_ctzll(fs)] != 35) {
+                    s0 = p + __builtin_ctzll(fs);
+                    fs &= fs - 1;
+                    e0 = p + __builtin_ctzll(fe) + 1;
+                    fe &= fe - 1;
+                    fs &= fs - 1; /* field 2 */
+                    fe &= fe - 1;
+                    s2 = p + __builtin_ctzll(fs);
+                    fs &= fs - 1;
+                    e2 = p + __builtin_ctzll(fe) + 1;
+                    fe &= fe - 1;
+                    s3 = p + __builtin_ctzll(fs);
+                    fs &= fs - 1;
+                    e3 = p + __builtin_ctzll(fe) + 1;
+                    fe &= fe - 1;
+                    s4 = p + __builtin_ctzll(fs);
+                    fs &= fs - 1;
+                    e4 = p + __builtin_ctzll(fe) + 1;
+                    fe &= fe - 1;
+                    s5 = p + __builtin_ctzll(fs);
+                    e5 = p + __builtin_ctzll(fe) + 1;
+                    p += k + 1;
+                    goto fields;
+                }
+            }
         }
-        if (x == 13) {
-            if (buf[p + 1] == 10) {
-                p += 2;
+#endif
+        {
+            int64_t line = p;
+            int high = 0;
+            uint8_t x = buf[p];
+            while (IS_SEP(x)) x = buf[++p];
+            if (x == 10) {
+                p++;
                 continue;
             }
-            problem = P_CR;
-            break;
-        }
-        if (x == 35) {
-            for (;;) {
-                x = buf[p];
-                if (x == 10) break;
+            if (x == 13) {
+                if (buf[p + 1] == 10) {
+                    p += 2;
+                    continue;
+                }
+                problem = P_CR;
+                break;
+            }
+            if (x == 35) {
+                for (;;) {
+                    x = buf[p];
+                    if (x == 10) break;
+                    if (x == 13) {
+                        if (buf[p + 1] != 10) problem = P_CR;
+                        break;
+                    }
+                    if (x >= 128) high = 1;
+                    p++;
+                }
+                if (problem != 0) break;
+                if (high && !utf8_ok(buf, line, p)) {
+                    problem = P_ENCODING;
+                    break;
+                }
+                p += x == 10 ? 1 : 2;
+                continue;
+            }
+            /* field 1: the query */
+            s0 = p;
+            p = e0 = field_end(buf, p, b, &high);
+            x = buf[p];
+            while (IS_SEP(x)) x = buf[++p];
+            if (x == 10 || x == 13) {
+                problem = P_FIELDS;
+                break;
+            }
+            /* field 2 skipped */
+            p = field_end(buf, p, b, &high);
+            x = buf[p];
+            while (IS_SEP(x)) x = buf[++p];
+            if (x == 10 || x == 13) {
+                problem = P_FIELDS;
+                break;
+            }
+            /* field 3: the document */
+            s2 = p;
+            p = e2 = field_end(buf, p, b, &high);
+            x = buf[p];
+            while (IS_SEP(x)) x = buf[++p];
+            if (x == 10 || x == 13) {
+                problem = P_FIELDS;
+                break;
+            }
+            /* field 4: the rank */
+            s3 = p;
+            p = e3 = field_end(buf, p, b, &high);
+            x = buf[p];
+            while (IS_SEP(x)) x = buf[++p];
+            if (x == 10 || x == 13) {
+                problem = P_FIELDS;
+                break;
+            }
+            /* field 5: the score */
+            s4 = p;
+            p = e4 = field_end(buf, p, b, &high);
+            x = buf[p];
+            while (IS_SEP(x)) x = buf[++p];
+            if (x == 10 || x == 13) {
+                problem = P_FIELDS;
+                break;
+            }
+            /* field 6: the tag */
+            s5 = p;
+            p = e5 = field_end(buf, p, b, &high);
+            x = buf[p];
+            /* fields after the sixth: ignored, the line checked to its end */
+            while (x != 10) {
                 if (x == 13) {
                     if (buf[p + 1] != 10) problem = P_CR;
                     break;
                 }
                 if (x >= 128) high = 1;
-                p++;
+                x = buf[++p];
             }
             if (problem != 0) break;
             if (high && !utf8_ok(buf, line, p)) {
@@ -317,129 +558,11 @@ static void tokenize_chunk(void *vctx, int64_t c) {
                 break;
             }
             p += x == 10 ? 1 : 2;
-            continue;
         }
-        /* field 1: the query, copied */
-        int64_t s0 = p, q0 = a + qp;
-        for (;;) {
-            if (x <= 32) {
-                if (ENDS_FIELD(x)) break;
-            } else if (x >= 128) {
-                high = 1;
-            }
-            t->qdata[q0 + p - s0] = x;
-            x = buf[++p];
-        }
-        int64_t nq = p - s0;
-        while (IS_SEP(x)) x = buf[++p];
-        if (x == 10 || x == 13) {
-            problem = P_FIELDS;
-            break;
-        }
-        /* field 2 skipped */
-        for (;;) {
-            if (x <= 32) {
-                if (ENDS_FIELD(x)) break;
-            } else if (x >= 128) {
-                high = 1;
-            }
-            x = buf[++p];
-        }
-        while (IS_SEP(x)) x = buf[++p];
-        if (x == 10 || x == 13) {
-            problem = P_FIELDS;
-            break;
-        }
-        /* field 3: the document, copied and hashed */
-        int64_t s2 = p, d0 = a + dp;
-        uint64_t h = 0, w = 0;
-        int64_t k = 0;
-        for (;;) {
-            if (x <= 32) {
-                if (ENDS_FIELD(x)) break;
-            } else if (x >= 128) {
-                high = 1;
-            }
-            t->ddata[d0 + k] = x;
-            w |= (uint64_t)x << (8 * (k & 7));
-            if ((k & 7) == 7) {
-                int64_t j = k >> 3;
-                h += word_term(w, j) - word_term(0, j);
-                w = 0;
-            }
-            k++;
-            x = buf[++p];
-        }
-        int64_t nd = p - s2;
-        if (nd & 7) {
-            int64_t j = nd >> 3;
-            h += word_term(w, j) - word_term(0, j);
-        }
-        h += (uint64_t)nd * M3;
-        while (IS_SEP(x)) x = buf[++p];
-        if (x == 10 || x == 13) {
-            problem = P_FIELDS;
-            break;
-        }
-        /* field 4: the rank, copied */
-        int64_t s3 = p, r0 = a + rp;
-        for (;;) {
-            if (x <= 32) {
-                if (ENDS_FIELD(x)) break;
-            } else if (x >= 128) {
-                high = 1;
-            }
-            t->rdata[r0 + p - s3] = x;
-            x = buf[++p];
-        }
-        int64_t nr = p - s3;
-        while (IS_SEP(x)) x = buf[++p];
-        if (x == 10 || x == 13) {
-            problem = P_FIELDS;
-            break;
-        }
-        /* field 5: the score */
-        int64_t s4 = p;
-        for (;;) {
-            if (x <= 32) {
-                if (ENDS_FIELD(x)) break;
-            } else if (x >= 128) {
-                high = 1;
-            }
-            x = buf[++p];
-        }
-        int64_t e4 = p;
-        while (IS_SEP(x)) x = buf[++p];
-        if (x == 10 || x == 13) {
-            problem = P_FIELDS;
-            break;
-        }
-        /* field 6: the tag */
-        int64_t s5 = p;
-        for (;;) {
-            if (x <= 32) {
-                if (ENDS_FIELD(x)) break;
-            } else if (x >= 128) {
-                high = 1;
-            }
-            x = buf[++p];
-        }
-        int64_t n5 = p - s5;
-        /* fields after the sixth: ignored, the line checked to its end */
-        while (x != 10) {
-            if (x == 13) {
-                if (buf[p + 1] != 10) problem = P_CR;
-                break;
-            }
-            if (x >= 128) high = 1;
-            x = buf[++p];
-        }
-        if (problem != 0) break;
-        if (high && !utf8_ok(buf, line, p)) {
-            problem = P_ENCODING;
-            break;
-        }
-        p += x == 10 ? 1 : 2;
+#ifdef __SSE2__
+    fields:;
+#endif
+        int64_t nq = e0 - s0, nd = e2 - s2, nr = e3 - s3, n5 = e5 - s5;
         double v;
         int st = parse_score(buf, s4, e4, &v);
         if (st == 2) {
@@ -453,39 +576,35 @@ static void tokenize_chunk(void *vctx, int64_t c) {
         if (tag_s < 0) {
             tag_s = s5;
             tag_n = n5;
-        } else {
-            if (n5 != tag_n || memcmp(buf + s5, buf + tag_s, (size_t)n5) != 0) {
-                problem = P_TAGS;
-                break;
-            }
+        } else if (n5 != tag_n || !same_bytes(buf + s5, buf + tag_s, n5)) {
+            problem = P_TAGS;
+            break;
         }
-        t->score[row] = v;
-        int eq = nq == prev_n && memcmp(buf + s0, buf + prev_s, (size_t)nq) == 0;
+        /* the fields copied (the query, document and rank), the document hashed */
+        copy_field(qdata + qp, buf + s0, nq, lim);
+        copy_field(ddata + dp, buf + s2, nd, lim);
+        copy_field(rdata + rp, buf + s3, nr, lim);
+        score[row] = v;
+        int eq = nq == prev_n && same_bytes(buf + s0, buf + prev_s, nq);
         if (eq) {
-            if (v > t->score[row - 1]) rise = 1;
+            if (v > score[row - 1]) rise = 1;
         } else {
-            t->starts[t->rowbase[c] + nrun] = row - t->rowbase[c];
+            starts[nrun] = row - rb;
             nrun++;
         }
         prev_s = s0;
         prev_n = nq;
         qp += nq;
-        h ^= h >> 30;
-        h *= M2;
-        h ^= h >> 27;
-        h *= M3;
-        h ^= h >> 31;
-        t->dhash[row] = h;
+        dhash[row] = hash_field(buf + s2, nd, lim);
         dp += nd;
         rp += nr;
-        o++;
-        t->qoff[o] = (int32_t)qp;
-        t->doff[o] = (int32_t)dp;
-        t->roff[o] = (int32_t)rp;
         row++;
+        qoff[row - rb] = (int32_t)qp;
+        doff[row - rb] = (int32_t)dp;
+        roff[row - rb] = (int32_t)rp;
     }
     int64_t *st = t->stats + 10 * c;
-    st[0] = row - t->rowbase[c];
+    st[0] = row - rb;
     st[1] = qp;
     st[2] = dp;
     st[3] = rp;

@@ -196,3 +196,79 @@ def test_file_path_imports_no_numba(tmp_path):
     # RR: query q's relevant document d{q}_{q % 7} is at rank q % 7 + 1
     assert float(out[0]) == pytest.approx(np.mean([1 / (q % 7 + 1) for q in range(200)]))
     assert out[1:] == ["True", "False"]
+
+
+def _odd_run(rng, n_lines):
+    """A run of short and long lines in every form the tokenizer accepts: runs of the
+    four separators, leading ones, extra fields, control bytes and UTF-8 inside ids,
+    CRLF endings, comments and blank lines (unique documents per query)."""
+    seps = [b" ", b"\t", b"\v", b"\f", b"  ", b" \t"]
+    out = []
+    for i in range(n_lines):
+        q = b"q%d" % (i // 50)
+        d = b"d%d" % i
+        form = rng.integers(8)
+        if form == 1:
+            d += b"x" * int(rng.integers(40, 90))  # a line past 64 bytes
+        elif form == 2:
+            d += b"\x01\x1f\x7f"  # control bytes belong to the field
+        elif form == 3:
+            d += "\u00e9\u4e2d".encode()
+        fields = [q, b"Q0", d, b"%d" % (i % 50 + 1), b"%.3f" % (1000 - i), b"tag"]
+        if form == 4:
+            fields.append(b"extra")
+        line = b"".join(f + seps[int(rng.integers(len(seps)))] for f in fields[:-1]) + fields[-1]
+        if form == 5:
+            line = seps[int(rng.integers(len(seps)))] + line
+        out.append(line + (b"\r\n" if form == 6 else b"\n"))
+        if form == 7:
+            out.append(b"# a comment\n" if i % 2 else b" \t\n")
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("min_chunk", [64, 512, 1 << 20])
+@pytest.mark.parametrize("workers", [1, 3])
+def test_tokenizer_on_every_line_form(tmp_path, monkeypatch, min_chunk, workers):
+    """C (its fast line path where a line allows, the byte loop elsewhere) and numba give
+    the same columns on lines of every accepted form, wherever the chunks are cut."""
+    path = tmp_path / "run.txt"
+    path.write_bytes(_odd_run(np.random.default_rng(7), 3000))
+    monkeypatch.setattr(tokenizer, "MIN_BYTES", 0)
+    monkeypatch.setattr(tokenizer, "_MIN_CHUNK", min_chunk)
+    a = _with(True, tokenizer.tokenize_run, path, workers=workers)
+    b = _with(False, tokenizer.tokenize_run, path, workers=workers)
+    assert a is not None and b is not None
+    assert len(a["score"]) == 3000
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(_bits(x), _bits(y), err_msg=key)
+        elif hasattr(x, "to_pylist"):
+            assert x.to_pylist() == y.to_pylist(), key
+        else:
+            assert x == y, key
+
+
+def test_tokenizer_on_lines_around_64_bytes(tmp_path, monkeypatch):
+    """Lines of 50 to 80 bytes (the fast line path takes those whose newline falls in
+    their first 64 bytes), each line form once with every separator."""
+    lines = []
+    for n in range(50, 81):
+        for sep in (b" ", b"\t", b"\v", b"\f"):
+            head = b"q%d%sQ0%sd%d-%d%s1%s2.5%st" % (n, sep, sep, n, sep[0], sep, sep, sep)
+            lines.append(head + b" x" * ((n - len(head) - 1) // 2) + b"\n")  # extra fields
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"".join(lines))
+    assert {len(x) for x in lines} >= set(range(60, 70))
+    monkeypatch.setattr(tokenizer, "MIN_BYTES", 0)
+    a = _with(True, tokenizer.tokenize_run, path, workers=1)
+    b = _with(False, tokenizer.tokenize_run, path, workers=1)
+    assert a is not None and b is not None
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(_bits(x), _bits(y), err_msg=key)
+        elif hasattr(x, "to_pylist"):
+            assert x.to_pylist() == y.to_pylist(), key
+        else:
+            assert x == y, key
