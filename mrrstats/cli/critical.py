@@ -137,9 +137,13 @@ def _table(args):
 
 
 def run(args) -> int:
+    from ..errors import ParameterError
     from ..stats.critical import critical_difference
     from ..validation import rng_iv
 
+    if args.rope is not None and not args.hierarchical:
+        raise ParameterError("--rope is the region of practical equivalence of "
+                             "--hierarchical A B: pass both, or neither", name="rope")
     gen, seed = rng_iv(args.seed)
     res = critical_difference(
         _table(args),

@@ -64,6 +64,9 @@ def _bool_matrix(decisions):
                                  f"boolean matrix, got {type(decisions).__name__}",
                                  name="decisions")
     m = asarray_iv(decisions, "decisions")
+    if m.ndim != 2:
+        raise ParameterError("`decisions` must be a PairwiseResult or a square (k, k) boolean "
+                             f"matrix, got {m.ndim} dimension(s)", name="decisions")
     if m.dtype.kind == "b":
         return m
     if m.dtype.kind not in "iuf":
