@@ -264,6 +264,15 @@ static int utf8_ok(const uint8_t *buf, int64_t s, int64_t e) {
 
 #define IS_SEP(x) ((x) == 32 || (x) == 9 || (x) == 11 || (x) == 12)
 /* a byte ending a field: separator, newline or carriage return */
+/* In the line loop of tokenize_chunk: past the separators after a field to the next
+   one; a line that ends there has too few fields (problem set, the loop left). */
+#define NEXT_FIELD_OR_BREAK                 \
+    x = buf[p];                             \
+    while (IS_SEP(x)) x = buf[++p];         \
+    if (x == 10 || x == 13) {               \
+        problem = P_FIELDS;                 \
+        break;                              \
+    }
 #define ENDS_FIELD(x) ((x) <= 32 && (IS_SEP(x) || (x) == 10 || (x) == 13))
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -498,47 +507,22 @@ static void tokenize_chunk(void *vctx, int64_t c) {
             /* field 1: the query */
             s0 = p;
             p = e0 = field_end(buf, p, b, &high);
-            x = buf[p];
-            while (IS_SEP(x)) x = buf[++p];
-            if (x == 10 || x == 13) {
-                problem = P_FIELDS;
-                break;
-            }
+            NEXT_FIELD_OR_BREAK;
             /* field 2 skipped */
             p = field_end(buf, p, b, &high);
-            x = buf[p];
-            while (IS_SEP(x)) x = buf[++p];
-            if (x == 10 || x == 13) {
-                problem = P_FIELDS;
-                break;
-            }
+            NEXT_FIELD_OR_BREAK;
             /* field 3: the document */
             s2 = p;
             p = e2 = field_end(buf, p, b, &high);
-            x = buf[p];
-            while (IS_SEP(x)) x = buf[++p];
-            if (x == 10 || x == 13) {
-                problem = P_FIELDS;
-                break;
-            }
+            NEXT_FIELD_OR_BREAK;
             /* field 4: the rank */
             s3 = p;
             p = e3 = field_end(buf, p, b, &high);
-            x = buf[p];
-            while (IS_SEP(x)) x = buf[++p];
-            if (x == 10 || x == 13) {
-                problem = P_FIELDS;
-                break;
-            }
+            NEXT_FIELD_OR_BREAK;
             /* field 5: the score */
             s4 = p;
             p = e4 = field_end(buf, p, b, &high);
-            x = buf[p];
-            while (IS_SEP(x)) x = buf[++p];
-            if (x == 10 || x == 13) {
-                problem = P_FIELDS;
-                break;
-            }
+            NEXT_FIELD_OR_BREAK;
             /* field 6: the tag */
             s5 = p;
             p = e5 = field_end(buf, p, b, &high);

@@ -314,6 +314,12 @@ def _interval(md, se, c, alternative, reject):
     segment between 0 and ``md`` (no resampled cut-off bounds it)."""
     with np.errstate(invalid="ignore"):
         lo, hi = md - c * se, md + c * se
+    return _finish_interval(md, se, lo, hi, alternative, reject)
+
+
+def _finish_interval(md, se, lo, hi, alternative, reject):
+    """The ends ``lo, hi`` with a zero-se pair's interval set (``[md, md]`` if rejected,
+    else between 0 and ``md``) and the open end of a one-sided interval at infinity."""
     flat = se == 0
     if flat.any():
         lo = np.where(flat, np.where(reject, md, np.minimum(md, 0.0)), lo)
@@ -364,15 +370,7 @@ def _skew_interval(md, se, gamma, n, c, alternative, reject):
     with np.errstate(invalid="ignore"):
         lo = md - hall_inverse(c, gamma, n) * se
         hi = md - hall_inverse(-c, gamma, n) * se
-    flat = se == 0
-    if flat.any():
-        lo = np.where(flat, np.where(reject, md, np.minimum(md, 0.0)), lo)
-        hi = np.where(flat, np.where(reject, md, np.maximum(md, 0.0)), hi)
-    if alternative == "greater":
-        hi = np.full(md.shape, np.inf)
-    elif alternative == "less":
-        lo = np.full(md.shape, -np.inf)
-    return lo, hi
+    return _finish_interval(md, se, lo, hi, alternative, reject)
 
 
 # --------------------------------------------------------------------------
