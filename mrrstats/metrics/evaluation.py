@@ -242,20 +242,8 @@ class Evaluation:
         rows = {}
         for run in self.runs:
             v = self.values[run]
-            agg = {}
-            for m in self.measures:
-                col = v[str(m)].to_numpy(dtype=np.float64)
-                if col.size == 0:
-                    agg[str(m)] = np.nan
-                elif stat == "median" or m.name == "Rank":
-                    agg[str(m)] = float(np.median(col))
-                elif stat == "gmean":  # trec_eval's te_calc_avg_meas_s_gm
-                    agg[str(m)] = float(np.exp(np.mean(np.log(np.maximum(col, GM_FLOOR)))))
-                elif stat == "sum":
-                    agg[str(m)] = float(np.sum(col))
-                else:
-                    agg[str(m)] = float(np.mean(col))
-            rows[run] = agg
+            rows[run] = {str(m): aggregate_values(v[str(m)].to_numpy(dtype=np.float64), m, stat)
+                         for m in self.measures}
         frame = pd.DataFrame.from_dict(rows, orient="index")[self.measure_names]
         frame.index.name = "run"
         frame.columns.name = "measure"
@@ -754,11 +742,7 @@ def _finish_run(qrels, name, source, per_q, run_ids, depth, info, measures, *, r
     depth = depth[judged_mask]
     info = info[judged_mask]
     if queries == "both" and qrels_only:
-        _warn_left_out(
-            f"run {name!r}: {len(qrels_only)} of the {len(qrels_ids)} judged queries have no "
-            f"results in the run and are left out of the means (queries='both', trec_eval's "
-            f"default): {_few(qrels_only)}; pass queries='qrels' to score them 0 "
-            "(counts[run].qrels_only lists them)")
+        warn_qrels_only(name, qrels_only, len(qrels_ids))
     if queries in ("qrels", "msmarco") and qrels_only:
         fill = {str(m): m.spec.no_relevant_retrieved for m in measures}
         missing = pd.DataFrame([fill] * len(qrels_only),
@@ -810,6 +794,30 @@ def _warn_left_out(message: str) -> None:
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         level, frame = level + 1, frame.f_back
     warnings.warn(message, QueriesLeftOutWarning, stacklevel=level)
+
+
+def warn_qrels_only(name: str, qrels_only, n_judged: int) -> None:
+    """Warn that ``queries="both"`` left judged queries the run has no results for out."""
+    _warn_left_out(
+        f"run {name!r}: {len(qrels_only)} of the {n_judged} judged queries have no "
+        f"results in the run and are left out of the means (queries='both', trec_eval's "
+        f"default): {_few(qrels_only)}; pass queries='qrels' to score them 0 "
+        "(counts[run].qrels_only lists them)")
+
+
+def aggregate_values(col, measure, stat: str) -> float:
+    """One cell of :meth:`Evaluation.aggregate`: the per-query values ``col`` of
+    ``measure`` under ``stat`` (NaN for no query; Rank's is always the median)."""
+    col = np.asarray(col, dtype=np.float64)
+    if col.size == 0:
+        return np.nan
+    if stat == "median" or measure.name == "Rank":
+        return float(np.median(col))
+    if stat == "gmean":  # trec_eval's te_calc_avg_meas_s_gm
+        return float(np.exp(np.mean(np.log(np.maximum(col, GM_FLOOR)))))
+    if stat == "sum":
+        return float(np.sum(col))
+    return float(np.mean(col))
 
 
 def warn_skipped(name: str, no_relevant) -> None:

@@ -23,13 +23,12 @@ from ..numerics import no_hugepage_madvise
 from .evaluation import (
     QueryCounts,
     _evaluate_iv,
-    _few,
-    _warn_left_out,
+    aggregate_values,
     empty_target_iv,
+    warn_qrels_only,
     warn_skipped,
 )
 from .kernels import ranked_values
-from .measures import GM_FLOOR
 
 __all__ = ["evaluate_text"]
 
@@ -105,7 +104,7 @@ def _text(qrels, runs, measures, *, ties, rel, max_depth, empty_target, stat, pe
     ]
     agg = {
         str(m): np.array(
-            [_aggregate(tables[n][1][str(m)], m, stat) for n in names], dtype=np.float64
+            [aggregate_values(tables[n][1][str(m)], m, stat) for n in names], dtype=np.float64
         )
         for m in measures
     }
@@ -132,12 +131,7 @@ def _finish(judged_all, name, run_ids, values, measures, *, rel, empty_target):
         raise _Unsupported  # the error names both files
     cols = {k: np.asarray(v)[judged_mask] for k, v in values.items()}
     if qrels_only:
-        _warn_left_out(
-            f"run {name!r}: {len(qrels_only)} of the {len(qrels_ids)} judged queries have no "
-            f"results in the run and are left out of the means (queries='both', trec_eval's "
-            f"default): {_few(qrels_only)}; pass queries='qrels' to score them 0 "
-            "(counts[run].qrels_only lists them)"
-        )
+        warn_qrels_only(name, qrels_only, len(qrels_ids))
     evaluated = run_ids[judged_mask]
     pos = np.searchsorted(qrels_ids, evaluated)
     empty = num_rel_all[pos] == 0
@@ -155,17 +149,3 @@ def _finish(judged_all, name, run_ids, values, measures, *, rel, empty_target):
             warn_skipped(name, no_rel)
     counts = QueryCounts(len(evaluated), qrels_only, run_only, no_rel, empty_target, "both")
     return (evaluated, cols), counts
-
-
-def _aggregate(col, m, stat) -> float:
-    """One cell of :meth:`Evaluation.aggregate`."""
-    col = np.asarray(col, dtype=np.float64)
-    if col.size == 0:
-        return np.nan
-    if stat == "median" or m.name == "Rank":
-        return float(np.median(col))
-    if stat == "gmean":  # trec_eval's te_calc_avg_meas_s_gm
-        return float(np.exp(np.mean(np.log(np.maximum(col, GM_FLOOR)))))
-    if stat == "sum":
-        return float(np.sum(col))
-    return float(np.mean(col))
