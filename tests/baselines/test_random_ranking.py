@@ -540,9 +540,11 @@ def test_monte_carlo_seed_is_recorded_and_reproduces():
     # the p-value is (b + 1)/(B + 1) over the recorded null distribution
     b = int(np.count_nonzero(first.null_distribution >= first.statistic - 1e-12))
     assert first.pvalue == pytest.approx((b + 1) / 500)
-    # the null MRRs have the exact mean and variance of a random ranker (5 SE)
-    assert abs(first.null_distribution.mean() - first.expected) <= \
-        5 * math.sqrt(first.variance / 499)
+    # the null MRRs have the exact mean and variance of a random ranker (5 SE); a fixed
+    # seed, so the check is the same on every run (a drawn seed would make it flaky)
+    fixed = random_baseline_test(_RR, _N, _R, method="monte-carlo", n_resamples=499, rng=11)
+    assert abs(fixed.null_distribution.mean() - fixed.expected) <= \
+        5 * math.sqrt(fixed.variance / 499)
     # a Generator: the stream is the caller's, no seed to record
     assert random_baseline_test(_RR, _N, _R, method="monte-carlo", n_resamples=99,
                                 rng=np.random.default_rng(3)).seed is None
@@ -637,9 +639,14 @@ def test_metric_moments_seed_frame_interval_and_retired_attribute():
     exact = random_metric_moments(grades, "nDCG@5")
     assert exact.is_exact and exact.seed is None
     assert tuple(exact.confidence_interval(confidence_level=0.9)) == (exact.mean, exact.mean)
-    # the exact mean lies in the Monte-Carlo 99% interval (fails with probability ~1%)
-    lo, hi = mc.confidence_interval(confidence_level=0.99)
-    assert lo <= exact.mean <= hi
+    # the exact mean lies in the Monte-Carlo 99% interval: checked at fixed seeds (with the
+    # drawn seed above it would fail on about 1 run in 100); over 200 seeds the interval
+    # covers at about its level (binomial SE 0.007, so 0.95 is 5.6 SE below 0.99)
+    covered = [lo <= exact.mean <= hi for lo, hi in (
+        random_metric_moments(grades, "nDCG@5", method="monte-carlo", n_resamples=999,
+                              rng=seed).confidence_interval(confidence_level=0.99)
+        for seed in range(200))]
+    assert np.mean(covered) >= 0.95
     frame = mc.to_frame()
     assert frame.iloc[0].to_dict() == {
         "measure": "nDCG@5", "mean": mc.mean, "variance": mc.variance, "std": mc.std,
