@@ -76,6 +76,8 @@ def run_once(statement: str, root: str) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
     env.pop("PYTHONSTARTUP", None)
+    # bytecode as an installed package has it (see bench_fresh._env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     t0 = time.perf_counter()
     # cwd: ``python -c`` puts the working directory first on sys.path
     out = subprocess.run([sys.executable, "-c", _child_code(statement)], env=env, cwd=root,

@@ -11,6 +11,7 @@ Every way a command ends is one exit code and at most one line on stderr
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import os
 import sys
@@ -89,6 +90,9 @@ def console_main() -> None:
     code = main()
     if signals.received():
         signals.exit_now(code)
+    if code == 0 and signals.teardown_skippable():
+        atexit._run_exitfuncs()  # what a normal exit runs first (tempfile clean-up, ...)
+        signals.exit_now(code)  # then the streams flushed, the teardown skipped
     sys.exit(code)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..options import ENGINES
+from . import signals
 from .common import add_conventions, add_run_inputs
 
 HELP = "Evaluate runs against qrels (RR, AP, nDCG, P, R, Success; trec_eval-exact)."
@@ -68,6 +69,7 @@ def run(args) -> int:
                              per_query=args.per_query)
         if text is not None:
             sys.stdout.write(text)
+            signals.skip_teardown()  # nothing left to release: see its docstring
             return 0
     from ..metrics.evaluation import evaluate
 

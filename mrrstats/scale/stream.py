@@ -20,10 +20,10 @@ import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import compiled, tempfiles
 from ..errors import InputError, ParameterError
@@ -32,7 +32,13 @@ from ..io.hashing import duplicate_pairs, encode_strings, hash_strings
 from ..io.records import keep_index
 from ..io.tokenizer import tokenize_bytes
 from ..io.trec import Run, read_run
+from ..lazy import deferred
 from ..validation import int_iv
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # imported when first used (the TREC-file path needs none of it)
+    pc = deferred("pyarrow.compute")
 
 __all__ = ["iter_query_groups", "is_parquet_source", "run_source_bytes", "run_from_table"]
 

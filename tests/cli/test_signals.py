@@ -5,10 +5,14 @@ tests/scale/test_interrupt.py)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
+import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -17,6 +21,7 @@ import mrrstats
 from mrrstats.cli import signals
 
 from ..interrupting import finish, handlers_installed, roots, start, wait_for
+from ..reference_data import CAST_QRELS, data_path
 
 LONG = ["compare", "--example", "--n-resamples", "50000000", "--seed", "1"]
 
@@ -84,3 +89,55 @@ def test_an_interruption_raised_in_a_finalizer_is_not_printed_and_not_lost(capfd
         signals.reset()
     assert "KeyboardInterrupt" not in capfd.readouterr().err
     assert sys.unraisablehook is hook
+
+
+_PROBE = """
+import atexit, sys, threading
+atexit.register(lambda: print("atexit ran", file=sys.stderr))
+class Finalized:
+    def __del__(self):
+        print("teardown ran", file=sys.stderr)
+keep = Finalized()
+if {thread}:
+    stop = threading.Event()
+    threading.Thread(target=stop.wait, args=(30,)).start()
+    atexit.register(stop.set)
+sys.argv = ["mrrstats", *{argv!r}]
+from mrrstats.cli import console_main
+try:
+    console_main()
+finally:
+    if {thread}:
+        stop.set()
+"""
+
+
+@pytest.mark.parametrize(("argv_tail", "thread", "skipped"), [
+    ([], False, True),  # the array path to a text table: the teardown is skipped
+    (["--format", "json"], False, False),  # through mrrstats.evaluate: a normal exit
+    ([], True, False),  # another thread running: a normal exit waits for it
+])
+def test_evaluate_on_files_ends_without_the_interpreter_teardown(argv_tail, thread, skipped):
+    """`mrrstats evaluate QRELS RUN` (the array path) ends with os._exit after the atexit
+    handlers: the output and exit code are those of the in-process command, atexit
+    handlers still run, and only the interpreter's teardown (here a module global's
+    __del__) is left out; anything else exits normally."""
+    qrels = str(data_path(*CAST_QRELS))
+    run = str(sorted(data_path("cast2021", "runs").glob("*.run.gz"))[0])
+    argv = ["evaluate", qrels, run, "-m", "RR", "-m", "nDCG@3", *argv_tail]
+    code = _PROBE.format(thread=thread, argv=argv)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "atexit ran" in proc.stderr
+    assert ("teardown ran" in proc.stderr) is not skipped
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert mrrstats.cli.main(argv) == 0
+    assert proc.stdout == out.getvalue()
+    # in-process, the mark is only recorded (console_main alone reads it) and each
+    # command starts without it
+    assert signals.teardown_skippable() is (skipped or thread)
+    signals.reset()
+    assert not signals.teardown_skippable()
