@@ -25,7 +25,8 @@ else:  # imported when first used: the TREC-file path builds no DataFrame and
     pc = deferred("pyarrow.compute")
 
 __all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings", "encode_strings",
-           "arrow_to_numpy", "numpy_to_arrow", "strings_to_arrow"]
+           "string_bytes", "fixed_width_bytes", "arrow_to_numpy", "numpy_to_arrow",
+           "strings_to_arrow"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -288,6 +289,10 @@ def take_strings(arr, rows) -> pa.Array:
     which copies every string; here each chunk is indexed on its own.
     """
     rows = np.asarray(rows, dtype=np.int64)
+    if rows.size <= _NUMPY_TAKE_MAX:
+        small = _take_small(arr, rows)
+        if small is not None:
+            return small
     if not isinstance(arr, pa.ChunkedArray):
         return arr.take(numpy_to_arrow(rows))
     if arr.num_chunks == 1:
@@ -309,6 +314,97 @@ def take_strings(arr, rows) -> pa.Array:
     back = np.empty(rows.size, dtype=np.int64)
     back[np.concatenate(positions)] = np.arange(rows.size)
     return taken.take(numpy_to_arrow(back))
+
+
+#: Rows up to which :func:`take_strings` gathers the bytes with numpy: a few thousand
+#: ids (a run's query dictionary, the documents a run and its qrels share) cost less so
+#: than the import of ``pyarrow.compute`` that Arrow's ``take`` needs (0.02 s of a fresh
+#: process); larger takes use Arrow's kernel, which needs no index of every byte.
+_NUMPY_TAKE_MAX = 1 << 16
+
+
+def _take_small(arr, rows: np.ndarray) -> pa.Array | None:
+    """:func:`take_strings` with numpy on the arrays' buffers (the same strings, the same
+    type); None where it does not apply (nulls, another type, a row out of range)."""
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    large = pa.types.is_large_string(arr.type)
+    if not (large or pa.types.is_string(arr.type)) or any(c.null_count for c in chunks):
+        return None
+    lengths = np.array([len(c) for c in chunks], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    if rows.size and (rows.min() < 0 or rows.max() >= starts[-1]):
+        return None  # Arrow's take words the error
+    off_type = np.dtype(np.int64 if large else np.int32)
+    which = np.searchsorted(starts, rows, side="right") - 1
+    lo = np.zeros(rows.size, dtype=np.int64)
+    hi = np.zeros(rows.size, dtype=np.int64)
+    datas = []
+    for c, chunk in enumerate(chunks):
+        sel = np.flatnonzero(which == c)
+        bufs = chunk.buffers()
+        datas.append((sel, np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None
+                      else np.zeros(0, np.uint8)))
+        if sel.size:
+            offs = np.frombuffer(bufs[1], dtype=off_type, count=len(chunk) + 1,
+                                 offset=chunk.offset * off_type.itemsize)
+            local = rows[sel] - starts[c]
+            lo[sel] = offs[local]
+            hi[sel] = offs[local + 1]
+    size = hi - lo
+    out_off = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(size, out=out_off[1:])
+    if not large and out_off[-1] >= 2**31:
+        return None
+    out = np.empty(int(out_off[-1]), dtype=np.uint8)
+    for sel, data in datas:
+        n = size[sel]
+        total = int(n.sum())
+        if total == 0:
+            continue
+        ramp = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+        out[np.repeat(out_off[sel], n) + ramp] = data[np.repeat(lo[sel], n) + ramp]
+    return pa.Array.from_buffers(arr.type, rows.size,
+                                 [None, pa.py_buffer(out_off.astype(off_type)),
+                                  pa.py_buffer(out)])
+
+
+def string_bytes(col) -> tuple[np.ndarray, np.ndarray] | None:
+    """(int64 offsets, uint8 bytes) of a string or large_string array (chunked or not)
+    without nulls, its chunks joined: a copy of the bytes, for the small columns of a
+    qrels file or of the tie groups of a run; None for any other array."""
+    large = pa.types.is_large_string(col.type)
+    if not (large or pa.types.is_string(col.type)):
+        return None
+    off_type = np.dtype(np.int64 if large else np.int32)
+    offs, datas, base = [np.zeros(1, np.int64)], [], 0
+    for chunk in (col.chunks if isinstance(col, pa.ChunkedArray) else [col]):
+        n = len(chunk)
+        if n == 0:
+            continue
+        if chunk.null_count:
+            return None
+        bufs = chunk.buffers()
+        o = np.frombuffer(bufs[1], dtype=off_type, count=n + 1,
+                          offset=off_type.itemsize * chunk.offset)
+        lo, hi = int(o[0]), int(o[-1])
+        datas.append(np.frombuffer(bufs[2], dtype=np.uint8)[lo:hi] if hi > lo
+                     else np.zeros(0, np.uint8))
+        offs.append(o[1:].astype(np.int64) - lo + base)
+        base += hi - lo
+    data = np.concatenate(datas) if datas else np.zeros(0, np.uint8)
+    return np.concatenate(offs), data
+
+
+def fixed_width_bytes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """The strings of :func:`string_bytes` as a numpy bytes array (``S<longest>``),
+    compared and sorted byte by byte as Arrow compares strings, provided no string holds
+    a NUL byte (numpy's fixed-width bytes drop trailing NULs: the callers check)."""
+    lengths = np.diff(offsets)
+    width = max(int(lengths.max()) if lengths.size else 0, 1)
+    out = np.zeros((lengths.size, width), dtype=np.uint8)
+    ramp = np.arange(data.size, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    out[np.repeat(np.arange(lengths.size), lengths), ramp] = data
+    return out.view(f"S{width}").ravel()
 
 
 def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:

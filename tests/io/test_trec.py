@@ -11,7 +11,7 @@ import pytest
 import mrrstats
 from mrrstats import InputError, read_qrels, read_run
 from mrrstats.cli import main
-from tests.reference_data import data_path
+from tests.reference_data import CAST_QRELS, data_path
 
 
 def write(tmp_path, name, text, *, gz=False):
@@ -186,3 +186,113 @@ def test_take_strings_matches_pyarrow_take_on_chunked_arrays():
     assert take_strings(chunked, np.array([], dtype=np.int64)).to_pylist() == []
     flat = pa.array(["x", "y", "z"])
     assert take_strings(flat, [2, 0]).to_pylist() == ["z", "x"]
+
+
+def test_take_strings_numpy_gather_equals_arrow_take():
+    """Up to hashing._NUMPY_TAKE_MAX rows take_strings gathers the bytes with numpy (no
+    pyarrow.compute import): the same strings and type as Arrow's take, on UTF-8, empty
+    strings, sliced and chunked arrays (an empty chunk too), large_string, and every
+    row; nulls and rows out of range are left to Arrow's take."""
+    import pyarrow as pa
+    import pytest
+
+    from mrrstats.io import hashing
+
+    rng = np.random.default_rng(5)
+    words = ["".join(rng.choice(list("abé漢0"), size=rng.integers(0, 6))) for _ in range(500)]
+    flat = pa.array(words)
+    arrays = [flat, flat[7:400], pa.array(words, pa.large_string()),
+              pa.chunked_array([flat[:100], pa.array([], pa.string()), flat[100:]]),
+              pa.chunked_array([flat[3:200], flat[250:]]), pa.array([""] * 5)]
+    for arr in arrays:
+        for rows in (np.zeros(0, np.int64), rng.integers(0, len(arr), 40),
+                     rng.permutation(len(arr))):
+            ref = arr.take(pa.array(rows))
+            ref = ref.combine_chunks() if isinstance(ref, pa.ChunkedArray) else ref
+            got = hashing._take_small(arr, rows)
+            assert got.type == ref.type and got.equals(ref)
+            assert hashing.take_strings(arr, rows).equals(ref)
+    assert hashing._take_small(pa.array(["a", None]), np.array([0])) is None
+    assert hashing._take_small(flat, np.array([len(words)])) is None
+    with pytest.raises(IndexError):
+        hashing.take_strings(flat, [len(words)])
+
+
+def _qrels_both_ways(path, monkeypatch):
+    """read_qrels of ``path`` with the numpy checks (the default below their row limit)
+    and with Arrow's compute functions: (Qrels or the error's text) for each."""
+    from mrrstats.io import trec as trec_module
+
+    out = []
+    for rows in (trec_module._NUMPY_QRELS_ROWS, 0):
+        monkeypatch.setattr(trec_module, "_NUMPY_QRELS_ROWS", rows)
+        try:
+            out.append(mrrstats.read_qrels(path))
+        except Exception as exc:  # noqa: BLE001 - the same refusal both ways
+            out.append(f"{type(exc).__name__}: {exc}")
+    return out
+
+
+def _same_qrels(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return (a.query.dtype == b.query.dtype and a.query.tolist() == b.query.tolist()
+            and a.doc.tolist() == b.doc.tolist() and a.grade.dtype == b.grade.dtype
+            and np.array_equal(a.grade, b.grade))
+
+
+QRELS_CASES = {  # the numpy checks' every answer: accept, line reader, Arrow's checks
+    "plain": "q1 0 d1 1\nq1 0 d0 0\nq10 0 d1 2\nq2 0 d3 1\n",
+    "tabs": "q1\t0\td1\t1\nq0\t0\td2\t3\n",
+    "utf8 and byte order": "qé 0 dz 1\nqe 0 dé 1\nqe 0 d\u6f22 0\nqe 0 da 1\nq 0 ab 1\nq 0 a 0\n",
+    "signed and padded grades": "q1 0 d1 +1\nq1 0 d2 -1\nq1 0 d3 007\nq2 0 d1 -0\n",
+    "sign alone": "q1 0 d1 +\n",
+    "sign inside": "q1 0 d1 1-2\n",
+    "letter grade": "q1 0 d1 1a\n",
+    "float grade": "q1 0 d1 1.0\n",
+    "huge grade": "q1 0 d1 99999999999999999999\n",
+    "int64 edge": "q1 0 d1 9223372036854775807\nq1 0 d2 -9223372036854775808\n",
+    "repeated pair": "q1 0 d1 1\nq2 0 d1 0\nq1 0 d1 0\n",
+    "comment": "q1 0 d1 1\n# a comment\n",
+    "hash id": "q1 0 d1 1\n#q 0 d1 1\n",
+    "carriage return": "q1 0 d1 1\r\nq1 0 d2 0\r\n",
+    "double space": "q1  0 d1 1\n",
+    "vertical tab in id": "q1 0 d\x0b1 1\n",
+    "NUL in id": "q1 0 d\x001 1\nq1 0 d1 0\n",
+    "NUL-prefixed ids": "q1 0 \x00 1\nq1 0 \x00\x00 0\n",
+}
+
+
+@pytest.mark.parametrize("name", list(QRELS_CASES))
+def test_qrels_numpy_checks_equal_arrow_checks(name, tmp_path, monkeypatch):
+    path = tmp_path / "q.qrels"
+    path.write_bytes(QRELS_CASES[name].encode("utf-8"))
+    numpy_way, arrow_way = _qrels_both_ways(path, monkeypatch)
+    assert _same_qrels(numpy_way, arrow_way), (numpy_way, arrow_way)
+
+
+@pytest.mark.parametrize("parts", [CAST_QRELS, ("trec_eval_extra", "cast2021.qrels.sampled.gz"),
+                                   ("trec_eval_test", "qrels.test"),
+                                   ("trec_eval_test", "qrels-302.test"),
+                                   ("trec_eval_test", "qrels.rel_level"),
+                                   ("trec_eval_test", "qrels.comment.test"),
+                                   ("trec_eval_test", "qrels.test.with-comments")])
+def test_qrels_numpy_checks_equal_arrow_checks_on_real_files(parts, monkeypatch):
+    numpy_way, arrow_way = _qrels_both_ways(data_path(*parts), monkeypatch)
+    assert _same_qrels(numpy_way, arrow_way)
+    assert not isinstance(numpy_way, str)
+
+
+def test_qrels_numpy_checks_on_many_random_ids(tmp_path, monkeypatch):
+    """20,000 pairs of random ASCII and UTF-8 ids of 1 to 12 characters (prefixes of each
+    other, so that the byte order decides), in random order: the same Qrels."""
+    rng = np.random.default_rng(11)
+    alphabet = list("ab0é\u6f22_-.")
+    ids = ["".join(rng.choice(alphabet, size=rng.integers(1, 13))) for _ in range(3000)]
+    pairs = {(ids[i], ids[j]) for i, j in rng.integers(0, len(ids), size=(20_000, 2))}
+    lines = [f"{q} 0 {d} {rng.integers(-1, 4)}" for q, d in pairs]
+    path = tmp_path / "q.qrels"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    numpy_way, arrow_way = _qrels_both_ways(path, monkeypatch)
+    assert not isinstance(numpy_way, str) and len(numpy_way.query) == len(pairs)
+    assert _same_qrels(numpy_way, arrow_way)

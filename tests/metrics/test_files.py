@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,3 +170,13 @@ def test_what_the_array_path_leaves_to_evaluate_is_printed_as_before(args):
     assert "array_path=[True]" not in new_tail
     assert (new_out, new_err) == (old_out, old_err)
     assert new_tail.split()[-1] == old_tail.split()[-1]  # the exit code
+
+
+def test_isin_by_binary_search_equals_np_isin():
+    from mrrstats.metrics.files import _isin
+
+    rng = np.random.default_rng(0)
+    for n, m in [(0, 0), (0, 5), (5, 0), (50, 30), (1000, 2000)]:
+        a = rng.integers(0, 100, n).astype(str)
+        b = rng.integers(0, 100, m).astype(str)
+        assert _isin(a, b).tolist() == np.isin(a, b).tolist()

@@ -152,3 +152,31 @@ def test_big_tie_groups_and_big_runs_follow_trec_eval_order():
                                        judged=[list(qrels[q].values())])
         np.testing.assert_allclose(ev.values["run"].loc[q].to_numpy(),
                                    want.iloc[0].to_numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "optimistic", "pessimistic"])
+def test_group_order_numpy_equals_arrow_sort(ties, monkeypatch):
+    """_group_order sorts tie groups with numpy (fixed-width bytes, no pyarrow.compute):
+    the same order as Arrow's stable sort_indices, on UTF-8 ids that are prefixes of
+    each other, equal ids in different groups, equal grades, NaN-free effective grades;
+    ids holding a NUL byte take Arrow's sort."""
+    import pyarrow as pa
+
+    from mrrstats.model import ranking as ranking_module
+
+    rng = np.random.default_rng(3)
+    alphabet = list("ab0é\u6f22")
+    for n in (0, 1, 7, 500):
+        gid = np.sort(rng.integers(0, max(n // 5, 1), size=n))
+        ids = ["".join(rng.choice(alphabet, size=rng.integers(1, 5))) for _ in range(n)]
+        docs = pa.chunked_array([pa.array(ids[: n // 2], pa.string()),
+                                 pa.array(ids[n // 2:], pa.string())])
+        eff = (rng.integers(0, 3, size=n).astype(float) if ties != "trec_eval" else None)
+        got = ranking_module._group_order(gid, docs, eff, ties)
+        monkeypatch.setattr(ranking_module, "_NUMPY_SORT_BYTES", -1)
+        ref = ranking_module._group_order(gid, docs, eff, ties)
+        monkeypatch.undo()
+        assert got.tolist() == ref.tolist()
+    nul = pa.array(["a\x00", "a", "b"])
+    assert ranking_module._group_order(np.zeros(3, np.int64), nul, None, ties).tolist() == \
+        [2, 0, 1]
