@@ -25,7 +25,7 @@ else:  # imported when first used: the TREC-file path builds no DataFrame and
     pc = deferred("pyarrow.compute")
 
 __all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings", "encode_strings",
-           "string_bytes", "fixed_width_bytes", "arrow_to_numpy", "numpy_to_arrow",
+           "string_bytes", "byte_words", "arrow_to_numpy", "numpy_to_arrow",
            "strings_to_arrow"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
@@ -395,16 +395,18 @@ def string_bytes(col) -> tuple[np.ndarray, np.ndarray] | None:
     return np.concatenate(offs), data
 
 
-def fixed_width_bytes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
-    """The strings of :func:`string_bytes` as a numpy bytes array (``S<longest>``),
-    compared and sorted byte by byte as Arrow compares strings, provided no string holds
-    a NUL byte (numpy's fixed-width bytes drop trailing NULs: the callers check)."""
+def byte_words(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """The strings of :func:`string_bytes` as rows of uint64 words (shape ``(n, k)``, the
+    bytes zero-padded to ``8 k``, each word big-endian): rows compare (lexicographically,
+    word by word: ``np.lexsort`` of the columns) as Arrow compares the strings, byte by
+    byte, provided no string holds a NUL byte (padding: the callers check). Sorting
+    integer words is several times faster than numpy's sort of fixed-width bytes."""
     lengths = np.diff(offsets)
-    width = max(int(lengths.max()) if lengths.size else 0, 1)
+    width = -(-max(int(lengths.max()) if lengths.size else 0, 1) // 8) * 8
     out = np.zeros((lengths.size, width), dtype=np.uint8)
     ramp = np.arange(data.size, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
     out[np.repeat(np.arange(lengths.size), lengths), ramp] = data
-    return out.view(f"S{width}").ravel()
+    return out.view(">u8").astype(np.uint64)
 
 
 def duplicate_pairs(query, doc, *, codes=None, doc_hashes=None) -> bool:

@@ -43,8 +43,8 @@ from .. import compiled
 from ..errors import InputError, ParameterError
 from ..io.hashing import (
     arrow_to_numpy,
+    byte_words,
     encode_strings,
-    fixed_width_bytes,
     hash_strings,
     numpy_to_arrow,
     pair_keys,
@@ -419,9 +419,8 @@ def _group_order(gid, docs, eff, ties: str) -> np.ndarray:
     width = int(np.diff(columns[0]).max()) if columns is not None and gid.size else 0
     if columns is not None and gid.size * max(width, 1) <= _NUMPY_SORT_BYTES \
             and not (columns[1] == 0).any():
-        d = fixed_width_bytes(*columns)
-        rank = np.searchsorted(np.sort(d), d)  # equal ids, equal ranks
-        keys = [-rank]
+        words = ~byte_words(*columns)  # the complement: ascending is byte order descending
+        keys = list(words.T[::-1])
         if eff is not None:
             keys.append(-eff if ties == "optimistic" else eff)
         keys.append(gid)

@@ -252,6 +252,9 @@ QRELS_CASES = {  # the numpy checks' every answer: accept, line reader, Arrow's 
     "float grade": "q1 0 d1 1.0\n",
     "huge grade": "q1 0 d1 99999999999999999999\n",
     "int64 edge": "q1 0 d1 9223372036854775807\nq1 0 d2 -9223372036854775808\n",
+    "18 digits": "q1 0 d1 123456789012345678\nq1 0 d2 -999999999999999999\nq1 0 d3 +0\n",
+    "ids across 8-byte words": "q 0 abcdefgh 1\nq 0 abcdefg 1\nq 0 abcdefghi 0\n"
+                               "qqqqqqqq 0 a 1\nqqqqqqq 0 a 1\nqqqqqqqqq 0 a 2\n",
     "repeated pair": "q1 0 d1 1\nq2 0 d1 0\nq1 0 d1 0\n",
     "comment": "q1 0 d1 1\n# a comment\n",
     "hash id": "q1 0 d1 1\n#q 0 d1 1\n",
