@@ -298,8 +298,13 @@ def test_result_shape_and_seed():
     assert (again.low, again.high) == (res.low, res.high)
     ci95 = res.confidence_interval()
     assert (ci95.low, ci95.high) == (res.low, res.high)
-    ci80 = res.confidence_interval(confidence_level=0.8)
-    assert ci95.low < ci80.low < res.estimate < ci80.high < ci95.high
+    # the nesting of the intervals depends on the bootstrap draws: checked at a fixed seed
+    # (with the drawn seed above it could fail, however rarely)
+    fixed = correct_sampled_metric(
+        above + 1, n_negatives=30, n_candidates=300, n_resamples=999, rng=7
+    )
+    ci95, ci80 = (fixed.confidence_interval(confidence_level=c) for c in (0.95, 0.8))
+    assert ci95.low < ci80.low < fixed.estimate < ci80.high < ci95.high
     frame = res.to_frame()
     assert frame.loc[0, "estimate"] == res.estimate
     assert frame.loc[0, "seed"] == res.seed and frame.loc[0, "n_queries"] == 200
