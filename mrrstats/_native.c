@@ -412,16 +412,18 @@ static void tokenize_chunk(void *vctx, int64_t c) {
     const uint8_t *buf = t->buf;
     int64_t a = t->cstart[c], b = t->cend[c];
     const uint8_t *lim = buf + b;
-    uint8_t *qdata = t->qdata + a, *ddata = t->ddata + a, *rdata = t->rdata + a;
+    uint8_t *qdata = t->qdata + a, *ddata = t->ddata + a;
+    uint8_t *rdata = t->rdata ? t->rdata + a : NULL; /* NULL: no rank column wanted */
     const int64_t rb = t->rowbase[c];
     double *score = t->score;
     uint64_t *dhash = t->dhash;
     int64_t *starts = t->starts + rb;
-    int32_t *qoff = t->qoff + rb + c, *doff = t->doff + rb + c, *roff = t->roff + rb + c;
+    int32_t *qoff = t->qoff + rb + c, *doff = t->doff + rb + c;
+    int32_t *roff = rdata ? t->roff + rb + c : NULL;
     int64_t row = rb;
     qoff[0] = 0;
     doff[0] = 0;
-    roff[0] = 0;
+    if (roff) roff[0] = 0;
     int64_t qp = 0, dp = 0, rp = 0, slow = 0, problem = 0;
     int64_t tag_s = -1, tag_n = 0, prev_s = -1, prev_n = 0, nrun = 0, rise = 0;
     int64_t p = a;
@@ -567,7 +569,7 @@ static void tokenize_chunk(void *vctx, int64_t c) {
         /* the fields copied (the query, document and rank), the document hashed */
         copy_field(qdata + qp, buf + s0, nq, lim);
         copy_field(ddata + dp, buf + s2, nd, lim);
-        copy_field(rdata + rp, buf + s3, nr, lim);
+        if (rdata) copy_field(rdata + rp, buf + s3, nr, lim);
         score[row] = v;
         int eq = nq == prev_n && same_bytes(buf + s0, buf + prev_s, nq);
         if (eq) {
@@ -585,7 +587,7 @@ static void tokenize_chunk(void *vctx, int64_t c) {
         row++;
         qoff[row - rb] = (int32_t)qp;
         doff[row - rb] = (int32_t)dp;
-        roff[row - rb] = (int32_t)rp;
+        if (roff) roff[row - rb] = (int32_t)rp;
     }
     int64_t *st = t->stats + 10 * c;
     st[0] = row - rb;
@@ -608,14 +610,15 @@ static PyObject *py_tokenize(PyObject *self, PyObject *args) {
         return NULL;
     Bufs b = {.n = 0};
     TokCtx t;
-    Py_ssize_t nchunk, nc2, nrb, nstats;
+    Py_ssize_t nchunk, nc2, nrb, nstats, nrdata, nroff;
     if (!(t.buf = buf_get(&b, o[0], 1, 0, NULL)) ||
         !(t.cstart = buf_get(&b, o[1], 8, 0, &nchunk)) ||
         !(t.cend = buf_get(&b, o[2], 8, 0, &nc2)) ||
         !(t.rowbase = buf_get(&b, o[3], 8, 0, &nrb)) ||
         !(t.qdata = buf_get(&b, o[4], 1, 1, NULL)) || !(t.ddata = buf_get(&b, o[5], 1, 1, NULL)) ||
-        !(t.rdata = buf_get(&b, o[6], 1, 1, NULL)) || !(t.qoff = buf_get(&b, o[7], 4, 1, NULL)) ||
-        !(t.doff = buf_get(&b, o[8], 4, 1, NULL)) || !(t.roff = buf_get(&b, o[9], 4, 1, NULL)) ||
+        !(t.rdata = buf_get(&b, o[6], 1, 1, &nrdata)) ||
+        !(t.qoff = buf_get(&b, o[7], 4, 1, NULL)) || !(t.doff = buf_get(&b, o[8], 4, 1, NULL)) ||
+        !(t.roff = buf_get(&b, o[9], 4, 1, &nroff)) ||
         !(t.starts = buf_get(&b, o[10], 8, 1, NULL)) ||
         !(t.score = buf_get(&b, o[11], 8, 1, NULL)) ||
         !(t.dhash = buf_get(&b, o[12], 8, 1, NULL)) ||
@@ -627,6 +630,10 @@ static PyObject *py_tokenize(PyObject *self, PyObject *args) {
         bufs_release(&b);
         PyErr_SetString(PyExc_ValueError, "mrrstats._native.tokenize: arrays too short");
         return NULL;
+    }
+    if (nrdata == 0 || nroff == 0) { /* empty rdata / roff: no rank column (as numba's) */
+        t.rdata = NULL;
+        t.roff = NULL;
     }
     run_tasks(tokenize_chunk, &t, nchunk, threads);
     bufs_release(&b);

@@ -218,17 +218,21 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
     ``ddata`` / ``rdata`` from ``cstart[c]`` on, their chunk-local Arrow
     offsets to ``qoff`` / ``doff`` / ``roff`` from ``rowbase[c] + c`` on; the
     rows (chunk-local) where the query changes to ``starts`` from ``rowbase[c]`` on.
-    ``stats[c]``: rows, query bytes, doc bytes, rank bytes, tokens left to
-    Python's float, problem, tag start, tag length, query changes, whether a
-    score rises within a query (scores left to Python's float not compared).
+    Empty ``rdata`` and ``roff``: the rank column is not wanted (nothing written to
+    them; its byte count in ``stats`` as before). ``stats[c]``: rows, query bytes,
+    doc bytes, rank bytes, tokens left to Python's float, problem, tag start, tag
+    length, query changes, whether a score rises within a query (scores left to
+    Python's float not compared).
     """
     a = cstart[c]
     b = cend[c]
     row = rowbase[c]
     o = rowbase[c] + c  # offsets of this chunk
+    ranks = rdata.size > 0 and roff.size > 0
     qoff[o] = 0
     doff[o] = 0
-    roff[o] = 0
+    if ranks:
+        roff[o] = 0
     qp = 0
     dp = 0
     rp = 0
@@ -351,7 +355,8 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
                     break
             elif x >= 128:
                 high = True
-            rdata[_u(r0 + p - s3)] = x
+            if ranks:
+                rdata[_u(r0 + p - s3)] = x
             p += 1
             x = buf[_u(p)]
         nr = p - s3
@@ -453,7 +458,8 @@ def _tokenize_chunk_py(buf, c, cstart, cend, rowbase, qdata, ddata, rdata, qoff,
         o += 1
         qoff[o] = qp
         doff[o] = dp
-        roff[o] = rp
+        if ranks:
+            roff[o] = rp
         row += 1
     stats[c, 0] = row - rowbase[c]
     stats[c, 1] = qp
@@ -758,7 +764,7 @@ def _column(data, offs, cstart, obase, nrows, nbytes) -> pa.ChunkedArray:
     return pa.chunked_array(chunks, type=pa.string())
 
 
-def tokenize_run(path, *, workers=-1):
+def tokenize_run(path, *, workers=-1, rank=True):
     """The columns of a clean TREC run file, or None (numba missing, or anything irregular).
 
     Returns a dict: ``query``, ``doc``, ``rank`` (Arrow string columns, chunked),
@@ -766,7 +772,7 @@ def tokenize_run(path, *, workers=-1):
     first-appearance order), ``query_codes`` (int32), ``doc_hashes`` (uint64),
     ``query_blocks`` (first row of each query's block of lines when every query
     comes in one block with scores descending, else None), ``newlines`` (newline
-    characters read).
+    characters read). With ``rank=False`` the rank column is not built (``None``).
     """
     try:
         size = os.path.getsize(path)
@@ -780,7 +786,7 @@ def tokenize_run(path, *, workers=-1):
     buf = _read_bytes(path)
     if buf is None or buf.size == 0:
         return None
-    return _tokenize(buf, workers)
+    return _tokenize(buf, workers, rank)
 
 
 def tokenize_bytes(data, *, workers=-1):
@@ -802,8 +808,10 @@ def tokenize_bytes(data, *, workers=-1):
     return _tokenize(buf, workers)
 
 
-def _tokenize(buf: np.ndarray, workers):
-    """The tokenizer on ``buf`` (ending with a newline, no byte-order mark)."""
+def _tokenize(buf: np.ndarray, workers, rank: bool = True):
+    """The tokenizer on ``buf`` (ending with a newline, no byte-order mark); without
+    ``rank``, no rank column (``None``): 2 of the 10 arrays it writes, a sixth of the
+    fresh memory it touches."""
     k = _active_kernels()
     cstart, cend = _chunks(buf, compiled.threads(workers))
     nchunk = cstart.size
@@ -817,10 +825,10 @@ def _tokenize(buf: np.ndarray, workers):
     size = buf.size
     qdata = np.empty(size, np.uint8)  # only the pages written are ever touched
     ddata = np.empty(size, np.uint8)
-    rdata = np.empty(size, np.uint8)
+    rdata = np.empty(size if rank else 0, np.uint8)
     qoff = np.empty(nrow_max + nchunk, np.int32)
     doff = np.empty(nrow_max + nchunk, np.int32)
-    roff = np.empty(nrow_max + nchunk, np.int32)
+    roff = np.empty(nrow_max + nchunk if rank else 0, np.int32)
     starts = np.empty(nrow_max, np.int64)  # rows where the query changes (few touched)
     score = np.empty(nrow_max, np.float64)
     dhash = np.empty(nrow_max, np.uint64)
@@ -881,7 +889,8 @@ def _tokenize(buf: np.ndarray, workers):
     query = _column(qdata, qoff, cstart, obase, nrows, stats[:, 1])
     return {"query": query, "doc": _column(ddata, doff, cstart, obase, nrows, stats[:, 2]),
             "newlines": int(nl.sum()),
-            "rank": _column(rdata, roff, cstart, obase, nrows, stats[:, 3]), "score": score,
+            "rank": _column(rdata, roff, cstart, obase, nrows, stats[:, 3]) if rank else None,
+            "score": score,
             "tag": tag, "query_dictionary": take_strings(query, first_row[:ncodes]),
             "query_codes": codes, "doc_hashes": dhash,
             # each query in one block of lines with scores descending: rank_run needs no scan

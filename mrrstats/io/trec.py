@@ -545,9 +545,13 @@ def qrels_iv(source, name="qrels", *, duplicates="raise") -> Qrels:
     return _read_qrels(source, duplicates, name)
 
 
-def run_iv(source, name="runs", *, run_name=None) -> Run:
-    """:func:`read_run` for a parameter ``name`` of another function (named in refusals)."""
-    return _read_run(source, run_name, "raise", "raise", name)
+def run_iv(source, name="runs", *, run_name=None, rank=True) -> Run:
+    """:func:`read_run` for a parameter ``name`` of another function (named in refusals).
+
+    ``rank=False``: the caller never reads the run's rank column (only ``ties="rank"``
+    does), so a file the compiled tokenizer reads comes without it (``Run.rank`` None).
+    """
+    return _read_run(source, run_name, "raise", "raise", name, rank)
 
 
 def read_qrels(source: QrelsInput, *, duplicates: str = "raise") -> Qrels:
@@ -689,7 +693,7 @@ def read_run(source: RunInput, *, name: str | None = None, duplicates: str = "ra
     return _read_run(source, name, duplicates, mixed_tags, "source")
 
 
-def _read_run(source, name, duplicates, mixed_tags, _param):
+def _read_run(source, name, duplicates, mixed_tags, _param, rank=True):
     _check_duplicates_option(duplicates)
     if not isinstance(mixed_tags, str) or mixed_tags not in ("raise", "allow"):
         raise ParameterError(f"`mixed_tags` must be 'raise' or 'allow', got {mixed_tags!r}")
@@ -711,7 +715,7 @@ def _read_run(source, name, duplicates, mixed_tags, _param):
     src = os.fspath(source)
     run_name = name if name is not None else _run_name(source)
     with no_hugepage_madvise():
-        return _read_run_file(source, src, run_name, duplicates, mixed_tags)
+        return _read_run_file(source, src, run_name, duplicates, mixed_tags, rank)
 
 
 def _first_data_fields(path, source: str) -> int | None:
@@ -745,12 +749,13 @@ def _read_rank_only_file(path, source: str, name: str, duplicates: str) -> Run:
     return run
 
 
-def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str) -> Run:
+def _read_run_file(source, src: str, run_name: str, duplicates: str, mixed_tags: str,
+                   rank: bool = True) -> Run:
     if _first_data_fields(source, src) == 3:
         return _read_rank_only_file(source, src, run_name, duplicates)
     # The compiled tokenizer reads a clean file in one parallel pass; anything it does not
     # accept (or no numba) goes to the readers below, which name the line and the problem.
-    tokens = tokenize_run(source)
+    tokens = tokenize_run(source, rank=rank)
     if tokens is not None:
         run = Run(name=run_name, query=tokens["query"], doc=tokens["doc"],
                   score=tokens["score"], rank=tokens["rank"], tag=tokens["tag"], source=src)

@@ -86,7 +86,7 @@ def _text(qrels, runs, measures, *, ties, rel, max_depth, empty_target, stat, pe
     judged_all = judged_from_qrels(qrels)
     names, tables, counts = [], {}, {}
     for source in runs:
-        run = run_iv(source)
+        run = run_iv(source, rank=ties == "rank")  # the rank column: for ties="rank" only
         if run.name in tables:
             raise _Unsupported  # the error names them
         ranked = rank_run(qrels, run, ties=ties, max_depth=max_depth)

@@ -315,3 +315,25 @@ def test_irregular_lines_inside_a_longer_file_are_left_to_the_readers(tmp_path, 
     tail = b"" if "final" in name else PAD.replace("pq", "sq").encode()
     path = _write(tmp_path, None, raw=PAD.encode() + REFUSED[name] + tail)
     assert tokenizer.tokenize_run(path) is None
+
+
+@pytest.mark.parametrize("path", RUN_FILES, ids=lambda p: p.name)
+def test_without_the_rank_column_every_other_output_is_the_same(path, many_chunks):
+    """tokenize_run(rank=False) (the command line's evaluate, which never reads ranks)
+    writes no rank bytes and gives every other output as with the rank column."""
+    full = tokenizer.tokenize_run(path, workers=2)
+    if full is None:
+        pytest.skip("a file the tokenizer leaves to the line reader")
+    light = tokenizer.tokenize_run(path, workers=2, rank=False)
+    assert full["rank"] is not None and light["rank"] is None
+    for key, value in full.items():
+        if key == "rank":
+            continue
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(light[key], value)
+        elif hasattr(value, "to_pylist"):
+            assert light[key].to_pylist() == value.to_pylist()
+        else:
+            assert light[key] == value
+    run = trec.run_iv(path, rank=False)
+    assert run.rank is None and _strings(run.doc) == _strings(full["doc"])
