@@ -59,13 +59,22 @@ def _take_out_py(S, i, j, ti, table, check, g, lo, fb):
     return g, lo, fb
 
 
-def _take_out_bytes_py(S, i, ti, tc, Mb, b0, b, e, table, check, g, lo, fb, rm):
-    """:func:`_take_out_py` for the set bytes of ``Mb[b:e]`` (row ``i`` starts at byte
-    ``b0``) but the true column ``tc``; ``rm`` counts them."""
+def _take_out_bytes_py(S, i, ti, Mb, b0, b, e, table, check, g, lo, fb, rm):
+    """:func:`_take_out_py` for every set byte of ``Mb[b:e]`` (row ``i`` starts at byte
+    ``b0``), ``rm`` counting them; no branch per byte, so a block with many set bytes
+    costs no more than a block of the old fused loop."""
+    ninf = -np.inf
     for q in range(b, e):
-        if Mb[q] != 0 and q - b0 != tc:
-            g, lo, fb = _take_out(S, i, q - b0, ti, table, check, g, lo, fb)
-            rm += 1
+        if table is None:
+            v = S[i, q - b0]
+        else:
+            v = table[S[i, q - b0]]
+        x = Mb[q] != 0
+        g -= (v > ti) & x
+        lo -= (v < ti) & x  # -inf included: it was counted as lower
+        rm += x
+        if check:
+            fb += (v > ninf) < x  # set, and NaN or -inf
     return g, lo, fb, rm
 
 
@@ -83,23 +92,25 @@ def _count_row_py(S, i, ti, tc, Mb, Mw, mhead, ptr, cols, table, check):
         b0 = i * m
         end = b0 + m
         b = min(b0 + ((mhead - b0) & 7), end)  # the row's first whole word starts here
-        g, lo, fb, rm = _take_out_bytes(S, i, ti, tc, Mb, b0, b0, b, table, check, g, lo, fb, rm)
+        g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b0, b, table, check, g, lo, fb, rm)
         k = (b - mhead) >> 3
         while b + 64 <= end:  # 8 words (a cache line): one test when all are zero
             if (Mw[k] | Mw[k + 1] | Mw[k + 2] | Mw[k + 3] | Mw[k + 4] | Mw[k + 5] | Mw[k + 6]
                     | Mw[k + 7]) != 0:
-                g, lo, fb, rm = _take_out_bytes(S, i, ti, tc, Mb, b0, b, b + 64, table, check,
+                g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b, b + 64, table, check,
                                                 g, lo, fb, rm)
             b += 64
             k += 8
         while b + 8 <= end:
             if Mw[k] != 0:
-                g, lo, fb, rm = _take_out_bytes(S, i, ti, tc, Mb, b0, b, b + 8, table, check,
+                g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b, b + 8, table, check,
                                                 g, lo, fb, rm)
             b += 8
             k += 1
-        g, lo, fb, rm = _take_out_bytes(S, i, ti, tc, Mb, b0, b, end, table, check, g, lo, fb,
+        g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b, end, table, check, g, lo, fb,
                                         rm)
+        if tc >= 0 and Mb[b0 + tc] != 0:  # the true candidate is never filtered: it was
+            rm -= 1  # taken out of rm only (its score is the finite or +inf true one)
     # every score of the row, unfiltered: one read
     if check:
         for j in range(m):
