@@ -11,10 +11,13 @@ Per row ``i`` with true score ``t`` the kernel counts, in one read of the row,
 the scores above and below ``t`` and the scores that are not ``> -inf`` (NaN
 or -inf). Rows are spread over threads with ``prange``; every row is counted
 by exactly one thread, so the integer results do not depend on the number of
-threads. Filtered candidates come as a boolean mask, read in the same pass,
-or as sorted column lists per row (CSR: ``ptr``, ``cols``), corrected for
-after the pass; rows with NaN / -inf (rare) are read a second time to tell
-filtered from unfiltered ones and find the first.
+threads. The row is counted unfiltered; filtered candidates, given as
+sorted column lists per row (CSR: ``ptr``, ``cols``) or as a boolean mask,
+are then taken back out one by one (a few per row in link prediction). A
+mask row is read as 8-byte words, 64 bytes tested at once, so a sparse mask
+costs one fast read of its bytes (a quarter of a float32 matrix) and no work
+per unfiltered candidate. Rows with NaN / -inf (rare) are read a second time
+to tell filtered from unfiltered ones and find the first.
 
 float16 scores are read as their bit patterns (``uint16``) through a 65,536
 entry table of the exactly equal float32 values (numba has no CPU float16).
@@ -41,7 +44,41 @@ _STATE: dict = {}  # "kernels": the compiled pair, once per process
 prange = range  # numba.prange once the kernels are compiled (see _kernels)
 
 
-def _count_row_py(S, i, ti, tc, M, ptr, cols, table, check):
+def _take_out_py(S, i, j, ti, table, check, g, lo, fb):
+    """Take the filtered score ``S[i, j]`` back out of the row's counts ``(g, lo, fb)``."""
+    if table is None:
+        v = S[i, j]
+    else:
+        v = table[S[i, j]]
+    if v > ti:
+        g -= 1
+    elif v < ti:
+        lo -= 1  # -inf included: it was counted as lower
+    if check and not v > -np.inf:
+        fb += 1
+    return g, lo, fb
+
+
+def _take_out_bytes_py(S, i, ti, Mb, b0, b, e, table, check, g, lo, fb, rm):
+    """:func:`_take_out_py` for every set byte of ``Mb[b:e]`` (row ``i`` starts at byte
+    ``b0``), ``rm`` counting them; no branch per byte, so a block with many set bytes
+    costs no more than a block of the old fused loop."""
+    ninf = -np.inf
+    for q in range(b, e):
+        if table is None:
+            v = S[i, q - b0]
+        else:
+            v = table[S[i, q - b0]]
+        x = Mb[q] != 0
+        g -= (v > ti) & x
+        lo -= (v < ti) & x  # -inf included: it was counted as lower
+        rm += x
+        if check:
+            fb += (v > ninf) < x  # set, and NaN or -inf
+    return g, lo, fb, rm
+
+
+def _count_row_py(S, i, ti, tc, Mb, Mw, mhead, ptr, cols, table, check):
     """``(gt, lt, bad, first_bad, removed)`` of row ``i`` (see :func:`_count_rows_py`)."""
     m = S.shape[1]
     ninf = -np.inf
@@ -49,48 +86,48 @@ def _count_row_py(S, i, ti, tc, M, ptr, cols, table, check):
     lo = 0
     ok = 0
     rm = 0
-    if M is None:
-        if check:
-            for j in range(m):
-                if table is None:
-                    v = S[i, j]
-                else:
-                    v = table[S[i, j]]
-                g += v > ti
-                lo += v < ti
-                ok += v > ninf
-        else:
-            for j in range(m):
-                v = S[i, j]
-                g += v > ti
-                lo += v < ti
-    else:  # filtered by a mask, read in the same pass (the true column is never filtered)
+    # filtered candidates (never the true one) neither outrank nor trail: taken back out
+    fb = 0  # NaN / -inf among them
+    if Mb is not None:  # a mask: its row read as aligned 8-byte words, zero words skipped
+        b0 = i * m
+        end = b0 + m
+        b = min(b0 + ((mhead - b0) & 7), end)  # the row's first whole word starts here
+        g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b0, b, table, check, g, lo, fb, rm)
+        k = (b - mhead) >> 3
+        while b + 64 <= end:  # 8 words (a cache line): one test when all are zero
+            if (Mw[k] | Mw[k + 1] | Mw[k + 2] | Mw[k + 3] | Mw[k + 4] | Mw[k + 5] | Mw[k + 6]
+                    | Mw[k + 7]) != 0:
+                g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b, b + 64, table, check,
+                                                g, lo, fb, rm)
+            b += 64
+            k += 8
+        while b + 8 <= end:
+            if Mw[k] != 0:
+                g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b, b + 8, table, check,
+                                                g, lo, fb, rm)
+            b += 8
+            k += 1
+        g, lo, fb, rm = _take_out_bytes(S, i, ti, Mb, b0, b, end, table, check, g, lo, fb,
+                                        rm)
+        if tc >= 0 and Mb[b0 + tc] != 0:  # the true candidate is never filtered: it was
+            rm -= 1  # taken out of rm only (its score is the finite or +inf true one)
+    # every score of the row, unfiltered: one read
+    if check:
         for j in range(m):
             if table is None:
                 v = S[i, j]
             else:
                 v = table[S[i, j]]
-            keep = M[i, j] == 0
-            g += (v > ti) & keep
-            lo += (v < ti) & keep
-            rm += not keep
-            if check:
-                ok += (v > ninf) | (not keep)
-        if tc >= 0 and M[i, tc] != 0:
-            rm -= 1
-    # filtered pairs (sorted, never the true one) neither outrank nor trail
-    fb = 0
-    for q in range(ptr[i], ptr[i + 1]):
-        if table is None:
-            v = S[i, cols[q]]
-        else:
-            v = table[S[i, cols[q]]]
-        if v > ti:
-            g -= 1
-        elif v < ti:
-            lo -= 1  # -inf included: it was counted as lower
-        if check and not v > ninf:
-            fb += 1
+            g += v > ti
+            lo += v < ti
+            ok += v > ninf
+    else:
+        for j in range(m):
+            v = S[i, j]
+            g += v > ti
+            lo += v < ti
+    for q in range(ptr[i], ptr[i + 1]):  # pairs, sorted per row
+        g, lo, fb = _take_out(S, i, cols[q], ti, table, check, g, lo, fb)
     rm += ptr[i + 1] - ptr[i]
     nb = 0
     first = -1
@@ -101,8 +138,8 @@ def _count_row_py(S, i, ti, tc, M, ptr, cols, table, check):
                 q += 1
             if q < ptr[i + 1] and cols[q] == j:
                 continue
-            if M is not None:
-                if M[i, j] != 0:
+            if Mb is not None:
+                if Mb[i * m + j] != 0 and j != tc:
                     continue
             if table is None:
                 v = S[i, j]
@@ -117,32 +154,36 @@ def _count_row_py(S, i, ti, tc, M, ptr, cols, table, check):
     return g, lo, nb, first, rm
 
 
-def _count_rows_py(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad, removed):
+def _count_rows_py(S, t, true_col, Mb, Mw, mhead, ptr, cols, table, check, gt, lt, bad,
+                   first_bad, removed):
     """Fill ``gt``, ``lt``, ``bad``, ``first_bad``, ``removed`` per row.
 
     ``gt`` / ``lt``: unfiltered scores above / below the true one;
     ``bad[i]``: NaN / -inf entries of row ``i`` that are neither filtered nor
     the true candidate (not counted in ``gt`` / ``lt``); ``first_bad[i]``:
     the column of the first of them (-1 if none); ``removed``: filtered
-    candidates. Filters: ``M`` (None or a uint8 mask, its true column
-    ignored) and the sorted columns per row ``cols[ptr[i]:ptr[i + 1]]``
-    (never the true one). ``table`` is None, or the float16 decoding table
-    (then ``S`` holds float16 bit patterns).
+    candidates. Filters: a mask (``Mb``: None, or the C-order mask flattened
+    as uint8, its true columns ignored; ``Mw``: the same bytes from byte
+    ``mhead`` on as 8-byte-aligned uint64 words) and the sorted columns per
+    row ``cols[ptr[i]:ptr[i + 1]]`` (never the true one). ``table`` is None,
+    or the float16 decoding table (then ``S`` holds float16 bit patterns).
     """
     for i in prange(S.shape[0]):
         gt[i], lt[i], bad[i], first_bad[i], removed[i] = _count_row(
-            S, i, t[i], true_col[i], M, ptr, cols, table, check)
+            S, i, t[i], true_col[i], Mb, Mw, mhead, ptr, cols, table, check)
 
 
-def _count_rows_serial_py(S, t, true_col, M, ptr, cols, table, check, gt, lt, bad, first_bad,
-                       removed):
+def _count_rows_serial_py(S, t, true_col, Mb, Mw, mhead, ptr, cols, table, check, gt, lt, bad,
+                          first_bad, removed):
     """:func:`_count_rows_py` on the calling thread only (no numba threading layer)."""
     for i in range(S.shape[0]):
         gt[i], lt[i], bad[i], first_bad[i], removed[i] = _count_row(
-            S, i, t[i], true_col[i], M, ptr, cols, table, check)
+            S, i, t[i], true_col[i], Mb, Mw, mhead, ptr, cols, table, check)
 
 
-_count_row = _count_row_py  # these three names become compiled kernels in _kernels()
+_take_out = _take_out_py  # these five names become compiled kernels in _kernels()
+_take_out_bytes = _take_out_bytes_py
+_count_row = _count_row_py
 _count_rows = _count_rows_py
 _count_rows_serial = _count_rows_serial_py
 _BUILD = threading.Lock()
@@ -150,7 +191,7 @@ _BUILD = threading.Lock()
 
 def _kernels():
     """Compile (or load from the cache) the kernels: ``(parallel, serial)``; once per process."""
-    global _count_row, _count_rows, _count_rows_serial, prange
+    global _take_out, _take_out_bytes, _count_row, _count_rows, _count_rows_serial, prange
     k = _STATE.get("kernels")
     if k is None:
         with _BUILD:
@@ -159,6 +200,9 @@ def _kernels():
                 import numba
 
                 prange = numba.prange
+                _take_out = numba.njit(cache=True, nogil=True, inline="always")(_take_out_py)
+                _take_out_bytes = numba.njit(cache=True, nogil=True, inline="always")(
+                    _take_out_bytes_py)
                 _count_row = numba.njit(cache=True, nogil=True, inline="always")(_count_row_py)
                 _count_rows = numba.njit(parallel=True, cache=True, nogil=True)(_count_rows_py)
                 _count_rows_serial = numba.njit(cache=True, nogil=True)(_count_rows_serial_py)
@@ -172,6 +216,16 @@ def _launch(workers, *args):
     compiled.launch(*_kernels(), workers, *args)
 
 
+def _mask_words(mask):
+    """``(Mb, Mw, mhead)`` of :func:`_count_rows_py` for a boolean mask (or None)."""
+    if mask is None:
+        return None, np.zeros(0, dtype=np.uint64), 0
+    Mb = np.ascontiguousarray(mask).view(np.uint8).reshape(-1)  # no copy if C-ordered
+    mhead = min(-Mb.ctypes.data % 8, Mb.size)  # bytes before the first aligned word
+    whole = (Mb.size - mhead) // 8
+    return Mb, Mb[mhead:mhead + 8 * whole].view(np.uint64), mhead
+
+
 def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, mask, ptr: np.ndarray,
                cols: np.ndarray, workers: int):
     """Per row: ``(gt, lt, bad, first_bad, removed)`` (see :func:`_count_rows_py`), int64.
@@ -180,7 +234,8 @@ def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, mask, ptr: np
     row in the dtype the comparisons are made in (numpy's promotion of the
     score and true-score dtypes); ``true_col`` is -1 where the true candidate
     is not a column of ``S``; ``mask`` is None or a boolean filter mask of
-    the shape of ``S``; ``ptr``, ``cols``: filtered pairs, CSR.
+    the shape of ``S`` (read as a C-order copy if it is not one: at most the
+    size of ``S``); ``ptr``, ``cols``: filtered pairs, CSR.
     """
     n = S.shape[0]
     out = [np.empty(n, dtype=np.int64) for _ in range(5)]
@@ -190,6 +245,6 @@ def count_rows(S: np.ndarray, t: np.ndarray, true_col: np.ndarray, mask, ptr: np
         S = S.view(np.uint16)
         table = _F16_TABLE
         t = t.astype(np.result_type(np.float32, t.dtype))  # exact: float16 -> float32
-    M = None if mask is None else mask.view(np.uint8)
-    _launch(workers, S, t, true_col, M, ptr, cols, table, check, *out)
+    Mb, Mw, mhead = _mask_words(mask)
+    _launch(workers, S, t, true_col, Mb, Mw, mhead, ptr, cols, table, check, *out)
     return tuple(out)

@@ -543,10 +543,11 @@ def ranks_from_scores(scores: ArrayLike, true_index: ArrayLike, *,
     Per row, with :math:`t` the true score and :math:`\mathcal{C}_i` the
     remaining candidates: :math:`o = 1 + \#\{c : s_c > t\}`,
     :math:`p = N_i - \#\{c : s_c < t\}`. The kernel counts both, and the
-    scores that are not :math:`> -\infty` (NaN, -inf), in one read of the row
-    (a mask filter is read in the same pass); removed candidates given as
-    pairs are corrected for individually, so they cost time proportional to
-    their number, not to the matrix; a row holding NaN or
+    scores that are not :math:`> -\infty` (NaN, -inf), in one read of the row;
+    removed candidates are corrected for individually, so they cost time
+    proportional to their number (a mask adds one fast read of its bytes, a
+    quarter of a float32 matrix, skipping 64 unset bytes at a time); a
+    non-contiguous mask is first copied in C order; a row holding NaN or
     -inf is read a second time to tell filtered from unfiltered ones. The
     first call on a machine compiles the kernel for the scores' dtype (a few
     seconds, once: the result is cached on disk).

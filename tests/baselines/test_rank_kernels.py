@@ -89,6 +89,127 @@ def test_kernel_equals_numpy_for_every_dtype_filter_and_thread_count(dtype):
         np.testing.assert_array_equal(r.reciprocal_rank(ties), ref.reciprocal_rank(ties))
 
 
+def _misaligned(mask, offset):
+    """``mask`` copied into a buffer starting ``offset`` bytes past an 8-byte boundary."""
+    n, m = mask.shape
+    raw = np.zeros(n * m + 16, dtype=bool)
+    start = (-raw.ctypes.data) % 8 + offset
+    out = raw[start:start + n * m].reshape(n, m)
+    out[...] = mask
+    assert out.ctypes.data % 8 == offset
+    return out
+
+
+def _mask_cases(m, rng, idx):
+    """Masks that reach every branch of the kernel's word scan of a row of width ``m``."""
+    n = idx.size
+    rows = np.arange(n)
+    sparse = rng.random((n, m)) < 0.03
+    dense = rng.random((n, m)) < 0.7  # many set entries per row
+    edges = np.zeros((n, m), dtype=bool)  # the first and last bytes (partial words) of rows
+    edges[:, :3] = True
+    edges[:, -3:] = True
+    edges[::4, -1] = False
+    full = np.ones((n, m), dtype=bool)  # every row masked but its true candidate
+    full[rows, idx] = False
+    full_true = np.ones((n, m), dtype=bool)  # the true candidates masked too: ignored
+    mixed = sparse.copy()
+    mixed[::3] = full[::3]
+    mixed[1::5] = dense[1::5]
+    mixed[rows[::2], idx[::2]] = True  # true candidates marked: ignored
+    return {"sparse": sparse, "dense": dense, "edges": edges, "full": full,
+            "full with true": full_true, "mixed": mixed}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m", [1, 5, 8, 13, 64, 71, 130, 211])
+def test_mask_path_equals_pairs_and_numpy_on_every_word_layout(dtype, m):
+    # The kernel reads a mask row as aligned 8-byte words (64 bytes tested at once) and
+    # takes the set ones back out of the row's counts: every width (partial words at both
+    # ends, no whole word, several 64-byte blocks), every start address of the mask, dense
+    # and all-but-true masks, masked true candidates and non-contiguous masks must give the
+    # ranks of the pairs path and of the NumPy reference, bit for bit.
+    S, idx, _, _ = _problem(dtype, n=37, m=m, seed=m)
+    rng = np.random.default_rng(100 + m)
+    try:
+        import array_api_strict as xp
+    except ImportError:
+        xp = None
+    floating = np.issubdtype(dtype, np.floating)
+    for name, mask in _mask_cases(m, rng, idx).items():
+        pairs = np.argwhere(mask)
+        ref = _numpy_reference(S, idx, mask, "exclude")
+        _same(_numpy_reference(S, idx, pairs, "exclude"), ref)
+        layouts = [mask, np.asfortranarray(mask), np.repeat(mask, 2, axis=1)[:, ::2]]
+        layouts += [_misaligned(mask, off) for off in range(1, 8)]
+        for workers in (1, 2):
+            by_pairs = ranks_from_scores(S, idx, exclude=pairs, nonfinite="exclude",
+                                         workers=workers)
+            _same(by_pairs, ref)
+            for i, layout in enumerate(layouts):
+                if i > 3 and workers == 2:
+                    continue
+                got = ranks_from_scores(S, idx, exclude=layout, nonfinite="exclude",
+                                        workers=workers)
+                _same(got, ref)
+                for ties in ("optimistic", "pessimistic", "realistic", "expected"):
+                    np.testing.assert_array_equal(got.reciprocal_rank(ties),
+                                                  by_pairs.reciprocal_rank(ties))
+        if xp is not None and dtype != np.float16:  # the array-API path: its own reading
+            _same(_xp_ranks(xp, xp.asarray(S), idx, xp.asarray(mask), "exclude", 5), ref)
+        if name == "full with true":
+            assert np.all(ref.n_candidates == 1) and np.all(ref.pessimistic == 1)
+        if floating:  # the same first NaN / -inf named, or none (all of them filtered)
+            assert _error(_numpy_reference, S, idx, mask) == _error(
+                _numpy_reference, S, idx, pairs)
+            for exclude in (mask, pairs, _misaligned(mask, 3)):
+                for workers in (1, 2):
+                    assert _error(ranks_from_scores, S, idx, exclude=exclude,
+                                  workers=workers) == _error(_numpy_reference, S, idx, mask)
+
+
+def _error(f, *args, **kwargs):
+    """The message of the ValueError ``f`` raises, or None."""
+    try:
+        f(*args, **kwargs)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def test_mask_entries_set_only_in_a_rows_last_partial_word():
+    # by hand: 3 rows of 11 candidates (8 + 3 bytes: the last 3 are a partial word);
+    # the true candidate is column 0 scoring 0.5
+    S = np.array([[0.5, 0.1, 0.2, 0.9, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9, 1.0]] * 3,
+                 dtype=np.float32)
+    mask = np.zeros((3, 11), dtype=bool)
+    mask[0, 10] = True  # 1.0 filtered: 0.6 .. 0.9 (5) above -> o = 6, p = 6, N = 10
+    mask[1, 8:] = True  # 0.8, 0.9, 1.0 filtered: 0.6, 0.7, 0.9 above -> o = 4, N = 8
+    mask[2, 0] = True  # the true candidate: never removed -> o = 7, N = 11
+    for offset in range(8):
+        r = ranks_from_scores(S, [0, 0, 0], exclude=_misaligned(mask, offset))
+        assert r.optimistic.tolist() == [6.0, 4.0, 7.0]
+        assert r.pessimistic.tolist() == [6.0, 4.0, 7.0]
+        assert r.n_candidates.tolist() == [10, 8, 11]
+
+
+def test_nonfinite_scores_under_a_mask_in_the_words_it_skips_and_reads():
+    # NaN / -inf at masked positions (in a partial word, in a whole word) are fine; one
+    # at an unmasked position in the same word is named
+    S = np.zeros((2, 70), dtype=np.float64)
+    S[:, 69] = np.nan  # last partial word of each row (70 = 64 + 6)
+    S[:, 20] = -np.inf
+    mask = np.zeros((2, 70), dtype=bool)
+    mask[:, [20, 69]] = True
+    r = ranks_from_scores(S, [0, 0], exclude=mask)
+    assert r.n_candidates.tolist() == [68, 68] and r.pessimistic.tolist() == [68.0, 68.0]
+    S[1, 21] = np.nan
+    with pytest.raises(ValueError, match=r"`scores` is NaN at row 1, column 21;"):
+        ranks_from_scores(S, [0, 0], exclude=mask)
+    r = ranks_from_scores(S, [0, 0], exclude=mask, nonfinite="exclude")
+    assert r.n_candidates.tolist() == [68, 67]
+
+
 def test_kernel_nonfinite_errors_name_the_first_entry_in_row_order():
     S = np.zeros((40, 30), dtype=np.float32)
     S[25, 3] = -np.inf
