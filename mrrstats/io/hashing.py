@@ -25,7 +25,7 @@ else:  # imported when first used: the TREC-file path builds no DataFrame and
     pc = deferred("pyarrow.compute")
 
 __all__ = ["hash_strings", "pair_keys", "duplicate_pairs", "take_strings", "encode_strings",
-           "string_bytes", "byte_words", "arrow_to_numpy", "numpy_to_arrow",
+           "string_bytes", "byte_words", "compute_imported", "arrow_to_numpy", "numpy_to_arrow",
            "strings_to_arrow"]
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
@@ -289,7 +289,7 @@ def take_strings(arr, rows) -> pa.Array:
     which copies every string; here each chunk is indexed on its own.
     """
     rows = np.asarray(rows, dtype=np.int64)
-    if rows.size <= _NUMPY_TAKE_MAX:
+    if rows.size <= _NUMPY_TAKE_MAX and not compute_imported():
         small = _take_small(arr, rows)
         if small is not None:
             return small
@@ -316,11 +316,18 @@ def take_strings(arr, rows) -> pa.Array:
     return taken.take(numpy_to_arrow(back))
 
 
-#: Rows up to which :func:`take_strings` gathers the bytes with numpy: a few thousand
-#: ids (a run's query dictionary, the documents a run and its qrels share) cost less so
-#: than the import of ``pyarrow.compute`` that Arrow's ``take`` needs (0.02 s of a fresh
-#: process); larger takes use Arrow's kernel, which needs no index of every byte.
+#: Rows up to which :func:`take_strings` gathers the bytes with numpy while
+#: ``pyarrow.compute`` is not imported: a few thousand ids (a run's query dictionary,
+#: the documents a run and its qrels share) cost less so than the import Arrow's
+#: ``take`` needs (0.03 s of CPU of a fresh process). Once it is imported (by pandas, or
+#: any other path), and for larger takes, Arrow's kernel: faster, no index of every byte.
 _NUMPY_TAKE_MAX = 1 << 16
+
+
+def compute_imported() -> bool:
+    """Whether ``pyarrow.compute`` is imported already (its functions then cost nothing
+    more than numpy's; before, the path from TREC files avoids them)."""
+    return "pyarrow.compute" in sys.modules
 
 
 def _take_small(arr, rows: np.ndarray) -> pa.Array | None:

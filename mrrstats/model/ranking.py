@@ -44,6 +44,7 @@ from ..errors import InputError, ParameterError
 from ..io.hashing import (
     arrow_to_numpy,
     byte_words,
+    compute_imported,
     encode_strings,
     hash_strings,
     numpy_to_arrow,
@@ -407,15 +408,16 @@ def _sort_groups(perm, lo, hi, grades_s, run: Run, ties: str):
     return perm
 
 
-#: Bytes of fixed-width document ids up to which _group_order sorts with numpy (no
-#: import of pyarrow.compute: 0.03 s of CPU of a fresh process); beyond, Arrow's sort.
+#: Bytes of fixed-width document ids up to which _group_order sorts with numpy while
+#: pyarrow.compute is not imported (its import: 0.03 s of CPU of a fresh process);
+#: beyond, or once it is imported, Arrow's sort.
 _NUMPY_SORT_BYTES = 1 << 27
 
 
 def _group_order(gid, docs, eff, ties: str) -> np.ndarray:
     """Stable order of rows by group, then (optimistic, pessimistic) effective grade
     descending or ascending, then document id descending in byte order."""
-    columns = string_bytes(docs)
+    columns = None if compute_imported() else string_bytes(docs)
     width = int(np.diff(columns[0]).max()) if columns is not None and gid.size else 0
     if columns is not None and gid.size * max(width, 1) <= _NUMPY_SORT_BYTES \
             and not (columns[1] == 0).any():

@@ -41,7 +41,8 @@ try:
 except SystemExit as e:
     code = e.code
 sys.stdout.flush()
-print(f"\\n@@ pandas={'pandas' in sys.modules} array_path={used} code={code}")
+print(f"\\n@@ pandas={'pandas' in sys.modules} array_path={used} code={code}"
+      f" compute={'pyarrow.compute' in sys.modules}")
 """
 
 
@@ -138,8 +139,29 @@ def test_the_array_path_prints_what_evaluate_prints_without_pandas(args):
     old_out, old_err, old_tail = _cli("old", args)
     # trec_eval's test files go to the line reader (it names a bad line; it uses pandas)
     clean = "trec_eval_test" not in args[1]
+    new_tail = new_tail.rpartition(" compute=")[0]
+    old_tail = old_tail.rpartition(" compute=")[0]
     assert new_tail == f"pandas={not clean} array_path=[True] code=0", (new_tail, new_err)
     assert old_tail == "pandas=True array_path=[False] code=0", (old_tail, old_err)
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "optimistic"])
+def test_runs_the_tokenizer_reads_need_no_arrow_compute_function(ties):
+    """A run the compiled tokenizer reads (every run from a few MB; here the small CAsT
+    runs, MIN_BYTES lowered) and a small qrels file: the command line imports neither
+    pandas nor pyarrow.compute (0.03 s of CPU), and prints what the old path prints."""
+    args = [QRELS, *RUNS[:2], "-m", "RR", "-m", "nDCG@3", "--ties", ties]
+    lowered = "import mrrstats.io.tokenizer as t; t.MIN_BYTES = 0\n"
+    out = []
+    for mode in ("new", "old"):
+        done = subprocess.run([sys.executable, "-c", lowered + SCRIPT, mode, *args],
+                              capture_output=True, text=True, cwd=ROOT, check=False)
+        body, _, tail = done.stdout.rpartition("\n@@ ")
+        out.append((body, done.stderr, tail.strip()))
+    (new_out, new_err, new_tail), (old_out, old_err, old_tail) = out
+    assert new_tail == "pandas=False array_path=[True] code=0 compute=False", new_err
+    assert old_tail.startswith("pandas=True array_path=[False] code=0"), old_err
+    assert (new_out, new_err) == (old_out, old_err)
     assert new_out == old_out
     assert new_err == old_err
 
