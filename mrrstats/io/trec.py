@@ -36,6 +36,7 @@ from .doors import (
 from .hashing import (
     arrow_to_numpy,
     byte_words,
+    compute_imported,
     duplicate_pairs,
     encode_strings,
     hash_strings,
@@ -411,7 +412,7 @@ def _read_qrels_fast(path, source: str) -> Qrels | None:
         return None
     if invalid or table.num_rows == 0:
         return None
-    if table.num_rows <= _NUMPY_QRELS_ROWS:
+    if table.num_rows <= _NUMPY_QRELS_ROWS and not compute_imported():
         small = _qrels_from_table_numpy(table, source)
         if small is not None:
             return small if small is not _LINE_READER else None
@@ -453,11 +454,10 @@ def _csv_threads(path, gz: bool) -> bool:
 
 #: Rows up to which the qrels read by Arrow's CSV reader are checked, ordered and
 #: converted with numpy on the columns' bytes (_qrels_from_table_numpy) rather than with
-#: Arrow's compute functions: a qrels file of tens of thousands of lines then costs no
-#: import of ``pyarrow.compute`` (0.03 s of CPU, a twentieth of ``mrrstats evaluate``
-#: on a 7-million-line run) and no regular-expression passes. Above it (and for ids
-#: too long to hold as fixed-width byte strings cheaply) Arrow's functions, whose
-#: memory does not grow with the longest id, do the same checks.
+#: Arrow's compute functions, while ``pyarrow.compute`` is not imported: a qrels file
+#: of tens of thousands of lines then costs no import of it (0.03 s of CPU, a twentieth
+#: of ``mrrstats evaluate`` on a 7-million-line run). Above it, once it is imported, and
+#: for ids too long to hold as words cheaply, Arrow's functions do the same checks.
 _NUMPY_QRELS_ROWS = 1 << 21
 #: Bytes of the fixed-width id arrays the numpy checks may allocate.
 _NUMPY_QRELS_BYTES = 1 << 27

@@ -507,6 +507,11 @@ def evaluate(qrels: QrelsInput, runs: RunsInput, measures: MeasuresInput | None 
     if not isinstance(unjudged, str | None) or unjudged not in UNJUDGED:
         raise ParameterError(f"`unjudged` must be one of {', '.join(map(repr, UNJUDGED))}, "
                          f"got {unjudged!r}")
+    # The result holds DataFrames: pandas comes, and imports pyarrow.compute with it.
+    # Imported first, the readers use Arrow's kernels rather than the numpy takes and
+    # sorts that spare the command line's array path (mrrstats.metrics.files) that import.
+    import pyarrow.compute  # noqa: F401
+
     with no_hugepage_madvise():
         return _evaluate(qrels, runs, measures, ties, rel, queries, max_depth, empty_target,
                          engine, unjudged)

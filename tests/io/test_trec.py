@@ -224,6 +224,7 @@ def _qrels_both_ways(path, monkeypatch):
     from mrrstats.io import trec as trec_module
 
     out = []
+    monkeypatch.setattr(trec_module, "compute_imported", lambda: False)  # as a fresh process
     for rows in (trec_module._NUMPY_QRELS_ROWS, 0):
         monkeypatch.setattr(trec_module, "_NUMPY_QRELS_ROWS", rows)
         try:
