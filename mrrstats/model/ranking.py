@@ -311,9 +311,8 @@ def _lookup_grades(qrels: Qrels, query_ids: np.ndarray, codes: np.ndarray, run: 
     rows = cand[hit_c >= 0]
     hit = hit_c[hit_c >= 0]
     if rows.size:
-        got = arrow_to_numpy(take_strings(run.doc, rows))
-        want = arrow_to_numpy(take_strings(qdocs, hit))
-        if not (got == want).all():  # pragma: no cover - hash collision
+        got, want = take_strings(run.doc, rows), take_strings(qdocs, hit)
+        if not _same_strings(got, want):  # pragma: no cover - hash collision
             return _lookup_grades_exact(qrels, query_ids, codes, run)
         grades[rows] = qrels.grade[sel][hit]
     return grades
@@ -434,6 +433,14 @@ def _group_order(gid, docs, eff, ties: str) -> np.ndarray:
         sort_keys.append(("e", "descending" if ties == "optimistic" else "ascending"))
     sort_keys.append(("d", "descending"))
     return arrow_to_numpy(pc.sort_indices(pa.table(columns), sort_keys=sort_keys))
+
+
+def _same_strings(a, b) -> bool:
+    """Whether two string arrays hold the same values, row by row (a hash match confirmed
+    on the ids themselves): Arrow's equality where the types agree, no str objects."""
+    if a.type == b.type and type(a) is type(b):
+        return bool(a.equals(b))
+    return bool((arrow_to_numpy(a) == arrow_to_numpy(b)).all())
 
 
 class _Patch:
@@ -826,11 +833,10 @@ def _rank_run_compiled(qrels: Qrels, run: Run, ties: str, max_depth, workers=Non
         np.repeat(np.concatenate(([0], np.cumsum(nhit)[:-1])), nhit)
     hit_row, glo, ghi = hit_row[used], glo[used], ghi[used]
     if hit_row.size:  # confirm every hash match on the ids themselves
-        got = arrow_to_numpy(take_strings(run.doc, hit_row))
         rkeys = pair_keys(rank_of[codes[hit_row]], _doc_hashes(run)[hit_row])
         idx = _positions(qkeys, rkeys)
-        want = arrow_to_numpy(take_strings(qdocs, idx))
-        if not (got == want).all():  # pragma: no cover - hash collision
+        got, want = take_strings(run.doc, hit_row), take_strings(qdocs, idx)
+        if not _same_strings(got, want):  # pragma: no cover - hash collision
             return None
     order = _BlockOrder(bstart[border], blen[border]) if moved else None
     tied = glo >= 0

@@ -181,3 +181,16 @@ def test_group_order_numpy_equals_arrow_sort(ties, monkeypatch):
     nul = pa.array(["a\x00", "a", "b"])
     assert ranking_module._group_order(np.zeros(3, np.int64), nul, None, ties).tolist() == \
         [2, 0, 1]
+
+
+def test_same_strings_confirms_hash_matches_on_the_ids():
+    import pyarrow as pa
+
+    from mrrstats.model.ranking import _same_strings
+
+    a = pa.array(["d1", "é", ""])
+    assert _same_strings(a, pa.array(["d1", "é", ""]))
+    assert not _same_strings(a, pa.array(["d1", "e", ""]))
+    assert _same_strings(a, pa.array(["d1", "é", ""], pa.large_string()))
+    assert not _same_strings(a, pa.array(["d1", "é", "x"], pa.large_string()))
+    assert _same_strings(pa.chunked_array([["d1"], ["é", ""]]), a)
