@@ -127,6 +127,51 @@ for label, s in marks:
     print(f"{{label}}\\t{{s:.4f}}")
 """
 
+# The command line's path (`mrrstats evaluate QRELS RUN`: the array path of
+# mrrstats/metrics/files.py where the checkout has it), the calls its _text makes, timed
+# one by one in a fresh process; the interpreter's teardown at the end is not timed here
+# (the whole-process rows include it).
+PHASES_CLI = f"""import sys, time, inspect
+marks = []
+t = time.perf_counter()
+def mark(label):
+    global t
+    now = time.perf_counter()
+    marks.append((label, now - t))
+    t = now
+import numpy as np
+mark("import numpy")
+import pyarrow
+mark("import pyarrow")
+import mrrstats, mrrstats.cli, mrrstats.cli.evaluate
+from mrrstats.metrics import files as F
+from mrrstats.metrics.evaluation import _evaluate_iv
+from mrrstats.io.trec import qrels_iv, run_iv
+from mrrstats.model.ranking import judged_from_qrels, rank_run
+from mrrstats.metrics.kernels import ranked_values
+from mrrstats.numerics import no_hugepage_madvise
+mark("import the path's mrrstats modules (and what they import)")
+print("#", mrrstats.__file__)
+with no_hugepage_madvise():
+    ties, rel, measures = _evaluate_iv("trec_eval", 1, "both", None, {MEASURES!r})
+    qrels = qrels_iv(sys.argv[1])
+    judged = judged_from_qrels(qrels)
+    mark("read qrels")
+    light = {{"rank": False}} if "rank" in inspect.signature(run_iv).parameters else {{}}
+    run = run_iv(sys.argv[2], **light)
+    mark("read run (tokenize)")
+    ranked = rank_run(qrels, run, ties=ties, max_depth=None)
+    mark("rank: sort by score, ties by doc id, grades")
+    values = ranked_values(ranked, measures, rel=rel)
+    mark("metrics: 6 measures")
+    F._finish(judged, run.name, ranked.query_ids.astype(str), values, measures, rel=rel,
+              empty_target="neg")
+    mark("query policies")
+print("# imported:", [m for m in ("pandas", "numba", "pyarrow.compute") if m in sys.modules])
+for label, s in marks:
+    print(f"{{label}}\\t{{s:.4f}}")
+"""
+
 
 def _export(ref: str, dest: Path) -> Path:
     """``git archive`` of ``ref``'s package into ``dest`` (its own numba cache), with its C
@@ -183,11 +228,12 @@ def _timed(cmd: list[str], env: dict) -> float:
     return wall
 
 
-def _phases(code_dir: Path, files: list[str], repeat: int) -> dict[str, float]:
+def _phases(code_dir: Path, files: list[str], repeat: int, script: str = PHASES
+            ) -> dict[str, float]:
     best: dict[str, float] = {}
     for _ in range(repeat):
         out = subprocess.run(
-            [sys.executable, "-P", "-c", PHASES, *files],
+            [sys.executable, "-P", "-c", script, *files],
             capture_output=True,
             text=True,
             env=_env(code_dir),
@@ -263,6 +309,10 @@ def main() -> None:
             label: _phases(code, [*files, str(wq), str(wr)], a.repeat)
             for label, code in checkouts.items()
         }
+        cli_phases = {
+            label: _phases(code, files, a.repeat, PHASES_CLI)
+            for label, code in checkouts.items()
+        }
     load1 = os.getloadavg()
     read = best["read the file once (fresh python)"]
     cli = best["mrrstats evaluate (command line), after"]
@@ -305,6 +355,17 @@ def main() -> None:
         )
         + " |"
     )
+    cli_cols = list(cli_phases)
+    cli_ph = [
+        "| phase of the command line (one fresh process, best of each) | "
+        + " | ".join(f"{c} s" for c in cli_cols) + " |",
+        "|---|" + "---:|" * len(cli_cols),
+    ]
+    for label in next(iter(cli_phases.values())):
+        cli_ph.append(f"| {label} | " + " | ".join(
+            f"{cli_phases[c].get(label, float('nan')):.3f}" for c in cli_cols) + " |")
+    cli_ph.append("| sum (the teardown at exit not included) | " + " | ".join(
+        f"{sum(cli_phases[c].values()):.3f}" for c in cli_cols) + " |")
     cmd = " ".join(["python benchmarks/bench_fresh.py", *sys.argv[1:]])
     import platform
 
@@ -319,7 +380,10 @@ def main() -> None:
         + "\n\n"
         + "\n".join(f"- {t}" for t in targets)
         + "\n\n## Where the time goes\n\n"
+        + "The Python door (`mrrstats.evaluate(paths)`, DataFrames, so pandas):\n\n"
         + "\n".join(ph)
+        + "\n\nThe command line (`mrrstats evaluate QRELS RUN`, the array path):\n\n"
+        + "\n".join(cli_ph)
         + "\n"
     )
     print()
