@@ -135,7 +135,8 @@ def clean_stale(tmpdir=None) -> list[str]:
                 continue
         elif owner[0] == os.getpid() or pid_alive(*owner):
             continue
-        for _ in range(3):  # a process of the dead run (a kernel) may still be ending
+        for _ in range(20):  # a process of the dead run (a kernel) may still be ending:
+            # up to 2 s (3 tries in 0.3 s once left a root half removed, its marker gone)
             shutil.rmtree(folder, ignore_errors=True)
             if not folder.exists():
                 removed.append(str(folder))
