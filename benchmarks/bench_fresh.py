@@ -76,15 +76,17 @@ print(evaluate(q, r, metrics, make_comparable=False))
 # Where the time goes, in one fresh process (printed as "label<TAB>seconds" lines). The
 # phases follow the path: what a checkout without the C kernels loads (numba, its target,
 # the cached kernels) shows 0 where the path does not load it.
-PHASES = f"""import sys, time
-marks = []
+# The phase timer both phase scripts start with.
+_TIMER = """marks = []
 t = time.perf_counter()
 def mark(label):
     global t
     now = time.perf_counter()
     marks.append((label, now - t))
     t = now
-import numpy
+"""
+
+PHASES = "import sys, time\n" + _TIMER + f"""import numpy
 mark("import numpy")
 import pyarrow, pyarrow.compute
 mark("import pyarrow")
@@ -131,15 +133,7 @@ for label, s in marks:
 # mrrstats/metrics/files.py where the checkout has it), the calls its _text makes, timed
 # one by one in a fresh process; the interpreter's teardown at the end is not timed here
 # (the whole-process rows include it).
-PHASES_CLI = f"""import sys, time, inspect
-marks = []
-t = time.perf_counter()
-def mark(label):
-    global t
-    now = time.perf_counter()
-    marks.append((label, now - t))
-    t = now
-import numpy as np
+PHASES_CLI = "import sys, time, inspect\n" + _TIMER + f"""import numpy as np
 mark("import numpy")
 import pyarrow
 mark("import pyarrow")
