@@ -100,14 +100,34 @@ def _owner(folder: Path):
         return None
 
 
+def _kernel_residue_only(folder: Path) -> bool:
+    """Whether a root without its marker holds nothing or only what a notebook kernel
+    writes for itself: ``kernel-*`` folders with its connection file, log and sockets.
+
+    A kernel still starting when its parent is killed outright makes its folder again
+    (ipykernel creates the connection file's folder) after the next process has removed
+    the dead root, then ends without removing it: such a root has no marker."""
+    for entry in os.scandir(folder):
+        if not (entry.name.startswith("kernel-") and entry.is_dir(follow_symlinks=False)):
+            return False
+        for inner in os.scandir(entry.path):
+            if inner.is_dir(follow_symlinks=False) or not (
+                inner.name in ("kernel.json", "kernel.log") or inner.name.startswith("k-")
+            ):
+                return False
+    return True
+
+
 def clean_stale(tmpdir=None) -> list[str]:
     """Remove the roots (under ``tmpdir``, default the system's temporary folder) left by
     processes that are gone; returns the folders removed.
 
     A folder is removed only if its name starts with :data:`PREFIX` and it holds
     the :data:`MARKER` of a process that no longer runs, or, without a marker,
-    if it is empty and its pid (in the name) no longer runs (a process killed
-    between making the folder and writing the marker).
+    if its pid (in the name) no longer runs and it is empty (a process killed
+    between making the folder and writing the marker) or holds only a notebook
+    kernel's connection file, log and sockets (a kernel that was starting when
+    its parent was killed made them again after the root was removed).
     """
     base = Path(tmpdir) if tmpdir is not None else Path(tempfile.gettempdir())
     removed: list[str] = []
@@ -128,10 +148,10 @@ def clean_stale(tmpdir=None) -> list[str]:
         if owner is None:
             try:
                 pid = int(entry.name[len(PREFIX) :].split("-", 1)[0])
-                empty = not any(os.scandir(folder))
+                ours = _kernel_residue_only(folder)
             except (ValueError, OSError):
                 continue
-            if not empty or pid == os.getpid() or pid_alive(pid):
+            if not ours or pid == os.getpid() or pid_alive(pid):
                 continue
         elif owner[0] == os.getpid() or pid_alive(*owner):
             continue

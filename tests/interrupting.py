@@ -81,16 +81,21 @@ def roots(tmpdir) -> list[str]:
 
 
 def processes_using(path) -> list[int]:
-    """Pids whose command line mentions ``path`` (a kernel left running, say)."""
+    """Pids whose command line or environment mentions ``path`` (a kernel left running,
+    say). The environment too: a child forked by a killed command but not yet turned
+    into the kernel (exec) still has the command's command line, and the TMPDIR that
+    :func:`start` gave the command."""
     hits = []
+    needle = str(path).encode()
     for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
         try:
             cmd = (proc / "cmdline").read_bytes()
+            env = (proc / "environ").read_bytes()
         except OSError:
             continue
-        if str(path).encode() in cmd:
+        if needle in cmd or needle in env:
             hits.append(int(proc.name))
     return hits
 

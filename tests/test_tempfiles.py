@@ -72,11 +72,24 @@ def test_clean_stale_removes_the_roots_of_dead_processes_only(tmp_path):
     no_marker_full = _fake_root(tmp_path, dead, marker=False, name="nomarker")
     no_marker_empty = tmp_path / f"{tempfiles.PREFIX}{dead}-empty"
     no_marker_empty.mkdir()
+    # what a kernel that was starting when its parent was killed makes again, unmarked
+    no_marker_kernel = tmp_path / f"{tempfiles.PREFIX}{dead}-kernel"
+    (no_marker_kernel / "kernel-x1").mkdir(parents=True)
+    (no_marker_kernel / "kernel-x1" / "kernel.json").write_text("{}")
+    (no_marker_kernel / "kernel-x1" / "k-1").write_bytes(b"")
+    # the same of a live process, and a dead one's with something else beside: kept
+    live_kernel = tmp_path / f"{tempfiles.PREFIX}{os.getppid()}-kernel"
+    (live_kernel / "kernel-x1").mkdir(parents=True)
+    (no_marker_full / "kernel-x1").mkdir()
+    (no_marker_full / "kernel-x1" / "kernel.json").write_text("{}")
     other = tmp_path / "mrrstats-abcdef"  # not a root: never touched
     other.mkdir()
     removed = tempfiles.clean_stale(tmp_path)
-    assert sorted(removed) == sorted(str(p) for p in (gone, reused, no_marker_empty))
+    assert sorted(removed) == sorted(
+        str(p) for p in (gone, reused, no_marker_empty, no_marker_kernel)
+    )
     assert alive.is_dir() and no_marker_full.is_dir() and other.is_dir()
+    assert live_kernel.is_dir()
     assert not gone.exists() and not reused.exists() and not no_marker_empty.exists()
 
 
