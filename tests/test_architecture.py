@@ -10,6 +10,7 @@ the module and the line.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -84,7 +85,13 @@ def _imports():
     return out
 
 
-IMPORTS = _imports()
+@functools.cache
+def imports():
+    """:func:`_imports`, read once per process when a test first needs it (not when the
+    module is collected: every test process collects it)."""
+    return _imports()
+
+
 MODULES = {name for name, _, _ in _modules()}
 
 
@@ -99,7 +106,7 @@ def _resolve(target, names):
 
 def test_no_private_name_crosses_a_subpackage():
     bad = []
-    for mod, target, names, line, _ in IMPORTS:
+    for mod, target, names, line, _ in imports():
         if not target.startswith("mrrstats"):
             continue
         for n in names:
@@ -112,7 +119,7 @@ def test_no_private_name_crosses_a_subpackage():
 
 def test_no_import_cycle_between_subpackages():
     graph = defaultdict(set)
-    for mod, target, names, line, _ in IMPORTS:
+    for mod, target, names, line, _ in imports():
         if target.startswith("mrrstats") and (mod, line) not in TYPE_ONLY:
             for dst in _resolve(target, names):
                 a, b = _subpackage(mod), _subpackage(dst)
@@ -134,7 +141,7 @@ def test_no_import_cycle_between_subpackages():
 
 def test_subpackages_do_not_import_the_top_level_package():
     bad = [f"{mod}:{line} imports {names} from the top-level package"
-           for mod, target, names, line, _ in IMPORTS
+           for mod, target, names, line, _ in imports()
            if target == "mrrstats" and mod != "mrrstats" and mod.count(".")
            and [n for n in names if n not in MODULES and f"mrrstats.{n}" not in MODULES]]
     assert not bad, "\n".join(bad)
@@ -148,7 +155,7 @@ CLI_LAZY_OK = {"mrrstats", "numpy", "pandas"}
 
 def test_imports_inside_functions_only_for_heavy_or_optional_modules():
     bad = []
-    for mod, target, names, line, inside in IMPORTS:
+    for mod, target, names, line, inside in imports():
         if not inside:
             continue
         top = target.split(".")[0]

@@ -63,24 +63,31 @@ _VALUES = st.one_of(
 
 
 def _drawn(n_examples):
+    """Run the calls of ``n_examples`` hypothesis examples (40 drawn calls each).
+
+    Hypothesis only draws (the same examples on every run: derandomize); the calls then
+    run in one worker, which pays its imports once, not once per example."""
+    calls = []
+
     @settings(max_examples=n_examples, deadline=None, derandomize=True, database=None,
               phases=[Phase.explicit, Phase.generate],  # the findings list is the report
               suppress_health_check=list(HealthCheck))
     @given(st.lists(st.tuples(st.sampled_from(_SLOTS), _VALUES), min_size=40, max_size=40))
-    def check(draws):
-        calls = [(f, p, v) for (f, p, _), v in draws]
-        _check(fuzz_api.run_values(calls, timeout=TIMEOUT))
+    def draw(draws):
+        calls.extend((f, p, v) for (f, p, _), v in draws)
 
-    return check
+    draw()
+    assert len(calls) == 40 * n_examples
+    return _check(fuzz_api.run_values(calls, timeout=TIMEOUT))
 
 
 def test_drawn_values_quick():
-    _drawn(1)()
+    _drawn(1)
 
 
 @pytest.mark.slow
 def test_drawn_values_long():
-    _drawn(40)()
+    _drawn(40)
 
 
 def test_classifier_flags_internal_errors_hangs_and_silent_acceptance(monkeypatch):

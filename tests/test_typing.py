@@ -62,6 +62,7 @@ def test_user_script_runs():
     module.main()
 
 
+@pytest.mark.slow  # mypy on the user's script and the package it imports: half a minute
 def test_user_script_passes_mypy_strict(tmp_path):
     """``mypy --strict`` on the user's script: no error, and each ``assert_type`` holds.
 
