@@ -15,8 +15,9 @@ The root is made when first needed and removed at interpreter exit
 (SIGINT, SIGTERM). A process killed outright (SIGKILL, a crash, the machine
 going down) cannot clean up: its root stays, and the next process that makes
 a root (or the next ``mrrstats`` command) removes the roots whose process is
-gone (:func:`clean_stale`). Only folders carrying the marker are ever
-removed.
+gone (:func:`clean_stale`). Only folders carrying the marker are removed,
+and, of a process that is gone, unmarked ones that are empty or hold only a
+notebook kernel's connection file, log and sockets.
 
 :func:`deferred_signals` holds SIGINT and SIGTERM back during a few renames
 that must not be cut in half (the swap of a report folder).
