@@ -39,6 +39,9 @@ from pathlib import Path
 __all__ = [
     "PREFIX",
     "MARKER",
+    "KERNEL_PREFIX",
+    "KERNEL_FILES",
+    "KERNEL_SOCKET",
     "root",
     "mkdtemp",
     "directory",
@@ -53,6 +56,13 @@ __all__ = [
 PREFIX = "mrrstats-run-"
 #: The marker file inside a root; a folder without it is never removed.
 MARKER = ".mrrstats-run"
+
+#: A notebook kernel's folder under a root (its name's prefix), and what the kernel and
+#: mrrstats write in it: the connection file, the kernel's log, and the IPC sockets
+#: (``KERNEL_SOCKET`` followed by ``-<n>``).
+KERNEL_PREFIX = "kernel-"
+KERNEL_FILES = ("kernel.json", "kernel.log")
+KERNEL_SOCKET = "k"
 
 _lock = threading.RLock()
 _root: Path | None = None
@@ -109,11 +119,11 @@ def _kernel_residue_only(folder: Path) -> bool:
     (ipykernel creates the connection file's folder) after the next process has removed
     the dead root, then ends without removing it: such a root has no marker."""
     for entry in os.scandir(folder):
-        if not (entry.name.startswith("kernel-") and entry.is_dir(follow_symlinks=False)):
+        if not (entry.name.startswith(KERNEL_PREFIX) and entry.is_dir(follow_symlinks=False)):
             return False
         for inner in os.scandir(entry.path):
             if inner.is_dir(follow_symlinks=False) or not (
-                inner.name in ("kernel.json", "kernel.log") or inner.name.startswith("k-")
+                inner.name in KERNEL_FILES or inner.name.startswith(f"{KERNEL_SOCKET}-")
             ):
                 return False
     return True
@@ -156,8 +166,7 @@ def clean_stale(tmpdir=None) -> list[str]:
                 continue
         elif owner[0] == os.getpid() or pid_alive(*owner):
             continue
-        for _ in range(20):  # a process of the dead run (a kernel) may still be ending:
-            # up to 2 s (3 tries in 0.3 s once left a root half removed, its marker gone)
+        for _ in range(3):  # a process of the dead run (a kernel) may still be ending
             shutil.rmtree(folder, ignore_errors=True)
             if not folder.exists():
                 removed.append(str(folder))

@@ -51,6 +51,7 @@ def _subpackage(name: str) -> str:
 TYPE_ONLY: set[tuple[str, int]] = set()
 
 
+@functools.cache  # read when a test first needs it, not at collection (in every process)
 def _imports():
     """(module, target module, imported names, line, inside a function?) of every import."""
     out = []
@@ -85,13 +86,6 @@ def _imports():
     return out
 
 
-@functools.cache
-def imports():
-    """:func:`_imports`, read once per process when a test first needs it (not when the
-    module is collected: every test process collects it)."""
-    return _imports()
-
-
 MODULES = {name for name, _, _ in _modules()}
 
 
@@ -106,7 +100,7 @@ def _resolve(target, names):
 
 def test_no_private_name_crosses_a_subpackage():
     bad = []
-    for mod, target, names, line, _ in imports():
+    for mod, target, names, line, _ in _imports():
         if not target.startswith("mrrstats"):
             continue
         for n in names:
@@ -119,7 +113,7 @@ def test_no_private_name_crosses_a_subpackage():
 
 def test_no_import_cycle_between_subpackages():
     graph = defaultdict(set)
-    for mod, target, names, line, _ in imports():
+    for mod, target, names, line, _ in _imports():
         if target.startswith("mrrstats") and (mod, line) not in TYPE_ONLY:
             for dst in _resolve(target, names):
                 a, b = _subpackage(mod), _subpackage(dst)
@@ -141,7 +135,7 @@ def test_no_import_cycle_between_subpackages():
 
 def test_subpackages_do_not_import_the_top_level_package():
     bad = [f"{mod}:{line} imports {names} from the top-level package"
-           for mod, target, names, line, _ in imports()
+           for mod, target, names, line, _ in _imports()
            if target == "mrrstats" and mod != "mrrstats" and mod.count(".")
            and [n for n in names if n not in MODULES and f"mrrstats.{n}" not in MODULES]]
     assert not bad, "\n".join(bad)
@@ -155,7 +149,7 @@ CLI_LAZY_OK = {"mrrstats", "numpy", "pandas"}
 
 def test_imports_inside_functions_only_for_heavy_or_optional_modules():
     bad = []
-    for mod, target, names, line, inside in imports():
+    for mod, target, names, line, inside in _imports():
         if not inside:
             continue
         top = target.split(".")[0]

@@ -184,13 +184,14 @@ def execute(nb, out, timeout, progress):
     # The kernel's connection file and (POSIX) its IPC sockets live in a folder under
     # this process's temporary root (mrrstats.tempfiles): no TCP port, no "running over
     # TCP without encryption" warning, and nothing left in Jupyter's runtime folder.
-    kernel_dir = tempfiles.mkdtemp("kernel-")
+    kernel_dir = tempfiles.mkdtemp(tempfiles.KERNEL_PREFIX)
     # a socket path longer than about 100 bytes cannot be bound (AF_UNIX): then TCP
-    ipc = os.name == "posix" and len(os.path.join(kernel_dir, "k-9").encode()) <= _IPC_MAX
+    socket = os.path.join(kernel_dir, tempfiles.KERNEL_SOCKET)  # jupyter adds "-<n>"
+    ipc = os.name == "posix" and len(f"{socket}-9".encode()) <= _IPC_MAX
     km = KernelManager(kernel_name="python3", transport="ipc" if ipc else "tcp",
-                       connection_file=os.path.join(kernel_dir, "kernel.json"))
+                       connection_file=os.path.join(kernel_dir, tempfiles.KERNEL_FILES[0]))
     if ipc:
-        km.ip = os.path.join(kernel_dir, "k")
+        km.ip = socket
     client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                             allow_errors=False, record_timing=False, on_cell_start=on_start,
                             resources={"metadata": {"path": str(out)}})
@@ -208,7 +209,7 @@ def execute(nb, out, timeout, progress):
         try:
             # the kernel's own output (warnings, its end when stopped) goes to a log
             # beside its sockets, not to our standard error
-            with open(os.path.join(kernel_dir, "kernel.log"), "wb") as log:
+            with open(os.path.join(kernel_dir, tempfiles.KERNEL_FILES[1]), "wb") as log:
                 client.execute(env=env, stdout=log, stderr=log)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             errors.append(exc)
